@@ -1,0 +1,516 @@
+"""``agent_loop``: turns of model call → tool calls → results, with pi 0.58 semantics.
+
+Per turn: pending steering messages are added, the context is transformed and converted
+for the model, the provider streams a reply (``message_start`` / ``message_update`` /
+``message_end``), and the reply's tool calls run:
+
+* **prepare**, in the model's order: ``tool_execution_start``, lookup, argument validation,
+  the ``before_tool_call`` seam (which can block with a reason);
+* **execute** concurrently (a tool with ``execution_mode="exclusive"`` runs alone);
+* **finalize** in the model's order: the ``after_tool_call`` seam (which can replace
+  content, details, error flag), ``tool_execution_end``, then the tool-result message.
+
+The loop ends when a reply has no tool calls and no steering or follow-up message is queued,
+or when a reply fails (``error``/``aborted``). Events go to ``emit``, which may return an
+awaitable; the loop awaits it before going on, so listeners see events strictly in order.
+
+Converting the history for the model is incremental (only new messages are converted), so
+a step costs the same at message 10 as at message 10,000.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from autocue.agent.events import (
+    AgentEndEvent,
+    AgentEvent,
+    AgentMessage,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    ToolTiming,
+    TurnEndEvent,
+    TurnMetrics,
+    TurnStartEvent,
+)
+from autocue.agent.tool import AgentTool, ToolArgumentsError, ToolResult
+from autocue.llm.abort import AbortSignal
+from autocue.llm.events import DoneEvent, ErrorEvent, StartEvent
+from autocue.llm.stream import Provider, StreamOptions
+from autocue.llm.types import (
+    AssistantMessage,
+    Context,
+    Message,
+    Model,
+    TextContent,
+    Tool,
+    ToolCall,
+    ToolResultMessage,
+    now_ms,
+)
+
+Emit: TypeAlias = Callable[[AgentEvent], "Awaitable[None] | None"]
+ToolExecution: TypeAlias = Literal["parallel", "sequential"]
+
+
+@dataclass(slots=True)
+class AgentContext:
+    system_prompt: str
+    messages: list[AgentMessage]
+    tools: list[AgentTool] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class BeforeToolCallResult:
+    block: bool = False
+    reason: str | None = None
+
+
+_UNSET: Any = object()
+
+
+@dataclass(slots=True)
+class AfterToolCallResult:
+    """Field-by-field replacement of a tool's result; unset fields keep their value."""
+
+    content: Any = _UNSET
+    details: Any = _UNSET
+    is_error: Any = _UNSET
+
+
+@dataclass(slots=True)
+class ToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: dict[str, Any]
+    context: AgentContext
+
+
+@dataclass(slots=True)
+class AfterToolCallContext:
+    assistant_message: AssistantMessage
+    tool_call: ToolCall
+    args: dict[str, Any]
+    context: AgentContext
+    result: ToolResult
+    is_error: bool
+
+
+BeforeToolCall: TypeAlias = Callable[
+    [ToolCallContext, AbortSignal], "Awaitable[BeforeToolCallResult | None] | BeforeToolCallResult | None"
+]
+AfterToolCall: TypeAlias = Callable[
+    [AfterToolCallContext, AbortSignal], "Awaitable[AfterToolCallResult | None] | AfterToolCallResult | None"
+]
+ConvertMessage: TypeAlias = Callable[[AgentMessage], "Message | None"]
+TransformContext: TypeAlias = Callable[
+    [list[AgentMessage], AbortSignal], "Awaitable[list[AgentMessage]] | list[AgentMessage]"
+]
+
+
+def default_convert_message(m: AgentMessage) -> Message | None:
+    """Keep user, assistant and tool-result messages; drop failed replies and custom roles."""
+    role = m.role
+    if role == "assistant":
+        assert isinstance(m, AssistantMessage)
+        return None if m.stop_reason == "error" or m.stop_reason == "aborted" else m
+    if role == "user" or role == "toolResult":
+        return m  # type: ignore[return-value]
+    return None
+
+
+@dataclass(slots=True)
+class AgentLoopConfig:
+    model: Model
+    provider: Provider
+    convert_message: ConvertMessage = default_convert_message
+    """Turns one agent message into an LLM message (or drops it); applied incrementally."""
+    convert_to_llm: Callable[[list[AgentMessage]], list[Message]] | None = None
+    """Whole-history conversion; when set it replaces the incremental ``convert_message``."""
+    transform_context: TransformContext | None = None
+    get_steering_messages: Callable[[], list[AgentMessage]] | None = None
+    get_follow_up_messages: Callable[[], list[AgentMessage]] | None = None
+    tool_execution: ToolExecution = "parallel"
+    before_tool_call: BeforeToolCall | None = None
+    after_tool_call: AfterToolCall | None = None
+    stream_options: Callable[[AbortSignal], StreamOptions] | None = None
+
+
+class _Converter:
+    """Incremental history conversion: converts only messages appended since the last call."""
+
+    __slots__ = ("_fn", "_out", "_seen", "_src")
+
+    def __init__(self, fn: ConvertMessage) -> None:
+        self._fn = fn
+        self._src: list[AgentMessage] | None = None
+        self._seen = 0
+        self._out: list[Message] = []
+
+    def __call__(self, messages: list[AgentMessage]) -> list[Message]:
+        if messages is not self._src or len(messages) < self._seen:
+            self._src = messages
+            self._seen = 0
+            self._out = []
+        fn, out = self._fn, self._out
+        for i in range(self._seen, len(messages)):
+            m = fn(messages[i])
+            if m is not None:
+                out.append(m)
+        self._seen = len(messages)
+        return out
+
+
+class _Emitter:
+    __slots__ = ("emit",)
+
+    def __init__(self, emit: Emit) -> None:
+        self.emit = emit
+
+    async def __call__(self, ev: AgentEvent) -> None:
+        r = self.emit(ev)
+        if r is not None:
+            await r
+
+
+async def agent_loop(
+    prompts: Sequence[AgentMessage],
+    context: AgentContext,
+    config: AgentLoopConfig,
+    emit: Emit,
+    signal: AbortSignal,
+) -> list[AgentMessage]:
+    """Run the loop for new prompt messages; returns the messages the run added."""
+    e = _Emitter(emit)
+    new: list[AgentMessage] = []
+    await e(AgentStartEvent())
+    await e(TurnStartEvent(0, now_ms()))
+    for m in prompts:
+        context.messages.append(m)
+        new.append(m)
+        await e(MessageStartEvent(m))
+        await e(MessageEndEvent(m))
+    await _run(context, config, e, signal, new, first_turn=True)
+    return new
+
+
+async def agent_loop_continue(
+    context: AgentContext, config: AgentLoopConfig, emit: Emit, signal: AbortSignal
+) -> list[AgentMessage]:
+    """Continue from the current context (its last message must not be an assistant reply)."""
+    if not context.messages:
+        raise ValueError("Cannot continue: no messages in context")
+    if context.messages[-1].role == "assistant":
+        raise ValueError("Cannot continue from message role: assistant")
+    e = _Emitter(emit)
+    new: list[AgentMessage] = []
+    await e(AgentStartEvent())
+    await e(TurnStartEvent(0, now_ms()))
+    await _run(context, config, e, signal, new, first_turn=True)
+    return new
+
+
+async def _run(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    e: _Emitter,
+    signal: AbortSignal,
+    new: list[AgentMessage],
+    *,
+    first_turn: bool,
+) -> None:
+    converter = _Converter(config.convert_message)
+    turn_index = 0
+    pending: list[AgentMessage] = config.get_steering_messages() if config.get_steering_messages else []
+    while True:
+        has_tool_calls = True
+        while has_tool_calls or pending:
+            if first_turn:
+                first_turn = False
+            else:
+                turn_index += 1
+                await e(TurnStartEvent(turn_index, now_ms()))
+            for m in pending:
+                context.messages.append(m)
+                new.append(m)
+                await e(MessageStartEvent(m))
+                await e(MessageEndEvent(m))
+            pending = []
+            metrics = TurnMetrics()
+            msg = await _stream_reply(context, config, converter, e, signal, metrics)
+            new.append(msg)
+            metrics.usage = msg.usage
+            if msg.stop_reason == "error" or msg.stop_reason == "aborted":
+                metrics.message_count = len(context.messages)
+                await e(TurnEndEvent(turn_index, msg, [], metrics))
+                await e(AgentEndEvent(new))
+                return
+            calls = [b for b in msg.content if b.type == "toolCall"]
+            has_tool_calls = bool(calls)
+            results: list[ToolResultMessage] = []
+            if calls:
+                t0 = time.perf_counter()
+                steering = await _execute_calls(context, config, e, signal, msg, calls, results, new, metrics)  # type: ignore[arg-type]
+                metrics.tool_time_ms = (time.perf_counter() - t0) * 1000
+                if steering:
+                    pending = steering
+            metrics.message_count = len(context.messages)
+            await e(TurnEndEvent(turn_index, msg, results, metrics))
+            if not pending and config.get_steering_messages is not None:
+                pending = config.get_steering_messages()
+        follow = config.get_follow_up_messages() if config.get_follow_up_messages else []
+        if follow:
+            pending = follow
+            continue
+        break
+    await e(AgentEndEvent(new))
+
+
+async def _stream_reply(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    converter: _Converter,
+    e: _Emitter,
+    signal: AbortSignal,
+    metrics: TurnMetrics,
+) -> AssistantMessage:
+    messages = context.messages
+    if config.transform_context is not None:
+        out = config.transform_context(messages, signal)
+        messages = await out if isinstance(out, Awaitable) else out
+    convert = config.convert_to_llm or converter
+    llm_messages = convert(messages)
+    tools: list[Tool] = [t.spec for t in context.tools]
+    llm_context = Context(context.system_prompt, llm_messages, tools)
+    model = config.model
+    opts = config.stream_options(signal) if config.stream_options is not None else StreamOptions(signal=signal)
+    t0 = time.perf_counter()
+    final: AssistantMessage | None = None
+    started = False
+    if signal.aborted:
+        final = AssistantMessage(
+            api=model.api, provider=model.provider, model=model.id,
+            stop_reason="aborted", error_message=signal.reason or "Request was aborted",
+        )
+    else:
+        stream = config.provider.stream(model, llm_context, opts)
+        async for ev in stream:
+            if isinstance(ev, StartEvent):
+                started = True
+                await e(MessageStartEvent(ev.partial))
+            elif isinstance(ev, DoneEvent):
+                final = ev.message
+            elif isinstance(ev, ErrorEvent):
+                final = ev.error
+            else:
+                await e(MessageUpdateEvent(ev.partial, ev))
+        if final is None:
+            final = stream.message or AssistantMessage(
+                api=model.api, provider=model.provider, model=model.id,
+                stop_reason="error", error_message="provider stream ended without a final event",
+            )
+    metrics.model_latency_ms = (time.perf_counter() - t0) * 1000
+    context.messages.append(final)
+    if not started:
+        await e(MessageStartEvent(final))
+    await e(MessageEndEvent(final))
+    return final
+
+
+# ---------------------------------------------------------------------------- tool calls
+
+
+@dataclass(slots=True)
+class _Prepared:
+    call: ToolCall
+    tool: AgentTool | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+    result: ToolResult | None = None
+    """Set for calls that end before execution (unknown tool, invalid arguments, blocked)."""
+    is_error: bool = False
+    blocked: bool = False
+    error: BaseException | None = None
+    ms: float = 0.0
+    updates: list[asyncio.Future[Any]] | None = None
+
+
+def _error_result(text: str) -> ToolResult:
+    return ToolResult([TextContent(text)], {})
+
+
+async def _prepare(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    msg: AssistantMessage,
+    call: ToolCall,
+    signal: AbortSignal,
+) -> _Prepared:
+    p = _Prepared(call)
+    tool = None
+    for t in context.tools:
+        if t.name == call.name:
+            tool = t
+            break
+    if tool is None:
+        names = ", ".join(t.name for t in context.tools) or "none"
+        p.result, p.is_error = _error_result(f"Tool {call.name} not found (available tools: {names})"), True
+        return p
+    try:
+        args = tool.validate(call.arguments)
+    except ToolArgumentsError as err:
+        received = json.dumps(call.arguments, ensure_ascii=False, default=str)
+        text = f'Validation failed for tool "{call.name}":\n{err}\n\nReceived arguments:\n{received}'
+        p.result, p.is_error = _error_result(text), True
+        return p
+    p.tool, p.args = tool, args
+    if config.before_tool_call is not None:
+        try:
+            r = config.before_tool_call(ToolCallContext(msg, call, args, context), signal)
+            if isinstance(r, Awaitable):
+                r = await r
+        except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
+            r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
+        if r is not None and r.block:
+            p.result = _error_result(r.reason or "Tool execution was blocked")
+            p.is_error = p.blocked = True
+    return p
+
+
+async def _execute(p: _Prepared, e: _Emitter, signal: AbortSignal) -> None:
+    tool = p.tool
+    assert tool is not None
+    call = p.call
+
+    def on_update(partial: ToolResult) -> None:
+        r = e.emit(ToolExecutionUpdateEvent(call.id, call.name, p.args, partial))
+        if r is not None:
+            if p.updates is None:
+                p.updates = []
+            p.updates.append(asyncio.ensure_future(r))
+
+    t0 = time.perf_counter()
+    try:
+        p.result = await tool.execute(call.id, p.args, signal, on_update)
+    except asyncio.CancelledError:
+        raise
+    except Exception as err:
+        p.result = _error_result(str(err) or type(err).__name__)
+        p.is_error = True
+        p.error = err
+    p.ms = (time.perf_counter() - t0) * 1000
+
+
+async def _finalize(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    e: _Emitter,
+    signal: AbortSignal,
+    msg: AssistantMessage,
+    p: _Prepared,
+    results: list[ToolResultMessage],
+    new: list[AgentMessage],
+    metrics: TurnMetrics,
+) -> None:
+    if p.updates:
+        await asyncio.gather(*p.updates)
+    result = p.result
+    assert result is not None
+    is_error = p.is_error
+    if p.tool is not None and not p.blocked and config.after_tool_call is not None:
+        r = config.after_tool_call(AfterToolCallContext(msg, p.call, p.args, context, result, is_error), signal)
+        if isinstance(r, Awaitable):
+            r = await r
+        if r is not None:
+            content = result.content if r.content is _UNSET else r.content
+            details = result.details if r.details is _UNSET else r.details
+            result = ToolResult(content, details)
+            if r.is_error is not _UNSET:
+                is_error = bool(r.is_error)
+    call = p.call
+    if p.tool is not None and not p.blocked:
+        metrics.tool_timings.append(ToolTiming(call.id, call.name, p.ms, is_error))
+    await e(ToolExecutionEndEvent(call.id, call.name, result, is_error, p.blocked, p.error))
+    trm = ToolResultMessage(call.id, call.name, result.content, result.details, is_error)
+    context.messages.append(trm)
+    new.append(trm)
+    results.append(trm)
+    await e(MessageStartEvent(trm))
+    await e(MessageEndEvent(trm))
+
+
+async def _execute_calls(
+    context: AgentContext,
+    config: AgentLoopConfig,
+    e: _Emitter,
+    signal: AbortSignal,
+    msg: AssistantMessage,
+    calls: list[ToolCall],
+    results: list[ToolResultMessage],
+    new: list[AgentMessage],
+    metrics: TurnMetrics,
+) -> list[AgentMessage]:
+    """Run one reply's tool calls; returns steering messages that arrived (sequential mode)."""
+    if config.tool_execution == "sequential":
+        for i, call in enumerate(calls):
+            await e(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+            p = await _prepare(context, config, msg, call, signal)
+            if p.result is None:
+                await _execute(p, e, signal)
+            await _finalize(context, config, e, signal, msg, p, results, new, metrics)
+            steering = config.get_steering_messages() if config.get_steering_messages else []
+            if steering:
+                for skipped in calls[i + 1 :]:
+                    await e(ToolExecutionStartEvent(skipped.id, skipped.name, skipped.arguments))
+                    sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
+                    await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
+                return steering
+        return []
+
+    prepared: list[_Prepared] = []
+    for call in calls:
+        await e(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+        prepared.append(await _prepare(context, config, msg, call, signal))
+
+    # Execute in segments: runs of parallel tools run together; an exclusive tool runs alone.
+    i, n = 0, len(prepared)
+    while i < n:
+        j = i
+        if _exclusive(prepared[i]):
+            j = i + 1
+        else:
+            while j < n and not _exclusive(prepared[j]):
+                j += 1
+        segment = prepared[i:j]
+        runnable = [p for p in segment if p.result is None]
+        if len(runnable) == 1:
+            await _execute(runnable[0], e, signal)
+            for p in segment:
+                await _finalize(context, config, e, signal, msg, p, results, new, metrics)
+        else:
+            tasks = {id(p): asyncio.ensure_future(_execute(p, e, signal)) for p in runnable}
+            try:
+                for p in segment:
+                    task = tasks.get(id(p))
+                    if task is not None:
+                        await task
+                    await _finalize(context, config, e, signal, msg, p, results, new, metrics)
+            finally:
+                for task in tasks.values():
+                    if not task.done():
+                        task.cancel()
+        i = j
+    return []
+
+
+def _exclusive(p: _Prepared) -> bool:
+    return p.result is None and p.tool is not None and p.tool.execution_mode == "exclusive"

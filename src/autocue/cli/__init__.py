@@ -1,0 +1,1 @@
+"""The ``autocue`` command line."""

@@ -1,0 +1,208 @@
+"""The assistant-message stream protocol: the events a provider yields while a reply streams.
+
+Every event carries ``partial``, the assistant message as built so far (one object, mutated
+in place as the stream advances, as pi does). ``done`` and ``error`` end a stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from autocue.llm.types import JSON, AssistantMessage, ToolCall
+
+
+@dataclass(slots=True)
+class StartEvent:
+    partial: AssistantMessage
+    type: Literal["start"] = "start"
+
+    def to_json(self) -> JSON:
+        return {"type": "start", "partial": self.partial.to_json()}
+
+
+@dataclass(slots=True)
+class TextStartEvent:
+    content_index: int
+    partial: AssistantMessage
+    type: Literal["text_start"] = "text_start"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
+
+
+@dataclass(slots=True)
+class TextDeltaEvent:
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+    type: Literal["text_delta"] = "text_delta"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "contentIndex": self.content_index,
+            "delta": self.delta,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class TextEndEvent:
+    content_index: int
+    content: str
+    partial: AssistantMessage
+    type: Literal["text_end"] = "text_end"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "contentIndex": self.content_index,
+            "content": self.content,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class ThinkingStartEvent:
+    content_index: int
+    partial: AssistantMessage
+    type: Literal["thinking_start"] = "thinking_start"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
+
+
+@dataclass(slots=True)
+class ThinkingDeltaEvent:
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+    type: Literal["thinking_delta"] = "thinking_delta"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "contentIndex": self.content_index,
+            "delta": self.delta,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class ThinkingEndEvent:
+    content_index: int
+    content: str
+    partial: AssistantMessage
+    type: Literal["thinking_end"] = "thinking_end"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "contentIndex": self.content_index,
+            "content": self.content,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class ToolCallStartEvent:
+    content_index: int
+    partial: AssistantMessage
+    type: Literal["toolcall_start"] = "toolcall_start"
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
+
+
+@dataclass(slots=True)
+class ToolCallDeltaEvent:
+    content_index: int
+    delta: str
+    """A fragment of the tool call's JSON-encoded arguments."""
+    partial: AssistantMessage
+    type: Literal["toolcall_delta"] = "toolcall_delta"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "contentIndex": self.content_index,
+            "delta": self.delta,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class ToolCallEndEvent:
+    content_index: int
+    tool_call: ToolCall
+    partial: AssistantMessage
+    type: Literal["toolcall_end"] = "toolcall_end"
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type,
+            "contentIndex": self.content_index,
+            "toolCall": self.tool_call.to_json(),
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class DoneEvent:
+    reason: Literal["stop", "length", "toolUse"]
+    message: AssistantMessage
+    type: Literal["done"] = "done"
+
+    @property
+    def partial(self) -> AssistantMessage:
+        return self.message
+
+    def to_json(self) -> JSON:
+        return {"type": "done", "reason": self.reason, "message": self.message.to_json()}
+
+
+@dataclass(slots=True)
+class ErrorEvent:
+    reason: Literal["error", "aborted"]
+    error: AssistantMessage
+    type: Literal["error"] = "error"
+
+    @property
+    def partial(self) -> AssistantMessage:
+        return self.error
+
+    def to_json(self) -> JSON:
+        return {"type": "error", "reason": self.reason, "error": self.error.to_json()}
+
+
+AssistantMessageEvent: TypeAlias = (
+    StartEvent
+    | TextStartEvent
+    | TextDeltaEvent
+    | TextEndEvent
+    | ThinkingStartEvent
+    | ThinkingDeltaEvent
+    | ThinkingEndEvent
+    | ToolCallStartEvent
+    | ToolCallDeltaEvent
+    | ToolCallEndEvent
+    | DoneEvent
+    | ErrorEvent
+)
+
+__all__ = [
+    "AssistantMessageEvent",
+    "DoneEvent",
+    "ErrorEvent",
+    "StartEvent",
+    "TextDeltaEvent",
+    "TextEndEvent",
+    "TextStartEvent",
+    "ThinkingDeltaEvent",
+    "ThinkingEndEvent",
+    "ThinkingStartEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallEndEvent",
+    "ToolCallStartEvent",
+]

@@ -1,0 +1,147 @@
+"""The provider seam: ``Provider.stream()`` returns an ``AssistantMessageEventStream``.
+
+A stream is an async iterable of ``AssistantMessageEvent`` that ends with ``done`` or
+``error``; ``await stream.result()`` gives the final ``AssistantMessage``. Providers never
+raise: ``error_stream`` and ``guarded`` turn failures into a final message whose
+``stop_reason`` is ``error`` or ``aborted``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from autocue.llm.abort import AbortSignal
+from autocue.llm.events import AssistantMessageEvent, DoneEvent, ErrorEvent
+from autocue.llm.types import AssistantMessage, Context, Model, Usage
+
+ThinkingLevel = str
+"""One of ``off``, ``minimal``, ``low``, ``medium``, ``high``, ``xhigh``."""
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+@dataclass(slots=True)
+class StreamOptions:
+    """Per-call options every provider accepts (unknown ones are ignored)."""
+
+    signal: AbortSignal | None = None
+    api_key: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning: ThinkingLevel | None = None
+    session_id: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    on_payload: Callable[[Any], Any] | None = None
+    """Called with the request payload; a non-None return replaces it."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+class AssistantMessageEventStream:
+    """An async iterable of stream events with the final message at ``result()``.
+
+    Iterate it once; ``result()`` drains whatever was not iterated. The final message is
+    also at ``message`` once the stream has ended.
+    """
+
+    __slots__ = ("_it", "message")
+
+    def __init__(self, events: AsyncIterator[AssistantMessageEvent]) -> None:
+        self._it = events
+        self.message: AssistantMessage | None = None
+
+    def __aiter__(self) -> AssistantMessageEventStream:
+        return self
+
+    async def __anext__(self) -> AssistantMessageEvent:
+        if self.message is not None:
+            raise StopAsyncIteration
+        ev = await self._it.__anext__()
+        if ev.type == "done":
+            self.message = ev.message
+        elif ev.type == "error":
+            self.message = ev.error
+        return ev
+
+    async def result(self) -> AssistantMessage:
+        while self.message is None:
+            try:
+                await self.__anext__()
+            except StopAsyncIteration:
+                raise RuntimeError("provider stream ended without a done or error event") from None
+        return self.message
+
+
+class Provider(Protocol):
+    """What the agent calls to get a model reply. Real and scripted providers alike."""
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        """Start a reply. Must not raise: failures end the stream with an ``error`` event."""
+        ...
+
+
+def error_message(
+    model: Model, message: str, *, aborted: bool = False, partial: AssistantMessage | None = None
+) -> AssistantMessage:
+    """A final assistant message reporting a failure (``stop_reason`` error or aborted)."""
+    msg = partial if partial is not None else AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+    msg.stop_reason = "aborted" if aborted else "error"
+    msg.error_message = message
+    if partial is None:
+        msg.usage = Usage()
+    return msg
+
+
+def error_stream(
+    model: Model, message: str, *, aborted: bool = False, partial: AssistantMessage | None = None
+) -> AssistantMessageEventStream:
+    """A stream with only the final ``error`` event."""
+    final = error_message(model, message, aborted=aborted, partial=partial)
+
+    async def gen() -> AsyncIterator[AssistantMessageEvent]:
+        yield ErrorEvent("aborted" if aborted else "error", final)
+
+    return AssistantMessageEventStream(gen())
+
+
+def guarded(
+    model: Model, events: AsyncIterator[AssistantMessageEvent], signal: AbortSignal | None = None
+) -> AssistantMessageEventStream:
+    """Wrap a provider's raw event generator so it can never raise or end without a final event.
+
+    An exception becomes an ``error`` event (``aborted`` when ``signal`` was aborted), carrying
+    the partial message built so far.
+    """
+
+    async def gen() -> AsyncIterator[AssistantMessageEvent]:
+        partial: AssistantMessage | None = None
+        try:
+            async for ev in events:
+                partial = ev.partial
+                yield ev
+                if ev.type == "done" or ev.type == "error":
+                    return
+        except Exception as e:  # providers never raise: the failure becomes the final message
+            aborted = signal is not None and signal.aborted
+            text = (signal.reason or "Request was aborted") if aborted and signal else f"{type(e).__name__}: {e}"
+            final = error_message(model, text, aborted=aborted, partial=partial)
+            yield ErrorEvent("aborted" if aborted else "error", final)
+            return
+        final = error_message(model, "provider stream ended without a final event", partial=partial)
+        yield ErrorEvent("error", final)
+
+    return AssistantMessageEventStream(gen())
+
+
+__all__ = [
+    "THINKING_LEVELS",
+    "AssistantMessageEventStream",
+    "DoneEvent",
+    "Provider",
+    "StreamOptions",
+    "ThinkingLevel",
+    "error_message",
+    "error_stream",
+    "guarded",
+]

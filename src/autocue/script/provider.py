@@ -1,0 +1,272 @@
+"""``ScriptedProvider``: a first-class provider that plays a queue of scripted replies.
+
+It goes through the same seam as every real provider (``Provider.stream``) and streams real
+``start`` / ``*_start`` / ``*_delta`` / ``*_end`` / ``done`` events, cut in fixed-size chunks
+so every run is identical. When the queue is empty it fails loudly: the stream ends with an
+``error`` whose message says how many replies were consumed and what the last one was, and
+the failure is recorded in ``exhausted`` so a harness can fail the test.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+
+import orjson
+
+from autocue.llm.events import (
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from autocue.llm.stream import AssistantMessageEventStream, StreamOptions
+from autocue.llm.types import (
+    AssistantContent,
+    AssistantMessage,
+    Context,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+)
+from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step, describe_step
+
+SCRIPTED_API = "scripted"
+
+
+def scripted_model(model_id: str = "playbook", *, context_window: int = 128_000, max_tokens: int = 16_384) -> Model:
+    """The model a scripted provider answers for (``autocue/playbook`` by default)."""
+    return Model(
+        id=model_id,
+        api=SCRIPTED_API,
+        provider="autocue",
+        context_window=context_window,
+        max_tokens=max_tokens,
+        reasoning=True,
+        input=["text", "image"],
+    )
+
+
+@dataclass(slots=True)
+class Exhaustion:
+    """A model call that found the queue empty."""
+
+    consumed: int
+    last: str | None
+    call_index: int
+
+    def message(self) -> str:
+        last = f"\n  Last consumed: {self.last}" if self.last else ""
+        return (
+            "No more scripted responses: the agent asked the model for another reply, "
+            f"but the script was used up.\n  Consumed {self.consumed} response(s).{last}\n"
+            "  Add the reply the agent needs to the script, or find out why the agent called the "
+            "model again (a tool error, a retry, a blocked call)."
+        )
+
+
+class ScriptedProvider:
+    """Plays scripted replies, one per model call.
+
+    ``chunk_size`` is the number of characters per streamed delta. ``id_prefix`` starts the
+    deterministic tool-call ids (``call_1``, ``call_2``, ... unless the step names its own).
+    ``on_played(step, message)`` is called for every reply handed out.
+    """
+
+    api = SCRIPTED_API
+
+    def __init__(
+        self,
+        responses: Iterable[Step] = (),
+        *,
+        chunk_size: int = 16,
+        id_prefix: str = "call_",
+        on_played: Callable[[Step, AssistantMessage], None] | None = None,
+    ) -> None:
+        if chunk_size < 1:
+            raise ValueError("chunk_size must be at least 1")
+        self.queue: deque[Step] = deque(responses)
+        self.chunk_size = chunk_size
+        self.id_prefix = id_prefix
+        self.on_played = on_played
+        self.consumed = 0
+        self.calls = 0
+        self.last: str | None = None
+        self.exhausted: list[Exhaustion] = []
+        self._next_id = 0
+
+    # ------------------------------------------------------------------ queue
+    def push(self, *steps: Step) -> None:
+        self.queue.extend(steps)
+
+    def extend(self, steps: Iterable[Step]) -> None:
+        self.queue.extend(steps)
+
+    def clear(self) -> list[Step]:
+        """Remove and return the steps not yet played."""
+        left = list(self.queue)
+        self.queue.clear()
+        return left
+
+    @property
+    def remaining(self) -> int:
+        return len(self.queue)
+
+    # ------------------------------------------------------------------ provider seam
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        self.calls += 1
+        return AssistantMessageEventStream(self._play(model, context, options))
+
+    async def _play(
+        self, model: Model, context: Context, options: StreamOptions
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        signal = options.signal
+        if not self.queue:
+            ex = Exhaustion(self.consumed, self.last, self.calls)
+            self.exhausted.append(ex)
+            yield ErrorEvent("error", self._error(model, ex.message()))
+            return
+        step = self.queue.popleft()
+        self.consumed += 1
+        self.last = describe_step(step)
+        try:
+            resp = step if isinstance(step, ScriptedResponse) else await _call_factory(step, context)
+            message = self._build(model, resp)
+        except Exception as e:  # a broken step must not crash the agent: report it as the reply
+            yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+            return
+        if self.on_played is not None:
+            self.on_played(step, message)
+        if signal is not None and signal.aborted:
+            yield ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
+            return
+        async for ev in self._emit(model, message, options):
+            yield ev
+
+    # ------------------------------------------------------------------ building
+    def _error(self, model: Model, text: str, *, aborted: bool = False) -> AssistantMessage:
+        return AssistantMessage(
+            api=model.api,
+            provider=model.provider,
+            model=model.id,
+            stop_reason="aborted" if aborted else "error",
+            error_message=text,
+        )
+
+    def _build(self, model: Model, resp: ScriptedResponse | AssistantMessage) -> AssistantMessage:
+        if isinstance(resp, AssistantMessage):
+            return resp
+        content: list[AssistantContent] = []
+        for b in resp.content:
+            if isinstance(b, ScriptedToolCall):
+                if b.id is None:
+                    self._next_id += 1
+                    call_id = f"{self.id_prefix}{self._next_id}"
+                else:
+                    call_id = b.id
+                content.append(ToolCall(call_id, b.name, b.resolve()))
+            else:
+                content.append(b)
+        msg = AssistantMessage(
+            content=content,
+            api=model.api,
+            provider=model.provider,
+            model=model.id,
+            usage=resp.usage if resp.usage is not None else Usage(),
+            stop_reason=resp.effective_stop_reason(),
+        )
+        if resp.error is not None:
+            msg.error_message = resp.error.error_text()
+            msg.error_status = resp.error.http_status()
+            msg.retry_after = resp.error.retry_after
+        return msg
+
+    async def _emit(
+        self, model: Model, final: AssistantMessage, options: StreamOptions
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        """Stream ``final`` block by block into a fresh partial message."""
+        n = self.chunk_size
+        signal = options.signal
+        partial = AssistantMessage(
+            api=final.api or model.api,
+            provider=final.provider or model.provider,
+            model=final.model or model.id,
+            usage=final.usage,
+            stop_reason=final.stop_reason,
+            timestamp=final.timestamp,
+            response_id=final.response_id,
+        )
+        content = partial.content
+        yield StartEvent(partial)
+        for i, block in enumerate(final.content):
+            if signal is not None and signal.aborted:
+                yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
+                return
+            if isinstance(block, TextContent):
+                cur = TextContent("", block.text_signature)
+                content.append(cur)
+                yield TextStartEvent(i, partial)
+                text = block.text
+                for k in range(0, len(text), n):
+                    piece = text[k : k + n]
+                    cur.text += piece
+                    yield TextDeltaEvent(i, piece, partial)
+                yield TextEndEvent(i, cur.text, partial)
+            elif isinstance(block, ThinkingContent):
+                th = ThinkingContent("", block.thinking_signature, block.redacted)
+                content.append(th)
+                yield ThinkingStartEvent(i, partial)
+                text = block.thinking
+                for k in range(0, len(text), n):
+                    piece = text[k : k + n]
+                    th.thinking += piece
+                    yield ThinkingDeltaEvent(i, piece, partial)
+                yield ThinkingEndEvent(i, th.thinking, partial)
+            else:
+                tc = ToolCall(block.id, block.name, {}, block.thought_signature)
+                content.append(tc)
+                yield ToolCallStartEvent(i, partial)
+                raw = orjson.dumps(block.arguments).decode()
+                for k in range(0, len(raw), n):
+                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                tc.arguments = block.arguments
+                yield ToolCallEndEvent(i, tc, partial)
+        partial.error_message = final.error_message
+        partial.error_status = final.error_status
+        partial.retry_after = final.retry_after
+        reason = final.stop_reason
+        if reason == "error" or reason == "aborted":
+            yield ErrorEvent(reason, partial)
+        else:
+            yield DoneEvent(reason, partial)
+
+
+def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:
+    partial.stop_reason = "aborted"
+    partial.error_message = reason or "Request was aborted"
+    return partial
+
+
+async def _call_factory(step: Step, context: Context) -> ScriptedResponse | AssistantMessage:
+    assert not isinstance(step, ScriptedResponse)
+    out = step(context)
+    if inspect.isawaitable(out):
+        out = await out
+    if not isinstance(out, (ScriptedResponse, AssistantMessage)):
+        raise TypeError(
+            f"a response factory must return a ScriptedResponse or AssistantMessage, got {type(out).__name__}"
+        )
+    return out

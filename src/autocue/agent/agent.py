@@ -220,6 +220,11 @@ class Agent:
         """Run again from the current messages (the last must be a user or tool-result message)."""
         if self.state.is_streaming:
             raise AgentBusyError("Agent is already processing. Wait for it to finish before continuing.")
+        msgs = self.state.messages
+        if not msgs:
+            raise ValueError("Cannot continue: no messages in context")
+        if msgs[-1].role == "assistant":
+            raise ValueError("Cannot continue from message role: assistant")
         return await self._run(None)
 
     resume = continue_

@@ -234,11 +234,11 @@ class AssistantMessage:
             "usage": self.usage.to_json(),
             "stopReason": self.stop_reason,
         }
-        if self.error_message is not None:
-            d["errorMessage"] = self.error_message
         d["timestamp"] = self.timestamp
         if self.response_id is not None:
             d["responseId"] = self.response_id
+        if self.error_message is not None:
+            d["errorMessage"] = self.error_message
         return d
 
     @property

@@ -120,10 +120,10 @@ class Agent:
         elif t == "tool_execution_end":
             st.pending_tool_calls.discard(ev.tool_call_id)  # type: ignore[union-attr]
         listeners = self._listeners
-        for i in range(len(listeners)):
-            r = listeners[i](ev)
+        for fn in listeners:
+            r = fn(ev)
             if r is not None:
-                return self._emit_rest(r, ev, listeners[i + 1 :])
+                return self._emit_rest(r, ev, listeners[listeners.index(fn) + 1 :])
         return None
 
     async def _emit_rest(self, first: Awaitable[None], ev: AgentEvent, rest: list[Listener]) -> None:

@@ -171,18 +171,6 @@ class _Converter:
         return out
 
 
-class _Emitter:
-    __slots__ = ("emit",)
-
-    def __init__(self, emit: Emit) -> None:
-        self.emit = emit
-
-    async def __call__(self, ev: AgentEvent) -> None:
-        r = self.emit(ev)
-        if r is not None:
-            await r
-
-
 async def agent_loop(
     prompts: Sequence[AgentMessage],
     context: AgentContext,
@@ -191,15 +179,19 @@ async def agent_loop(
     signal: AbortSignal,
 ) -> list[AgentMessage]:
     """Run the loop for new prompt messages; returns the messages the run added."""
-    e = _Emitter(emit)
+    e = emit
     new: list[AgentMessage] = []
-    await e(AgentStartEvent())
-    await e(TurnStartEvent(0, now_ms()))
+    if (_r := e(AgentStartEvent())) is not None:
+        await _r
+    if (_r := e(TurnStartEvent(0, now_ms()))) is not None:
+        await _r
     for m in prompts:
         context.messages.append(m)
         new.append(m)
-        await e(MessageStartEvent(m))
-        await e(MessageEndEvent(m))
+        if (_r := e(MessageStartEvent(m))) is not None:
+            await _r
+        if (_r := e(MessageEndEvent(m))) is not None:
+            await _r
     await _run(context, config, e, signal, new, first_turn=True)
     return new
 
@@ -212,10 +204,12 @@ async def agent_loop_continue(
         raise ValueError("Cannot continue: no messages in context")
     if context.messages[-1].role == "assistant":
         raise ValueError("Cannot continue from message role: assistant")
-    e = _Emitter(emit)
+    e = emit
     new: list[AgentMessage] = []
-    await e(AgentStartEvent())
-    await e(TurnStartEvent(0, now_ms()))
+    if (_r := e(AgentStartEvent())) is not None:
+        await _r
+    if (_r := e(TurnStartEvent(0, now_ms()))) is not None:
+        await _r
     await _run(context, config, e, signal, new, first_turn=True)
     return new
 
@@ -223,7 +217,7 @@ async def agent_loop_continue(
 async def _run(
     context: AgentContext,
     config: AgentLoopConfig,
-    e: _Emitter,
+    e: Emit,
     signal: AbortSignal,
     new: list[AgentMessage],
     *,
@@ -239,21 +233,25 @@ async def _run(
                 first_turn = False
             else:
                 turn_index += 1
-                await e(TurnStartEvent(turn_index, now_ms()))
+                if (_r := e(TurnStartEvent(turn_index, now_ms()))) is not None:
+                    await _r
             for m in pending:
                 context.messages.append(m)
                 new.append(m)
-                await e(MessageStartEvent(m))
-                await e(MessageEndEvent(m))
+                if (_r := e(MessageStartEvent(m))) is not None:
+                    await _r
+                if (_r := e(MessageEndEvent(m))) is not None:
+                    await _r
             pending = []
-            metrics = TurnMetrics()
-            msg = await _stream_reply(context, config, converter, e, signal, metrics)
+            msg, latency = await _stream_reply(context, config, converter, e, signal)
+            metrics = TurnMetrics(latency, 0.0, [], 0, msg.usage)
             new.append(msg)
-            metrics.usage = msg.usage
             if msg.stop_reason == "error" or msg.stop_reason == "aborted":
                 metrics.message_count = len(context.messages)
-                await e(TurnEndEvent(turn_index, msg, [], metrics))
-                await e(AgentEndEvent(new))
+                if (_r := e(TurnEndEvent(turn_index, msg, [], metrics))) is not None:
+                    await _r
+                if (_r := e(AgentEndEvent(new))) is not None:
+                    await _r
                 return
             calls = [b for b in msg.content if b.type == "toolCall"]
             has_tool_calls = bool(calls)
@@ -265,7 +263,8 @@ async def _run(
                 if steering:
                     pending = steering
             metrics.message_count = len(context.messages)
-            await e(TurnEndEvent(turn_index, msg, results, metrics))
+            if (_r := e(TurnEndEvent(turn_index, msg, results, metrics))) is not None:
+                await _r
             if not pending and config.get_steering_messages is not None:
                 pending = config.get_steering_messages()
         follow = config.get_follow_up_messages() if config.get_follow_up_messages else []
@@ -273,21 +272,21 @@ async def _run(
             pending = follow
             continue
         break
-    await e(AgentEndEvent(new))
+    if (_r := e(AgentEndEvent(new))) is not None:
+        await _r
 
 
 async def _stream_reply(
     context: AgentContext,
     config: AgentLoopConfig,
     converter: _Converter,
-    e: _Emitter,
+    e: Emit,
     signal: AbortSignal,
-    metrics: TurnMetrics,
-) -> AssistantMessage:
+) -> tuple[AssistantMessage, float]:
     messages = context.messages
     if config.transform_context is not None:
         out = config.transform_context(messages, signal)
-        messages = await out if isinstance(out, Awaitable) else out
+        messages = await out if hasattr(out, "__await__") else out
     convert = config.convert_to_llm or converter
     llm_messages = convert(messages)
     tools: list[Tool] = [t.spec for t in context.tools]
@@ -304,27 +303,45 @@ async def _stream_reply(
         )
     else:
         stream = config.provider.stream(model, llm_context, opts)
-        async for ev in stream:
-            if isinstance(ev, StartEvent):
-                started = True
-                await e(MessageStartEvent(ev.partial))
-            elif isinstance(ev, DoneEvent):
-                final = ev.message
-            elif isinstance(ev, ErrorEvent):
-                final = ev.error
-            else:
-                await e(MessageUpdateEvent(ev.partial, ev))
+        sync_source = stream.sync_source
+        if sync_source is not None:  # scripted replies: no awaiting between events
+            for ev in sync_source:
+                if isinstance(ev, StartEvent):
+                    started = True
+                    if (_r := e(MessageStartEvent(ev.partial))) is not None:
+                        await _r
+                elif isinstance(ev, DoneEvent):
+                    final = ev.message
+                elif isinstance(ev, ErrorEvent):
+                    final = ev.error
+                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
+                    await _r
+        else:
+            async for ev in stream.source:
+                if isinstance(ev, StartEvent):
+                    started = True
+                    if (_r := e(MessageStartEvent(ev.partial))) is not None:
+                        await _r
+                elif isinstance(ev, DoneEvent):
+                    final = ev.message
+                elif isinstance(ev, ErrorEvent):
+                    final = ev.error
+                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
+                    await _r
+        stream.message = final
         if final is None:
-            final = stream.message or AssistantMessage(
+            final = AssistantMessage(
                 api=model.api, provider=model.provider, model=model.id,
                 stop_reason="error", error_message="provider stream ended without a final event",
             )
-    metrics.model_latency_ms = (time.perf_counter() - t0) * 1000
+    latency = (time.perf_counter() - t0) * 1000
     context.messages.append(final)
     if not started:
-        await e(MessageStartEvent(final))
-    await e(MessageEndEvent(final))
-    return final
+        if (_r := e(MessageStartEvent(final))) is not None:
+            await _r
+    if (_r := e(MessageEndEvent(final))) is not None:
+        await _r
+    return final, latency
 
 
 # ---------------------------------------------------------------------------- tool calls
@@ -376,7 +393,7 @@ async def _prepare(
     if config.before_tool_call is not None:
         try:
             r = config.before_tool_call(ToolCallContext(msg, call, args, context), signal)
-            if isinstance(r, Awaitable):
+            if hasattr(r, "__await__"):
                 r = await r
         except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
             r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
@@ -386,13 +403,13 @@ async def _prepare(
     return p
 
 
-async def _execute(p: _Prepared, e: _Emitter, signal: AbortSignal) -> None:
+async def _execute(p: _Prepared, e: Emit, signal: AbortSignal) -> None:
     tool = p.tool
     assert tool is not None
     call = p.call
 
     def on_update(partial: ToolResult) -> None:
-        r = e.emit(ToolExecutionUpdateEvent(call.id, call.name, p.args, partial))
+        r = e(ToolExecutionUpdateEvent(call.id, call.name, p.args, partial))
         if r is not None:
             if p.updates is None:
                 p.updates = []
@@ -413,7 +430,7 @@ async def _execute(p: _Prepared, e: _Emitter, signal: AbortSignal) -> None:
 async def _finalize(
     context: AgentContext,
     config: AgentLoopConfig,
-    e: _Emitter,
+    e: Emit,
     signal: AbortSignal,
     msg: AssistantMessage,
     p: _Prepared,
@@ -428,7 +445,7 @@ async def _finalize(
     is_error = p.is_error
     if p.tool is not None and not p.blocked and config.after_tool_call is not None:
         r = config.after_tool_call(AfterToolCallContext(msg, p.call, p.args, context, result, is_error), signal)
-        if isinstance(r, Awaitable):
+        if hasattr(r, "__await__"):
             r = await r
         if r is not None:
             content = result.content if r.content is _UNSET else r.content
@@ -439,19 +456,22 @@ async def _finalize(
     call = p.call
     if p.tool is not None and not p.blocked:
         metrics.tool_timings.append(ToolTiming(call.id, call.name, p.ms, is_error))
-    await e(ToolExecutionEndEvent(call.id, call.name, result, is_error, p.blocked, p.error))
+    if (_r := e(ToolExecutionEndEvent(call.id, call.name, result, is_error, p.blocked, p.error))) is not None:
+        await _r
     trm = ToolResultMessage(call.id, call.name, result.content, result.details, is_error)
     context.messages.append(trm)
     new.append(trm)
     results.append(trm)
-    await e(MessageStartEvent(trm))
-    await e(MessageEndEvent(trm))
+    if (_r := e(MessageStartEvent(trm))) is not None:
+        await _r
+    if (_r := e(MessageEndEvent(trm))) is not None:
+        await _r
 
 
 async def _execute_calls(
     context: AgentContext,
     config: AgentLoopConfig,
-    e: _Emitter,
+    e: Emit,
     signal: AbortSignal,
     msg: AssistantMessage,
     calls: list[ToolCall],
@@ -462,7 +482,8 @@ async def _execute_calls(
     """Run one reply's tool calls; returns steering messages that arrived (sequential mode)."""
     if config.tool_execution == "sequential":
         for i, call in enumerate(calls):
-            await e(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+            if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
+                await _r
             p = await _prepare(context, config, msg, call, signal)
             if p.result is None:
                 await _execute(p, e, signal)
@@ -470,7 +491,8 @@ async def _execute_calls(
             steering = config.get_steering_messages() if config.get_steering_messages else []
             if steering:
                 for skipped in calls[i + 1 :]:
-                    await e(ToolExecutionStartEvent(skipped.id, skipped.name, skipped.arguments))
+                    if (_r := e(ToolExecutionStartEvent(skipped.id, skipped.name, skipped.arguments))) is not None:
+                        await _r
                     sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
                     await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
                 return steering
@@ -478,7 +500,8 @@ async def _execute_calls(
 
     prepared: list[_Prepared] = []
     for call in calls:
-        await e(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+        if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
+            await _r
         prepared.append(await _prepare(context, config, msg, call, signal))
 
     # Execute in segments: runs of parallel tools run together; an exclusive tool runs alone.

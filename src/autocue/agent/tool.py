@@ -109,9 +109,9 @@ class AgentTool:
         if self._execute is None:
             raise NotImplementedError(f"tool {self.name!r} has no execute function")
         out = self._execute(tool_call_id, params, signal, on_update)
-        if inspect.isawaitable(out):
+        if hasattr(out, "__await__"):
             out = await out
-        return to_tool_result(out)
+        return out if type(out) is ToolResult else to_tool_result(out)
 
     def __repr__(self) -> str:
         return f"<AgentTool {self.name}>"

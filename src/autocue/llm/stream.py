@@ -8,7 +8,7 @@ raise: ``error_stream`` and ``guarded`` turn failures into a final message whose
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,19 +45,36 @@ class AssistantMessageEventStream:
     also at ``message`` once the stream has ended.
     """
 
-    __slots__ = ("_it", "message")
+    __slots__ = ("_it", "message", "sync_source")
 
-    def __init__(self, events: AsyncIterator[AssistantMessageEvent]) -> None:
-        self._it = events
+    def __init__(
+        self,
+        events: AsyncIterator[AssistantMessageEvent] | None = None,
+        *,
+        sync_events: Iterator[AssistantMessageEvent] | None = None,
+    ) -> None:
+        if (events is None) == (sync_events is None):
+            raise ValueError("give exactly one of events (async) or sync_events")
+        self._it = events if events is not None else _aiter_sync(sync_events)  # type: ignore[arg-type]
+        self.sync_source = sync_events
+        """Set when the events need no awaiting (scripted replies); hot loops iterate it directly."""
         self.message: AssistantMessage | None = None
+
+    @property
+    def source(self) -> AsyncIterator[AssistantMessageEvent]:
+        """The raw event iterator, for hot loops that track the final event themselves
+        (they should set ``message`` when they see it)."""
+        return self._it
 
     def __aiter__(self) -> AssistantMessageEventStream:
         return self
 
     async def __anext__(self) -> AssistantMessageEvent:
-        if self.message is not None:
-            raise StopAsyncIteration
+        # Keep pulling after the final event so the provider's generator finishes normally
+        # (an abandoned async generator costs a finalizer task per reply).
         ev = await self._it.__anext__()
+        if self.message is not None:
+            raise RuntimeError(f"provider stream sent {ev.type!r} after its final event")
         if ev.type == "done":
             self.message = ev.message
         elif ev.type == "error":
@@ -65,12 +82,17 @@ class AssistantMessageEventStream:
         return ev
 
     async def result(self) -> AssistantMessage:
-        while self.message is None:
-            try:
-                await self.__anext__()
-            except StopAsyncIteration:
-                raise RuntimeError("provider stream ended without a done or error event") from None
+        if self.message is None:
+            async for _ in self:
+                pass
+        if self.message is None:
+            raise RuntimeError("provider stream ended without a done or error event")
         return self.message
+
+
+async def _aiter_sync(it: Iterator[AssistantMessageEvent]) -> AsyncIterator[AssistantMessageEvent]:
+    for ev in it:
+        yield ev
 
 
 class Provider(Protocol):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import orjson
@@ -104,7 +104,7 @@ class ScriptedProvider:
         self.on_played = on_played
         self.consumed = 0
         self.calls = 0
-        self.last: str | None = None
+        self._last_step: Step | None = None
         self.exhausted: list[Exhaustion] = []
         self._next_id = 0
 
@@ -122,17 +122,41 @@ class ScriptedProvider:
         return left
 
     @property
+    def last(self) -> str | None:
+        """The last step played, in DSL form."""
+        return describe_step(self._last_step) if self._last_step is not None else None
+
+    @property
     def remaining(self) -> int:
         return len(self.queue)
 
     # ------------------------------------------------------------------ provider seam
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
         self.calls += 1
-        return AssistantMessageEventStream(self._play(model, context, options))
+        if self.queue and not isinstance(self.queue[0], ScriptedResponse):
+            # A factory may be async: play it on the async path.
+            return AssistantMessageEventStream(self._play_factory(model, context, options))
+        # Plain replies need no awaiting: hand the agent loop a synchronous event source.
+        return AssistantMessageEventStream(sync_events=self._play(model, None, options))
 
-    async def _play(
+    async def _play_factory(
         self, model: Model, context: Context, options: StreamOptions
     ) -> AsyncIterator[AssistantMessageEvent]:
+        step = self.queue[0]
+        try:
+            resp = await _call_factory(step, context)
+        except Exception as e:  # a broken step must not crash the agent: report it as the reply
+            self.queue.popleft()
+            self.consumed += 1
+            self._last_step = step
+            yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+            return
+        for ev in self._play(model, resp, options):
+            yield ev
+
+    def _play(
+        self, model: Model, resolved: ScriptedResponse | AssistantMessage | None, options: StreamOptions
+    ) -> Iterator[AssistantMessageEvent]:
         signal = options.signal
         if not self.queue:
             ex = Exhaustion(self.consumed, self.last, self.calls)
@@ -141,9 +165,10 @@ class ScriptedProvider:
             return
         step = self.queue.popleft()
         self.consumed += 1
-        self.last = describe_step(step)
+        self._last_step = step
         try:
-            resp = step if isinstance(step, ScriptedResponse) else await _call_factory(step, context)
+            resp = resolved if resolved is not None else step
+            assert isinstance(resp, (ScriptedResponse, AssistantMessage))
             message = self._build(model, resp)
         except Exception as e:  # a broken step must not crash the agent: report it as the reply
             yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
@@ -153,8 +178,59 @@ class ScriptedProvider:
         if signal is not None and signal.aborted:
             yield ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
             return
-        async for ev in self._emit(model, message, options):
-            yield ev
+        n = self.chunk_size
+        partial = AssistantMessage(
+            api=message.api or model.api,
+            provider=message.provider or model.provider,
+            model=message.model or model.id,
+            usage=message.usage,
+            stop_reason=message.stop_reason,
+            timestamp=message.timestamp,
+            response_id=message.response_id,
+        )
+        content = partial.content
+        yield StartEvent(partial)
+        for i, block in enumerate(message.content):
+            if signal is not None and signal.aborted:
+                yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
+                return
+            if isinstance(block, TextContent):
+                cur = TextContent("", block.text_signature)
+                content.append(cur)
+                yield TextStartEvent(i, partial)
+                text = block.text
+                for k in range(0, len(text), n):
+                    piece = text[k : k + n]
+                    cur.text += piece
+                    yield TextDeltaEvent(i, piece, partial)
+                yield TextEndEvent(i, cur.text, partial)
+            elif isinstance(block, ThinkingContent):
+                th = ThinkingContent("", block.thinking_signature, block.redacted)
+                content.append(th)
+                yield ThinkingStartEvent(i, partial)
+                text = block.thinking
+                for k in range(0, len(text), n):
+                    piece = text[k : k + n]
+                    th.thinking += piece
+                    yield ThinkingDeltaEvent(i, piece, partial)
+                yield ThinkingEndEvent(i, th.thinking, partial)
+            else:
+                tc = ToolCall(block.id, block.name, {}, block.thought_signature)
+                content.append(tc)
+                yield ToolCallStartEvent(i, partial)
+                raw = orjson.dumps(block.arguments).decode()
+                for k in range(0, len(raw), n):
+                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                tc.arguments = block.arguments
+                yield ToolCallEndEvent(i, tc, partial)
+        partial.error_message = message.error_message
+        partial.error_status = message.error_status
+        partial.retry_after = message.retry_after
+        reason = message.stop_reason
+        if reason == "error" or reason == "aborted":
+            yield ErrorEvent(reason, partial)
+        else:
+            yield DoneEvent(reason, partial)
 
     # ------------------------------------------------------------------ building
     def _error(self, model: Model, text: str, *, aborted: bool = False) -> AssistantMessage:
@@ -193,65 +269,6 @@ class ScriptedProvider:
             msg.error_status = resp.error.http_status()
             msg.retry_after = resp.error.retry_after
         return msg
-
-    async def _emit(
-        self, model: Model, final: AssistantMessage, options: StreamOptions
-    ) -> AsyncIterator[AssistantMessageEvent]:
-        """Stream ``final`` block by block into a fresh partial message."""
-        n = self.chunk_size
-        signal = options.signal
-        partial = AssistantMessage(
-            api=final.api or model.api,
-            provider=final.provider or model.provider,
-            model=final.model or model.id,
-            usage=final.usage,
-            stop_reason=final.stop_reason,
-            timestamp=final.timestamp,
-            response_id=final.response_id,
-        )
-        content = partial.content
-        yield StartEvent(partial)
-        for i, block in enumerate(final.content):
-            if signal is not None and signal.aborted:
-                yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
-                return
-            if isinstance(block, TextContent):
-                cur = TextContent("", block.text_signature)
-                content.append(cur)
-                yield TextStartEvent(i, partial)
-                text = block.text
-                for k in range(0, len(text), n):
-                    piece = text[k : k + n]
-                    cur.text += piece
-                    yield TextDeltaEvent(i, piece, partial)
-                yield TextEndEvent(i, cur.text, partial)
-            elif isinstance(block, ThinkingContent):
-                th = ThinkingContent("", block.thinking_signature, block.redacted)
-                content.append(th)
-                yield ThinkingStartEvent(i, partial)
-                text = block.thinking
-                for k in range(0, len(text), n):
-                    piece = text[k : k + n]
-                    th.thinking += piece
-                    yield ThinkingDeltaEvent(i, piece, partial)
-                yield ThinkingEndEvent(i, th.thinking, partial)
-            else:
-                tc = ToolCall(block.id, block.name, {}, block.thought_signature)
-                content.append(tc)
-                yield ToolCallStartEvent(i, partial)
-                raw = orjson.dumps(block.arguments).decode()
-                for k in range(0, len(raw), n):
-                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
-                tc.arguments = block.arguments
-                yield ToolCallEndEvent(i, tc, partial)
-        partial.error_message = final.error_message
-        partial.error_status = final.error_status
-        partial.retry_after = final.retry_after
-        reason = final.stop_reason
-        if reason == "error" or reason == "aborted":
-            yield ErrorEvent(reason, partial)
-        else:
-            yield DoneEvent(reason, partial)
 
 
 def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:

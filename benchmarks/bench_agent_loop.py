@@ -1,0 +1,70 @@
+"""µs per scripted tool-call step through ``Agent`` (issue 2 benchmark).
+
+N sequential steps: each scripted reply calls one trivial tool; the last reply says done.
+One listener is subscribed (as any real user would). Prints the median over several rounds
+of (wall time / N) for N = 50, 200, 800, and the 800/50 ratio (history growth check).
+
+    python benchmarks/bench_agent_loop.py [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from typing import Any
+
+from autocue.agent import Agent, AgentTool
+from autocue.llm import TextContent
+from autocue.script import ScriptedProvider, ScriptedResponse, ScriptedToolCall, scripted_model
+
+
+async def _noop(tool_call_id: str, params: dict[str, Any], signal: Any, on_update: Any) -> str:
+    return "ok"
+
+
+CPU = False
+"""Measure CPU time of this process instead of wall time (steadier on a busy machine)."""
+
+TOOL = AgentTool("noop", "does nothing", {"type": "object", "properties": {"i": {"type": "integer"}}}, _noop)
+
+
+async def one_run(n: int) -> float:
+    steps: list[Any] = [ScriptedResponse([ScriptedToolCall("noop", {"i": i})]) for i in range(n)]
+    steps.append(ScriptedResponse([TextContent("done")]))
+    provider = ScriptedProvider(steps)
+    agent = Agent(provider=provider, model=scripted_model(), tools=[TOOL])
+    count = [0]
+
+    def listener(ev: Any) -> None:
+        count[0] += 1
+
+    agent.subscribe(listener)
+    t0 = time.process_time() if CPU else time.perf_counter()
+    await agent.prompt("go")
+    elapsed = (time.process_time() if CPU else time.perf_counter()) - t0
+    assert provider.remaining == 0 and not provider.exhausted
+    return elapsed / n * 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cpu", action="store_true", help="process CPU time instead of wall time")
+    args = ap.parse_args()
+    global CPU
+    CPU = args.cpu
+    print(f"measuring {'process CPU' if CPU else 'wall'} time")
+    results: dict[int, float] = {}
+    asyncio.run(one_run(50))  # warm-up
+    for n in (50, 200, 800):
+        samples = [asyncio.run(one_run(n)) for _ in range(args.rounds)]
+        results[n] = statistics.median(samples)
+        print(f"N={n:4d}  {results[n]:7.1f} µs/step  (median of {args.rounds}, min {min(samples):.1f})")
+    print(f"ratio N=800 / N=50: {results[800] / results[50]:.2f}x  (target ≤ 1.5x)")
+    print(f"target ≤ 30 µs/step at N=200: {'met' if results[200] <= 30 else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

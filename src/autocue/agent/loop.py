@@ -336,9 +336,8 @@ async def _stream_reply(
             )
     latency = (time.perf_counter() - t0) * 1000
     context.messages.append(final)
-    if not started:
-        if (_r := e(MessageStartEvent(final))) is not None:
-            await _r
+    if not started and (_r := e(MessageStartEvent(final))) is not None:
+        await _r
     if (_r := e(MessageEndEvent(final))) is not None:
         await _r
     return final, latency

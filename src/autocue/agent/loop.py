@@ -286,7 +286,7 @@ async def _stream_reply(
     messages = context.messages
     if config.transform_context is not None:
         out = config.transform_context(messages, signal)
-        messages = await out if hasattr(out, "__await__") else out
+        messages = out if isinstance(out, list) else await out
     convert = config.convert_to_llm or converter
     llm_messages = convert(messages)
     tools: list[Tool] = [t.spec for t in context.tools]
@@ -392,7 +392,7 @@ async def _prepare(
     if config.before_tool_call is not None:
         try:
             r = config.before_tool_call(ToolCallContext(msg, call, args, context), signal)
-            if hasattr(r, "__await__"):
+            if r is not None and not isinstance(r, BeforeToolCallResult):
                 r = await r
         except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
             r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
@@ -444,7 +444,7 @@ async def _finalize(
     is_error = p.is_error
     if p.tool is not None and not p.blocked and config.after_tool_call is not None:
         r = config.after_tool_call(AfterToolCallContext(msg, p.call, p.args, context, result, is_error), signal)
-        if hasattr(r, "__await__"):
+        if r is not None and not isinstance(r, AfterToolCallResult):
             r = await r
         if r is not None:
             content = result.content if r.content is _UNSET else r.content

@@ -1,0 +1,906 @@
+"""``SessionManager``: the append-only JSONL session tree, byte-compatible with pi v3.
+
+A session file is a header line (``{"type":"session","version":3,"id",...}``) followed by one
+entry per line. Every entry has an 8-hex ``id`` and a ``parentId``; the *leaf* is the entry
+the next append hangs under, so moving the leaf (``branch``) starts a new branch without
+touching history. ``build_session_context()`` walks leaf → root and returns what the model
+sees, compaction-aware exactly like pi.
+
+Files:
+
+- location: ``<AUTOCUE_DIR or ~/.autocue>/sessions/--<cwd slug>--/<ISO ts, ":" and "." → "-">_<id>.jsonl``;
+- lazy first write: nothing touches the disk (not even the directory) before the first
+  assistant message; then everything buffered is written and each later append is written
+  and flushed (one ``write`` per entry on an ``O_APPEND`` descriptor);
+- loading: a torn (unparsable) *last* line is skipped, reported in ``warnings`` as
+  ``file:line``, and cut off the file before the next write; a corrupt line anywhere else,
+  a missing or invalid header, or a parent cycle raises ``SessionFileError`` naming file and
+  line. v1/v2 files are migrated to v3 (and rewritten) like pi does.
+
+Public surface: ``SessionManager`` (constructors ``create``, ``open``, ``in_memory``,
+``continue_recent``, ``fork_from``, ``list``), ``SessionContext``, ``SessionTreeNode``,
+``SessionInfo``, ``build_session_context(entries, leaf_id, by_id)``, ``default_session_dir``,
+``autocue_dir``, ``session_dir_slug``, ``uuid7``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import gc
+import os
+import time
+import uuid
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from autocue.llm.types import JSON, UserContent
+from autocue.session.entries import (
+    CURRENT_SESSION_VERSION,
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    EntryParseError,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    dumps_line,
+    entry_from_json,
+    header_from_json,
+    iso_now,
+)
+from autocue.session.errors import EntryNotFoundError, SessionFileError
+from autocue.session.messages import AgentMessage
+
+_List = builtins.list
+
+
+# ---------------------------------------------------------------------------- ids and paths
+
+
+def uuid7() -> str:
+    """A UUIDv7 string (millisecond timestamp first, so ids sort by creation time)."""
+    ms = (time.time_ns() // 1_000_000) & ((1 << 48) - 1)
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | (0x7 << 76) | (((rand >> 62) & 0xFFF) << 64) | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    return str(uuid.UUID(int=value))
+
+
+def _new_entry_id(taken: dict[str, Any]) -> str:
+    for _ in range(100):
+        eid = os.urandom(4).hex()
+        if eid not in taken:
+            return eid
+    return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
+
+
+def autocue_dir() -> Path:
+    """autocue's user directory: ``$AUTOCUE_DIR`` or ``~/.autocue``."""
+    env = os.environ.get("AUTOCUE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".autocue"
+
+
+def session_dir_slug(cwd: str) -> str:
+    """pi's directory name for a cwd: leading slash dropped, ``/``, ``\\`` and ``:`` → ``-``, wrapped in ``--``."""
+    s = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
+    return "--" + s.replace("/", "-").replace("\\", "-").replace(":", "-") + "--"
+
+
+def default_session_dir(cwd: str) -> str:
+    """``<autocue_dir>/sessions/--<slug>--`` (not created here: the first write creates it)."""
+    return str(autocue_dir() / "sessions" / session_dir_slug(cwd))
+
+
+def _file_name(timestamp: str, session_id: str) -> str:
+    return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
+
+
+# ---------------------------------------------------------------------------- context
+
+
+@dataclass(slots=True)
+class SessionContext:
+    """What the model sees at the leaf: messages, thinking level and ``(provider, model_id)``."""
+
+    messages: _List[AgentMessage]
+    thinking_level: str = "off"
+    model: tuple[str, str] | None = None
+
+
+@dataclass(slots=True)
+class SessionTreeNode:
+    entry: SessionEntry
+    children: _List[SessionTreeNode] = field(default_factory=_List)
+    label: str | None = None
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    """One session file as ``SessionManager.list`` reports it."""
+
+    path: str
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: datetime
+    modified: datetime
+    message_count: int
+    first_message: str
+    all_messages_text: str
+
+
+def _append_context_message(out: _List[AgentMessage], e: SessionEntry) -> None:
+    t = e.type
+    if t == "message":
+        out.append(e.message)  # type: ignore[union-attr]
+    elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
+        out.append(e.to_message())  # type: ignore[union-attr]
+
+
+def build_session_context(
+    entries: _List[SessionEntry], leaf_id: str | None, by_id: dict[str, SessionEntry] | None = None
+) -> SessionContext:
+    """pi's ``buildSessionContext``: walk leaf → root; with a compaction on the path the
+    messages are its summary, the kept entries from ``firstKeptEntryId`` up to it, then the
+    entries after it. ``leaf_id=None`` gives an empty context. Cost: O(path)."""
+    if leaf_id is None:
+        return SessionContext([], "off", None)
+    if by_id is None:
+        by_id = {e.id: e for e in entries}
+    leaf = by_id.get(leaf_id)
+    if leaf is None:
+        leaf = entries[-1] if entries else None
+    if leaf is None:
+        return SessionContext([], "off", None)
+    path = _path_to_root(leaf, by_id)
+
+    thinking_level = "off"
+    model: tuple[str, str] | None = None
+    compaction_idx = -1
+    for i, e in enumerate(path):
+        t = e.type
+        if t == "message":
+            if e.role == "assistant":  # type: ignore[union-attr]
+                m = e.message  # type: ignore[union-attr]
+                model = (m.provider, m.model)  # type: ignore[union-attr]
+        elif t == "thinking_level_change":
+            thinking_level = e.thinking_level  # type: ignore[union-attr]
+        elif t == "model_change":
+            model = (e.provider, e.model_id)  # type: ignore[union-attr]
+        elif t == "compaction":
+            compaction_idx = i
+
+    messages: _List[AgentMessage] = []
+    if compaction_idx >= 0:
+        comp = path[compaction_idx]
+        assert isinstance(comp, CompactionEntry)
+        messages.append(comp.to_message())
+        first_kept = comp.first_kept_entry_id
+        found = False
+        for i in range(compaction_idx):
+            e = path[i]
+            if not found and e.id == first_kept:
+                found = True
+            if found:
+                _append_context_message(messages, e)
+        for i in range(compaction_idx + 1, len(path)):
+            _append_context_message(messages, path[i])
+    else:
+        for e in path:
+            _append_context_message(messages, e)
+    return SessionContext(messages, thinking_level, model)
+
+
+def _path_to_root(leaf: SessionEntry, by_id: dict[str, SessionEntry]) -> _List[SessionEntry]:
+    path = [leaf]
+    limit = len(by_id) + 1
+    pid = leaf.parent_id
+    while pid is not None:
+        cur = by_id.get(pid)
+        if cur is None:
+            break
+        path.append(cur)
+        if len(path) > limit:
+            raise ValueError(f"parentId cycle through entry {leaf.id}")
+        pid = cur.parent_id
+    path.reverse()
+    return path
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    # Loading creates many small containers; the cyclic GC would rescan them over and over.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(slots=True)
+class _Loaded:
+    header: SessionHeader | None
+    entries: _List[SessionEntry]
+    warnings: _List[str]
+    truncate_at: int | None
+    needs_newline: bool
+    migrated: bool
+
+
+def _load_file(path: str) -> _Loaded:
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    last = len(lines) - 1
+    while last >= 0 and not lines[last].strip():
+        last -= 1
+    if last < 0:
+        return _Loaded(None, [], [], 0 if data else None, False, False)
+    warnings: _List[str] = []
+    truncate_at: int | None = None
+    dicts: _List[tuple[int, Any]] = []
+    loads = orjson.loads
+    with _no_gc():
+        for i in range(last + 1):
+            raw = lines[i]
+            if not raw or raw.isspace():
+                continue
+            try:
+                dicts.append((i + 1, loads(raw)))
+            except orjson.JSONDecodeError as e:
+                if i == last:
+                    truncate_at = sum(len(x) + 1 for x in lines[:i])
+                    warnings.append(
+                        f"{path}:{i + 1}: skipped a torn last line ({len(raw)} bytes, not valid JSON: {e}); "
+                        "it is cut off the file before the next write"
+                    )
+                    continue
+                raise SessionFileError(
+                    path, i + 1, f"corrupt line, not valid JSON ({e})",
+                    "Only the last line of a session file may be torn; repair or remove this line.",
+                ) from None
+        if not dicts:
+            raise SessionFileError(path, 1, "no session header: the only line is torn")
+        line_no, first = dicts[0]
+        if not isinstance(first, dict) or first.get("type") != "session" or not isinstance(first.get("id"), str):
+            raise SessionFileError(
+                path, line_no, "missing or invalid session header",
+                'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.',
+            )
+        version = first.get("version")
+        migrated = False
+        if not isinstance(version, int) or version < CURRENT_SESSION_VERSION:
+            _migrate([d for _, d in dicts], path)
+            migrated = True
+        elif version > CURRENT_SESSION_VERSION:
+            warnings.append(f"{path}:{line_no}: session version {version} is newer than {CURRENT_SESSION_VERSION}; "
+                            "unknown entry types are kept but ignored")
+        header = header_from_json(first)
+        entries: _List[SessionEntry] = []
+        append = entries.append
+        for line_no, d in dicts[1:]:
+            if not isinstance(d, dict):
+                raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
+            try:
+                entry = entry_from_json(d, line=line_no)
+            except ValueError as err:
+                raise SessionFileError(path, line_no, str(err)) from None
+            if isinstance(entry, SessionHeader):
+                raise SessionFileError(path, line_no, "a second session header inside the file")
+            append(entry)
+    needs_newline = truncate_at is None and not data.endswith(b"\n")
+    return _Loaded(header, entries, warnings, truncate_at, needs_newline, migrated)
+
+
+def _migrate(dicts: _List[Any], path: str) -> None:
+    """pi's v1 → v2 (ids, parentIds, firstKeptEntryIndex → Id) and v2 → v3 (hookMessage → custom)."""
+    header = dicts[0]
+    version = header.get("version") if isinstance(header.get("version"), int) else 1
+    if version < 2:
+        taken: dict[str, Any] = {}
+        prev: str | None = None
+        for d in dicts[1:]:
+            if not isinstance(d, dict):
+                continue
+            eid = _new_entry_id(taken)
+            taken[eid] = True
+            d["id"] = eid
+            d["parentId"] = prev
+            prev = eid
+        for d in dicts[1:]:
+            if isinstance(d, dict) and d.get("type") == "compaction" and isinstance(d.get("firstKeptEntryIndex"), int):
+                idx = d.pop("firstKeptEntryIndex")
+                if 0 < idx < len(dicts) and isinstance(dicts[idx], dict):
+                    d["firstKeptEntryId"] = dicts[idx]["id"]
+    for d in dicts[1:]:
+        if isinstance(d, dict) and d.get("type") == "message":
+            msg = d.get("message")
+            if isinstance(msg, dict) and msg.get("role") == "hookMessage":
+                msg["role"] = "custom"
+    header["version"] = CURRENT_SESSION_VERSION
+
+
+def _close_fd(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
+# ---------------------------------------------------------------------------- the manager
+
+
+class SessionManager:
+    """An append-only session tree, persisted as pi v3 JSONL or kept in memory.
+
+    Every ``append_*`` adds a child of the current leaf, moves the leaf to it and returns
+    the new entry's id. ``warnings`` lists what loading skipped (``file:line: ...``).
+    """
+
+    def __init__(self, cwd: str, session_dir: str, session_file: str | None, persist: bool) -> None:
+        """Use the constructors (``create``, ``open``, ``in_memory``, ``continue_recent``)."""
+        self._cwd = cwd
+        self._session_dir = session_dir
+        self._persist = persist
+        self._session_file: str | None = None
+        self._header: SessionHeader = SessionHeader("", "", cwd)
+        self._entries: _List[SessionEntry] = []
+        self._by_id: dict[str, SessionEntry] = {}
+        self._labels: dict[str, str] = {}
+        self._children: dict[str | None, _List[str]] | None = None
+        self._leaf_id: str | None = None
+        self._session_name: str | None = None
+        self._has_assistant = False
+        self._written = -1
+        """Entries on disk: -1 = nothing (not even the header), 0 = header only, n = header + n entries."""
+        self._truncate_at: int | None = None
+        self._needs_newline = False
+        self._fd: int | None = None
+        self._fd_finalizer: weakref.finalize[Any, Any] | None = None
+        self.warnings: _List[str] = []
+        if session_file is not None:
+            self._set_session_file(session_file)
+        else:
+            self.new_session()
+
+    # ------------------------------------------------------------------ constructors
+    @staticmethod
+    def create(cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> SessionManager:
+        """A new persisted session for ``cwd`` (in ``session_dir`` or the default directory)."""
+        c = os.path.abspath(os.fspath(cwd))
+        d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
+        return SessionManager(c, d, None, True)
+
+    @staticmethod
+    def open(path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> SessionManager:
+        """Load a session file (a missing or empty file starts a new session at that path)."""
+        p = os.path.abspath(os.fspath(path))
+        cwd = os.getcwd()
+        if os.path.exists(p):
+            with builtins.open(p, "rb") as f:
+                first = f.readline()
+            with contextlib.suppress(orjson.JSONDecodeError):
+                h = orjson.loads(first) if first.strip() else None
+                if isinstance(h, dict) and isinstance(h.get("cwd"), str):
+                    cwd = h["cwd"]
+        d = os.fspath(session_dir) if session_dir is not None else os.path.dirname(p)
+        return SessionManager(cwd, d, p, True)
+
+    @staticmethod
+    def in_memory(cwd: str | os.PathLike[str] = ".") -> SessionManager:
+        """A session that is never written to disk."""
+        return SessionManager(os.path.abspath(os.fspath(cwd)), "", None, False)
+
+    @staticmethod
+    def continue_recent(
+        cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None
+    ) -> SessionManager:
+        """Open the most recently modified session of ``cwd``, or create a new one."""
+        c = os.path.abspath(os.fspath(cwd))
+        d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
+        recent = find_most_recent_session(d)
+        return SessionManager(c, d, recent, True) if recent else SessionManager(c, d, None, True)
+
+    @staticmethod
+    def fork_from(
+        source_path: str | os.PathLike[str], target_cwd: str | os.PathLike[str],
+        session_dir: str | os.PathLike[str] | None = None,
+    ) -> SessionManager:
+        """A new session for ``target_cwd`` holding the whole history of ``source_path``."""
+        src = os.path.abspath(os.fspath(source_path))
+        loaded = _load_file(src)
+        if loaded.header is None:
+            raise SessionFileError(src, None, "cannot fork: the source session file is empty")
+        c = os.path.abspath(os.fspath(target_cwd))
+        d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
+        ts = iso_now()
+        sid = uuid7()
+        header = SessionHeader(sid, ts, c, CURRENT_SESSION_VERSION, src)
+        target = os.path.join(d, _file_name(ts, sid))
+        os.makedirs(d, exist_ok=True)
+        with builtins.open(target, "wb") as f:
+            f.write(dumps_line(header.to_json()) + b"".join(dumps_line(e.to_json()) for e in loaded.entries))
+        return SessionManager(c, d, target, True)
+
+    @staticmethod
+    def list(cwd: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> _List[SessionInfo]:
+        """The sessions of ``cwd``, most recently active first (unreadable files are skipped)."""
+        c = os.path.abspath(os.fspath(cwd))
+        d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
+        return list_sessions(d)
+
+    # ------------------------------------------------------------------ session lifecycle
+    def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
+        """Start a fresh session (new header, empty tree); returns its file path (None in memory)."""
+        self.close()
+        ts = iso_now()
+        sid = id or uuid7()
+        self._header = SessionHeader(sid, ts, self._cwd, CURRENT_SESSION_VERSION, parent_session)
+        self._entries = []
+        self._by_id = {}
+        self._labels = {}
+        self._children = None
+        self._leaf_id = None
+        self._session_name = None
+        self._has_assistant = False
+        self._written = -1
+        self._truncate_at = None
+        self._needs_newline = False
+        self._session_file = os.path.join(self._session_dir, _file_name(ts, sid)) if self._persist else None
+        return self._session_file
+
+    def _set_session_file(self, path: str) -> None:
+        path = os.path.abspath(path)
+        loaded = _load_file(path) if os.path.exists(path) else None
+        if loaded is None or loaded.header is None:
+            self.new_session()
+            self._session_file = path
+            if loaded is not None:
+                self._truncate_at = loaded.truncate_at  # an empty or blank file: rewrite it from the start
+            return
+        self.close()
+        self.warnings.extend(loaded.warnings)
+        self._session_file = path
+        self._header = loaded.header
+        self._entries = loaded.entries
+        self._truncate_at = loaded.truncate_at
+        self._needs_newline = loaded.needs_newline
+        self._build_index()
+        self._written = len(self._entries)
+        if loaded.migrated and self._persist:
+            self._rewrite_file()
+
+    def _build_index(self) -> None:
+        by_id: dict[str, SessionEntry] = {}
+        labels: dict[str, str] = {}
+        name: str | None = None
+        has_assistant = False
+        leaf: str | None = None
+        for e in self._entries:
+            eid = e.id
+            if eid in by_id:
+                self.warnings.append(f"{self._where()}: entry id {eid} appears twice; the later entry wins")
+            by_id[eid] = e
+            leaf = eid
+            t = e.type
+            if t == "message":
+                if not has_assistant and e.role == "assistant":  # type: ignore[union-attr]
+                    has_assistant = True
+            elif t == "label":
+                if e.label:  # type: ignore[union-attr]
+                    labels[e.target_id] = e.label  # type: ignore[union-attr]
+                else:
+                    labels.pop(e.target_id, None)  # type: ignore[union-attr]
+            elif t == "session_info" and e.name:  # type: ignore[union-attr]
+                name = e.name  # type: ignore[union-attr]
+        self._by_id = by_id
+        self._labels = labels
+        self._session_name = name
+        self._has_assistant = has_assistant
+        self._leaf_id = leaf
+        self._children = None
+
+    def _where(self) -> str:
+        return self._session_file or "the in-memory session"
+
+    # ------------------------------------------------------------------ disk
+    def _rewrite_file(self) -> None:
+        assert self._session_file is not None
+        self.close()
+        tmp = self._session_file + ".tmp"
+        with builtins.open(tmp, "wb") as f:
+            f.write(dumps_line(self._header.to_json()) + b"".join(dumps_line(e.to_json()) for e in self._entries))
+        os.replace(tmp, self._session_file)
+        self._written = len(self._entries)
+        self._truncate_at = None
+        self._needs_newline = False
+
+    def _write(self, data: bytes) -> None:
+        fd = self._fd
+        if fd is None:
+            assert self._session_file is not None
+            os.makedirs(os.path.dirname(self._session_file) or ".", exist_ok=True)
+            fd = os.open(self._session_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            self._fd = fd
+            self._fd_finalizer = weakref.finalize(self, _close_fd, fd)
+            if self._truncate_at is not None:
+                os.ftruncate(fd, self._truncate_at)
+                self._truncate_at = None
+            elif self._needs_newline:
+                data = b"\n" + data
+            self._needs_newline = False
+        view = memoryview(data)
+        while view:
+            n = os.write(fd, view)
+            view = view[n:]
+
+    def _flush_pending(self) -> None:
+        start = self._written
+        if start < 0:
+            parts = [dumps_line(self._header.to_json())]
+            start = 0
+        else:
+            parts = []
+        entries = self._entries
+        for i in range(start, len(entries)):
+            parts.append(dumps_line(entries[i].to_json()))
+        self._write(parts[0] if len(parts) == 1 else b"".join(parts))
+        self._written = len(entries)
+
+    def close(self) -> None:
+        """Close the file descriptor kept for appends (reopened on the next write)."""
+        fin = self._fd_finalizer
+        if fin is not None:
+            fin()
+        self._fd = None
+        self._fd_finalizer = None
+
+    def __enter__(self) -> SessionManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ appends
+    def _append(self, entry: SessionEntry) -> str:
+        self._entries.append(entry)
+        eid = entry.id
+        self._by_id[eid] = entry
+        ch = self._children
+        if ch is not None:
+            ch.setdefault(entry.parent_id, []).append(eid)
+        self._leaf_id = eid
+        if self._persist and self._session_file is not None and self._has_assistant:
+            self._flush_pending()
+        return eid
+
+    def append_message(self, message: AgentMessage) -> str:
+        """Append a user, assistant, toolResult, bashExecution or custom message."""
+        role = message.role
+        if role == "compactionSummary" or role == "branchSummary":
+            raise ValueError(
+                f"{role} messages are not stored as message entries: use append_compaction() or branch_with_summary()"
+            )
+        if role == "assistant":
+            self._has_assistant = True
+        return self._append(MessageEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), message))
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append(
+            ThinkingLevelChangeEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), thinking_level)
+        )
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append(ModelChangeEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), provider, model_id))
+
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None, from_hook: bool = False
+    ) -> str:
+        """Record a compaction: history before ``first_kept_entry_id`` is replaced by ``summary``."""
+        return self._append(CompactionEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), summary,
+                                            first_kept_entry_id, tokens_before, details, from_hook))
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        """Extension state; not part of the LLM context."""
+        return self._append(CustomEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), custom_type, data))
+
+    def append_custom_message_entry(
+        self, custom_type: str, content: str | _List[UserContent], display: bool, details: Any = None
+    ) -> str:
+        """An extension message that is part of the LLM context (as a user message)."""
+        return self._append(CustomMessageEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), custom_type,
+                                               content, display, details))
+
+    def append_session_info(self, name: str) -> str:
+        """Set the session's display name (trimmed)."""
+        name = name.strip()
+        eid = self._append(SessionInfoEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), name))
+        if name:
+            self._session_name = name
+        return eid
+
+    def append_label_change(self, target_id: str, label: str | None) -> str:
+        """Set (or with ``None``/``""`` clear) the label of an entry; raises for an unknown id."""
+        if target_id not in self._by_id:
+            raise EntryNotFoundError(target_id, self._where())
+        eid = self._append(LabelEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), target_id, label))
+        if label:
+            self._labels[target_id] = label
+        else:
+            self._labels.pop(target_id, None)
+        return eid
+
+    # ------------------------------------------------------------------ branching
+    def branch(self, entry_id: str) -> None:
+        """Move the leaf to ``entry_id``: the next append starts a new branch there."""
+        if entry_id not in self._by_id:
+            raise EntryNotFoundError(entry_id, self._where())
+        self._leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        """Move the leaf before the first entry (the next append is a new root)."""
+        self._leaf_id = None
+
+    def branch_with_summary(
+        self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool = False
+    ) -> str:
+        """Branch to ``entry_id`` and append a ``branch_summary`` of the path that was left."""
+        if entry_id is not None and entry_id not in self._by_id:
+            raise EntryNotFoundError(entry_id, self._where())
+        self._leaf_id = entry_id
+        return self._append(BranchSummaryEntry(_new_entry_id(self._by_id), entry_id, iso_now(),
+                                               entry_id if entry_id is not None else "root", summary, details,
+                                               from_hook))
+
+    def create_branched_session(self, leaf_id: str) -> str | None:
+        """Switch to a new session holding only root → ``leaf_id`` (labels re-created at the end).
+
+        Returns the new file path (written at once), or None in memory.
+        """
+        path = [e for e in self.get_branch(leaf_id) if e.type != "label"]
+        ids = {e.id: True for e in path}
+        ts = iso_now()
+        sid = uuid7()
+        header = SessionHeader(sid, ts, self._cwd, CURRENT_SESSION_VERSION,
+                               self._session_file if self._persist else None)
+        parent: str | None = path[-1].id if path else None
+        labels: _List[SessionEntry] = []
+        for target, label in self._labels.items():
+            if target in ids:
+                le = LabelEntry(_new_entry_id(ids), parent, iso_now(), target, label)
+                ids[le.id] = True
+                labels.append(le)
+                parent = le.id
+        self.close()
+        self._header = header
+        self._entries = path + labels
+        self._build_index()
+        self._truncate_at = None
+        self._needs_newline = False
+        if not self._persist:
+            self._session_file = None
+            self._written = -1
+            return None
+        self._session_file = os.path.join(self._session_dir, _file_name(ts, sid))
+        os.makedirs(self._session_dir, exist_ok=True)
+        self._written = -1
+        self._flush_pending()
+        return self._session_file
+
+    # ------------------------------------------------------------------ reads
+    def get_leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    def get_leaf_entry(self) -> SessionEntry | None:
+        return self._by_id.get(self._leaf_id) if self._leaf_id is not None else None
+
+    def get_entry(self, entry_id: str) -> SessionEntry | None:
+        return self._by_id.get(entry_id)
+
+    def get_children(self, entry_id: str | None) -> _List[SessionEntry]:
+        """Direct children of an entry (``None``: the roots), in append order."""
+        ch = self._children
+        if ch is None:
+            ch = {}
+            for e in self._entries:
+                ch.setdefault(e.parent_id, []).append(e.id)
+            self._children = ch
+        return [self._by_id[i] for i in ch.get(entry_id, ())]
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self._labels.get(entry_id)
+
+    def get_branch(self, from_id: str | None = None) -> _List[SessionEntry]:
+        """The entries root → ``from_id`` (default: the leaf), every type included."""
+        start = from_id if from_id is not None else self._leaf_id
+        if start is None:
+            return []
+        leaf = self._by_id.get(start)
+        if leaf is None:
+            raise EntryNotFoundError(start, self._where())
+        try:
+            return _path_to_root(leaf, self._by_id)
+        except ValueError as e:
+            raise SessionFileError(self._where(), None, str(e)) from None
+
+    def get_tree(self) -> _List[SessionTreeNode]:
+        """The whole tree: roots (and orphans) with children sorted by timestamp."""
+        nodes: dict[str, SessionTreeNode] = {}
+        for e in self._entries:
+            nodes[e.id] = SessionTreeNode(e, [], self._labels.get(e.id))
+        roots: _List[SessionTreeNode] = []
+        for e in self._entries:
+            node = nodes[e.id]
+            pid = e.parent_id
+            parent = nodes.get(pid) if pid is not None and pid != e.id else None
+            (parent.children if parent is not None else roots).append(node)
+        stack = list(roots)
+        while stack:
+            n = stack.pop()
+            n.children.sort(key=lambda c: c.entry.timestamp)
+            stack.extend(n.children)
+        return roots
+
+    def get_entries(self) -> _List[SessionEntry]:
+        """All entries (header excluded), in file order; a shallow copy."""
+        return list(self._entries)
+
+    def get_header(self) -> SessionHeader:
+        return self._header
+
+    def get_session_name(self) -> str | None:
+        return self._session_name
+
+    def get_cwd(self) -> str:
+        return self._cwd
+
+    def get_session_dir(self) -> str:
+        return self._session_dir
+
+    def get_session_id(self) -> str:
+        return self._header.id
+
+    def get_session_file(self) -> str | None:
+        return self._session_file
+
+    def is_persisted(self) -> bool:
+        return self._persist
+
+    def build_session_context(self) -> SessionContext:
+        """What the model sees at the current leaf (compaction-aware); O(path)."""
+        if self._leaf_id is None:
+            return SessionContext([], "off", None)
+        try:
+            return build_session_context(self._entries, self._leaf_id, self._by_id)
+        except ValueError as e:
+            # a lazily parsed message that turned out malformed, or a parentId cycle
+            raise SessionFileError(self._where(), _line_of(e), str(e)) from None
+
+    def __repr__(self) -> str:
+        return f"SessionManager({self._where()!r}, entries={len(self._entries)}, leaf={self._leaf_id!r})"
+
+
+def _line_of(e: ValueError) -> int | None:
+    return e.line if isinstance(e, EntryParseError) else None
+
+
+# ---------------------------------------------------------------------------- listing
+
+
+def _is_session_file(path: str) -> bool:
+    try:
+        with builtins.open(path, "rb") as f:
+            first = f.readline(65536)
+        h = orjson.loads(first)
+    except (OSError, orjson.JSONDecodeError):
+        return False
+    return isinstance(h, dict) and h.get("type") == "session" and isinstance(h.get("id"), str)
+
+
+def find_most_recent_session(session_dir: str) -> str | None:
+    """The most recently modified valid ``.jsonl`` session file in a directory, or None."""
+    try:
+        names = os.listdir(session_dir)
+    except OSError:
+        return None
+    files = [os.path.join(session_dir, n) for n in names if n.endswith(".jsonl")]
+    valid = [(os.stat(p).st_mtime_ns, p) for p in files if _is_session_file(p)]
+    return max(valid)[1] if valid else None
+
+
+def _text_of(message: JSON) -> str:
+    c = message.get("content")
+    if isinstance(c, str):
+        return c
+    if isinstance(c, _List):
+        return " ".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _session_info(path: str) -> SessionInfo | None:
+    try:
+        data = Path(path).read_bytes()
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return None
+    dicts: _List[Any] = []
+    for raw in data.split(b"\n"):
+        if raw.strip():
+            with contextlib.suppress(orjson.JSONDecodeError):
+                dicts.append(orjson.loads(raw))
+    if not dicts or not isinstance(dicts[0], dict) or dicts[0].get("type") != "session":
+        return None
+    header = dicts[0]
+    name: str | None = None
+    count = 0
+    first = ""
+    texts: _List[str] = []
+    last_activity = 0
+    for d in dicts[1:]:
+        if not isinstance(d, dict):
+            continue
+        t = d.get("type")
+        if t == "session_info" and d.get("name"):
+            name = str(d["name"]).strip()
+        if t != "message" or not isinstance(d.get("message"), dict):
+            continue
+        count += 1
+        m = d["message"]
+        if m.get("role") not in ("user", "assistant"):
+            continue
+        ts = m.get("timestamp")
+        if isinstance(ts, int):
+            last_activity = max(last_activity, ts)
+        text = _text_of(m)
+        if not text:
+            continue
+        texts.append(text)
+        if not first and m.get("role") == "user":
+            first = text
+    created = _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC)
+    modified = (datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity
+                else _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC))
+    cwd = header.get("cwd")
+    return SessionInfo(path, str(header.get("id")), cwd if isinstance(cwd, str) else "", name,
+                       header.get("parentSession"), created, modified, count, first or "(no messages)",
+                       " ".join(texts))
+
+
+def _parse_iso(s: Any) -> datetime | None:
+    if not isinstance(s, str):
+        return None
+    try:
+        return datetime.fromisoformat(s)
+    except ValueError:
+        return None
+
+
+def list_sessions(session_dir: str) -> _List[SessionInfo]:
+    """Every readable session in a directory, most recently active first."""
+    try:
+        names = os.listdir(session_dir)
+    except OSError:
+        return []
+    infos = [i for n in names if n.endswith(".jsonl") and (i := _session_info(os.path.join(session_dir, n)))]
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+__all__ = [
+    "SessionContext", "SessionInfo", "SessionManager", "SessionTreeNode", "autocue_dir", "build_session_context",
+    "default_session_dir", "find_most_recent_session", "list_sessions", "session_dir_slug", "uuid7",
+]

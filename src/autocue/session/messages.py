@@ -1,0 +1,242 @@
+"""The agent-message roles a session adds to the LLM roles, and pi's ``convertToLlm``.
+
+Public surface:
+
+- ``BashExecutionMessage`` (role ``bashExecution``), ``CustomMessage`` (role ``custom``),
+  ``BranchSummaryMessage`` (role ``branchSummary``), ``CompactionSummaryMessage`` (role
+  ``compactionSummary``): slots dataclasses with ``role`` and ``to_json()`` in pi's camelCase
+  form and key order.
+- ``AgentMessage``: the union of those and the LLM messages (user, assistant, toolResult).
+- ``agent_message_from_json(d)``: parse any role (v2's ``hookMessage`` reads as ``custom``).
+- ``convert_message(m)``: one agent message to an LLM message or ``None`` (pi's
+  ``convertToLlm``; usable as ``Agent(convert_message=...)``). Failed and aborted assistant
+  replies are dropped, like ``autocue.agent.loop.default_convert_message``.
+- ``convert_to_llm(messages)``: the same over a list.
+- ``bash_execution_to_text(m)`` and the summary prefixes/suffixes pi wraps summaries in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from autocue.llm.types import (
+    JSON,
+    AssistantMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    UserContent,
+    UserMessage,
+    content_from_json,
+    message_from_json,
+    now_ms,
+)
+
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+
+@dataclass(slots=True)
+class BashExecutionMessage:
+    """A shell command the user ran directly (pi's ``!cmd``); ``!!`` sets ``exclude_from_context``."""
+
+    command: str
+    output: str
+    exit_code: int | None
+    cancelled: bool
+    truncated: bool
+    full_output_path: str | None = None
+    exclude_from_context: bool = False
+    timestamp: int = field(default_factory=now_ms)
+    role: Literal["bashExecution"] = field(default="bashExecution", init=False, repr=False)
+
+    def to_json(self) -> JSON:
+        d: JSON = {"role": "bashExecution", "command": self.command, "output": self.output}
+        if self.exit_code is not None:
+            d["exitCode"] = self.exit_code
+        d["cancelled"] = self.cancelled
+        d["truncated"] = self.truncated
+        if self.full_output_path is not None:
+            d["fullOutputPath"] = self.full_output_path
+        d["timestamp"] = self.timestamp
+        if self.exclude_from_context:
+            d["excludeFromContext"] = True
+        return d
+
+
+@dataclass(slots=True)
+class CustomMessage:
+    """A message an extension injects; it reaches the model as a user message."""
+
+    custom_type: str
+    content: str | list[UserContent]
+    display: bool
+    details: Any = None
+    timestamp: int = field(default_factory=now_ms)
+    role: Literal["custom"] = field(default="custom", init=False, repr=False)
+
+    def to_json(self) -> JSON:
+        c = self.content
+        d: JSON = {
+            "role": "custom",
+            "customType": self.custom_type,
+            "content": c if isinstance(c, str) else [b.to_json() for b in c],
+            "display": self.display,
+        }
+        if self.details is not None:
+            d["details"] = self.details
+        d["timestamp"] = self.timestamp
+        return d
+
+
+@dataclass(slots=True)
+class BranchSummaryMessage:
+    """The summary of a branch the conversation came back from (built from a ``branch_summary`` entry)."""
+
+    summary: str
+    from_id: str
+    timestamp: int = field(default_factory=now_ms)
+    role: Literal["branchSummary"] = field(default="branchSummary", init=False, repr=False)
+
+    def to_json(self) -> JSON:
+        return {"role": "branchSummary", "summary": self.summary, "fromId": self.from_id, "timestamp": self.timestamp}
+
+
+@dataclass(slots=True)
+class CompactionSummaryMessage:
+    """The summary that replaces compacted history (built from a ``compaction`` entry)."""
+
+    summary: str
+    tokens_before: int
+    timestamp: int = field(default_factory=now_ms)
+    role: Literal["compactionSummary"] = field(default="compactionSummary", init=False, repr=False)
+
+    def to_json(self) -> JSON:
+        return {
+            "role": "compactionSummary",
+            "summary": self.summary,
+            "tokensBefore": self.tokens_before,
+            "timestamp": self.timestamp,
+        }
+
+
+SessionMessage: TypeAlias = BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage
+AgentMessage: TypeAlias = Message | SessionMessage
+
+AGENT_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary",
+                         "compactionSummary", "hookMessage"})
+
+
+def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
+    """Parse ``string | (text | image)[]`` content (custom messages, custom_message entries)."""
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, list):
+        raise ValueError(f"{where}: content must be a string or a list of text/image blocks")
+    out: list[UserContent] = []
+    for b in raw:
+        block = content_from_json(b)
+        if not isinstance(block, (TextContent, ImageContent)):
+            raise ValueError(f"{where}: content block of type {block.type!r} is not allowed here")
+        out.append(block)
+    return out
+
+
+def agent_message_from_json(d: JSON) -> AgentMessage:
+    """Parse an agent message of any role from its JSON form.
+
+    Raises ``ValueError`` naming the role and field for malformed messages and unknown roles.
+    """
+    role = d.get("role")
+    if role == "user" or role == "assistant" or role == "toolResult":
+        return message_from_json(d)
+    try:
+        if role == "bashExecution":
+            return BashExecutionMessage(
+                d["command"],
+                d.get("output", ""),
+                d.get("exitCode"),
+                bool(d.get("cancelled", False)),
+                bool(d.get("truncated", False)),
+                d.get("fullOutputPath"),
+                bool(d.get("excludeFromContext", False)),
+                d.get("timestamp", 0),
+            )
+        if role == "custom" or role == "hookMessage":
+            return CustomMessage(
+                d["customType"],
+                content_list_from_json(d.get("content", ""), "custom message"),
+                bool(d.get("display", True)),
+                d.get("details"),
+                d.get("timestamp", 0),
+            )
+        if role == "branchSummary":
+            return BranchSummaryMessage(d["summary"], d.get("fromId", ""), d.get("timestamp", 0))
+        if role == "compactionSummary":
+            return CompactionSummaryMessage(d["summary"], d.get("tokensBefore", 0), d.get("timestamp", 0))
+    except KeyError as e:
+        raise ValueError(f"{role} message is missing field {e.args[0]!r}") from None
+    raise ValueError(
+        f"unknown message role {role!r} (expected user, assistant, toolResult, bashExecution, custom, "
+        "branchSummary or compactionSummary)"
+    )
+
+
+def bash_execution_to_text(m: BashExecutionMessage) -> str:
+    """The user-message text pi sends for a bash execution."""
+    text = f"Ran `{m.command}`\n"
+    text += f"```\n{m.output}\n```" if m.output else "(no output)"
+    if m.cancelled:
+        text += "\n\n(command cancelled)"
+    elif m.exit_code is not None and m.exit_code != 0:
+        text += f"\n\nCommand exited with code {m.exit_code}"
+    if m.truncated and m.full_output_path:
+        text += f"\n\n[Output truncated. Full output: {m.full_output_path}]"
+    return text
+
+
+def convert_message(m: Any) -> Message | None:
+    """One agent message to what the model sees (pi's ``convertToLlm``), or ``None`` to drop it."""
+    role = m.role
+    if role == "assistant":
+        return None if m.stop_reason == "error" or m.stop_reason == "aborted" else m  # type: ignore[no-any-return]
+    if role == "user" or role == "toolResult":
+        return m  # type: ignore[no-any-return]
+    if role == "bashExecution":
+        if m.exclude_from_context:
+            return None
+        return UserMessage([TextContent(bash_execution_to_text(m))], m.timestamp)
+    if role == "custom":
+        c = m.content
+        return UserMessage([TextContent(c)] if isinstance(c, str) else list(c), m.timestamp)
+    if role == "branchSummary":
+        return UserMessage([TextContent(BRANCH_SUMMARY_PREFIX + m.summary + BRANCH_SUMMARY_SUFFIX)], m.timestamp)
+    if role == "compactionSummary":
+        text = COMPACTION_SUMMARY_PREFIX + m.summary + COMPACTION_SUMMARY_SUFFIX
+        return UserMessage([TextContent(text)], m.timestamp)
+    return None
+
+
+def convert_to_llm(messages: list[Any]) -> list[Message]:
+    """``convert_message`` over a list, dropping the ``None`` results."""
+    out: list[Message] = []
+    for m in messages:
+        c = convert_message(m)
+        if c is not None:
+            out.append(c)
+    return out
+
+
+__all__ = [
+    "AGENT_ROLES", "BRANCH_SUMMARY_PREFIX", "BRANCH_SUMMARY_SUFFIX", "COMPACTION_SUMMARY_PREFIX",
+    "COMPACTION_SUMMARY_SUFFIX", "AgentMessage", "AssistantMessage", "BashExecutionMessage",
+    "BranchSummaryMessage", "CompactionSummaryMessage", "CustomMessage", "SessionMessage",
+    "ToolResultMessage", "agent_message_from_json", "bash_execution_to_text", "content_list_from_json",
+    "convert_message", "convert_to_llm",
+]

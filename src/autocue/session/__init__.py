@@ -1,0 +1,1 @@
+"""The session layer: ``AgentSession``, the JSONL session tree (``SessionManager``), compaction and retry."""

@@ -1,0 +1,361 @@
+"""The HTTP side every real provider shares: the client, streamed requests, errors, abort.
+
+``HttpProvider`` is the base class of the four API providers. Subclasses implement
+``_events(builder, model, context, options)``, an async generator of stream events; the base
+turns it into an ``AssistantMessageEventStream`` that never raises:
+
+- HTTP errors (status >= 400) become a final ``error`` message with ``error_status``,
+  ``retry_after`` (from ``retry-after-ms`` / ``retry-after`` headers or a Gemini
+  ``RetryInfo``) and ``error_message`` = ``"<status> <body message>"``;
+- an abort (``options.signal``) cancels the request at once, even mid-stream, and ends the
+  stream with stop reason ``aborted`` keeping the partial content;
+- transport failures (refused connection, a stream cut mid-event) become ``error`` naming the
+  API, method and URL.
+
+``request(...)`` yields parsed ``SSEEvent``s for an event stream, or one ``JsonBody`` when the
+server answers with plain JSON (the non-streaming fallback). ``httpx2`` is imported lazily so
+importing a provider costs nothing until the first request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from autocue.llm.events import AssistantMessageEvent, ErrorEvent
+from autocue.llm.providers.builder import MessageBuilder
+from autocue.llm.providers.sse import SSEDecoder, SSEEvent
+from autocue.llm.stream import AssistantMessageEventStream, StreamOptions, guarded
+from autocue.llm.types import Context, Model
+
+if TYPE_CHECKING:
+    import httpx2
+
+ApiKeyResolver = Callable[[str], "str | None"]
+"""``resolver(provider_name) -> key`` used when ``StreamOptions.api_key`` is not given."""
+
+
+class ProviderHTTPError(Exception):
+    """A failed API call: HTTP status, the message from the body, and retry-after seconds."""
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{status} {message}")
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+
+
+class ProviderStreamError(Exception):
+    """The server reported an error inside the stream, or the stream broke its protocol."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _Aborted(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class JsonBody:
+    """A whole JSON response (non-streaming request, or a server that would not stream)."""
+
+    data: Any
+
+
+_END = object()
+
+
+class HttpProvider:
+    """Base of the HTTP providers. One instance holds one connection pool per event loop."""
+
+    api = ""
+
+    def __init__(
+        self,
+        *,
+        api_key_resolver: ApiKeyResolver | None = None,
+        timeout: float = 600.0,
+        connect_timeout: float = 10.0,
+        transport: Any = None,
+    ) -> None:
+        self.api_key_resolver = api_key_resolver
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self.transport = transport
+        self._clients: dict[int, httpx2.AsyncClient] = {}
+
+    # ------------------------------------------------------------------ provider seam
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        return guarded(model, self._run(model, context, options), options.signal)
+
+    async def _events(
+        self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        raise NotImplementedError
+        yield  # pragma: no cover
+
+    async def _run(
+        self, model: Model, context: Context, options: StreamOptions
+    ) -> AsyncIterator[AssistantMessageEvent]:
+        b = MessageBuilder(model)
+        signal = options.signal
+        try:
+            if signal is not None and signal.aborted:
+                raise _Aborted
+            async for ev in self._events(b, model, context, options):
+                yield ev
+            return
+        except _Aborted:
+            msg = b.msg
+            msg.stop_reason = "aborted"
+            msg.error_message = (signal.reason if signal is not None else None) or "Request was aborted"
+            yield ErrorEvent("aborted", msg)
+        except ProviderHTTPError as e:
+            msg = b.msg
+            msg.stop_reason = "error"
+            msg.error_message = str(e)
+            msg.error_status = e.status
+            msg.retry_after = e.retry_after
+            yield ErrorEvent("error", msg)
+        except ProviderStreamError as e:
+            msg = b.msg
+            msg.stop_reason = "error"
+            msg.error_message = str(e)
+            msg.error_status = e.status
+            yield ErrorEvent("error", msg)
+
+    # ------------------------------------------------------------------ helpers for subclasses
+    def api_key(self, model: Model, options: StreamOptions) -> str | None:
+        if options.api_key:
+            return options.api_key
+        if self.api_key_resolver is not None:
+            return self.api_key_resolver(model.provider)
+        return None
+
+    def headers(self, model: Model, options: StreamOptions, base: dict[str, str]) -> dict[str, str]:
+        """``base`` (API headers) overlaid with the model's and then the call's headers."""
+        h = dict(base)
+        h.update(model.headers)
+        h.update(options.headers)
+        return h
+
+    def payload(self, body: dict[str, Any], options: StreamOptions) -> dict[str, Any]:
+        """Let ``options.on_payload`` inspect or replace the request body."""
+        if options.on_payload is not None:
+            r = options.on_payload(body)
+            if isinstance(r, dict):
+                return r
+        return body
+
+    def _client(self) -> httpx2.AsyncClient:
+        import httpx2
+
+        loop = asyncio.get_running_loop()
+        key = id(loop)
+        c = self._clients.get(key)
+        if c is None or c.is_closed:
+            c = httpx2.AsyncClient(
+                timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+                transport=self.transport,
+            )
+            # Drop pools of loops that are gone (tests run one loop per test).
+            for k in [k for k in self._clients if k != key]:
+                self._clients.pop(k, None)
+            self._clients[key] = c
+        return c
+
+    async def aclose(self) -> None:
+        """Close the connection pool of the running loop."""
+        c = self._clients.pop(id(asyncio.get_running_loop()), None)
+        if c is not None:
+            await c.aclose()
+
+    async def request(
+        self,
+        url: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
+        options: StreamOptions,
+        *,
+        expect_stream: bool | None = None,
+    ) -> AsyncIterator[SSEEvent | JsonBody]:
+        """POST ``body`` as JSON and yield SSE events (or one ``JsonBody``) as they arrive.
+
+        Raises ``ProviderHTTPError`` for a status >= 400, ``ProviderStreamError`` for a
+        transport failure, ``_Aborted`` when ``options.signal`` fires. ``expect_stream``
+        (default: ``body["stream"] is True``) says whether an event stream is expected.
+        """
+        signal = options.signal
+        streaming = body.get("stream") is True if expect_stream is None else expect_stream
+        client = self._client()
+        content = orjson.dumps(body)
+        hdrs = {"content-type": "application/json", **headers}
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        where = f"{self.api}: POST {url}"
+
+        async def produce() -> None:
+            try:
+                async with client.stream("POST", url, content=content, headers=hdrs) as resp:
+                    if resp.status_code >= 400:
+                        raw = await resp.aread()
+                        queue.put_nowait(_http_error(resp.status_code, resp.headers, raw))
+                        return
+                    ctype = resp.headers.get("content-type", "")
+                    if "event-stream" not in ctype and ("json" in ctype or not streaming):
+                        raw = await resp.aread()
+                        try:
+                            queue.put_nowait(JsonBody(orjson.loads(raw)))
+                        except orjson.JSONDecodeError:
+                            queue.put_nowait(
+                                ProviderStreamError(
+                                    f"{where}: expected a JSON or event-stream body, got {ctype or 'no content-type'}: "
+                                    f"{raw[:200]!r}"
+                                )
+                            )
+                        return
+                    dec = SSEDecoder()
+                    async for chunk in resp.aiter_bytes():
+                        for ev in dec.feed(chunk):
+                            queue.put_nowait(ev)
+                    for ev in dec.flush():
+                        queue.put_nowait(ev)
+                    queue.put_nowait(_END)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                queue.put_nowait(ProviderStreamError(_transport_text(where, e)))
+
+        task = asyncio.get_running_loop().create_task(produce())
+        remove = None
+        if signal is not None:
+
+            def on_abort() -> None:
+                task.cancel()
+                queue.put_nowait(_Aborted())
+
+            remove = signal.add_listener(on_abort)
+        try:
+            while True:
+                item = await queue.get()
+                if signal is not None and signal.aborted:
+                    raise _Aborted
+                if item is _END:
+                    return
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+                if isinstance(item, JsonBody):
+                    return
+        finally:
+            if remove is not None:
+                remove()
+            if not task.done():
+                task.cancel()
+                try:
+                    await task
+                except BaseException:  # the task was cancelled on purpose
+                    pass
+
+
+def _transport_text(where: str, e: Exception) -> str:
+    name = type(e).__name__
+    text = str(e) or name
+    hint = ""
+    if name in ("ConnectError", "ConnectTimeout"):
+        hint = " (is the server running and the provider's base_url right?)"
+    elif name in ("RemoteProtocolError", "ReadError"):
+        hint = " (the connection was cut before the response was complete)"
+    elif name.endswith("Timeout"):
+        hint = " (no answer in time)"
+    return f"{where}: {name}: {text}{hint}"
+
+
+def _http_error(status: int, headers: Any, raw: bytes) -> ProviderHTTPError:
+    message = _body_message(raw)
+    retry = parse_retry_after(headers)
+    if retry is None:
+        retry = _gemini_retry_delay(raw)
+    return ProviderHTTPError(status, message, retry)
+
+
+def _body_message(raw: bytes) -> str:
+    """The human part of an API error body: ``type: message`` when the body is JSON."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        text = raw.decode("utf-8", "replace").strip()
+        return text[:2000] if text else "(empty body)"
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        msg = err.get("message")
+        kind = err.get("type") or err.get("status") or err.get("code")
+        if isinstance(msg, str):
+            return f"{kind}: {msg}" if isinstance(kind, str) and kind else msg
+    elif isinstance(err, str):
+        return err
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return str(data["message"])
+    return raw.decode("utf-8", "replace")[:2000]
+
+
+def parse_retry_after(headers: Any) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    ra = headers.get("retry-after")
+    if not ra:
+        return None
+    try:
+        return max(0.0, float(ra))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(ra)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _gemini_retry_delay(raw: bytes) -> float | None:
+    try:
+        data = orjson.loads(raw)
+        for d in data["error"]["details"]:
+            delay = d.get("retryDelay")
+            if isinstance(delay, str) and delay.endswith("s"):
+                return float(delay[:-1])
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return None
+
+
+def loads_event(ev: SSEEvent, where: str) -> Any:
+    """The JSON payload of an SSE event, or ``ProviderStreamError`` naming the event."""
+    try:
+        return orjson.loads(ev.data)
+    except orjson.JSONDecodeError as e:
+        raise ProviderStreamError(
+            f"{where}: event {ev.event!r} has invalid JSON data ({e}): {ev.data[:200]!r}"
+        ) from None
+
+
+__all__ = [
+    "ApiKeyResolver",
+    "HttpProvider",
+    "JsonBody",
+    "ProviderHTTPError",
+    "ProviderStreamError",
+    "loads_event",
+    "parse_retry_after",
+]

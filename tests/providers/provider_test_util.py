@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from provider_wire_server import WireServer
 
 from autocue.llm import AssistantMessage, Context, Model, StreamOptions, Tool
@@ -14,17 +12,16 @@ from autocue.llm.providers import create_provider
 READ_TOOL = Tool("read", "Read a file", {"type": "object", "properties": {"path": {"type": "string"}}})
 
 
-@pytest.fixture
-def server() -> Iterator[WireServer]:
-    with WireServer() as s:
-        yield s
-
-
 def model_for(api: str, server: WireServer, *, reasoning: bool = False, model_id: str = "m1", **compat: Any) -> Model:
     base = server.url + ("/v1" if api.startswith("openai") else "")
     return Model(
-        id=model_id, api=api, provider="test", base_url=base, reasoning=reasoning,
-        input=["text", "image"], compat=dict(compat),
+        id=model_id,
+        api=api,
+        provider="test",
+        base_url=base,
+        reasoning=reasoning,
+        input=["text", "image"],
+        compat=dict(compat),
     )
 
 

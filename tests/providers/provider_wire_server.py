@@ -132,8 +132,11 @@ class WireServer:
                 req = Request(method, path, headers, body)
                 self.requests.append(req)
                 if not self.replies:
-                    reply = Reply(500, [b'{"error":{"message":"test server: no reply queued"}}'],
-                                  {"content-type": "application/json"})
+                    reply = Reply(
+                        500,
+                        [b'{"error":{"message":"test server: no reply queued"}}'],
+                        {"content-type": "application/json"},
+                    )
                 else:
                     r = self.replies.popleft()
                     reply = r(req) if callable(r) else r
@@ -149,8 +152,14 @@ class WireServer:
                 pass
 
     async def _send(self, reply: Reply, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        status_text = {200: "OK", 400: "Bad Request", 429: "Too Many Requests", 500: "Internal Server Error",
-                       503: "Service Unavailable", 529: "Overloaded"}.get(reply.status, "Status")
+        status_text = {
+            200: "OK",
+            400: "Bad Request",
+            429: "Too Many Requests",
+            500: "Internal Server Error",
+            503: "Service Unavailable",
+            529: "Overloaded",
+        }.get(reply.status, "Status")
         head = [f"HTTP/1.1 {reply.status} {status_text}"]
         for k, v in reply.headers.items():
             head.append(f"{k}: {v}")

@@ -198,6 +198,10 @@ class MessageBuilder:
             msg.stop_reason = "toolUse"
         elif not has_calls and msg.stop_reason == "toolUse":
             msg.stop_reason = "stop"
+        if self.problems:
+            # A tool call whose arguments are not JSON cannot be run as the model meant it.
+            msg.stop_reason = "error"
+            msg.error_message = f"{self.model.api}: " + "; ".join(self.problems)
         reason: StopReason = msg.stop_reason
         if reason == "error" or reason == "aborted":
             if msg.error_message is None:

@@ -1,0 +1,138 @@
+"""The ``ctx`` handlers receive: ``ExtensionContext`` and, for commands, ``ExtensionCommandContext``.
+
+``ctx.ui`` / ``ctx.has_ui`` / ``ctx.cwd`` / ``ctx.session_manager`` (read-only) / ``ctx.model``;
+``ctx.is_idle()``, ``ctx.abort()``, ``ctx.has_pending_messages()``, ``ctx.get_context_usage()``,
+``ctx.compact(...)`` (schedules a compaction, returns an ``asyncio.Task``), ``ctx.get_system_prompt()``,
+``ctx.shutdown()`` (schedules ``session.dispose()``).
+
+Command handlers get ``ExtensionCommandContext``, which adds ``await ctx.wait_for_idle()``,
+``await ctx.navigate_tree(target_id)`` and ``await ctx.new_session()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from autocue.extensions.ui import ExtensionUIContext
+from autocue.llm.types import Model
+
+if TYPE_CHECKING:
+    from autocue.session.agent_session import AgentSession
+
+
+@dataclass(slots=True)
+class ContextUsage:
+    """How full the context window is: ``tokens`` (estimated) of ``context_window``, ``percent``."""
+
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+_READ_ONLY = (
+    "get_leaf_id", "get_leaf_entry", "get_entry", "get_branch", "get_tree", "get_children", "get_label",
+    "get_entries", "get_header", "get_session_name", "get_cwd", "get_session_dir", "get_session_file",
+    "get_session_id", "is_persisted", "build_session_context",
+)
+
+
+class ReadonlySessionManager:
+    """The read-only view of the ``SessionManager`` extensions get (``get_*``, ``build_session_context``).
+
+    Writing goes through the API (``api.append_entry``, ``api.set_session_name``, ...), so the
+    session stays the only writer.
+    """
+
+    __slots__ = ("_sm",)
+
+    def __init__(self, sm: Any) -> None:
+        self._sm = sm
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _READ_ONLY:
+            return getattr(self._sm, name)
+        raise AttributeError(
+            f"ctx.session_manager is read-only: {name!r} is not available to extensions. "
+            "Use api.append_entry / api.set_session_name / api.set_label to write."
+        )
+
+    def __dir__(self) -> list[str]:
+        return [n for n in _READ_ONLY if hasattr(self._sm, n)]
+
+
+class ExtensionContext:
+    """What every handler receives as ``ctx``."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    @property
+    def ui(self) -> ExtensionUIContext:
+        return self._session.ui
+
+    @property
+    def has_ui(self) -> bool:
+        return self._session.has_ui
+
+    @property
+    def cwd(self) -> str:
+        return self._session.cwd
+
+    @property
+    def session_manager(self) -> ReadonlySessionManager:
+        return self._session.readonly_session_manager
+
+    @property
+    def model(self) -> Model:
+        return self._session.model
+
+    def is_idle(self) -> bool:
+        return not self._session.is_streaming
+
+    def abort(self) -> None:
+        self._session.abort_nowait()
+
+    def has_pending_messages(self) -> bool:
+        return self._session.has_pending_messages()
+
+    def get_context_usage(self) -> ContextUsage:
+        return self._session.get_context_usage()
+
+    def get_system_prompt(self) -> str:
+        return self._session.system_prompt
+
+    def compact(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        on_complete: Callable[[Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> asyncio.Task[Any]:
+        """Schedule a compaction once the agent is idle; returns the task (do not await it from a
+        handler of the running turn: it waits for that turn to end)."""
+        return self._session.schedule_compaction(custom_instructions, on_complete=on_complete, on_error=on_error)
+
+    def shutdown(self) -> asyncio.Task[None]:
+        """Schedule ``session.dispose()`` once the agent is idle."""
+        return self._session.schedule_dispose()
+
+
+class ExtensionCommandContext(ExtensionContext):
+    """``ctx`` of a command handler: adds session control."""
+
+    async def wait_for_idle(self) -> None:
+        await self._session.wait_for_idle()
+
+    async def navigate_tree(self, target_id: str | None) -> bool:
+        """Move the leaf to ``target_id``; returns False when an extension cancelled."""
+        return await self._session.navigate_tree(target_id)
+
+    async def new_session(self) -> bool:
+        """Start a fresh session (same file directory); returns False when an extension cancelled."""
+        return await self._session.new_session()
+
+
+__all__ = ["ContextUsage", "ExtensionCommandContext", "ExtensionContext", "ReadonlySessionManager"]

@@ -1,0 +1,475 @@
+"""``ExtensionRunner``: dispatches events to extension handlers with pi's exact merge semantics.
+
+Handlers run in extension load order, then registration order. Per event name the handler
+list is precomputed, so an event nobody subscribed to costs one dict lookup. Sync handlers
+are called without any awaiting; the first handler that returns an awaitable switches the
+dispatch to an async continuation, so mixing sync and async handlers keeps the order.
+
+Semantics (see ``autocue.extensions.events`` for result shapes):
+
+* generic events: results ignored; a raising handler is reported as ``extension_error``.
+* ``tool_call``: the first ``block`` wins and stops the chain; a raising handler blocks with
+  ``"<ExceptionType>: <message>"`` as the reason (and is reported).
+* ``tool_result``: each handler sees the result as patched by the ones before it; ``content``,
+  ``details`` and ``is_error`` patches all apply. Handlers see error results too.
+* ``input``: ``transform`` chains, the first ``handled`` stops everything.
+* ``before_agent_start``: every ``message`` is collected; ``system_prompt`` chains.
+* ``context``: ``messages`` chains on the copy the caller passed.
+* ``session_before_*``: the first ``cancel`` wins; otherwise the last non-empty result.
+* ``resources_discover``: paths accumulate.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from autocue.agent.loop import AfterToolCallResult, BeforeToolCallResult
+from autocue.extensions.events import (
+    BeforeAgentStartEvent,
+    ContextEvent,
+    CustomMessageSpec,
+    ExtensionErrorEvent,
+    InputEvent,
+    InputResult,
+    ResourcesDiscoverEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+from autocue.extensions.extension import CommandInfo, Extension, NormalizedHandler, RegisteredCommand, RegisteredFlag
+from autocue.llm.types import TextContent, content_from_json
+
+if TYPE_CHECKING:
+    from autocue.agent.tool import AgentTool
+
+_MISSING: Any = object()
+
+HandlerList = list[tuple[Extension, NormalizedHandler]]
+
+
+def result_field(result: Any, name: str, camel: str | None = None) -> Any:
+    """Read ``name`` from a handler result (a dataclass, object or dict with snake/camel keys)."""
+    if isinstance(result, dict):
+        if name in result:
+            return result[name]
+        if camel is not None and camel in result:
+            return result[camel]
+        return _MISSING
+    return getattr(result, name, _MISSING)
+
+
+def is_missing(value: Any) -> bool:
+    return value is _MISSING
+
+
+def _is_awaitable(r: Any) -> bool:
+    return hasattr(r, "__await__")
+
+
+class ExtensionRunner:
+    """Holds the loaded extensions and dispatches events to their handlers."""
+
+    def __init__(self, extensions: list[Extension] | None = None) -> None:
+        self.extensions: list[Extension] = list(extensions or [])
+        self.session: Any = None
+        """The ``AgentSession`` once bound (action methods need it)."""
+        self.ctx: Any = None
+        """The ``ExtensionContext`` handed to handlers (set by the session when it binds)."""
+        self.command_ctx: Any = None
+        self.on_error: Callable[[ExtensionErrorEvent], None] | None = None
+        self.on_change: Callable[[], None] | None = None
+        """Called after handlers or tools are registered at run time."""
+        self.errors: list[ExtensionErrorEvent] = []
+        self._by_event: dict[str, HandlerList] = {}
+        self.rebuild()
+
+    # ------------------------------------------------------------------ registry
+    def add(self, ext: Extension) -> None:
+        self.extensions.append(ext)
+        self.rebuild()
+
+    def remove(self, ext: Extension) -> None:
+        if ext in self.extensions:
+            self.extensions.remove(ext)
+            self.rebuild()
+
+    def rebuild(self) -> None:
+        """Recompute the per-event handler lists (call after a registration)."""
+        by: dict[str, HandlerList] = {}
+        for ext in self.extensions:
+            for name, fns in ext.handlers.items():
+                lst = by.setdefault(name, [])
+                lst.extend((ext, fn) for fn in fns)
+        self._by_event = by
+
+    def changed(self) -> None:
+        self.rebuild()
+        if self.on_change is not None:
+            self.on_change()
+
+    def has(self, event: str) -> bool:
+        return event in self._by_event
+
+    def handlers(self, event: str) -> HandlerList:
+        return self._by_event.get(event, [])
+
+    @property
+    def has_any(self) -> bool:
+        return bool(self._by_event)
+
+    def tools(self) -> dict[str, AgentTool]:
+        """Extension tools by name; the first registration of a name wins across extensions."""
+        out: dict[str, AgentTool] = {}
+        for ext in self.extensions:
+            for name, t in ext.tools.items():
+                out.setdefault(name, t)
+        return out
+
+    def tool_sources(self) -> dict[str, Extension]:
+        out: dict[str, Extension] = {}
+        for ext in self.extensions:
+            for name in ext.tools:
+                out.setdefault(name, ext)
+        return out
+
+    def command(self, name: str) -> RegisteredCommand | None:
+        for ext in self.extensions:
+            c = ext.commands.get(name)
+            if c is not None:
+                return c
+        return None
+
+    def commands(self) -> list[CommandInfo]:
+        seen: dict[str, CommandInfo] = {}
+        for ext in self.extensions:
+            for c in ext.commands.values():
+                seen.setdefault(c.name, CommandInfo(c.name, c.description, "extension", ext.path))
+        return list(seen.values())
+
+    def flags(self) -> dict[str, RegisteredFlag]:
+        out: dict[str, RegisteredFlag] = {}
+        for ext in self.extensions:
+            for name, f in ext.flags.items():
+                out.setdefault(name, f)
+        return out
+
+    # ------------------------------------------------------------------ errors
+    def report(self, ext: Extension | None, event: str, err: BaseException) -> ExtensionErrorEvent:
+        stack = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+        ev = ExtensionErrorEvent(
+            ext.path if ext is not None else "<unknown>", event, f"{type(err).__name__}: {err}", stack, err
+        )
+        self.errors.append(ev)
+        if self.on_error is not None:
+            try:
+                self.on_error(ev)
+            except Exception:  # a failing error listener must not hide the original error
+                pass
+        return ev
+
+    # ------------------------------------------------------------------ generic events
+    def emit(self, ev: Any) -> Awaitable[None] | None:
+        """Dispatch an event whose results are ignored. Returns an awaitable only if a handler is async."""
+        hs = self._by_event.get(ev.type)
+        if not hs:
+            return None
+        ctx = self.ctx
+        for i, (ext, fn) in enumerate(hs):
+            try:
+                r = fn(ev, ctx)
+            except Exception as err:
+                self.report(ext, ev.type, err)
+                continue
+            if r is not None and _is_awaitable(r):
+                return self._emit_rest(r, ext, ev, hs, i + 1)
+        return None
+
+    async def _emit_rest(self, first: Awaitable[Any], ext: Extension, ev: Any, hs: HandlerList, start: int) -> None:
+        try:
+            await first
+        except Exception as err:
+            self.report(ext, ev.type, err)
+        ctx = self.ctx
+        for ext2, fn in hs[start:]:
+            try:
+                r = fn(ev, ctx)
+                if r is not None and _is_awaitable(r):
+                    await r
+            except Exception as err:
+                self.report(ext2, ev.type, err)
+
+    async def emit_async(self, ev: Any) -> None:
+        r = self.emit(ev)
+        if r is not None:
+            await r
+
+    # ------------------------------------------------------------------ tool_call
+    def emit_tool_call(self, ev: ToolCallEvent) -> BeforeToolCallResult | Awaitable[BeforeToolCallResult | None] | None:
+        """First block wins; a raising handler blocks. Sync when every handler is sync."""
+        hs = self._by_event.get("tool_call")
+        if not hs:
+            return None
+        ctx = self.ctx
+        for i, (ext, fn) in enumerate(hs):
+            try:
+                r = fn(ev, ctx)
+            except Exception as err:
+                return self._block_for(ext, err)
+            if r is None:
+                continue
+            if _is_awaitable(r):
+                return self._tool_call_rest(r, ext, ev, hs, i + 1)
+            block = _as_block(r)
+            if block is not None:
+                return block
+        return None
+
+    async def _tool_call_rest(
+        self, first: Awaitable[Any], ext: Extension, ev: ToolCallEvent, hs: HandlerList, start: int
+    ) -> BeforeToolCallResult | None:
+        try:
+            r = await first
+        except Exception as err:
+            return self._block_for(ext, err)
+        block = _as_block(r) if r is not None else None
+        if block is not None:
+            return block
+        ctx = self.ctx
+        for ext2, fn in hs[start:]:
+            try:
+                r = fn(ev, ctx)
+                if r is not None and _is_awaitable(r):
+                    r = await r
+            except Exception as err:
+                return self._block_for(ext2, err)
+            block = _as_block(r) if r is not None else None
+            if block is not None:
+                return block
+        return None
+
+    def _block_for(self, ext: Extension, err: BaseException) -> BeforeToolCallResult:
+        self.report(ext, "tool_call", err)
+        return BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
+
+    # ------------------------------------------------------------------ tool_result
+    def emit_tool_result(
+        self, ev: ToolResultEvent
+    ) -> AfterToolCallResult | Awaitable[AfterToolCallResult | None] | None:
+        """Patches chain like middleware; returns the combined patch (or None when nothing changed)."""
+        hs = self._by_event.get("tool_result")
+        if not hs:
+            return None
+        ctx = self.ctx
+        changed = False
+        for i, (ext, fn) in enumerate(hs):
+            try:
+                r = fn(ev, ctx)
+            except Exception as err:
+                self.report(ext, "tool_result", err)
+                continue
+            if r is None:
+                continue
+            if _is_awaitable(r):
+                return self._tool_result_rest(r, ext, ev, hs, i + 1, changed)
+            try:
+                changed = _apply_patch(ev, r) or changed
+            except Exception as err:
+                self.report(ext, "tool_result", err)
+        return AfterToolCallResult(ev.content, ev.details, ev.is_error) if changed else None
+
+    async def _tool_result_rest(
+        self, first: Awaitable[Any], ext: Extension, ev: ToolResultEvent, hs: HandlerList, start: int, changed: bool
+    ) -> AfterToolCallResult | None:
+        try:
+            r = await first
+            if r is not None:
+                changed = _apply_patch(ev, r) or changed
+        except Exception as err:
+            self.report(ext, "tool_result", err)
+        ctx = self.ctx
+        for ext2, fn in hs[start:]:
+            try:
+                r = fn(ev, ctx)
+                if r is not None and _is_awaitable(r):
+                    r = await r
+                if r is not None:
+                    changed = _apply_patch(ev, r) or changed
+            except Exception as err:
+                self.report(ext2, "tool_result", err)
+        return AfterToolCallResult(ev.content, ev.details, ev.is_error) if changed else None
+
+    # ------------------------------------------------------------------ prompting
+    async def _call(self, ext: Extension, fn: NormalizedHandler, ev: Any) -> Any:
+        """Call one handler; returns its result, or ``_MISSING`` when it raised (reported)."""
+        try:
+            r = fn(ev, self.ctx)
+            if r is not None and _is_awaitable(r):
+                r = await r
+            return r
+        except Exception as err:
+            self.report(ext, ev.type, err)
+            return _MISSING
+
+    async def emit_input(self, ev: InputEvent) -> InputResult:
+        """``transform`` chains; the first ``handled`` short-circuits."""
+        transformed = False
+        for ext, fn in self.handlers("input"):
+            r = await self._call(ext, fn, ev)
+            if r is None or r is _MISSING:
+                continue
+            action = result_field(r, "action")
+            if action == "handled":
+                return InputResult("handled")
+            if action == "transform":
+                text = result_field(r, "text")
+                if isinstance(text, str):
+                    ev.text = text
+                images = result_field(r, "images")
+                if images is not _MISSING and images is not None:
+                    ev.images = list(images)
+                transformed = True
+        return InputResult("transform" if transformed else "continue", ev.text, ev.images)
+
+    async def emit_before_agent_start(self, ev: BeforeAgentStartEvent) -> tuple[list[CustomMessageSpec], str | None]:
+        """Collect every returned message; chain the system prompt (``None`` when nobody changed it)."""
+        messages: list[CustomMessageSpec] = []
+        prompt: str | None = None
+        for ext, fn in self.handlers("before_agent_start"):
+            r = await self._call(ext, fn, ev)
+            if r is None or r is _MISSING:
+                continue
+            msg = result_field(r, "message")
+            if msg is not _MISSING and msg is not None:
+                try:
+                    messages.append(_as_custom_message(msg))
+                except Exception as err:
+                    self.report(ext, "before_agent_start", err)
+            sp = result_field(r, "system_prompt", "systemPrompt")
+            if isinstance(sp, str):
+                prompt = sp
+                ev.system_prompt = sp
+        return messages, prompt
+
+    async def emit_context(self, messages: list[Any]) -> list[Any]:
+        """Chain ``messages`` replacements over the (already copied) list given."""
+        ev = ContextEvent(messages)
+        for ext, fn in self.handlers("context"):
+            r = await self._call(ext, fn, ev)
+            if r is None or r is _MISSING:
+                continue
+            new = result_field(r, "messages")
+            if isinstance(new, list):
+                ev.messages = new
+        return ev.messages
+
+    async def emit_session_before(self, ev: Any) -> Any:
+        """``session_before_*``: the first result with ``cancel`` wins; else the last non-empty result."""
+        last: Any = None
+        for ext, fn in self.handlers(ev.type):
+            r = await self._call(ext, fn, ev)
+            if r is None or r is _MISSING:
+                continue
+            if result_field(r, "cancel") is True:
+                return r
+            last = r
+        return last
+
+    async def emit_resources_discover(self, ev: ResourcesDiscoverEvent) -> tuple[list[str], list[str]]:
+        skills: list[str] = []
+        prompts: list[str] = []
+        for ext, fn in self.handlers("resources_discover"):
+            r = await self._call(ext, fn, ev)
+            if r is None or r is _MISSING:
+                continue
+            sp = result_field(r, "skill_paths", "skillPaths")
+            if isinstance(sp, list):
+                skills.extend(str(p) for p in sp)
+            pp = result_field(r, "prompt_paths", "promptPaths")
+            if isinstance(pp, list):
+                prompts.extend(str(p) for p in pp)
+        return skills, prompts
+
+    def emit_before_provider_request(self, payload: Any) -> Any:
+        """Sync (providers call ``on_payload`` synchronously): a non-None result replaces the payload."""
+        from autocue.extensions.events import BeforeProviderRequestEvent
+
+        ev = BeforeProviderRequestEvent(payload)
+        for ext, fn in self.handlers("before_provider_request"):
+            try:
+                r = fn(ev, self.ctx)
+                if r is not None and _is_awaitable(r):
+                    if hasattr(r, "close"):
+                        r.close()
+                    raise TypeError("before_provider_request handlers must be synchronous")
+            except Exception as err:
+                self.report(ext, "before_provider_request", err)
+                continue
+            if r is not None:
+                ev.payload = r
+        return ev.payload
+
+
+def _as_block(r: Any) -> BeforeToolCallResult | None:
+    if isinstance(r, BeforeToolCallResult):
+        return r if r.block else None
+    block = result_field(r, "block")
+    if block is True:
+        reason = result_field(r, "reason")
+        return BeforeToolCallResult(True, reason if isinstance(reason, str) else None)
+    return None
+
+
+def _content(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        return [TextContent(value)]
+    out: list[Any] = []
+    for b in value:
+        out.append(content_from_json(b) if isinstance(b, dict) else b)
+    return out
+
+
+def _apply_patch(ev: ToolResultEvent, r: Any) -> bool:
+    changed = False
+    if isinstance(r, AfterToolCallResult):
+        from autocue.agent.loop import _UNSET
+
+        c, d, e = (
+            None if r.content is _UNSET else r.content,
+            _MISSING if r.details is _UNSET else r.details,
+            None if r.is_error is _UNSET else r.is_error,
+        )
+    else:
+        c = result_field(r, "content")
+        d = result_field(r, "details")
+        e = result_field(r, "is_error", "isError")
+        if not isinstance(r, dict):
+            # dataclass patches: None means "keep"
+            d = _MISSING if d is None else d
+    if c is not _MISSING and c is not None:
+        ev.content = _content(c)
+        changed = True
+    if d is not _MISSING:
+        ev.details = d
+        changed = True
+    if e is not _MISSING and e is not None:
+        ev.is_error = bool(e)
+        changed = True
+    return changed
+
+
+def _as_custom_message(msg: Any) -> CustomMessageSpec:
+    if isinstance(msg, CustomMessageSpec):
+        return msg
+    ct = result_field(msg, "custom_type", "customType")
+    content = result_field(msg, "content")
+    if ct is _MISSING or content is _MISSING:
+        raise ValueError("a before_agent_start message needs custom_type and content")
+    display = result_field(msg, "display")
+    details = result_field(msg, "details")
+    return CustomMessageSpec(
+        str(ct), content, True if display is _MISSING else bool(display), None if details is _MISSING else details
+    )
+
+
+__all__ = ["ExtensionRunner", "is_missing", "result_field"]

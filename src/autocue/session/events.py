@@ -1,0 +1,92 @@
+"""Session events: what ``AgentSession.subscribe`` listeners get besides the agent events.
+
+``auto_compaction_start{reason}`` / ``auto_compaction_end{result, aborted, will_retry, error_message}``,
+``auto_retry_start{attempt, max_attempts, delay_ms, error_message}`` /
+``auto_retry_end{success, attempt, final_error}``, and ``extension_error{extension_path, event,
+error, stack}``. ``to_json`` gives pi's camelCase form (as ``--mode json`` / RPC print it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from autocue.agent.events import AgentEvent
+from autocue.extensions.events import ExtensionErrorEvent
+
+
+def _result_json(result: Any) -> Any:
+    if result is None:
+        return None
+    if hasattr(result, "to_json"):
+        return result.to_json()
+    return {
+        "summary": getattr(result, "summary", None),
+        "firstKeptEntryId": getattr(result, "first_kept_entry_id", None),
+        "tokensBefore": getattr(result, "tokens_before", None),
+        "details": getattr(result, "details", None),
+    }
+
+
+@dataclass(slots=True)
+class AutoCompactionStartEvent:
+    reason: Literal["threshold", "overflow"]
+    type: Literal["auto_compaction_start"] = "auto_compaction_start"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class AutoCompactionEndEvent:
+    result: Any
+    """The ``CompactionResult`` (``None`` when it failed or was cancelled)."""
+    aborted: bool
+    will_retry: bool
+    error_message: str | None = None
+    type: Literal["auto_compaction_end"] = "auto_compaction_end"
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type, "result": _result_json(self.result), "aborted": self.aborted,
+                             "willRetry": self.will_retry}
+        if self.error_message is not None:
+            d["errorMessage"] = self.error_message
+        return d
+
+
+@dataclass(slots=True)
+class AutoRetryStartEvent:
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "attempt": self.attempt, "maxAttempts": self.max_attempts,
+                "delayMs": self.delay_ms, "errorMessage": self.error_message}
+
+
+@dataclass(slots=True)
+class AutoRetryEndEvent:
+    success: bool
+    attempt: int
+    final_error: str | None = None
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.type, "success": self.success, "attempt": self.attempt}
+        if self.final_error is not None:
+            d["finalError"] = self.final_error
+        return d
+
+
+SessionOnlyEvent: TypeAlias = (
+    AutoCompactionStartEvent | AutoCompactionEndEvent | AutoRetryStartEvent | AutoRetryEndEvent | ExtensionErrorEvent
+)
+AgentSessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent
+
+__all__ = [
+    "AgentSessionEvent", "AutoCompactionEndEvent", "AutoCompactionStartEvent", "AutoRetryEndEvent",
+    "AutoRetryStartEvent", "ExtensionErrorEvent", "SessionOnlyEvent",
+]

@@ -1,0 +1,140 @@
+"""Run any program as the agent: the prompt on stdin or as the last argument.
+
+Public surface: ``CommandBackend(command, args=(), prompt_mode="stdin", env=None, kill_grace_secs=2.0)``.
+
+The program runs in the workspace, in its own session (process group), with the
+environment plus ``AUTOCUE_HAT``, ``AUTOCUE_ITERATION``, ``AUTOCUE_EVENTS_FILE`` and
+``AUTOCUE_SCRATCHPAD``. Output is streamed chunk by chunk to the loop. When the run is
+cancelled (loop timeout or interrupt) the whole process group gets SIGTERM, then SIGKILL
+after ``kill_grace_secs``: no orphaned grandchildren keep running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from collections.abc import Sequence
+from typing import Any
+
+from autocue.loop.backend import BackendResult, Invocation
+
+_CHUNK = 65536
+
+
+def kill_process_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+class CommandBackend:
+    """See module docstring."""
+
+    def __init__(
+        self,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        prompt_mode: str = "stdin",
+        env: dict[str, str] | None = None,
+        kill_grace_secs: float = 2.0,
+        name: str | None = None,
+    ) -> None:
+        if prompt_mode not in ("stdin", "arg"):
+            raise ValueError(f"prompt_mode must be 'stdin' or 'arg', got {prompt_mode!r}")
+        self.command = command
+        self.args = [str(a) for a in args]
+        self.prompt_mode = prompt_mode
+        self.env = dict(env or {})
+        self.kill_grace_secs = kill_grace_secs
+        self.name = name or f"command:{command}"
+        self.runs = 0
+        self.failures = 0
+
+    @classmethod
+    def from_options(cls, opts: dict[str, Any]) -> CommandBackend:
+        env = opts.get("env") or {}
+        return cls(
+            str(opts["command"]),
+            [str(a) for a in (opts.get("args") or [])],
+            prompt_mode=str(opts.get("prompt_mode", "stdin")),
+            env={str(k): str(v) for k, v in env.items()},
+            kill_grace_secs=float(opts.get("kill_grace_secs", 2.0)),
+        )
+
+    async def run(self, invocation: Invocation) -> BackendResult:
+        self.runs += 1
+        env = {**os.environ, **self.env, **invocation.env}
+        argv = [self.command, *self.args]
+        if self.prompt_mode == "arg":
+            argv.append(invocation.prompt)
+        if shutil.which(self.command, path=env.get("PATH")) is None and not os.path.isfile(
+            os.path.join(invocation.cwd, self.command)
+        ):
+            msg = (
+                f"backend command {self.command!r} was not found on PATH (hat '{invocation.hat}'). "
+                "Install it, give its full path in the backend config, or use the mock backend."
+            )
+            return BackendResult(stderr=msg, exit_code=127, error=msg, fatal=True)
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE if self.prompt_mode == "stdin" else asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=str(invocation.cwd),
+            env=env,
+            start_new_session=True,
+        )
+        out: list[bytes] = []
+        err: list[bytes] = []
+
+        async def pump(stream: asyncio.StreamReader | None, buf: list[bytes], is_stdout: bool) -> None:
+            if stream is None:
+                return
+            while True:
+                chunk = await stream.read(_CHUNK)
+                if not chunk:
+                    return
+                buf.append(chunk)
+                invocation.on_output(chunk, is_stdout)
+
+        async def feed() -> None:
+            if proc.stdin is None:
+                return
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                proc.stdin.write(invocation.prompt.encode("utf-8"))
+                await proc.stdin.drain()
+            proc.stdin.close()
+
+        try:
+            await asyncio.gather(feed(), pump(proc.stdout, out, True), pump(proc.stderr, err, False))
+            code = await proc.wait()
+        except BaseException:
+            await self._terminate(proc)
+            raise
+        finally:
+            if proc.returncode is None:
+                await self._terminate(proc)
+        stdout = b"".join(out).decode("utf-8", "replace")
+        stderr = b"".join(err).decode("utf-8", "replace")
+        if code != 0:
+            self.failures += 1
+        return BackendResult(output=stdout, stderr=stderr, exit_code=code)
+
+    async def _terminate(self, proc: asyncio.subprocess.Process) -> None:
+        kill_process_group(proc.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.shield(proc.wait()), self.kill_grace_secs)
+        except (TimeoutError, asyncio.CancelledError):
+            pass
+        kill_process_group(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(asyncio.shield(proc.wait()), 5)
+
+    def stats(self) -> dict[str, Any]:
+        return {"command": self.command, "runs": self.runs, "failures": self.failures}
+
+
+__all__ = ["CommandBackend", "kill_process_group"]

@@ -371,4 +371,4 @@ def test_fork_from_copies_history_under_new_header(tmp_path: Path) -> None:
     assert sm.get_cwd() == "/elsewhere"
     assert sm.get_header().parent_session == str(FIXTURES / "handmade-compaction.jsonl")
     assert len(sm.get_entries()) == 13
-    assert [m.role for m in sm.build_session_context().messages][0] == "compactionSummary"
+    assert sm.build_session_context().messages[0].role == "compactionSummary"

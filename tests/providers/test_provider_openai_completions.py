@@ -308,7 +308,9 @@ async def test_invalid_tool_arguments_are_reported(server: WireServer) -> None:
     server.push(
         Reply(
             chunks=[
-                chunk({"tool_calls": [{"index": 0, "id": "call_x", "function": {"name": "read", "arguments": "{\"pa"}}]}),
+                chunk(
+                    {"tool_calls": [{"index": 0, "id": "call_x", "function": {"name": "read", "arguments": '{"pa'}}]}
+                ),
                 chunk(finish="tool_calls"),
                 DONE,
             ]

@@ -1,0 +1,1 @@
+"""YAML scenarios (placeholder public surface; completed below)."""

@@ -1,0 +1,185 @@
+"""Typed ``assert`` steps and their evaluation against a workspace.
+
+``AssertSpec`` is what a scenario ``assert:`` block loads into (and what a compiled
+``Check.spec`` holds). ``evaluate_assert(spec, root, text=...)`` runs every check (never
+short-circuits) and returns an ``AssertReport`` with one ``AssertResult`` per check
+(``passed``, ``expected``, ``actual``), so a runner can fail loudly and show why.
+
+Checks: ``fs.exists`` / ``fs.notExists`` (paths relative to ``root`` unless absolute),
+``text.contains`` (in ``text``: a terminal buffer or transcript the runner supplies),
+``json.file`` (``{path, pointer, equals}``, RFC 6901 pointer), ``git.commit``
+(``{messageContains}`` against ``git log -1``). Keys a runner adds are kept in ``extra``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autocue.scenario.errors import Pos
+
+
+@dataclass(frozen=True, slots=True)
+class JsonFileCheck:
+    path: str
+    pointer: str = ""
+    equals: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class GitCommitCheck:
+    message_contains: str
+
+
+@dataclass(slots=True)
+class AssertSpec:
+    """One ``assert`` step."""
+
+    fs_exists: list[str] = field(default_factory=list)
+    fs_not_exists: list[str] = field(default_factory=list)
+    text_contains: list[str] = field(default_factory=list)
+    json_file: list[JsonFileCheck] = field(default_factory=list)
+    git_commit: list[GitCommitCheck] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Runner-specific assertion keys (e.g. ``acp``), kept as written."""
+    pos: Pos | None = None
+
+    @property
+    def count(self) -> int:
+        """How many checks ``evaluate_assert`` runs."""
+        return (
+            len(self.fs_exists) + len(self.fs_not_exists) + len(self.text_contains)
+            + len(self.json_file) + len(self.git_commit)
+        )
+
+    def describe(self) -> str:
+        parts: list[str] = []
+        if self.fs_exists:
+            parts.append(f"fs.exists {self.fs_exists}")
+        if self.fs_not_exists:
+            parts.append(f"fs.notExists {self.fs_not_exists}")
+        if self.text_contains:
+            parts.append(f"text.contains {self.text_contains}")
+        for j in self.json_file:
+            parts.append(f"json.file {j.path}{j.pointer} == {json.dumps(j.equals)}")
+        for g in self.git_commit:
+            parts.append(f"git.commit messageContains {g.message_contains!r}")
+        where = f" ({self.pos.short})" if self.pos else ""
+        return "assert " + ("; ".join(parts) or "(nothing)") + where
+
+
+@dataclass(frozen=True, slots=True)
+class AssertResult:
+    check: str
+    passed: bool
+    expected: Any = None
+    actual: Any = None
+
+
+@dataclass(slots=True)
+class AssertReport:
+    results: list[AssertResult]
+    source: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> list[AssertResult]:
+        return [r for r in self.results if not r.passed]
+
+    def message(self) -> str:
+        """A readable failure summary (empty when everything passed)."""
+        bad = self.failed
+        if not bad:
+            return ""
+        where = f" at {self.source}" if self.source else ""
+        lines = [f"{len(bad)} of {len(self.results)} scenario assertion(s) failed{where}:"]
+        for r in bad:
+            lines.append(f"  - {r.check}: expected {r.expected!r}, got {r.actual!r}")
+        return "\n".join(lines)
+
+
+_MISSING = object()
+
+
+def evaluate_assert(spec: AssertSpec, root: str | Path, *, text: str | None = None) -> AssertReport:
+    """Run every check of ``spec`` against the workspace ``root`` (and ``text``, if given)."""
+    base = Path(root)
+    out: list[AssertResult] = []
+    for p in spec.fs_exists:
+        ok = (base / p).exists()
+        out.append(AssertResult(f"fs.exists {p}", ok, "exists", "exists" if ok else "missing"))
+    for p in spec.fs_not_exists:
+        there = (base / p).exists()
+        out.append(AssertResult(f"fs.notExists {p}", not there, "missing", "exists" if there else "missing"))
+    for s in spec.text_contains:
+        if text is None:
+            out.append(AssertResult(f"text.contains {s!r}", False, s, "no text was given to check (pass text=...)"))
+        else:
+            ok = _normalize(s) in _normalize(text)
+            out.append(AssertResult(f"text.contains {s!r}", ok, s, None if ok else _tail(text)))
+    for j in spec.json_file:
+        out.append(_check_json(base, j))
+    if spec.git_commit:
+        message = _last_commit_message(base)
+        for g in spec.git_commit:
+            ok = message is not None and g.message_contains in message
+            out.append(AssertResult(f"git.commit messageContains {g.message_contains!r}", ok, g.message_contains, message))
+    return AssertReport(out, spec.pos.short if spec.pos else None)
+
+
+def _check_json(base: Path, j: JsonFileCheck) -> AssertResult:
+    name = f"json.file {j.path}{j.pointer}"
+    try:
+        doc = json.loads((base / j.path).read_text())
+    except FileNotFoundError:
+        return AssertResult(name, False, j.equals, "file missing")
+    except (OSError, ValueError) as e:
+        return AssertResult(name, False, j.equals, f"unreadable JSON: {e}")
+    value = resolve_pointer(doc, j.pointer)
+    if value is _MISSING:
+        return AssertResult(name, False, j.equals, "pointer not found")
+    return AssertResult(name, value == j.equals, j.equals, value)
+
+
+def resolve_pointer(doc: Any, pointer: str) -> Any:
+    """Resolve an RFC 6901 JSON pointer (``""`` is the whole document); a missing path gives a sentinel."""
+    if pointer in ("", "/"):
+        return doc
+    cur = doc
+    for raw in pointer.lstrip("/").split("/"):
+        tok = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(cur, dict):
+            if tok not in cur:
+                return _MISSING
+            cur = cur[tok]
+        elif isinstance(cur, list):
+            if not tok.isdigit() or int(tok) >= len(cur):
+                return _MISSING
+            cur = cur[int(tok)]
+        else:
+            return _MISSING
+    return cur
+
+
+def _last_commit_message(base: Path) -> str | None:
+    try:
+        r = subprocess.run(
+            ["git", "log", "-1", "--format=%B"], cwd=base, capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def _normalize(s: str) -> str:
+    return " ".join(s.split())
+
+
+def _tail(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else "..." + text[-limit:]

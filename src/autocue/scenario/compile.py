@@ -1,0 +1,156 @@
+"""Compile a ``Scenario`` onto the ``Script`` model every back-end plays.
+
+Rules (documented in ``docs/scenarios.md``):
+
+- **Turns.** The first turn's prompt is the first ``userInputs`` seen before any reply, else
+  ``initialPrompt`` (else ``None``: the runner supplies one). Every later ``userInputs``
+  starts a new turn whose prompt is its inputs joined with newlines.
+- **Replies.** An ``llmResponse`` group is one ``ScriptedResponse``: one ``ThinkingContent``
+  per ``think`` step, one ``TextContent`` per ``assistant`` step, one ``ScriptedToolCall``
+  per tool element, in order. A tool event written after a reply (``agentToolUse``, or a
+  tool-named event like ``runCmd``) joins that reply when it has no tool call yet, so
+  "text, then call" is one model response; otherwise it is a reply of its own (one call per
+  reply: the agent sees each result before the next call). Legacy top-level ``think`` /
+  ``assistant`` events merge into the open legacy reply the same way.
+- **Timing.** ``chunk_delays_ms[i]`` is the delay before content block ``i`` (the step's
+  ``ms``; 0 for tool calls). ``advanceMs`` is runner time and does not delay replies.
+- **Errors.** An ``error`` step is a reply whose ``ScriptedError`` carries status, body and
+  retry-after (429 → ``rate_limit``, 529/503 → ``overloaded``).
+- **Checks.** An ``assert`` step is ``Check(before_step=<replies so far in the turn>, spec=AssertSpec)``;
+  ``before_step == len(turn.steps)`` means "when the turn has finished".
+- Tool names and arguments stay the scenario's canonical ones; map them with a profile
+  (``apply_profile``). ``agentEdits``, ``toolResult``, ``agentPlan``, user edits/commands,
+  screenshots, ``complete``/``merge`` are runner events and produce no steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autocue.llm.types import TextContent, ThinkingContent
+from autocue.scenario.model import (
+    AssertStep,
+    AssistantPart,
+    ErrorStep,
+    LlmResponse,
+    Scenario,
+    ThinkPart,
+    ToolUse,
+    UserInputs,
+)
+from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
+
+
+def scripted_error(e: ErrorStep) -> ScriptedError:
+    """The ``ScriptedError`` an ``error`` step plays as."""
+    etype = e.error_type or ""
+    kind: ErrorKind = "error"
+    if e.status == 429 or etype == "rate_limit_error":
+        kind = "rate_limit"
+    elif e.status in (503, 529) or etype == "overloaded_error":
+        kind = "overloaded"
+    elif etype == "context_length_exceeded" or "prompt is too long" in e.message:
+        kind = "context_overflow"
+    body = e.body
+    if body is None and e.error_type is not None:
+        inner: dict[str, Any] = {"type": e.error_type, "message": e.message}
+        if e.details is not None:
+            inner["details"] = e.details
+        body = {"type": "error", "error": inner}
+    return ScriptedError(e.message, kind, e.status, e.retry_after, body)
+
+
+class _Compiler:
+    __slots__ = ("open_legacy", "pending", "script", "turn")
+
+    def __init__(self, sc: Scenario) -> None:
+        self.script = Script(name=sc.name, source=sc.pos.short)
+        self.turn = Turn(prompt=sc.initial_prompt, source=sc.pos.short)
+        self.script.turns.append(self.turn)
+        self.pending: ScriptedResponse | None = None
+        self.open_legacy = False
+        """Whether ``pending`` is a legacy reply that later think/assistant events may extend."""
+
+    def new_reply(self, source: str) -> ScriptedResponse:
+        r = ScriptedResponse(content=[], chunk_delays_ms=[], source=source)
+        self.turn.steps.append(r)
+        self.pending = r
+        return r
+
+    def close(self) -> None:
+        self.pending = None
+        self.open_legacy = False
+
+    def add_text(self, r: ScriptedResponse, part: ThinkPart | AssistantPart) -> None:
+        delays = r.chunk_delays_ms
+        assert delays is not None
+        think = isinstance(part, ThinkPart)
+        for s in part.steps:
+            r.content.append(ThinkingContent(s.text) if think else TextContent(s.text))
+            delays.append(s.ms)
+
+    def add_call(self, r: ScriptedResponse, t: ToolUse) -> None:
+        r.content.append(ScriptedToolCall(t.tool_name, dict(t.args), t.tool_call_id))
+        assert r.chunk_delays_ms is not None
+        r.chunk_delays_ms.append(0)
+
+    def response(self, ev: LlmResponse) -> None:
+        if ev.grouped:
+            err = next((p for p in ev.parts if isinstance(p, ErrorStep)), None)
+            if err is not None:
+                self.close()
+                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), source=err.pos.short))
+                return
+            r = self.new_reply(ev.pos.short)
+            for p in ev.parts:
+                if isinstance(p, (ThinkPart, AssistantPart)):
+                    self.add_text(r, p)
+                elif isinstance(p, ToolUse):
+                    self.add_call(r, p)
+            self.open_legacy = False
+            return
+        part = ev.parts[0]
+        if isinstance(part, ErrorStep):
+            self.close()
+            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), source=part.pos.short))
+        elif isinstance(part, (ThinkPart, AssistantPart)):
+            r = self.pending
+            if r is None or not self.open_legacy or r.tool_calls:
+                r = self.new_reply(part.pos.short)
+                self.open_legacy = True
+            self.add_text(r, part)
+        elif isinstance(part, ToolUse):
+            r = self.pending
+            if r is None or r.tool_calls:
+                r = self.new_reply(part.pos.short)
+            self.add_call(r, part)
+            self.open_legacy = False
+        # agentEdits / toolResult / agentPlan: runner records, no model step
+
+    def user(self, ev: UserInputs) -> None:
+        self.close()
+        prompt = ev.text
+        t = self.turn
+        if not t.steps and not t.checks:
+            t.prompt = prompt
+            t.source = ev.pos.short
+            return
+        self.turn = Turn(prompt=prompt, source=ev.pos.short)
+        self.script.turns.append(self.turn)
+
+    def check(self, ev: AssertStep) -> None:
+        self.close()
+        self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
+
+
+def compile_scenario(sc: Scenario) -> Script:
+    """The ``Script`` for ``sc`` (a fresh object on every call)."""
+    c = _Compiler(sc)
+    for ev in sc.timeline:
+        if isinstance(ev, LlmResponse):
+            c.response(ev)
+        elif isinstance(ev, UserInputs):
+            c.user(ev)
+        elif isinstance(ev, AssertStep):
+            c.check(ev)
+    return c.script

@@ -1,0 +1,58 @@
+"""Where a scenario problem is, and the two ways one is reported.
+
+``ScenarioError`` is raised for a document autocue cannot use; its message starts with
+``file:line:column: path:`` (``path`` like ``timeline[3].llmResponse[0].think``), says what
+is wrong and what to write instead. ``ScenarioWarning`` is collected (never raised) for input
+that is accepted but ignored or reinterpreted, such as unknown keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Pos:
+    """A place in a scenario file; ``line`` and ``col`` are 1-based."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    @property
+    def short(self) -> str:
+        """``file:line``, the form used in ``source`` fields of compiled steps."""
+        return f"{self.file}:{self.line}"
+
+
+class ScenarioError(ValueError):
+    """A scenario document that cannot be loaded. ``str(err)`` is ``file:line:col: path: message``."""
+
+    def __init__(self, message: str, pos: Pos, path: str = "") -> None:
+        self.message = message
+        self.pos = pos
+        self.path = path
+        self.file = pos.file
+        self.line = pos.line
+        self.col = pos.col
+        super().__init__(_format(message, pos, path))
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioWarning:
+    """Accepted input that autocue ignores or reinterprets (unknown keys, unsupported blocks)."""
+
+    message: str
+    pos: Pos
+    path: str = ""
+
+    def __str__(self) -> str:
+        return _format(self.message, self.pos, self.path)
+
+
+def _format(message: str, pos: Pos, path: str) -> str:
+    where = f"{pos}: {path}: " if path else f"{pos}: "
+    return where + message

@@ -1,0 +1,819 @@
+"""One loader for every accepted scenario form.
+
+``ScenarioLoader(file).load(text)`` parses YAML with positions and normalizes:
+
+- ``llmResponse`` groups, and legacy top-level ``think`` / ``assistant`` / ``agentToolUse`` /
+  ``agentEdits`` / ``error`` events (one-part responses, ``grouped=False``);
+- type-tagged events (``{type: advanceMs, ms: 50}``, ``{type: assistant, text: ...}``, ...);
+- tool-named events (``runCmd: {cmd: ...}``, ``readFile``, ``writeFile``, ...), with the
+  tool-name and argument spellings of ``vocab.TOOL_NAME_ALIASES`` / ``ARG_ALIASES`` rewritten;
+- ``[ms, text]`` pairs and ``{relativeTime|timestamp, content|text}`` objects;
+- ``advanceMs`` / ``baseTimeDelta``, ``userInputs`` / ``userEdits`` / ``userCommand``,
+  ``agentActions`` / ``userActions`` lists (flattened), ``assert``, ``screenshot``,
+  ``complete``, ``merge``, ``toolExecution``, ``error`` steps with status code and body.
+
+Unknown keys and events become ``ScenarioWarning``s (``file:line:col``); anything autocue
+cannot use raises ``ScenarioError`` naming ``file:line:col`` and the path.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any, NoReturn
+
+from autocue.scenario.assertions import AssertSpec, GitCommitCheck, JsonFileCheck
+from autocue.scenario.errors import Pos, ScenarioError, ScenarioWarning
+from autocue.scenario.model import (
+    AdvanceMs,
+    AgentEdits,
+    AgentPlan,
+    Artifact,
+    AssertStep,
+    AssistantPart,
+    CommandSpec,
+    Compat,
+    Complete,
+    ErrorStep,
+    Expect,
+    LlmResponse,
+    Merge,
+    Repo,
+    RepoFile,
+    ResponsePart,
+    RunnerEvent,
+    Scenario,
+    Screenshot,
+    ServerSpec,
+    ThinkPart,
+    TimedText,
+    TimelineEvent,
+    ToolExecEvent,
+    ToolExecution,
+    ToolResultPart,
+    ToolUse,
+    UserCommand,
+    UserEdits,
+    UserInput,
+    UserInputs,
+)
+from autocue.scenario.vocab import (
+    ARG_ALIASES,
+    ERROR_TYPE_STATUS,
+    REQUIRED_ARGS,
+    RESPONSE_PART_KINDS,
+    RUNNER_EVENTS,
+    TIMELINE_EVENTS,
+    TOOL_EVENTS,
+    TOP_LEVEL_KEYS,
+    canonical_tool_name,
+)
+from autocue.scenario.yamlsrc import Node, parse_documents, plain, type_name
+
+_TIMELINE_SET = frozenset(TIMELINE_EVENTS)
+_PART_SET = frozenset(RESPONSE_PART_KINDS)
+_TOOL_SET = frozenset(TOOL_EVENTS)
+_RUNNER_SET = frozenset(RUNNER_EVENTS)
+_BARE_EVENTS = frozenset({"complete", "merge", "sessionStart", "userCancelSession"})
+_EXEC_TYPES = ("stdout", "stderr", "progress", "completion")
+_TIMED_FORMS = "a list of [ms, text] pairs or {relativeTime, content} objects"
+
+
+class ScenarioLoader:
+    """Normalizes the documents of one file; collects warnings while it goes."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.warnings: list[ScenarioWarning] = []
+
+    # ------------------------------------------------------------------ entry points
+    def load(self, text: str) -> list[Scenario]:
+        docs = parse_documents(text, self.file)
+        docs = [d for d in docs if d.v is not None]
+        if not docs:
+            self.fail(Node(None, "", Pos(self.file, 1, 1)), "the file has no scenario: write at least `name:` and `timeline:`")
+        out: list[Scenario] = []
+        for d in docs:
+            self.warnings = []
+            sc = self.scenario(d)
+            out.append(sc)
+        return out
+
+    # ------------------------------------------------------------------ reporting
+    def fail(self, n: Node, message: str) -> NoReturn:
+        raise ScenarioError(message, n.pos, n.path)
+
+    def warn(self, pos: Pos, path: str, message: str) -> None:
+        self.warnings.append(ScenarioWarning(message, pos, path))
+
+    def unknown_keys(self, n: Node, known: frozenset[str] | set[str] | tuple[str, ...], what: str) -> None:
+        for k in n.keys():
+            if k not in known:
+                self.warn(n.key_pos(k), n.key_path(str(k)), f"unknown key {str(k)!r} in {what} is ignored")
+
+    # ------------------------------------------------------------------ scalars
+    def str_(self, n: Node, what: str = "a string") -> str:
+        if not isinstance(n.v, str):
+            self.fail(n, f"expected {what}, got {type_name(n.v)}" + _quote_hint(n.v))
+        return str(n.v)
+
+    def opt_str(self, m: Node, *names: str) -> str | None:
+        n = m.get(*names)
+        return None if n is None or n.v is None else self.str_(n)
+
+    def int_(self, n: Node, what: str = "an integer", minimum: int | None = 0) -> int:
+        v = n.v
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(n, f"expected {what}, got {type_name(v)}")
+        if minimum is not None and v < minimum:
+            self.fail(n, f"expected {what} >= {minimum}, got {v}")
+        return int(v)
+
+    def num(self, n: Node, what: str = "a number") -> float:
+        v = n.v
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            self.fail(n, f"expected {what}, got {type_name(v)}")
+        if v < 0:
+            self.fail(n, f"expected {what} >= 0, got {v}")
+        return float(v)
+
+    def bool_(self, n: Node, what: str = "true or false") -> bool:
+        if n.v is None:
+            return True
+        if not isinstance(n.v, bool) and type(n.v).__name__ != "ScalarBoolean":
+            self.fail(n, f"expected {what}, got {type_name(n.v)}")
+        return bool(n.v)
+
+    def map_(self, n: Node, what: str = "a mapping") -> Node:
+        if not n.is_map:
+            self.fail(n, f"expected {what}, got {type_name(n.v)}")
+        return n
+
+    def seq(self, n: Node, what: str = "a list") -> Node:
+        if not n.is_seq:
+            self.fail(n, f"expected {what}, got {type_name(n.v)}")
+        return n
+
+    def str_list(self, n: Node, what: str = "a list of strings", *, single_ok: bool = False) -> list[str]:
+        if single_ok and isinstance(n.v, str):
+            return [str(n.v)]
+        self.seq(n, what)
+        return [self.str_(i) for i in n.items()]
+
+    def require(self, m: Node, *names: str, what: str) -> Node:
+        got = m.get(*names)
+        if got is None:
+            alts = " or ".join(repr(x) for x in names)
+            self.fail(m, f"missing {alts}: {what}")
+        return got
+
+    # ------------------------------------------------------------------ top level
+    def scenario(self, root: Node) -> Scenario:
+        if not root.is_map:
+            self.fail(root, f"a scenario is a mapping with `name:` and `timeline:`, got {type_name(root.v)}")
+        if "rules" in root and _looks_like_old_playbook(root.v["rules"]):
+            self.fail(
+                root.key("rules"),
+                "this is an old playbook JSON (rules with if_contains), not a scenario: rewrite each rule as an "
+                "`llmResponse` in a `timeline:`",
+            )
+        name_n = self.require(root, "name", what="every scenario needs a non-empty name")
+        name = self.str_(name_n, "the scenario name (a string)")
+        if not name.strip():
+            self.fail(name_n, "the scenario name must not be empty")
+        sc = Scenario(name=name, pos=root.pos)
+        self.unknown_keys(root, TOP_LEVEL_KEYS, "the scenario")
+        if (n := root.get("description")) is not None and n.v is not None:
+            sc.description = self.str_(n)
+        if (n := root.get("tags")) is not None and n.v is not None:
+            sc.tags = self.str_list(n, "a list of tags (strings)")
+        if (n := root.get("terminalRef")) is not None and n.v is not None:
+            sc.terminal_ref = self.str_(n, "a path to a terminal configuration file")
+        if (n := root.get("compat")) is not None and n.v is not None:
+            sc.compat = self.compat(n)
+        if (n := root.get("initialPrompt")) is not None and n.v is not None:
+            sc.initial_prompt = self.str_(n, "the initial prompt (a string)")
+        if (n := root.get("repo")) is not None and n.v is not None:
+            sc.repo = self.repo(n)
+        if (n := root.get("ah")) is not None and n.v is not None:
+            sc.ah = self.command(n)
+        if (n := root.get("server")) is not None and n.v is not None:
+            sc.server = self.server(n)
+        if (n := root.get("expect")) is not None and n.v is not None:
+            sc.expect = self.expect(n)
+        if (n := root.get("acp")) is not None and n.v is not None:
+            sc.acp = plain(self.map_(n).v)
+        if "rules" in root:
+            self.warn(
+                root.key_pos("rules"), "rules",
+                "conditional `rules` blocks are not supported by autocue; the block is ignored "
+                "(write the resolved values directly)",
+            )
+        timeline: list[TimelineEvent] = []
+        tl = root.get("timeline")
+        if tl is None and "events" in root:
+            self.warn(root.key_pos("events"), "events", "legacy key `events` is read as `timeline`; rename it")
+            tl = root.key("events")
+        if tl is None or tl.v is None:
+            self.warn(root.pos, "timeline", "the scenario has no timeline: it scripts no model replies")
+        else:
+            self.seq(tl, "a list of timeline events")
+            for item in tl.items():
+                self.event(item, timeline)
+        if "assertions" in root:
+            self.warn(root.key_pos("assertions"), "assertions",
+                      "legacy key `assertions` is read as `assert` steps at the end of the timeline; "
+                      "move them into the timeline")
+            an = root.key("assertions")
+            for a in (an.items() if an.is_seq else [an]):
+                timeline.append(AssertStep(self.assertion(a), a.pos))
+        sc.timeline = timeline
+        sc.warnings = self.warnings
+        return sc
+
+    def compat(self, n: Node) -> Compat:
+        self.map_(n, "the compat block (a mapping)")
+        c = Compat()
+        if (x := n.get("allowInlineTerminal")) is not None:
+            c.allow_inline_terminal = self.bool_(x)
+        if (x := n.get("allowTypeSteps")) is not None:
+            c.allow_type_steps = self.bool_(x)
+        for k in n.keys():
+            if k not in ("allowInlineTerminal", "allowTypeSteps"):
+                self.warn(n.key_pos(k), n.key_path(k), f"unknown compat flag {k!r} is kept but not used by autocue")
+                c.extra[str(k)] = plain(n.v[k])
+        return c
+
+    def repo(self, n: Node) -> Repo:
+        self.map_(n, "the repo block (a mapping)")
+        self.unknown_keys(n, ("init", "branch", "dir", "files"), "repo")
+        r = Repo()
+        if (x := n.get("init")) is not None:
+            r.init = self.bool_(x)
+        r.branch = self.opt_str(n, "branch")
+        r.dir = self.opt_str(n, "dir")
+        if (x := n.get("files")) is not None and x.v is not None:
+            for f in self.seq(x, "a list of {path, contents} files").items():
+                self.map_(f, "a file: {path, contents}")
+                self.unknown_keys(f, ("path", "contents"), "a repo file")
+                path = self.str_(self.require(f, "path", what="the file's path in the repo"))
+                c = self.require(f, "contents", what="the file's text, or {base64: ...}")
+                contents: str | bytes
+                if isinstance(c.v, str):
+                    contents = str(c.v)
+                elif c.is_map and "base64" in c:
+                    b = c.key("base64")
+                    try:
+                        contents = base64.b64decode(self.str_(b), validate=True)
+                    except (binascii.Error, ValueError):
+                        self.fail(b, "invalid base64 data")
+                else:
+                    self.fail(c, f"expected the file's text or {{base64: ...}}, got {type_name(c.v)}")
+                r.files.append(RepoFile(path, contents))
+        return r
+
+    def command(self, n: Node) -> CommandSpec:
+        self.map_(n, "the command-under-test block (a mapping with cmd, flags, env)")
+        self.unknown_keys(n, ("cmd", "flags", "env"), "ah")
+        c = CommandSpec(cmd=self.opt_str(n, "cmd"))
+        if (x := n.get("flags")) is not None and x.v is not None:
+            c.flags = self.str_list(x, "a list of CLI tokens (strings; quote numbers)")
+        if (x := n.get("env")) is not None and x.v is not None:
+            self.map_(x, "a mapping of environment variables")
+            for k in x.keys():
+                v = x.key(k)
+                if isinstance(v.v, (dict, list)):
+                    self.fail(v, f"environment variable {k} must be a scalar, got {type_name(v.v)}")
+                val = plain(v.v)
+                c.env[str(k)] = "" if val is None else (str(val).lower() if isinstance(val, bool) else str(val))
+        return c
+
+    def server(self, n: Node) -> ServerSpec:
+        self.map_(n, "the server block (a mapping)")
+        s = ServerSpec()
+        if (x := n.get("mode")) is not None:
+            mode = self.str_(x)
+            if mode not in ("none", "mock", "real"):
+                self.fail(x, f"server.mode must be none, mock or real, got {mode!r}")
+            s.mode = mode  # type: ignore[assignment]
+        if (x := n.get("llmApiStyle")) is not None:
+            style = self.str_(x)
+            if style not in ("openai", "anthropic", "responses", "gemini"):
+                self.fail(x, f"server.llmApiStyle must be openai, anthropic, responses or gemini, got {style!r}")
+            s.llm_api_style = style
+        if (x := n.get("coalesceThinkingWithToolUse")) is not None:
+            s.coalesce_thinking_with_tool_use = self.bool_(x)
+        if (x := n.get("toolsProfile", "profile")) is not None and x.v is not None:
+            s.tools_profile = self.str_(x, "a tool profile name")
+        for k in n.keys():
+            if k not in ("mode", "llmApiStyle", "coalesceThinkingWithToolUse", "toolsProfile", "profile"):
+                s.extra[str(k)] = plain(n.v[k])
+        return s
+
+    def expect(self, n: Node) -> Expect:
+        self.map_(n, "the expect block (a mapping)")
+        e = Expect()
+        if (x := n.get("exitCode")) is not None and x.v is not None:
+            e.exit_code = self.int_(x, "an exit code", minimum=None)
+        if (x := n.get("artifacts")) is not None and x.v is not None:
+            for a in self.seq(x, "a list of {type, pattern} artifacts").items():
+                self.map_(a, "an artifact: {type, pattern}")
+                self.unknown_keys(a, ("type", "pattern"), "an artifact")
+                e.artifacts.append(Artifact(
+                    self.str_(self.require(a, "type", what="the artifact type")),
+                    self.str_(self.require(a, "pattern", what="a path or glob")),
+                ))
+        for k in n.keys():
+            if k not in ("exitCode", "artifacts"):
+                self.warn(n.key_pos(k), n.key_path(k), f"unknown key {k!r} in expect is kept but not checked by autocue")
+                e.extra[str(k)] = plain(n.v[k])
+        return e
+
+    # ------------------------------------------------------------------ timeline
+    def event(self, item: Node, out: list[TimelineEvent]) -> None:
+        if isinstance(item.v, str):
+            word = str(item.v)
+            if word in ("complete", "merge"):
+                out.append(Complete(True, item.pos) if word == "complete" else Merge(True, item.pos))
+                return
+            if word in _BARE_EVENTS:
+                out.append(RunnerEvent(word, None, item.pos))
+                return
+            if word in _TIMELINE_SET:
+                self.fail(item, f"`{word}` needs a value: write `- {word}: ...`")
+            self.fail(item, f"a timeline event must be a mapping like `- llmResponse: [...]`, got the string {word!r}")
+        if not item.is_map:
+            self.fail(item, f"a timeline event must be a mapping like `- llmResponse: [...]`, got {type_name(item.v)}")
+        if not item.v:
+            self.fail(item, "empty timeline event: write one event per list item, e.g. `- advanceMs: 50`")
+        if "type" in item:
+            self.tagged_event(item, out)
+            return
+        kinds = [k for k in item.keys() if k in _TIMELINE_SET]
+        if len(kinds) > 1:
+            self.fail(item, "one event per list item: found " + " and ".join(kinds) + "; put each in its own `- ` item")
+        if not kinds:
+            first = item.keys()[0]
+            self.warn(item.key_pos(first), item.key_path(str(first)),
+                      f"unknown timeline event {str(first)!r} is ignored (known events: llmResponse, userInputs, "
+                      "assert, advanceMs, screenshot, runCmd, ...)")
+            out.append(RunnerEvent(str(first), plain(item.v), item.pos))
+            return
+        kind = kinds[0]
+        allowed = {kind, "_meta"}
+        if kind == "userInputs":
+            allowed.add("target")
+        for k in item.keys():
+            if k not in allowed:
+                self.warn(item.key_pos(k), item.key_path(k), f"unknown key {k!r} next to {kind} is ignored")
+        self.dispatch(kind, item.key(kind), item, out)
+
+    def dispatch(self, kind: str, v: Node, item: Node, out: list[TimelineEvent]) -> None:
+        meta = plain(item.v["_meta"]) if "_meta" in item else None
+        if kind == "llmResponse":
+            parts: list[ResponsePart] = []
+            self.seq(v, "a list of response elements (think, assistant, agentToolUse, ...)")
+            for el in v.items():
+                parts.append(self.part(el))
+            if not parts:
+                self.warn(v.pos, v.path, "empty llmResponse: it plays as an empty reply")
+            errs = [p for p in parts if isinstance(p, ErrorStep)]
+            if errs and len(parts) > 1:
+                self.warn(errs[0].pos, v.path, "an llmResponse with an `error` element plays as that failed call; "
+                          "its other elements are not sent (put them in the next llmResponse)")
+            out.append(LlmResponse(parts, v.pos, grouped=True, meta=meta))
+        elif kind in ("agentActions", "userActions"):
+            for sub in self.seq(v, f"a list of events in {kind}").items():
+                self.event(sub, out)
+        elif kind in _PART_SET and kind != "agentPlan":
+            out.append(LlmResponse([self.part_value(kind, v)], v.pos, grouped=False, meta=meta))
+        elif kind == "userInputs":
+            target = self.opt_str(item, "target")
+            out.append(self.user_inputs(v, target))
+        elif kind == "userEdits":
+            if isinstance(v.v, str):
+                out.append(UserEdits(str(v.v), v.pos))
+            else:
+                self.map_(v, "{patch: path/to/file.patch}")
+                self.unknown_keys(v, ("patch",), "userEdits")
+                out.append(UserEdits(self.str_(self.require(v, "patch", what="the patch file")), v.pos))
+        elif kind == "userCommand":
+            if isinstance(v.v, str):
+                out.append(UserCommand(str(v.v), v.pos))
+            else:
+                self.map_(v, "{cmd, cwd}")
+                self.unknown_keys(v, ("cmd", "cwd"), "userCommand")
+                out.append(UserCommand(self.str_(self.require(v, "cmd", what="the command to run")), v.pos,
+                                       self.opt_str(v, "cwd")))
+        elif kind in ("advanceMs", "baseTimeDelta"):
+            out.append(AdvanceMs(self.int_(v, "milliseconds (an integer)"), v.pos))
+        elif kind == "screenshot":
+            if v.is_map:
+                out.append(Screenshot(self.str_(self.require(v, "name", "label", what="the screenshot label")), v.pos))
+            else:
+                out.append(Screenshot(self.str_(v, "a screenshot label (a string)"), v.pos))
+        elif kind == "assert":
+            out.append(AssertStep(self.assertion(v), v.pos))
+        elif kind == "complete":
+            out.append(Complete(self.bool_(v), v.pos))
+        elif kind == "merge":
+            out.append(Merge(self.bool_(v), v.pos))
+        elif kind in ("status", "log"):
+            out.append(RunnerEvent(kind, self.str_(v), v.pos))
+        else:  # agentPlan at top level and the other runner events
+            out.append(RunnerEvent(kind, plain(v.v), v.pos))
+
+    def tagged_event(self, item: Node, out: list[TimelineEvent]) -> None:
+        tn = item.key("type")
+        kind = self.str_(tn, "an event type name")
+        if kind not in _TIMELINE_SET:
+            self.warn(tn.pos, tn.path, f"unknown event type {kind!r} is ignored")
+            out.append(RunnerEvent(kind, plain(item.v), item.pos))
+            return
+        if kind in item:  # {type: think, think: [...]}
+            self.dispatch(kind, item.key(kind), item, out)
+            return
+        if kind in _PART_SET and kind != "agentPlan":
+            out.append(LlmResponse([self.tagged_part(kind, item)], item.pos, grouped=False))
+        elif kind in ("advanceMs", "baseTimeDelta"):
+            self.unknown_keys(item, ("type", "ms", "value"), f"a {kind} event")
+            out.append(AdvanceMs(self.int_(self.require(item, "ms", "value", what="milliseconds"), "milliseconds"),
+                                 item.pos))
+        elif kind == "screenshot":
+            self.unknown_keys(item, ("type", "name", "label"), "a screenshot event")
+            out.append(Screenshot(self.str_(self.require(item, "name", "label", what="the screenshot label")),
+                                  item.pos))
+        elif kind == "userInputs":
+            self.unknown_keys(item, ("type", "inputs", "target"), "a userInputs event")
+            out.append(self.user_inputs(self.require(item, "inputs", what="[[ms, text], ...]"),
+                                        self.opt_str(item, "target")))
+        elif kind in ("complete", "merge"):
+            x = item.get("value")
+            val = True if x is None else self.bool_(x)
+            out.append(Complete(val, item.pos) if kind == "complete" else Merge(val, item.pos))
+        elif kind in ("status", "log"):
+            out.append(RunnerEvent(kind, self.str_(self.require(item, "text", "message", what="the text")), item.pos))
+        elif kind in ("agentActions", "userActions", "llmResponse"):
+            self.fail(item, f"a type-tagged {kind} needs its list under `{kind}:`")
+        else:
+            # Mapping-valued events read their fields from the event itself.
+            rest = _without_type(item)
+            self.dispatch(kind, rest, item, out)
+
+    # ------------------------------------------------------------------ response parts
+    def part(self, el: Node) -> ResponsePart:
+        if not el.is_map:
+            self.fail(el, f"a response element must be a mapping like `- think: [...]`, got {type_name(el.v)}")
+        if "type" in el:
+            kind = self.str_(el.key("type"), "a response element type")
+            if kind not in _PART_SET:
+                self.fail(el.key("type"), f"unknown response element type {kind!r} (known: {', '.join(RESPONSE_PART_KINDS[:7])}, "
+                          "or a tool name)")
+            if kind in el:
+                return self.part_value(kind, el.key(kind))
+            return self.tagged_part(kind, el)
+        kinds = [k for k in el.keys() if k in _PART_SET]
+        if len(kinds) > 1:
+            self.fail(el, "one element per list item: found " + " and ".join(kinds) + "; put each in its own `- ` item")
+        if not kinds:
+            self.fail(el, f"unknown response element {str(el.keys()[0])!r} (known: "
+                      f"{', '.join(RESPONSE_PART_KINDS[:7])}, or a tool name such as runCmd)")
+        for k in el.keys():
+            if k not in (kinds[0], "_meta"):
+                self.warn(el.key_pos(k), el.key_path(k), f"unknown key {k!r} next to {kinds[0]} is ignored")
+        return self.part_value(kinds[0], el.key(kinds[0]))
+
+    def part_value(self, kind: str, v: Node) -> ResponsePart:
+        if kind == "think":
+            return ThinkPart(self.timed_list(v, "content", "text"), v.pos)
+        if kind == "assistant":
+            return AssistantPart(self.timed_list(v, "content", "text"), v.pos)
+        if kind == "agentToolUse":
+            return self.tool_use(v)
+        if kind in _TOOL_SET:
+            return self.tool_named(kind, v)
+        if kind == "agentEdits":
+            self.map_(v, "{path, linesAdded, linesRemoved}")
+            self.unknown_keys(v, ("path", "linesAdded", "linesRemoved", "type"), "agentEdits")
+            return AgentEdits(
+                self.str_(self.require(v, "path", what="the edited file")),
+                self.int_(v.key("linesAdded")) if "linesAdded" in v else 0,
+                self.int_(v.key("linesRemoved")) if "linesRemoved" in v else 0,
+                v.pos,
+            )
+        if kind == "toolResult":
+            self.map_(v, "{toolCallId, content, isError}")
+            self.unknown_keys(v, ("toolCallId", "content", "isError", "type"), "toolResult")
+            err = v.get("isError")
+            return ToolResultPart(self.opt_str(v, "toolCallId"), plain(v.v.get("content")),
+                                  self.bool_(err) if err is not None else False, v.pos)
+        if kind == "error":
+            return self.error_step(v)
+        if kind == "agentPlan":
+            self.map_(v, "{entries: [...]}")
+            entries = v.get("entries")
+            return AgentPlan(plain(self.seq(entries).v) if entries is not None else [], v.pos)
+        raise AssertionError(kind)  # pragma: no cover
+
+    def tagged_part(self, kind: str, el: Node) -> ResponsePart:
+        """``{type: think|assistant, text: ..., ms: ...}`` or a mapping-valued part with ``type``."""
+        if kind in ("think", "assistant"):
+            steps = el.get("steps")
+            if steps is not None:
+                self.unknown_keys(el, ("type", "steps"), f"a {kind} element")
+                texts = self.timed_list(steps, "content", "text")
+            else:
+                self.unknown_keys(el, ("type", "text", "content", "ms", "relativeTime", "timestamp"), f"a {kind} element")
+                body = self.require(el, "text", "content", what=f"the {kind} text")
+                t = el.get("ms", "relativeTime", "timestamp")
+                text, block = self.text_or_block(body)
+                texts = [TimedText(self.int_(t, "milliseconds") if t is not None else 0, text, el.pos, block)]
+            return ThinkPart(texts, el.pos) if kind == "think" else AssistantPart(texts, el.pos)
+        return self.part_value(kind, _without_type(el))
+
+    # ------------------------------------------------------------------ timed text
+    def timed_list(self, n: Node, *text_keys: str, extra_keys: tuple[str, ...] = ()) -> list[TimedText]:
+        if not n.is_seq:
+            self.fail(n, f"expected {_TIMED_FORMS}, got {type_name(n.v)}" + _timed_hint(n.v))
+        out: list[TimedText] = []
+        for s in n.items():
+            out.append(self.timed(s, text_keys, extra_keys))
+        return out
+
+    def timed(self, s: Node, text_keys: tuple[str, ...], extra_keys: tuple[str, ...] = ()) -> TimedText:
+        if s.is_seq:
+            if len(s.v) != 2:
+                self.fail(s, f"a timed step is [ms, text] (2 items), got {len(s.v)} item(s)")
+            ms_n, text_n = list(s.items())
+            text, block = self.text_or_block(text_n)
+            return TimedText(self.int_(ms_n, "milliseconds (the first item of [ms, text])"), text, s.pos, block)
+        if s.is_map:
+            self.unknown_keys(s, ("relativeTime", "timestamp", "ms", *text_keys, *extra_keys), "a timed step")
+            t = s.get("relativeTime", "timestamp", "ms")
+            body = s.get(*text_keys)
+            if body is None:
+                self.fail(s, f"missing {' or '.join(text_keys)}: the step's text")
+            text, block = self.text_or_block(body)
+            ms = self.int_(t, "milliseconds") if t is not None else 0
+            return TimedText(ms, text, s.pos, block)
+        self.fail(s, f"a timed step is [ms, text] or {{relativeTime, content}}, got {type_name(s.v)}"
+                  + (f": write [0, {json.dumps(str(s.v))}]" if isinstance(s.v, str) else ""))
+
+    def text_or_block(self, n: Node) -> tuple[str, dict[str, Any] | None]:
+        if isinstance(n.v, str):
+            return str(n.v), None
+        if n.is_map:
+            block = plain(n.v)
+            btype = block.get("type")
+            if not isinstance(btype, str):
+                self.fail(n, "a rich content block needs a `type` (text, image, diff, resource, ...)")
+            if btype == "text":
+                if not isinstance(block.get("text"), str):
+                    self.fail(n, "a text block needs `text: ...`")
+                return block["text"], block
+            self.warn(n.pos, n.path, f"rich content block of type {btype!r} is kept in the model but sends no text "
+                      "to the model reply")
+            return "", block
+        self.fail(n, f"expected text (a string) or a rich content block, got {type_name(n.v)}" + _quote_hint(n.v))
+
+    # ------------------------------------------------------------------ tools
+    def tool_use(self, v: Node) -> ToolUse:
+        self.map_(v, "{toolName, args, ...}")
+        self.unknown_keys(v, ("toolName", "args", "toolCallId", "progress", "result", "status", "toolExecution",
+                              "meta", "_meta", "type"), "agentToolUse")
+        name_n = self.require(v, "toolName", what="the tool to call (runCmd, readFile, writeFile, ...)")
+        written = self.str_(name_n, "a tool name")
+        if not written:
+            self.fail(name_n, "the tool name must not be empty")
+        name = canonical_tool_name(written)
+        args_n = v.get("args")
+        if args_n is None or args_n.v is None:
+            args: dict[str, Any] = {}
+        else:
+            args = plain(self.map_(args_n, "the tool arguments (a mapping)").v)
+        args = self.canonical_args(name, args, args_n or v)
+        tu = ToolUse(name, args, v.pos, tool_call_id=self.opt_str(v, "toolCallId"))
+        if (p := v.get("progress")) is not None and p.v is not None:
+            tu.progress = self.timed_list(p, "message", "text", "content", extra_keys=("expectOutput",))
+        if "result" in v:
+            tu.result = plain(v.v["result"])
+        tu.status = self.opt_str(v, "status")
+        if (x := v.get("toolExecution")) is not None and x.v is not None:
+            tu.tool_execution = self.tool_execution(x)
+        if (x := v.get("meta", "_meta")) is not None and x.v is not None:
+            tu.meta = plain(self.map_(x).v)
+        return tu
+
+    def tool_named(self, kind: str, v: Node) -> ToolUse:
+        if v.v is None:
+            raw: dict[str, Any] = {}
+        else:
+            raw = plain(self.map_(v, f"the {kind} arguments (a mapping)").v)
+        call_id = raw.pop("toolCallId", None)
+        if isinstance(raw.get("args"), dict) and all(k == "args" for k in raw):
+            raw = raw["args"]
+        if call_id is not None and not isinstance(call_id, str):
+            self.fail(v.key("toolCallId"), "toolCallId must be a string")
+        args = self.canonical_args(kind, raw, v)
+        return ToolUse(kind, args, v.pos, tool_call_id=call_id, written_as=kind)
+
+    def canonical_args(self, tool: str, args: dict[str, Any], where: Node) -> dict[str, Any]:
+        aliases = ARG_ALIASES.get(tool)
+        if aliases:
+            for alias, canon in aliases.items():
+                if alias in args:
+                    if canon in args:
+                        self.warn(where.pos, where.path, f"{tool} has both {alias!r} and {canon!r}; using {canon!r}")
+                        del args[alias]
+                    else:
+                        args = {(canon if k == alias else k): v for k, v in args.items()}
+        for req in REQUIRED_ARGS.get(tool, ()):
+            if req not in args:
+                alts = [a for a, c in (aliases or {}).items() if c == req]
+                also = f" (or {', '.join(alts)})" if alts else ""
+                self.fail(where, f"{tool} needs {req!r}{also}")
+            if req != "todos" and not isinstance(args[req], str):
+                self.fail(where, f"{tool}.{req} must be a string, got {type_name(args[req])}")
+        return args
+
+    def tool_execution(self, x: Node) -> ToolExecution:
+        self.map_(x, "{startTimeMs, events}")
+        self.unknown_keys(x, ("startTimeMs", "events"), "toolExecution")
+        start = self.int_(x.key("startTimeMs")) if "startTimeMs" in x else 0
+        events: list[ToolExecEvent] = []
+        if (ev := x.get("events")) is not None and ev.v is not None:
+            for e in self.seq(ev, "a list of {type, timeMs, content, exitCode}").items():
+                self.map_(e, "{type, timeMs, content, exitCode}")
+                self.unknown_keys(e, ("type", "timeMs", "content", "exitCode"), "a toolExecution event")
+                t_n = self.require(e, "type", what="stdout, stderr, progress or completion")
+                t = self.str_(t_n)
+                if t not in _EXEC_TYPES:
+                    self.fail(t_n, f"toolExecution event type must be one of {', '.join(_EXEC_TYPES)}, got {t!r}")
+                events.append(ToolExecEvent(
+                    t,  # type: ignore[arg-type]
+                    self.int_(e.key("timeMs")) if "timeMs" in e else 0,
+                    self.opt_str(e, "content"),
+                    self.int_(e.key("exitCode"), minimum=None) if "exitCode" in e else None,
+                ))
+        return ToolExecution(start, events)
+
+    # ------------------------------------------------------------------ errors
+    def error_step(self, v: Node) -> ErrorStep:
+        self.map_(v, "{statusCode, errorType, message, body, retryAfterSeconds}")
+        self.unknown_keys(v, ("statusCode", "status", "errorType", "type", "message", "body", "details",
+                              "retryAfterSeconds", "retryAfter"), "error")
+        etype = self.opt_str(v, "errorType", "type")
+        body: dict[str, Any] | None = None
+        if (b := v.get("body")) is not None and b.v is not None:
+            if b.is_map:
+                body = plain(b.v)
+            elif isinstance(b.v, str):
+                try:
+                    parsed = json.loads(str(b.v))
+                except ValueError:
+                    parsed = None
+                if not isinstance(parsed, dict):
+                    self.fail(b, "the error body must be a mapping (the JSON error body) or a JSON object string")
+                body = parsed
+            else:
+                self.fail(b, f"the error body must be a mapping, got {type_name(b.v)}")
+        if (s := v.get("statusCode", "status")) is not None:
+            status = self.int_(s, "an HTTP status code")
+            if not 100 <= status <= 599:
+                self.fail(s, f"an HTTP status code is 100..599, got {status}")
+        else:
+            status = ERROR_TYPE_STATUS.get(etype or "", 400)
+        message = self.opt_str(v, "message")
+        if message is None:
+            inner = body.get("error") if body else None
+            if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+                message = inner["message"]
+            else:
+                message = etype or f"scripted error {status}"
+        retry: float | None = None
+        if (r := v.get("retryAfterSeconds", "retryAfter")) is not None and r.v is not None:
+            retry = self.num(r, "seconds")
+        details = plain(v.v["details"]) if "details" in v else None
+        return ErrorStep(status, message, v.pos, etype, body, retry, details)
+
+    # ------------------------------------------------------------------ user inputs
+    def user_inputs(self, v: Node, target: str | None) -> UserInputs:
+        self.seq(v, "a list of [ms, text] pairs or {relativeTime, input} objects")
+        inputs: list[UserInput] = []
+        for s in v.items():
+            if s.is_seq:
+                if len(s.v) != 2:
+                    self.fail(s, f"a user input is [ms, text] (2 items), got {len(s.v)} item(s)")
+                ms_n, t_n = list(s.items())
+                inputs.append(UserInput(self.int_(ms_n, "milliseconds"), self.str_(t_n, "the input text"), s.pos,
+                                        target))
+            elif s.is_map:
+                self.unknown_keys(s, ("relativeTime", "timestamp", "ms", "input", "text", "content", "target",
+                                      "_meta", "expectedResponse"), "a user input")
+                t = s.get("relativeTime", "timestamp", "ms")
+                body = self.require(s, "input", "text", "content", what="the text the user types")
+                rich: list[Any] | None = None
+                if isinstance(body.v, str):
+                    text = str(body.v)
+                elif body.is_seq:
+                    rich = plain(body.v)
+                    text = "\n".join(b.get("text", "") for b in rich if isinstance(b, dict) and b.get("type") == "text")
+                else:
+                    self.fail(body, f"expected the input text or a list of content blocks, got {type_name(body.v)}")
+                er = s.get("expectedResponse")
+                inputs.append(UserInput(
+                    self.int_(t, "milliseconds") if t is not None else 0, text, s.pos,
+                    self.opt_str(s, "target") or target, rich,
+                    plain(self.map_(er).v) if er is not None and er.v is not None else None,
+                ))
+            else:
+                self.fail(s, f"a user input is [ms, text] or {{relativeTime, input}}, got {type_name(s.v)}")
+        if not inputs:
+            self.warn(v.pos, v.path, "empty userInputs")
+        return UserInputs(inputs, v.pos, target)
+
+    # ------------------------------------------------------------------ assertions
+    def assertion(self, v: Node) -> AssertSpec:
+        self.map_(v, "an assertion mapping (fs, text, json, git)")
+        spec = AssertSpec(pos=v.pos)
+        for k in v.keys():
+            if k == "type":
+                continue
+            sub = v.key(k)
+            if k == "fs":
+                self.map_(sub, "{exists: [...], notExists: [...]}")
+                self.unknown_keys(sub, ("exists", "notExists"), "assert.fs")
+                if (x := sub.get("exists")) is not None:
+                    spec.fs_exists = self.str_list(x, "a list of paths", single_ok=True)
+                if (x := sub.get("notExists")) is not None:
+                    spec.fs_not_exists = self.str_list(x, "a list of paths", single_ok=True)
+            elif k == "text":
+                self.map_(sub, "{contains: [...]}")
+                self.unknown_keys(sub, ("contains",), "assert.text")
+                if (x := sub.get("contains")) is not None:
+                    spec.text_contains = self.str_list(x, "a list of strings", single_ok=True)
+            elif k == "json":
+                self.map_(sub, "{file: {path, pointer, equals}}")
+                self.unknown_keys(sub, ("file",), "assert.json")
+                if (x := sub.get("file")) is not None:
+                    for f in (x.items() if x.is_seq else [x]):
+                        self.map_(f, "{path, pointer, equals}")
+                        self.unknown_keys(f, ("path", "pointer", "equals"), "assert.json.file")
+                        pointer = self.opt_str(f, "pointer") or ""
+                        if pointer and not pointer.startswith("/"):
+                            self.fail(f.key("pointer"), f"a JSON pointer starts with '/', got {pointer!r}")
+                        spec.json_file.append(JsonFileCheck(
+                            self.str_(self.require(f, "path", what="the JSON file")), pointer,
+                            plain(f.v.get("equals")),
+                        ))
+            elif k == "git":
+                self.map_(sub, "{commit: {messageContains}}")
+                self.unknown_keys(sub, ("commit",), "assert.git")
+                if (x := sub.get("commit")) is not None:
+                    for c in (x.items() if x.is_seq else [x]):
+                        self.map_(c, "{messageContains: ...}")
+                        self.unknown_keys(c, ("messageContains",), "assert.git.commit")
+                        spec.git_commit.append(GitCommitCheck(
+                            self.str_(self.require(c, "messageContains", what="text the last commit message contains"))
+                        ))
+            else:
+                self.warn(v.key_pos(k), v.key_path(k),
+                          f"assertion {k!r} is not checked by autocue (known: fs, text, json, git); it is kept in extra")
+                spec.extra[str(k)] = plain(sub.v)
+        if spec.count == 0 and not spec.extra:
+            self.warn(v.pos, v.path, "this assert has no checks")
+        return spec
+
+
+def _without_type(n: Node) -> Node:
+    """The same mapping node without its ``type`` key (positions kept)."""
+    v = n.v
+    clone = type(v)()
+    for k in v:
+        if k != "type":
+            clone[k] = v[k]
+    lc = getattr(v, "lc", None)
+    if lc is not None and hasattr(clone, "lc"):
+        clone.lc.line, clone.lc.col = lc.line, lc.col
+        try:
+            clone.lc.data = {k: lc.data[k] for k in lc.data if k != "type"}
+        except (AttributeError, TypeError, KeyError):
+            pass
+    return Node(clone, n.path, n.pos)
+
+
+def _looks_like_old_playbook(rules: Any) -> bool:
+    return isinstance(rules, list) and any(isinstance(r, dict) and "if_contains" in r for r in rules)
+
+
+def _quote_hint(v: Any) -> str:
+    if isinstance(v, (int, float, bool)):
+        return ": quote the value to make it a string"
+    return ""
+
+
+def _timed_hint(v: Any) -> str:
+    if isinstance(v, str):
+        return f": write `- [0, {json.dumps(v)}]` (one item per step)"
+    return ""

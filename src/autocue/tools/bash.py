@@ -1,0 +1,240 @@
+"""The ``bash`` tool: run a command with ``bash -c`` in the tools' working directory.
+
+Arguments ``{command, timeout?}`` (seconds; none by default). The command runs in its own
+process group (``start_new_session``); on timeout or abort the **whole group** is killed with
+SIGKILL, so background children die too. stdout and stderr are merged in arrival order.
+
+Output keeps the last 2000 lines / 50 KB; when cut, a notice says which lines are shown and
+where the full output was saved (a temp file, written once the output passes 50 KB).
+``on_update`` receives the (tail of the) output so far after each chunk.
+
+Exit code 0 returns the output (``(no output)`` if empty). Any other outcome raises, so the
+model gets an error result: ``<output>\\n\\nCommand exited with code N``, ``... Command timed out
+after N seconds``, ``... Command aborted`` or ``... Command was killed by signal SIGX``.
+
+If the shell exits while a background process it started still holds the output pipe open,
+the tool stops reading after ``drain_timeout`` seconds and returns; that process keeps running.
+
+Public: ``create_bash_tool(cwd, *, shell=None, env=None, command_prefix=None, drain_timeout=0.5)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal as signals
+import tempfile
+from collections import deque
+from collections.abc import Mapping
+from typing import IO, Any
+
+from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
+from autocue.llm.abort import AbortSignal
+from autocue.llm.types import TextContent
+from autocue.tools.common import ToolError
+from autocue.tools.paths import StrPath
+from autocue.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
+
+BASH_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "Bash command to execute"},
+        "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"},
+    },
+    "required": ["command"],
+}
+
+BASH_DESCRIPTION = (
+    "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated "
+    f"to last {DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, "
+    "full output is saved to a temp file. Optionally provide a timeout in seconds."
+)
+
+_READ_SIZE = 64 * 1024
+_KEEP_BYTES = DEFAULT_MAX_BYTES * 2
+
+
+def default_shell() -> str:
+    """``/bin/bash``, else ``bash`` on PATH, else ``sh``."""
+    if os.path.exists("/bin/bash"):
+        return "/bin/bash"
+    return shutil.which("bash") or "sh"
+
+
+class _Output:
+    """Merged output: a rolling tail in memory, everything in a temp file once it is large."""
+
+    __slots__ = ("chunks", "file", "kept", "newlines", "path", "total")
+
+    def __init__(self) -> None:
+        self.chunks: deque[bytes] = deque()
+        self.kept = 0
+        self.total = 0
+        self.newlines = 0
+        self.path: str | None = None
+        self.file: IO[bytes] | None = None
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        self.newlines += data.count(b"\n")
+        if self.file is None and self.total > DEFAULT_MAX_BYTES:
+            fd, self.path = tempfile.mkstemp(prefix="autocue-bash-", suffix=".log")
+            self.file = os.fdopen(fd, "wb")
+            for c in self.chunks:
+                self.file.write(c)
+        if self.file is not None:
+            self.file.write(data)
+        self.chunks.append(data)
+        self.kept += len(data)
+        while self.kept > _KEEP_BYTES and len(self.chunks) > 1:
+            self.kept -= len(self.chunks.popleft())
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def text(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", "replace")
+
+    def render(self) -> tuple[str, dict[str, Any] | None]:
+        """Final text (tail-truncated, with a notice) and details."""
+        full = self.text()
+        tr = truncate_tail(full)
+        out = tr.content or "(no output)"
+        if not tr.truncated and self.path is None:
+            return out, None
+        total_lines = self.newlines + 1
+        start = total_lines - tr.output_lines + 1
+        where = f"Full output: {self.path}" if self.path else "Full output was not saved"
+        if tr.last_line_partial:
+            last = full.rsplit("\n", 1)[-1]
+            size = format_size(len(last.encode("utf-8")))
+            out += f"\n\n[Showing last {format_size(tr.output_bytes)} of line {total_lines} (line is {size}). {where}]"
+        elif tr.truncated_by == "bytes" or (not tr.truncated and self.path):
+            limit = format_size(DEFAULT_MAX_BYTES)
+            out += f"\n\n[Showing lines {start}-{total_lines} of {total_lines} ({limit} limit). {where}]"
+        else:
+            out += f"\n\n[Showing lines {start}-{total_lines} of {total_lines}. {where}]"
+        details: dict[str, Any] = {"truncation": tr.to_json(), "fullOutputPath": self.path}
+        return out, details
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signals.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signals.SIGKILL)
+
+
+def create_bash_tool(
+    cwd: StrPath,
+    *,
+    shell: str | None = None,
+    env: Mapping[str, str] | None = None,
+    command_prefix: str | None = None,
+    drain_timeout: float = 0.5,
+) -> AgentTool:
+    """The ``bash`` tool running commands in ``cwd``.
+
+    ``shell`` defaults to ``default_shell()``; ``env`` replaces the inherited environment;
+    ``command_prefix`` is put on its own line before every command (e.g. ``set -o pipefail``).
+    """
+    workdir = os.fspath(cwd)
+
+    async def execute(
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate
+    ) -> ToolResult:
+        command: str = params["command"]
+        timeout = params.get("timeout")
+        if signal.aborted:
+            raise ToolError("Command aborted")
+        if not os.path.isdir(workdir):
+            raise ToolError(f"Working directory does not exist: {workdir}\nCannot execute bash commands.")
+        script = f"{command_prefix}\n{command}" if command_prefix else command
+        proc = await asyncio.create_subprocess_exec(
+            shell or default_shell(),
+            "-c",
+            script,
+            cwd=workdir,
+            env=dict(env) if env is not None else None,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        output = _Output()
+        killed_for: list[str] = []
+
+        def kill(reason: str) -> None:
+            if not killed_for and proc.returncode is None:
+                killed_for.append(reason)
+                _kill_group(proc.pid)
+
+        def on_chunk(data: bytes) -> None:
+            output.add(data)
+            tr = truncate_tail(output.text())
+            partial = {"truncation": tr.to_json(), "fullOutputPath": output.path} if tr.truncated else None
+            on_update(ToolResult([TextContent(tr.content)], partial))
+
+        async def pump() -> None:
+            assert proc.stdout is not None
+            while True:
+                data = await proc.stdout.read(_READ_SIZE)
+                if not data:
+                    return
+                on_chunk(data)
+
+        pump_task = asyncio.ensure_future(pump())
+        remove = signal.add_listener(lambda: kill("abort"))
+        timer = (
+            asyncio.get_running_loop().call_later(float(timeout), kill, "timeout")
+            if timeout is not None and timeout > 0
+            else None
+        )
+        try:
+            code = await proc.wait()
+            remove()
+            if timer is not None:
+                timer.cancel()
+            done, _ = await asyncio.wait({pump_task}, timeout=drain_timeout)
+            if not done:  # a background process still holds the pipe: leave it running
+                pump_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pump_task
+                if proc._transport is not None:  # type: ignore[attr-defined]
+                    proc._transport.close()  # type: ignore[attr-defined]
+            else:
+                pump_task.result()
+        except BaseException:
+            kill("cancelled")
+            pump_task.cancel()
+            raise
+        finally:
+            remove()
+            if timer is not None:
+                timer.cancel()
+            output.close()
+
+        text, details = output.render()
+        body = "" if text == "(no output)" else text
+        sep = "\n\n" if body else ""
+        if killed_for and killed_for[0] == "timeout":
+            raise ToolError(f"{body}{sep}Command timed out after {_secs(timeout)} seconds")
+        if killed_for:
+            raise ToolError(f"{body}{sep}Command aborted")
+        if code < 0:
+            name = signals.Signals(-code).name if -code in signals.valid_signals() else str(-code)
+            raise ToolError(f"{body}{sep}Command was killed by signal {name}")
+        if code != 0:
+            raise ToolError(f"{text}\n\nCommand exited with code {code}")
+        return ToolResult([TextContent(text)], details)
+
+    return AgentTool("bash", BASH_DESCRIPTION, BASH_PARAMETERS, execute, label="bash")
+
+
+def _secs(timeout: Any) -> str:
+    t = float(timeout)
+    return str(int(t)) if t.is_integer() else str(t)

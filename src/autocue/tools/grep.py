@@ -1,0 +1,305 @@
+"""The ``grep`` tool: search file contents with a regex (or literal text).
+
+Arguments ``{pattern, path?, glob?, ignoreCase?, literal?, context?, limit?}``. Output lines are
+``path:N: text`` for matches and ``path-N- text`` for context lines; paths are relative to
+the searched directory (the base name when a single file is searched). At most ``limit``
+matches (default 100), 50 KB of output, lines cut at 500 characters, each with a notice.
+
+Two backends give the same output: ripgrep (``rg``, on PATH or beside the Python
+interpreter) and a pure-Python one. Both search hidden files, skip ``.git``, binary files and
+what the ``.gitignore``/``.ignore``/``.rgignore`` files below the searched directory exclude,
+and report files in path order (deterministic). Choose with ``backend=`` ("auto", "rg",
+"python") or the ``AUTOCUE_GREP_BACKEND`` environment variable (read when "auto").
+Regexes follow the backend's dialect (Rust regex for rg, Python ``re`` otherwise); the common
+syntax is the same.
+
+Public: ``create_grep_tool(cwd, *, backend="auto")``, ``find_ripgrep()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
+from autocue.llm.abort import AbortSignal
+from autocue.tools.common import ABORTED, ToolError, check_aborted, opt_int
+from autocue.tools.paths import StrPath, resolve_to_cwd
+from autocue.tools.truncate import (
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    NO_LINE_LIMIT,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from autocue.tools.walk import PathGlob, walk
+
+Backend = Literal["auto", "rg", "python"]
+DEFAULT_GREP_LIMIT = 100
+BACKEND_ENV = "AUTOCUE_GREP_BACKEND"
+
+GREP_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Search pattern (regex or literal string)"},
+        "path": {"type": "string", "description": "Directory or file to search (default: current directory)"},
+        "glob": {"type": "string", "description": "Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"},
+        "ignoreCase": {"type": "boolean", "description": "Case-insensitive search (default: false)"},
+        "literal": {
+            "type": "boolean",
+            "description": "Treat pattern as literal string instead of regex (default: false)",
+        },
+        "context": {
+            "type": "number",
+            "description": "Number of lines to show before and after each match (default: 0)",
+        },
+        "limit": {
+            "type": "number",
+            "description": f"Maximum number of matches to return (default: {DEFAULT_GREP_LIMIT})",
+        },
+    },
+    "required": ["pattern"],
+}
+
+GREP_DESCRIPTION = (
+    "Search file contents for a pattern. Returns matching lines with file paths and line numbers. Respects "
+    f".gitignore. Output is truncated to {DEFAULT_GREP_LIMIT} matches or {DEFAULT_MAX_BYTES // 1024}KB "
+    f"(whichever is hit first). Long lines are truncated to {GREP_MAX_LINE_LENGTH} chars."
+)
+
+
+def find_ripgrep() -> str | None:
+    """``rg`` on PATH, else an ``rg`` installed beside the running Python (a venv's bin)."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    beside = Path(sys.executable).parent / "rg"
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the "line" after the final newline is not a line
+    return lines
+
+
+class _Search:
+    """One search's settings and its collected matches ``(absolute path, line number)``."""
+
+    def __init__(self, params: dict[str, Any], cwd: StrPath) -> None:
+        self.pattern: str = params["pattern"]
+        self.root = resolve_to_cwd(params.get("path") or ".", cwd)
+        self.glob: str | None = params.get("glob") or None
+        self.ignore_case = bool(params.get("ignoreCase"))
+        self.literal = bool(params.get("literal"))
+        ctx = opt_int(params, "context") or 0
+        self.context = max(0, ctx)
+        self.limit = max(1, opt_int(params, "limit") or DEFAULT_GREP_LIMIT)
+        try:
+            self.is_dir = self.root.is_dir()
+            exists = self.is_dir or self.root.exists()
+        except OSError:
+            exists = False
+        if not exists:
+            raise ToolError(f"Path not found: {self.root}")
+        self.matches: list[tuple[str, int]] = []
+        self.limit_reached = False
+
+    def add(self, path: str, line_no: int) -> bool:
+        """Record a match; False once the limit is reached."""
+        self.matches.append((path, line_no))
+        if len(self.matches) >= self.limit:
+            self.limit_reached = True
+            return False
+        return True
+
+    def display(self, path: str) -> str:
+        if self.is_dir:
+            rel = os.path.relpath(path, self.root)
+            if rel and not rel.startswith(".."):
+                return rel.replace(os.sep, "/")
+        return os.path.basename(path)
+
+    def render(self) -> ToolResult:
+        if not self.matches:
+            return ToolResult.text("No matches found")
+        cache: dict[str, list[str]] = {}
+        out: list[str] = []
+        cut = False
+        for path, no in self.matches:
+            lines = cache.get(path)
+            if lines is None:
+                lines = cache[path] = _read_lines(path)
+            shown = self.display(path)
+            if not lines:
+                out.append(f"{shown}:{no}: (unable to read file)")
+                continue
+            lo = max(1, no - self.context)
+            hi = min(len(lines), no + self.context)
+            for cur in range(lo, hi + 1):
+                text, was_cut = truncate_line(lines[cur - 1] if cur <= len(lines) else "")
+                cut = cut or was_cut
+                out.append(f"{shown}:{cur}: {text}" if cur == no else f"{shown}-{cur}- {text}")
+        tr = truncate_head("\n".join(out), max_lines=NO_LINE_LIMIT)
+        text = tr.content
+        details: dict[str, Any] = {}
+        notices: list[str] = []
+        if self.limit_reached:
+            notices.append(
+                f"{self.limit} matches limit reached. Use limit={self.limit * 2} for more, or refine pattern"
+            )
+            details["matchLimitReached"] = self.limit
+        if tr.truncated:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = tr.to_json()
+        if cut:
+            notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
+            details["linesTruncated"] = True
+        if notices:
+            text += f"\n\n[{'. '.join(notices)}]"
+        return ToolResult.text(text, details or None)
+
+
+# ------------------------------------------------------------------------------- python backend
+
+
+def _python_search(s: _Search, signal: AbortSignal) -> None:
+    flags = re.IGNORECASE if s.ignore_case else 0
+    try:
+        rx = re.compile(re.escape(s.pattern) if s.literal else s.pattern, flags)
+    except re.error as e:
+        raise ToolError(
+            f"Invalid regex pattern {s.pattern!r}: {e}. Fix the pattern or pass literal=true to search the text as is."
+        ) from None
+    glob = PathGlob(s.glob) if s.glob else None
+    files: Iterator[str]
+    if s.is_dir:
+        files = (
+            e.path
+            for e in walk(str(s.root), should_stop=lambda: signal.aborted)
+            if not e.is_dir and (glob is None or glob.matches(e.rel) != glob.negated)
+        )
+    else:
+        files = iter([str(s.root)])
+    for path in files:
+        if signal.aborted:
+            return
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        if b"\0" in data:  # binary, as rg skips it
+            continue
+        text = data.decode("utf-8", "replace")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for i, line in enumerate(lines, 1):
+            if rx.search(line.rstrip("\r") if line.endswith("\r") else line) and not s.add(path, i):
+                return
+
+
+# ------------------------------------------------------------------------------------ rg backend
+
+
+async def _rg_search(s: _Search, rg: str, signal: AbortSignal) -> None:
+    args = [
+        rg,
+        "--json",
+        "--line-number",
+        "--color=never",
+        "--hidden",
+        "--sort",
+        "path",
+        "--no-config",
+        "--no-require-git",
+        "--no-ignore-global",
+        "--no-ignore-parent",
+        "--no-ignore-exclude",
+        "--glob",
+        "!.git",
+    ]
+    if s.ignore_case:
+        args.append("--ignore-case")
+    if s.literal:
+        args.append("--fixed-strings")
+    if s.glob:
+        args += ["--glob", s.glob]
+    args += ["--regexp", s.pattern, "--", str(s.root)]
+    proc = await asyncio.create_subprocess_exec(
+        *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    stopped = False
+
+    def stop() -> None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+    remove = signal.add_listener(stop)
+    err_task = asyncio.ensure_future(proc.stderr.read())
+    try:
+        async for raw in proc.stdout:
+            if stopped:
+                continue
+            if not raw.startswith(b'{"type":"match"'):
+                continue
+            data = json.loads(raw)["data"]
+            path = data.get("path", {}).get("text")
+            no = data.get("line_number")
+            if path is None or not isinstance(no, int):
+                continue
+            if not s.add(path, no):
+                stopped = True
+                stop()
+        code = await proc.wait()
+        stderr = (await err_task).decode("utf-8", "replace").strip()
+    except BaseException:
+        stop()
+        err_task.cancel()
+        raise
+    finally:
+        remove()
+    if signal.aborted:
+        raise ToolError(ABORTED)
+    if not stopped and code not in (0, 1):
+        raise ToolError(stderr or f"ripgrep exited with code {code}")
+
+
+def create_grep_tool(cwd: StrPath, *, backend: Backend = "auto") -> AgentTool:
+    """The ``grep`` tool searching relative to ``cwd``."""
+
+    async def execute(
+        tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate
+    ) -> ToolResult:
+        check_aborted(signal)
+        search = _Search(params, cwd)
+        choice = backend if backend != "auto" else os.environ.get(BACKEND_ENV, "auto")
+        rg = find_ripgrep() if choice in ("auto", "rg") else None
+        if choice == "rg" and rg is None:
+            raise ToolError("ripgrep (rg) is not installed: install it or use the python grep backend")
+        if rg is not None:
+            await _rg_search(search, rg, signal)
+        else:
+            await asyncio.to_thread(_python_search, search, signal)
+        check_aborted(signal)
+        return search.render()
+
+    return AgentTool("grep", GREP_DESCRIPTION, GREP_PARAMETERS, execute, label="grep")

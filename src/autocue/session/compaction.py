@@ -252,13 +252,16 @@ def find_cut_point(
                     cut = c
                     break
             break
+    # Whether the turn is split is decided at the message cut point. (pi decides it after
+    # moving back over settings entries, so a model change right before a user message made
+    # the previous whole turn a "split turn prefix"; autocue does not.)
+    e = entries[cut]
+    is_user = e.type == "message" and e.role == "user"  # type: ignore[union-attr]
     while cut > start_index:
         prev = entries[cut - 1]
         if prev.type == "compaction" or prev.type == "message":
             break
         cut -= 1
-    e = entries[cut]
-    is_user = e.type == "message" and e.role == "user"  # type: ignore[union-attr]
     turn_start = -1 if is_user else find_turn_start_index(entries, cut, start_index)
     return CutPointResult(cut, turn_start, not is_user and turn_start != -1)
 

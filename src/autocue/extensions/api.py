@@ -142,7 +142,7 @@ class ExtensionAPI:
 
         def add(fn: CommandHandler) -> CommandHandler:
             self.extension.commands[cname] = RegisteredCommand(
-                cname, fn, description, get_argument_completions, self.extension
+                cname, normalize_handler(fn), description, get_argument_completions, self.extension
             )
             return fn
 

@@ -762,7 +762,8 @@ class AgentSession:
                 f"{error} (the server asked to wait {msg.retry_after}s, more than retry.max_delay_ms="
                 f"{rs.max_delay_ms}; raise it in settings to wait that long)"
             )
-            await self._emit_session_event(AutoRetryEndEvent(False, attempt - 1, final))
+            if attempt > 1:
+                await self._emit_session_event(AutoRetryEndEvent(False, attempt - 1, final))
             self._retry_attempt = 0
             return False
         await self._emit_session_event(AutoRetryStartEvent(attempt, rs.max_retries, delay, error))

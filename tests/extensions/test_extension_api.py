@@ -132,7 +132,7 @@ async def test_extension_tool_overrides_builtin_and_first_registration_wins() ->
                         extensions=[lambda api: api.register_tool(mk("first")),
                                     lambda api: api.register_tool(mk("second"))])
     await s.prompt("go")
-    assert [m for m in s.messages if m.role == "toolResult"][0].text == "first: x"
+    assert next(m for m in s.messages if m.role == "toolResult").text == "first: x"
     info = {t.name: t for t in s.get_all_tools()}
     assert info["echo"].source == "extension" and info["echo"].overrides_builtin is True
     assert info["echo"].extension_path == "<factory <lambda>>"
@@ -176,7 +176,7 @@ async def test_function_tool_gets_ctx() -> None:
 
     s, _ = make_session([call("where", {"label": "here"}), say("ok")], extensions=[ext], cwd="/tmp")
     await s.prompt("go")
-    assert [m for m in s.messages if m.role == "toolResult"][0].text == "here:/tmp"
+    assert next(m for m in s.messages if m.role == "toolResult").text == "here:/tmp"
     assert seen == [False]
     params = {t.name: t.parameters for t in s.get_all_tools()}["where"]
     assert list(params["properties"]) == ["label"]
@@ -223,7 +223,8 @@ async def test_set_model_and_thinking_level_from_an_extension() -> None:
     other = scripted_model("other-model")
 
     def ext(api: Any) -> None:
-        api.on("model_select", lambda e: selected.append((e.model.id, e.previous_model.id if e.previous_model else None)))
+        api.on("model_select",
+               lambda e: selected.append((e.model.id, e.previous_model.id if e.previous_model else None)))
 
         @api.register_command("switch")
         async def switch(args: str, ctx: Any) -> None:
@@ -358,7 +359,7 @@ async def test_ctx_abort_stops_the_run() -> None:
     def ext(api: Any) -> None:
         api.on("tool_execution_end", lambda e, ctx: ctx.abort())
 
-    s, p = make_session([call("echo", {"text": "x"}), say("never")], extensions=[ext])
+    s, _p = make_session([call("echo", {"text": "x"}), say("never")], extensions=[ext])
     await s.prompt("go")
     last = s.messages[-1]
     assert last.role == "assistant" and last.stop_reason == "aborted"
@@ -427,7 +428,7 @@ async def test_given_ui_reaches_handlers_and_has_ui_follows() -> None:
     await s.prompt("go")
     assert got == {"has_ui": True, "pick": "b", "ok": CANCELLED}
     assert [c[0] for c in ui.calls] == ["select", "notify", "confirm"]
-    assert [m for m in s.messages if m.role == "toolResult"][0].text == "user cancelled"
+    assert next(m for m in s.messages if m.role == "toolResult").text == "user cancelled"
 
 
 async def test_bind_extensions_can_set_ui_later_and_has_ui_false_keeps_given_ui() -> None:
@@ -444,5 +445,5 @@ async def test_tool_result_objects_pass_through() -> None:
     t = AgentTool("structured", "", None, lambda *a: ToolResult.text("body", {"n": 2}))
     s, _ = make_session([call("structured"), say("ok")], tools=[t])
     await s.prompt("go")
-    trm = [m for m in s.messages if m.role == "toolResult"][0]
+    trm = next(m for m in s.messages if m.role == "toolResult")
     assert trm.text == "body" and trm.details == {"n": 2}

@@ -35,7 +35,7 @@ async def test_tool_call_first_block_wins_and_stops_the_chain() -> None:
         api.on("tool_call", lambda e, ctx: seen.append("second"))
         api.on("tool_execution_start", lambda e: executed.append(e.tool_name))
 
-    s, p = make_session([call("echo", {"text": "x"}), say("ok")], extensions=[first, second])
+    s, _p = make_session([call("echo", {"text": "x"}), say("ok")], extensions=[first, second])
     events = record(s)
     await s.prompt("go")
     assert seen == ["first"]

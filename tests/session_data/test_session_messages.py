@@ -1,0 +1,105 @@
+"""Session message roles: JSON form, parsing, and pi's convertToLlm (also inside a real Agent run)."""
+
+from __future__ import annotations
+
+import pytest
+
+from autocue.agent import Agent
+from autocue.llm import AssistantMessage, Context, ImageContent, TextContent, UserMessage
+from autocue.script import ScriptedProvider, ScriptedResponse, scripted_model
+from autocue.session.manager import SessionManager
+from autocue.session.messages import (
+    BRANCH_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_PREFIX,
+    BashExecutionMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    agent_message_from_json,
+    bash_execution_to_text,
+    convert_message,
+)
+
+
+def test_json_forms_use_pi_names_and_order() -> None:
+    bash = BashExecutionMessage("ls", "out", 2, False, True, "/tmp/full.log", True, timestamp=7)
+    assert list(bash.to_json().items()) == [
+        ("role", "bashExecution"), ("command", "ls"), ("output", "out"), ("exitCode", 2), ("cancelled", False),
+        ("truncated", True), ("fullOutputPath", "/tmp/full.log"), ("timestamp", 7), ("excludeFromContext", True)]
+    assert "exitCode" not in BashExecutionMessage("x", "", None, True, False).to_json()
+    custom = CustomMessage("ext", [TextContent("hi"), ImageContent("AA==", "image/png")], False, {"a": 1}, 9)
+    assert list(custom.to_json()) == ["role", "customType", "content", "display", "details", "timestamp"]
+    assert BranchSummaryMessage("s", "abc", 3).to_json() == {"role": "branchSummary", "summary": "s",
+                                                             "fromId": "abc", "timestamp": 3}
+    assert list(CompactionSummaryMessage("s", 10, 4).to_json()) == ["role", "summary", "tokensBefore", "timestamp"]
+
+
+@pytest.mark.parametrize("msg", [
+    BashExecutionMessage("ls", "out", 0, False, False, timestamp=1),
+    CustomMessage("ext", "text", True, None, 2),
+    CustomMessage("ext", [TextContent("t")], False, {"x": [1]}, 3),
+    BranchSummaryMessage("s", "abc", 3),
+    CompactionSummaryMessage("s", 10, 4),
+    UserMessage("u", timestamp=5),
+])
+def test_agent_message_round_trip(msg: object) -> None:
+    d = msg.to_json()  # type: ignore[attr-defined]
+    back = agent_message_from_json(d)
+    assert back == msg and back.to_json() == d
+
+
+def test_v2_hook_message_reads_as_custom_and_unknown_role_fails() -> None:
+    m = agent_message_from_json({"role": "hookMessage", "customType": "h", "content": "c", "display": True,
+                                 "timestamp": 1})
+    assert isinstance(m, CustomMessage) and m.custom_type == "h"
+    with pytest.raises(ValueError, match="unknown message role 'system'"):
+        agent_message_from_json({"role": "system"})
+    with pytest.raises(ValueError, match="bashExecution message is missing field 'command'"):
+        agent_message_from_json({"role": "bashExecution"})
+
+
+def test_bash_execution_text_variants() -> None:
+    assert bash_execution_to_text(BashExecutionMessage("ls", "a", 0, False, False)) == "Ran `ls`\n```\na\n```"
+    assert bash_execution_to_text(BashExecutionMessage("ls", "", 3, False, False)) == (
+        "Ran `ls`\n(no output)\n\nCommand exited with code 3")
+    assert bash_execution_to_text(BashExecutionMessage("ls", "a", None, True, True, "/f")) == (
+        "Ran `ls`\n```\na\n```\n\n(command cancelled)\n\n[Output truncated. Full output: /f]")
+
+
+def test_convert_message_per_role() -> None:
+    ok = AssistantMessage([TextContent("x")])
+    assert convert_message(ok) is ok
+    assert convert_message(AssistantMessage(stop_reason="error", error_message="e")) is None
+    assert convert_message(AssistantMessage(stop_reason="aborted")) is None
+    assert convert_message(BashExecutionMessage("ls", "", 0, False, False, exclude_from_context=True)) is None
+    c = convert_message(CustomMessage("k", "hello", False, timestamp=11))
+    assert isinstance(c, UserMessage) and c.text == "hello" and c.timestamp == 11
+    b = convert_message(BranchSummaryMessage("S", "x", 1))
+    assert isinstance(b, UserMessage) and b.text == BRANCH_SUMMARY_PREFIX + "S</summary>"
+    s = convert_message(CompactionSummaryMessage("S", 1, 1))
+    assert isinstance(s, UserMessage) and s.text == COMPACTION_SUMMARY_PREFIX + "S\n</summary>"
+    assert s.text.startswith("The conversation history before this point was compacted into the following summary:")
+
+
+async def test_agent_with_convert_message_sends_session_roles_as_user_messages() -> None:
+    """A rebuilt session context (summary + custom message) goes to the model as user messages."""
+    sm = SessionManager.in_memory()
+    u = sm.append_message(UserMessage("old", timestamp=1))
+    sm.append_message(AssistantMessage([TextContent("old reply")], stop_reason="stop", timestamp=2))
+    sm.append_message(AssistantMessage(stop_reason="error", error_message="529 overloaded", timestamp=3))
+    sm.append_compaction("SUMMARY", u, 100)
+    sm.append_custom_message_entry("ext", "be brief", True)
+    seen: list[Context] = []
+
+    def reply(ctx: Context) -> ScriptedResponse:
+        seen.append(ctx)
+        return ScriptedResponse([TextContent("done")])
+
+    agent = Agent(provider=ScriptedProvider([reply]), model=scripted_model(),
+                  messages=sm.build_session_context().messages, convert_message=convert_message)
+    await agent.prompt("next")
+    (ctx,) = seen
+    assert [m.role for m in ctx.messages] == ["user", "user", "assistant", "user", "user"]
+    texts = [m.text for m in ctx.messages]
+    assert texts[0].startswith(COMPACTION_SUMMARY_PREFIX + "SUMMARY") and texts[1:] == [
+        "old", "old reply", "be brief", "next"]

@@ -1,0 +1,31 @@
+"""The harness's errors. Each names the turn, the step and the actions in DSL form."""
+
+from __future__ import annotations
+
+
+class HarnessError(AssertionError):
+    """Base of every error the test harness raises (an ``AssertionError``, so tests fail, not error)."""
+
+
+class PlaybookError(HarnessError):
+    """The model calls the agent made do not match the playbook."""
+
+
+class PlaybookExhaustedError(PlaybookError):
+    """The agent asked the model for more replies than its turn scripted."""
+
+
+class PlaybookNotConsumedError(PlaybookError):
+    """A turn ended with scripted replies left over."""
+
+
+class UnknownToolError(HarnessError):
+    """The model called a tool that is neither registered, built in, nor mocked."""
+
+
+class ToolExecutionError(HarnessError):
+    """A real (not mocked) tool raised while ``propagate_errors`` is on."""
+
+
+class ExtensionLoadError(HarnessError):
+    """An extension failed to load."""

@@ -1,0 +1,153 @@
+"""``TestEvents``: every event of a test run, plus records and query helpers for assertions.
+
+The collector listens to the real session's events (it is a ``subscribe()`` listener), so what
+it records is what the runtime did: blocked calls come from the hook's structural result,
+error flags from the tool-result messages. ``.then()`` callbacks run from here, after the
+tool finished and before the model is called again.
+"""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from autocue.testing.playbook import Playbook
+from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
+
+
+@dataclass
+class ToolFailure:
+    """A real tool raised during a turn (reported after the turn when ``propagate_errors``)."""
+
+    step: int
+    turn: int
+    tool_name: str
+    error: BaseException
+
+    def describe(self) -> str:
+        tb = "".join(traceback.format_exception(self.error)).rstrip()
+        return (
+            f"Error during tool execution at playbook step {self.step} (turn {self.turn}, "
+            f'call "{self.tool_name}"): {type(self.error).__name__}: {self.error}\n\n{tb}\n\n'
+            "This error was raised by the real tool, not by the playbook. To let the model see it\n"
+            "as an error result instead of failing the test, pass propagate_errors=False."
+        )
+
+
+@dataclass
+class TestEvents:
+    """What happened in a run. ``all`` holds every session event in order."""
+
+    __test__ = False  # not a pytest test class
+
+    all: list[Any] = field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    tool_results: list[ToolResultRecord] = field(default_factory=list)
+    messages: list[Any] = field(default_factory=list)
+    ui: list[UICallRecord] = field(default_factory=list)
+    warnings: list[HarnessWarning] = field(default_factory=list)
+
+    def tool_calls_for(self, name: str) -> list[ToolCallRecord]:
+        return [c for c in self.tool_calls if c.tool_name == name]
+
+    def blocked_calls(self) -> list[ToolCallRecord]:
+        return [c for c in self.tool_calls if c.blocked]
+
+    def tool_results_for(self, name: str) -> list[ToolResultRecord]:
+        return [r for r in self.tool_results if r.tool_name == name]
+
+    def ui_calls_for(self, method: str) -> list[UICallRecord]:
+        return [u for u in self.ui if u.method == method]
+
+    def tool_sequence(self) -> list[str]:
+        """Tool names in the order the model called them."""
+        return [c.tool_name for c in self.tool_calls]
+
+    def of_type(self, event_type: str) -> list[Any]:
+        return [e for e in self.all if getattr(e, "type", None) == event_type]
+
+    def warn(self, message: str) -> None:
+        w = HarnessWarning(message)
+        self.warnings.append(w)
+        self.all.append(w)
+
+
+class EventCollector:
+    """Feeds ``TestEvents`` from session events; call it with each event."""
+
+    def __init__(
+        self,
+        events: TestEvents,
+        playbook: Playbook,
+        *,
+        is_mocked: Callable[[str], bool],
+        known_tools: Callable[[], list[str]],
+    ) -> None:
+        self.events = events
+        self.playbook = playbook
+        self.is_mocked = is_mocked
+        self.known_tools = known_tools
+        self.failures: list[ToolFailure] = []
+        self.unknown_tools: list[tuple[int, int, str]] = []
+        self._open: dict[str, ToolCallRecord] = {}
+
+    def __call__(self, ev: Any) -> Awaitable[None] | None:
+        ev_list = self.events
+        ev_list.all.append(ev)
+        t = getattr(ev, "type", None)
+        if t == "message_end":
+            ev_list.messages.append(ev.message)
+        elif t == "tool_execution_start":
+            played = self.playbook.calls.get(ev.tool_call_id)
+            step, turn = (played.step, played.turn) if played else (self.playbook.consumed, self.playbook.current_turn)
+            rec = ToolCallRecord(step, turn, ev.tool_name, ev.args, tool_call_id=ev.tool_call_id)
+            self._open[ev.tool_call_id] = rec
+            ev_list.tool_calls.append(rec)
+        elif t == "tool_execution_end":
+            return self._end(ev)
+        return None
+
+    def _end(self, ev: Any) -> Awaitable[None] | None:
+        rec = self._open.pop(ev.tool_call_id, None)
+        blocked = bool(getattr(ev, "blocked", False))
+        result = ev.result
+        content = list(getattr(result, "content", []) or [])
+        text = ToolResultRecord.text_of(content)
+        if rec is None:
+            played = self.playbook.calls.get(ev.tool_call_id)
+            step, turn = (played.step, played.turn) if played else (self.playbook.consumed, self.playbook.current_turn)
+        else:
+            step, turn = rec.step, rec.turn
+            if blocked:
+                rec.blocked = True
+                rec.block_reason = text
+        known = self.known_tools()
+        mocked = not blocked and self.is_mocked(ev.tool_name)
+        record = ToolResultRecord(
+            step, turn, ev.tool_name, ev.tool_call_id, text, content, bool(ev.is_error),
+            getattr(result, "details", None), mocked, blocked,
+        )
+        self.events.tool_results.append(record)
+        if ev.is_error and not blocked and ev.tool_name not in known:
+            self.unknown_tools.append((step, turn, ev.tool_name))
+        error = getattr(ev, "error", None)
+        if error is not None and not mocked:
+            self.failures.append(ToolFailure(step, turn, ev.tool_name, error))
+        played = self.playbook.calls.get(ev.tool_call_id)
+        if played is not None and played.then is not None:
+            out = played.then(record)
+            if inspect.isawaitable(out):
+                return _await(out)
+        return None
+
+    def record_ui(self, method: str, args: list[Any], value: Any) -> None:
+        rec = UICallRecord(method, args, value)
+        self.events.ui.append(rec)
+        self.events.all.append(rec)
+
+
+async def _await(aw: Awaitable[Any]) -> None:
+    await aw

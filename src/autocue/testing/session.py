@@ -1,0 +1,290 @@
+"""``create_test_session`` and ``TestSession``: a real ``AgentSession`` whose model is a playbook.
+
+The playbook plugs in through the public provider seam (a ``ScriptedProvider``); extensions
+load for real; environment tools are mocked by replacing only their execution (hooks fire once,
+at the agent level); UI dialogs are answered by ``mock_ui``; every event is collected.
+
+    with create_test_session(extensions=["examples/planner/planner.py"], mock_tools={"bash": "ok"}) as t:
+        t.run_sync(when("Propose a plan", [call("plan_propose", {"title": "Cook"}), say("Done.")]))
+        assert t.events.tool_results_for("plan_propose")[0].is_error is False
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from autocue.agent.tool import AgentTool
+from autocue.script.model import Turn
+from autocue.script.provider import ScriptedProvider, scripted_model
+from autocue.session.agent_session import AgentSession
+from autocue.session.settings import Settings
+from autocue.testing.dsl import TurnSpec
+from autocue.testing.errors import ExtensionLoadError, HarnessError, ToolExecutionError, UnknownToolError
+from autocue.testing.events import EventCollector, TestEvents
+from autocue.testing.mock_tools import MockHandler, build_mock_tools
+from autocue.testing.mock_ui import MockUI, RecordingNoUI
+from autocue.testing.playbook import Playbook
+from autocue.testing.transcript import render_transcript
+
+_TEST_DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 0, "maxDelayMs": 0}}
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _builtin_tools(cwd: str) -> dict[str, AgentTool]:
+    try:
+        from autocue.tools import create_builtin_tools
+    except ImportError:  # built-in tools not installed: only mocks and extension tools exist
+        return {}
+    return dict(create_builtin_tools(cwd))
+
+
+class TestSession:
+    """A test harness around a real ``AgentSession``. Use as ``with`` or ``async with``."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(
+        self,
+        *,
+        extensions: Sequence[str | os.PathLike[str]] | None = None,
+        extension_factories: Sequence[Callable[[Any], Any]] | None = None,
+        mock_tools: Mapping[str, MockHandler] | None = None,
+        mock_ui: Mapping[str, Any] | None = None,
+        has_ui: bool = True,
+        system_prompt: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        skills: Sequence[Any] | None = None,
+        settings: Mapping[str, Any] | Settings | None = None,
+        auto_assert: bool = True,
+        propagate_errors: bool = True,
+    ) -> None:
+        self.auto_assert = auto_assert
+        self.propagate_errors = propagate_errors
+        self._owns_cwd = cwd is None
+        self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
+        self._disposed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        try:
+            self._setup(extensions, extension_factories, mock_tools, mock_ui, has_ui, system_prompt, skills, settings)
+        except BaseException:
+            self._remove_cwd()
+            raise
+
+    def _setup(
+        self,
+        extensions: Sequence[str | os.PathLike[str]] | None,
+        extension_factories: Sequence[Callable[[Any], Any]] | None,
+        mock_tools: Mapping[str, MockHandler] | None,
+        mock_ui: Mapping[str, Any] | None,
+        has_ui: bool,
+        system_prompt: str | None,
+        skills: Sequence[Any] | None,
+        settings: Mapping[str, Any] | Settings | None,
+    ) -> None:
+        self.provider = ScriptedProvider()
+        self.playbook = Playbook(self.provider)
+        self.events = TestEvents()
+        mocks = dict(mock_tools or {})
+        self._mock_names = frozenset(mocks)
+        real = _builtin_tools(str(self.cwd))
+        base = dict(real)
+        base.update(build_mock_tools(mocks, real))
+        if isinstance(settings, Settings):
+            st = settings
+        else:
+            st = Settings.from_dict(_merge(_TEST_DEFAULT_SETTINGS, settings or {}), source="create_test_session")
+        # Extension paths resolve against the process's working directory, as a user writes them.
+        specs = [os.fspath(Path(e).resolve()) if _looks_like_path(e) else os.fspath(e) for e in extensions or ()]
+        self.collector = EventCollector(
+            self.events, self.playbook, is_mocked=self._is_mocked, known_tools=self._known_tools
+        )
+        ui = MockUI(mock_ui, self.collector.record_ui) if has_ui else RecordingNoUI(self.collector.record_ui)
+        self.session = AgentSession(
+            provider=self.provider,
+            model=scripted_model(),
+            settings=st,
+            cwd=self.cwd,
+            tools=base,
+            extensions=specs,
+            extension_factories=list(extension_factories or ()),
+            ui=ui,  # type: ignore[arg-type]
+            has_ui=has_ui,
+            system_prompt=system_prompt or "",
+            skills=skills,
+        )
+        self.session.subscribe(self.collector)
+        self.extension_errors = list(self.session.extensions_result.errors)
+        if self.extension_errors and self.auto_assert:
+            lines = ["Extension load errors:"]
+            for err in self.extension_errors:
+                lines.append(f"  {err.path}: {type(err.error).__name__}: {err.error}")
+                lines.append("    " + err.traceback.rstrip().replace("\n", "\n    "))
+            lines.append("Fix the extension, or pass auto_assert=False to inspect t.extension_errors.")
+            raise ExtensionLoadError("\n".join(lines))
+        self._warn_shadowed_mocks()
+
+    def _warn_shadowed_mocks(self) -> None:
+        sources = self.session.runner.tool_sources()
+        for name in sorted(self._mock_names):
+            ext = sources.get(name)
+            if ext is not None:
+                self.events.warn(
+                    f"mock_tools[{name!r}] is not used: extension {ext.name} ({ext.path}) registers a tool of that "
+                    "name, and extension tools take precedence (they are under test)"
+                )
+
+    def _is_mocked(self, name: str) -> bool:
+        return name in self._mock_names and name not in self.session.runner.tools()
+
+    def _known_tools(self) -> list[str]:
+        return [t.name for t in self.session.agent.state.tools]
+
+    # ------------------------------------------------------------------ running
+    async def run(self, *turns: TurnSpec | Turn) -> None:
+        """Play ``when()`` turns: send each prompt and feed its actions as the model's replies."""
+        if self._disposed:
+            raise HarnessError("this TestSession was disposed; create a new one")
+        await self.session.bind_extensions()
+        for spec in turns:
+            turn = spec.compile() if isinstance(spec, TurnSpec) else spec
+            if not isinstance(turn, Turn):
+                raise TypeError(f"run() takes when(...) turns, got {spec!r}")
+            self.playbook.begin_turn(turn)
+            failures_before = len(self.collector.failures)
+            unknown_before = len(self.collector.unknown_tools)
+            if turn.prompt is None:
+                await self.session.continue_()
+            else:
+                await self.session.prompt(turn.prompt)
+            self._check_turn(failures_before, unknown_before)
+
+    def _check_turn(self, failures_before: int, unknown_before: int) -> None:
+        problems: list[HarnessError] = []
+        if self.propagate_errors:
+            for f in self.collector.failures[failures_before:]:
+                problems.append(ToolExecutionError(f.describe()))
+        for step, turn, name in self.collector.unknown_tools[unknown_before:]:
+            known = ", ".join(sorted(self._known_tools())) or "none"
+            problems.append(UnknownToolError(
+                f'The model called tool "{name}" at playbook step {step} (turn {turn}), but no tool of that name '
+                f"is registered by an extension, built in, or mocked.\n  Known tools: {known}\n"
+                f'  Add it to mock_tools (mock_tools={{"{name}": "..."}}) or load the extension that registers it.'
+            ))
+        try:
+            self.playbook.end_turn(strict=self.auto_assert)
+        except HarnessError as e:
+            problems.append(e)
+        if not problems:
+            return
+        first = problems[0]
+        if len(problems) > 1:
+            extra = "\n\n".join(f"Also: {p}" for p in problems[1:])
+            raise type(first)(f"{first}\n\n{extra}") from first
+        raise first
+
+    def run_sync(self, *turns: TurnSpec | Turn) -> None:
+        """``run`` for plain (sync) tests. Inside a running event loop use ``await t.run(...)``."""
+        self._loop_for_sync("run_sync").run_until_complete(self.run(*turns))
+
+    def _loop_for_sync(self, what: str) -> asyncio.AbstractEventLoop:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise HarnessError(
+                f"TestSession.{what}() was called inside a running event loop; use "
+                f"'await t.{what.removesuffix('_sync')}(...)' in async code"
+            )
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        return self._loop
+
+    def transcript(self) -> str:
+        """The run so far as readable text (turns, calls, results, blocks, UI calls)."""
+        return render_transcript(self.events.all)
+
+    # ------------------------------------------------------------------ lifecycle
+    async def adispose(self) -> None:
+        """Dispose from async code: fires ``session_shutdown`` once and removes the temp cwd."""
+        if self._disposed:
+            return
+        self._disposed = True
+        try:
+            await self.session.dispose()
+        finally:
+            self._remove_cwd()
+
+    def dispose(self) -> None:
+        """Fire ``session_shutdown`` (once) and remove the temp cwd. Idempotent."""
+        if self._disposed:
+            return
+        loop = self._loop_for_sync("dispose")
+        try:
+            loop.run_until_complete(self.adispose())
+        finally:
+            loop.close()
+
+    def _remove_cwd(self) -> None:
+        if self._owns_cwd:
+            shutil.rmtree(self.cwd, ignore_errors=True)
+
+    def __enter__(self) -> TestSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.dispose()
+
+    async def __aenter__(self) -> TestSession:
+        await self.session.bind_extensions()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.adispose()
+
+
+def _looks_like_path(spec: str | os.PathLike[str]) -> bool:
+    s = os.fspath(spec)
+    return s.endswith(".py") or os.sep in s or "/" in s or Path(s).exists()
+
+
+def create_test_session(
+    *,
+    extensions: Sequence[str | os.PathLike[str]] | None = None,
+    extension_factories: Sequence[Callable[[Any], Any]] | None = None,
+    mock_tools: Mapping[str, MockHandler] | None = None,
+    mock_ui: Mapping[str, Any] | None = None,
+    has_ui: bool = True,
+    system_prompt: str | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    skills: Sequence[Any] | None = None,
+    settings: Mapping[str, Any] | Settings | None = None,
+    auto_assert: bool = True,
+    propagate_errors: bool = True,
+) -> TestSession:
+    """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option)."""
+    return TestSession(
+        extensions=extensions,
+        extension_factories=extension_factories,
+        mock_tools=mock_tools,
+        mock_ui=mock_ui,
+        has_ui=has_ui,
+        system_prompt=system_prompt,
+        cwd=cwd,
+        skills=skills,
+        settings=settings,
+        auto_assert=auto_assert,
+        propagate_errors=propagate_errors,
+    )

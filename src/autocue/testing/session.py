@@ -12,10 +12,12 @@ at the agent level); UI dialogs are answered by ``mock_ui``; every event is coll
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,20 @@ from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
 from autocue.testing.playbook import Playbook
 from autocue.testing.transcript import render_transcript
+
+_ACTIVE: ContextVar[list[TestSession] | None] = ContextVar("autocue_test_sessions", default=None)
+
+
+@contextlib.contextmanager
+def track_sessions() -> Iterator[list[TestSession]]:
+    """Collect every ``TestSession`` created inside the block (the pytest plugin uses it per test)."""
+    sessions: list[TestSession] = []
+    token = _ACTIVE.set(sessions)
+    try:
+        yield sessions
+    finally:
+        _ACTIVE.reset(token)
+
 
 _TEST_DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 0, "maxDelayMs": 0}}
 
@@ -76,6 +92,9 @@ class TestSession:
         self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
         self._disposed = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        registry = _ACTIVE.get()
+        if registry is not None:
+            registry.append(self)
         try:
             self._setup(extensions, extension_factories, mock_tools, mock_ui, has_ui, system_prompt, skills, settings)
         except BaseException:
@@ -236,6 +255,17 @@ class TestSession:
             loop.run_until_complete(self.adispose())
         finally:
             loop.close()
+
+    def dispose_quietly(self) -> None:
+        """Dispose from sync code even after an async test: runs on a fresh loop if need be."""
+        if self._disposed:
+            return
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            self.dispose()
+            return
+        raise HarnessError("dispose_quietly() cannot run inside a running event loop; use 'await t.adispose()'")
 
     def _remove_cwd(self) -> None:
         if self._owns_cwd:

@@ -1,0 +1,59 @@
+"""pytest plugin (entry point ``pytest11``): the ``autocue_session`` fixture and failure transcripts.
+
+``autocue_session(**options)`` builds a ``TestSession`` with ``create_test_session``'s options and
+disposes every session it built at teardown. When a test fails, the report gains a section
+"autocue transcript" for each ``TestSession`` the test created (fixture or not): turns, tool
+calls with their inputs, results, blocked calls and UI calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+import pytest
+
+from autocue.testing.session import TestSession, create_test_session, track_sessions
+
+_SESSIONS = pytest.StashKey[list[TestSession]]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, None]:
+    with track_sessions() as sessions:
+        item.stash[_SESSIONS] = sessions
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if not report.failed:
+        return
+    for i, t in enumerate(item.stash.get(_SESSIONS, None) or []):
+        text = t.transcript()
+        if text:
+            title = "autocue transcript" + (f" (session {i + 1})" if i else "")
+            report.sections.append((title, text))
+
+
+@pytest.fixture
+def autocue_session() -> Iterator[Callable[..., TestSession]]:
+    """A factory: ``t = autocue_session(extensions=[...], mock_tools={...})``; disposed at teardown."""
+    made: list[TestSession] = []
+
+    def factory(**options: Any) -> TestSession:
+        t = create_test_session(**options)
+        made.append(t)
+        return t
+
+    yield factory
+    errors: list[BaseException] = []
+    for t in made:
+        try:
+            t.dispose_quietly()
+        except Exception as e:  # keep disposing the others
+            errors.append(e)
+    if errors:
+        raise errors[0]

@@ -833,7 +833,7 @@ class AgentSession:
         if branch and branch[-1].type == "compaction":
             raise CompactionError("Already compacted")
         prep = prepare_compaction(branch, self.settings.compaction)
-        if prep is None:
+        if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
             raise CompactionError("Nothing to compact (session too small)")
         self._compaction_abort = controller = AbortController()
         from_ext = False

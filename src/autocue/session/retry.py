@@ -1,7 +1,8 @@
 """Auto-retry policy: which failed replies are retried and how long to wait.
 
 A reply is retryable when its ``stop_reason`` is ``error``, it is not a context overflow, and
-either its ``error_status`` is 429, 408 or ≥ 500, or its ``error_message`` matches pi's pattern
+either its ``error_status`` is one of 408, 429, 502, 503, 504, 529 (a bare 500 counts only when
+the message says so, as in pi: a scripted ``fail("...")`` is not retried), or its ``error_message`` matches pi's pattern
 (overloaded, rate limit, too many requests, 429/5xx, service unavailable, server/internal/connection
 errors, ...). The delay is ``base_delay_ms * 2**(attempt-1)`` capped at ``max_delay_ms``; a reply
 carrying ``retry_after`` (seconds) waits that long instead, and when that exceeds ``max_delay_ms``
@@ -22,6 +23,8 @@ RETRYABLE_PATTERN = re.compile(
     re.IGNORECASE,
 )
 
+RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504, 529})
+
 
 @dataclass(slots=True)
 class RetrySettings:
@@ -37,8 +40,7 @@ def is_retryable_error(message: AssistantMessage, *, is_overflow: bool = False) 
     """True for a failed reply worth retrying (see the module docstring)."""
     if message.stop_reason != "error" or is_overflow:
         return False
-    status = message.error_status
-    if status is not None and (status == 429 or status == 408 or status >= 500):
+    if message.error_status in RETRYABLE_STATUS:
         return True
     return bool(message.error_message and RETRYABLE_PATTERN.search(message.error_message))
 
@@ -52,4 +54,4 @@ def retry_delay_ms(message: AssistantMessage, attempt: int, settings: RetrySetti
     return int(min(settings.base_delay_ms * 2 ** (attempt - 1), settings.max_delay_ms))
 
 
-__all__ = ["RETRYABLE_PATTERN", "RetrySettings", "is_retryable_error", "retry_delay_ms"]
+__all__ = ["RETRYABLE_PATTERN", "RETRYABLE_STATUS", "RetrySettings", "is_retryable_error", "retry_delay_ms"]

@@ -1,0 +1,406 @@
+"""RPC mode (``autocue --mode rpc``): a JSONL protocol on stdin/stdout, as pi's RPC mode.
+
+Framing: one JSON object per line, split on ``\\n`` only (a trailing ``\\r`` is tolerated).
+Every command may carry an ``id`` echoed in its response
+``{"id"?, "type":"response", "command", "success": true, "data"?}`` or
+``{..., "success": false, "error"}``; a line that is not JSON gets ``command: "parse"``.
+
+Commands: ``prompt{message, images?, streamingBehavior?}`` (answered at once; the run's
+events follow, a later failure comes as an error response), ``steer{message}``,
+``follow_up{message}``, ``abort``, ``new_session`` → ``{cancelled}``, ``get_state``,
+``get_messages``, ``set_model{provider, modelId}``, ``cycle_model``,
+``get_available_models``, ``set_thinking_level{level}``, ``cycle_thinking_level``,
+``set_steering_mode{mode}``, ``set_follow_up_mode{mode}``, ``compact{customInstructions?}``,
+``set_auto_compaction{enabled}``, ``set_auto_retry{enabled}``, ``abort_retry``,
+``bash{command}``, ``abort_bash``, ``get_session_stats``, ``get_last_assistant_text``,
+``set_session_name{name}``, ``get_commands``. Unsupported pi commands (``export_html``,
+``switch_session``, ``fork``, ``get_fork_messages``) answer ``success: false`` saying so.
+
+Events: every session event as a JSON line. Extension dialogs use the UI sub-protocol of
+``rpc_ui.RpcUI`` (``extension_ui_request`` out, ``extension_ui_response`` in). When stdin
+closes, the mode waits for the running prompt, disposes the session and returns 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+import orjson
+
+from autocue.llm.stream import THINKING_LEVELS
+from autocue.llm.types import ImageContent
+from autocue.modes.common import event_json, json_line, model_json
+from autocue.modes.rpc_ui import RpcUI
+
+_EOF = object()
+
+
+class RpcCommandError(Exception):
+    """A command that cannot be carried out; its message becomes the error response."""
+
+
+class RpcServer:
+    def __init__(self, session: Any, registry: Any, ui: RpcUI | None, stdout: IO[bytes]) -> None:
+        self.session = session
+        self.registry = registry
+        self.ui = ui
+        self.stdout = stdout
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.bash_task: asyncio.Task[Any] | None = None
+
+    def send(self, obj: Any) -> None:
+        self.stdout.write(json_line(obj))
+        self.stdout.flush()
+
+    def respond(self, cmd: str, rid: Any, data: Any = None, error: str | None = None) -> None:
+        r: dict[str, Any] = {}
+        if rid is not None:
+            r["id"] = rid
+        r.update({"type": "response", "command": cmd, "success": error is None})
+        if error is not None:
+            r["error"] = error
+        elif data is not None:
+            r["data"] = data
+        self.send(r)
+
+    def on_event(self, ev: Any) -> None:
+        self.send(event_json(ev))
+
+    # ------------------------------------------------------------------ dispatch
+    async def handle_line(self, raw: bytes) -> None:
+        line = raw.rstrip(b"\n").rstrip(b"\r")
+        if not line.strip():
+            return
+        try:
+            msg = orjson.loads(line)
+            if not isinstance(msg, dict):
+                raise ValueError("a command must be a JSON object")
+        except (orjson.JSONDecodeError, ValueError) as e:
+            self.respond("parse", None, error=f"Failed to parse command: {e}")
+            return
+        t = msg.get("type")
+        if t == "extension_ui_response":
+            if self.ui is not None:
+                self.ui.resolve(msg)
+            return
+        rid = msg.get("id")
+        if not isinstance(t, str):
+            self.respond("parse", rid, error="command has no 'type'")
+            return
+        handler: Callable[[dict[str, Any]], Any] | None = getattr(self, "cmd_" + t, None)
+        if handler is None:
+            self.respond(t, rid, error=f"Unknown command: {t}")
+            return
+        try:
+            data = await handler(msg)
+        except RpcCommandError as e:
+            self.respond(t, rid, error=str(e))
+            return
+        except Exception as e:  # a command must never kill the server
+            self.respond(t, rid, error=f"{type(e).__name__}: {e}")
+            return
+        if data is not _NO_RESPONSE:
+            self.respond(t, rid, data)
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    # ------------------------------------------------------------------ prompting
+    async def cmd_prompt(self, msg: dict[str, Any]) -> Any:
+        text = _text(msg, "message")
+        images = _images(msg.get("images"))
+        behavior = msg.get("streamingBehavior")
+        sb = {"steer": "steer", "followUp": "follow_up", "follow_up": "follow_up"}.get(behavior or "")
+        if behavior is not None and sb is None:
+            raise RpcCommandError(f"streamingBehavior must be 'steer' or 'followUp', got {behavior!r}")
+        if self.session.is_streaming and sb is None:
+            raise RpcCommandError(
+                "Agent is already processing. Send streamingBehavior 'steer' or 'followUp' to queue the message."
+            )
+        rid = msg.get("id")
+
+        async def run() -> None:
+            try:
+                await self.session.prompt(text, images=images, streaming_behavior=sb, source="rpc")
+            except Exception as e:
+                self.respond("prompt", rid, error=f"{type(e).__name__}: {e}")
+
+        self.respond("prompt", rid)
+        self._spawn(run())
+        return _NO_RESPONSE
+
+    async def cmd_steer(self, msg: dict[str, Any]) -> Any:
+        await self.session.steer(_text(msg, "message"), _images(msg.get("images")))
+
+    async def cmd_follow_up(self, msg: dict[str, Any]) -> Any:
+        await self.session.follow_up(_text(msg, "message"), _images(msg.get("images")))
+
+    async def cmd_abort(self, msg: dict[str, Any]) -> Any:
+        await self.session.abort()
+
+    async def cmd_new_session(self, msg: dict[str, Any]) -> Any:
+        ok = await self.session.new_session()
+        return {"cancelled": not ok}
+
+    # ------------------------------------------------------------------ state
+    async def cmd_get_state(self, msg: dict[str, Any]) -> Any:
+        s = self.session
+        sm = s.session_manager
+        return {
+            "model": model_json(s.model),
+            "thinkingLevel": s.thinking_level,
+            "isStreaming": s.is_streaming,
+            "isCompacting": bool(getattr(s, "_compaction_abort", None)),
+            "steeringMode": s.agent.steering_mode,
+            "followUpMode": s.agent.follow_up_mode,
+            "sessionFile": sm.get_session_file(),
+            "sessionId": sm.get_session_id(),
+            "sessionName": sm.get_session_name(),
+            "autoCompactionEnabled": s.settings.compaction.enabled,
+            "messageCount": len(s.messages),
+            "pendingMessageCount": len(s.agent._steering) + len(s.agent._follow_up),
+        }
+
+    async def cmd_get_messages(self, msg: dict[str, Any]) -> Any:
+        return {"messages": [m.to_json() for m in self.session.messages]}
+
+    async def cmd_get_last_assistant_text(self, msg: dict[str, Any]) -> Any:
+        return {"text": self.session.get_last_assistant_text()}
+
+    async def cmd_get_session_stats(self, msg: dict[str, Any]) -> Any:
+        s = self.session
+        counts = {"user": 0, "assistant": 0, "toolResult": 0}
+        calls = 0
+        tok = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+        cost = 0.0
+        for m in s.messages:
+            role = getattr(m, "role", "")
+            if role in counts:
+                counts[role] += 1
+            if role == "assistant":
+                calls += len(m.tool_calls)
+                u = m.usage
+                tok["input"] += u.input
+                tok["output"] += u.output
+                tok["cacheRead"] += u.cache_read
+                tok["cacheWrite"] += u.cache_write
+                tok["total"] += u.total_tokens
+                cost += u.cost.total
+        sm = s.session_manager
+        return {
+            "sessionFile": sm.get_session_file(),
+            "sessionId": sm.get_session_id(),
+            "userMessages": counts["user"],
+            "assistantMessages": counts["assistant"],
+            "toolCalls": calls,
+            "toolResults": counts["toolResult"],
+            "totalMessages": len(s.messages),
+            "tokens": tok,
+            "cost": cost,
+        }
+
+    async def cmd_get_commands(self, msg: dict[str, Any]) -> Any:
+        return {
+            "commands": [
+                {"name": c.name, "description": c.description, "source": c.source, "path": c.path}
+                for c in self.session.get_commands()
+            ]
+        }
+
+    async def cmd_set_session_name(self, msg: dict[str, Any]) -> Any:
+        self.session.set_session_name(_text(msg, "name"))
+
+    # ------------------------------------------------------------------ model / thinking / queues
+    async def cmd_set_model(self, msg: dict[str, Any]) -> Any:
+        provider, model_id = msg.get("provider"), msg.get("modelId")
+        if not isinstance(provider, str) or not isinstance(model_id, str):
+            raise RpcCommandError("set_model needs 'provider' and 'modelId' strings")
+        try:
+            model = self.registry.find(f"{provider}/{model_id}")
+        except ValueError as e:
+            raise RpcCommandError(str(e)) from None
+        await self.session.set_model(model)
+        return model_json(model)
+
+    async def cmd_get_available_models(self, msg: dict[str, Any]) -> Any:
+        return {"models": [model_json(m) for m in self.registry.models()]}
+
+    async def cmd_cycle_model(self, msg: dict[str, Any]) -> Any:
+        models = [m for m in self.registry.models() if m.api != "scripted" or m.id == self.session.model.id]
+        if len(models) < 2:
+            return None
+        cur = self.session.model
+        idx = next((i for i, m in enumerate(models) if m.provider == cur.provider and m.id == cur.id), -1)
+        nxt = models[(idx + 1) % len(models)]
+        await self.session.set_model(nxt)
+        return {"model": model_json(nxt), "thinkingLevel": self.session.thinking_level, "isScoped": False}
+
+    async def cmd_set_thinking_level(self, msg: dict[str, Any]) -> Any:
+        level = msg.get("level")
+        if level not in THINKING_LEVELS:
+            raise RpcCommandError(f"level must be one of {', '.join(THINKING_LEVELS)}, got {level!r}")
+        self.session.set_thinking_level(level)
+
+    async def cmd_cycle_thinking_level(self, msg: dict[str, Any]) -> Any:
+        if not self.session.model.reasoning:
+            return None
+        cur = self.session.thinking_level
+        levels = list(THINKING_LEVELS)
+        nxt = levels[(levels.index(cur) + 1) % len(levels)] if cur in levels else "off"
+        self.session.set_thinking_level(nxt)
+        return {"level": nxt}
+
+    async def cmd_set_steering_mode(self, msg: dict[str, Any]) -> Any:
+        self.session.agent.steering_mode = _mode(msg)
+
+    async def cmd_set_follow_up_mode(self, msg: dict[str, Any]) -> Any:
+        self.session.agent.follow_up_mode = _mode(msg)
+
+    # ------------------------------------------------------------------ compaction / retry
+    async def cmd_compact(self, msg: dict[str, Any]) -> Any:
+        result = await self.session.compact(msg.get("customInstructions"))
+        return result.to_json() if hasattr(result, "to_json") else result
+
+    async def cmd_set_auto_compaction(self, msg: dict[str, Any]) -> Any:
+        self.session.settings.compaction.enabled = bool(msg.get("enabled"))
+
+    async def cmd_set_auto_retry(self, msg: dict[str, Any]) -> Any:
+        self.session.settings.retry.enabled = bool(msg.get("enabled"))
+
+    async def cmd_abort_retry(self, msg: dict[str, Any]) -> Any:
+        ev = getattr(self.session, "_retry_abort", None)
+        if ev is not None:
+            ev.set()
+
+    # ------------------------------------------------------------------ bash
+    async def cmd_bash(self, msg: dict[str, Any]) -> Any:
+        from autocue.session.messages import BashExecutionMessage
+
+        command = _text(msg, "command")
+        if self.bash_task is not None and not self.bash_task.done():
+            raise RpcCommandError("a bash command is already running; send abort_bash first")
+        self.bash_task = asyncio.ensure_future(_run_bash(command, self.session.cwd))
+        try:
+            output, code, cancelled = await self.bash_task
+        except asyncio.CancelledError:
+            output, code, cancelled = "", None, True
+        limit = 50_000
+        truncated = len(output) > limit
+        if truncated:
+            output = output[-limit:]
+        m = BashExecutionMessage(command, output, code, cancelled, truncated)
+        self.session.agent.append_message(m)
+        self.session.session_manager.append_message(m)
+        return {"output": output, "exitCode": code, "cancelled": cancelled, "truncated": truncated}
+
+    async def cmd_abort_bash(self, msg: dict[str, Any]) -> Any:
+        if self.bash_task is not None and not self.bash_task.done():
+            self.bash_task.cancel()
+
+    # ------------------------------------------------------------------ not supported here
+    async def _unsupported(self, msg: dict[str, Any]) -> Any:
+        raise RpcCommandError(f"{msg.get('type')} is not supported by autocue's RPC mode")
+
+    cmd_export_html = cmd_switch_session = cmd_fork = cmd_get_fork_messages = _unsupported
+
+
+_NO_RESPONSE = object()
+
+
+def _text(msg: dict[str, Any], key: str) -> str:
+    v = msg.get(key)
+    if not isinstance(v, str):
+        raise RpcCommandError(f"{msg.get('type')} needs a string '{key}'")
+    return v
+
+
+def _mode(msg: dict[str, Any]) -> Any:
+    mode = msg.get("mode")
+    if mode not in ("one-at-a-time", "all"):
+        raise RpcCommandError(f"mode must be 'one-at-a-time' or 'all', got {mode!r}")
+    return mode
+
+
+def _images(raw: Any) -> list[ImageContent] | None:
+    if not raw:
+        return None
+    if not isinstance(raw, list):
+        raise RpcCommandError("images must be a list of {type:'image', data, mimeType}")
+    out = []
+    for i, b in enumerate(raw):
+        if not isinstance(b, dict) or not isinstance(b.get("data"), str) or not isinstance(b.get("mimeType"), str):
+            raise RpcCommandError(f"images[{i}] must be {{type:'image', data:<base64>, mimeType}}")
+        out.append(ImageContent(b["data"], b["mimeType"]))
+    return out
+
+
+async def _run_bash(command: str, cwd: str) -> tuple[str, int | None, bool]:
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        stdin=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        out, _ = await proc.communicate()
+    except asyncio.CancelledError:
+        proc.kill()
+        await proc.wait()
+        raise
+    return out.decode("utf-8", "replace"), proc.returncode, False
+
+
+def _start_reader(stdin: IO[bytes], loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Any]) -> None:
+    """Read lines (split on ``\\n`` only) in a thread and hand them to the loop."""
+
+    def run() -> None:
+        try:
+            while True:
+                line = stdin.readline()
+                if not line:
+                    break
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+        finally:
+            loop.call_soon_threadsafe(queue.put_nowait, _EOF)
+
+    threading.Thread(target=run, name="autocue-rpc-stdin", daemon=True).start()
+
+
+async def run_rpc(session: Any, registry: Any, ui: RpcUI | None, *, stdin: IO[bytes], stdout: IO[bytes]) -> int:
+    server = RpcServer(session, registry, ui, stdout)
+    unsubscribe = session.subscribe(server.on_event)
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    _start_reader(stdin, asyncio.get_running_loop(), queue)
+    try:
+        while True:
+            line = await queue.get()
+            if line is _EOF:
+                break
+            # Commands run one after another, except prompt (spawned) and UI responses (instant);
+            # a slow command (bash, compact) runs as a task so UI responses still get through.
+            t = server._spawn(server.handle_line(line))
+            if not _is_slow(line):
+                await t
+        while server.tasks:
+            await asyncio.gather(*list(server.tasks), return_exceptions=True)
+        await session.wait_for_idle()
+    finally:
+        unsubscribe()
+        if ui is not None:
+            ui.cancel_all()
+        await session.dispose()
+    return 0
+
+
+def _is_slow(line: bytes) -> bool:
+    return b'"bash"' in line or b'"compact"' in line or b'"new_session"' in line or b'"abort"' in line
+
+
+__all__ = ["RpcServer", "run_rpc"]

@@ -129,7 +129,8 @@ def evaluate_assert(spec: AssertSpec, root: str | Path, *, text: str | None = No
         message = _last_commit_message(base)
         for g in spec.git_commit:
             ok = message is not None and g.message_contains in message
-            out.append(AssertResult(f"git.commit messageContains {g.message_contains!r}", ok, g.message_contains, message))
+            name = f"git.commit messageContains {g.message_contains!r}"
+            out.append(AssertResult(name, ok, g.message_contains, message))
     return AssertReport(out, spec.pos.short if spec.pos else None)
 
 

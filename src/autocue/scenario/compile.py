@@ -114,16 +114,16 @@ class _Compiler:
             self.close()
             self.turn.steps.append(ScriptedResponse(error=scripted_error(part), source=part.pos.short))
         elif isinstance(part, (ThinkPart, AssistantPart)):
-            r = self.pending
-            if r is None or not self.open_legacy or r.tool_calls:
-                r = self.new_reply(part.pos.short)
+            cur = self.pending
+            if cur is None or not self.open_legacy or cur.tool_calls:
+                cur = self.new_reply(part.pos.short)
                 self.open_legacy = True
-            self.add_text(r, part)
+            self.add_text(cur, part)
         elif isinstance(part, ToolUse):
-            r = self.pending
-            if r is None or r.tool_calls:
-                r = self.new_reply(part.pos.short)
-            self.add_call(r, part)
+            cur = self.pending
+            if cur is None or cur.tool_calls:
+                cur = self.new_reply(part.pos.short)
+            self.add_call(cur, part)
             self.open_legacy = False
         # agentEdits / toolResult / agentPlan: runner records, no model step
 

@@ -92,7 +92,8 @@ class ScenarioLoader:
         docs = parse_documents(text, self.file)
         docs = [d for d in docs if d.v is not None]
         if not docs:
-            self.fail(Node(None, "", Pos(self.file, 1, 1)), "the file has no scenario: write at least `name:` and `timeline:`")
+            self.fail(Node(None, "", Pos(self.file, 1, 1)),
+                      "the file has no scenario: write at least `name:` and `timeline:`")
         out: list[Scenario] = []
         for d in docs:
             self.warnings = []
@@ -108,7 +109,7 @@ class ScenarioLoader:
         self.warnings.append(ScenarioWarning(message, pos, path))
 
     def unknown_keys(self, n: Node, known: frozenset[str] | set[str] | tuple[str, ...], what: str) -> None:
-        for k in n.keys():
+        for k in n.key_names():
             if k not in known:
                 self.warn(n.key_pos(k), n.key_path(str(k)), f"unknown key {str(k)!r} in {what} is ignored")
 
@@ -239,7 +240,7 @@ class ScenarioLoader:
             c.allow_inline_terminal = self.bool_(x)
         if (x := n.get("allowTypeSteps")) is not None:
             c.allow_type_steps = self.bool_(x)
-        for k in n.keys():
+        for k in n.key_names():
             if k not in ("allowInlineTerminal", "allowTypeSteps"):
                 self.warn(n.key_pos(k), n.key_path(k), f"unknown compat flag {k!r} is kept but not used by autocue")
                 c.extra[str(k)] = plain(n.v[k])
@@ -281,7 +282,7 @@ class ScenarioLoader:
             c.flags = self.str_list(x, "a list of CLI tokens (strings; quote numbers)")
         if (x := n.get("env")) is not None and x.v is not None:
             self.map_(x, "a mapping of environment variables")
-            for k in x.keys():
+            for k in x.key_names():
                 v = x.key(k)
                 if isinstance(v.v, (dict, list)):
                     self.fail(v, f"environment variable {k} must be a scalar, got {type_name(v.v)}")
@@ -306,7 +307,7 @@ class ScenarioLoader:
             s.coalesce_thinking_with_tool_use = self.bool_(x)
         if (x := n.get("toolsProfile", "profile")) is not None and x.v is not None:
             s.tools_profile = self.str_(x, "a tool profile name")
-        for k in n.keys():
+        for k in n.key_names():
             if k not in ("mode", "llmApiStyle", "coalesceThinkingWithToolUse", "toolsProfile", "profile"):
                 s.extra[str(k)] = plain(n.v[k])
         return s
@@ -324,9 +325,10 @@ class ScenarioLoader:
                     self.str_(self.require(a, "type", what="the artifact type")),
                     self.str_(self.require(a, "pattern", what="a path or glob")),
                 ))
-        for k in n.keys():
+        for k in n.key_names():
             if k not in ("exitCode", "artifacts"):
-                self.warn(n.key_pos(k), n.key_path(k), f"unknown key {k!r} in expect is kept but not checked by autocue")
+                self.warn(n.key_pos(k), n.key_path(k),
+                          f"unknown key {k!r} in expect is kept but not checked by autocue")
                 e.extra[str(k)] = plain(n.v[k])
         return e
 
@@ -350,11 +352,11 @@ class ScenarioLoader:
         if "type" in item:
             self.tagged_event(item, out)
             return
-        kinds = [k for k in item.keys() if k in _TIMELINE_SET]
+        kinds = [k for k in item.key_names() if k in _TIMELINE_SET]
         if len(kinds) > 1:
             self.fail(item, "one event per list item: found " + " and ".join(kinds) + "; put each in its own `- ` item")
         if not kinds:
-            first = item.keys()[0]
+            first = item.key_names()[0]
             self.warn(item.key_pos(first), item.key_path(str(first)),
                       f"unknown timeline event {str(first)!r} is ignored (known events: llmResponse, userInputs, "
                       "assert, advanceMs, screenshot, runCmd, ...)")
@@ -364,7 +366,7 @@ class ScenarioLoader:
         allowed = {kind, "_meta"}
         if kind == "userInputs":
             allowed.add("target")
-        for k in item.keys():
+        for k in item.key_names():
             if k not in allowed:
                 self.warn(item.key_pos(k), item.key_path(k), f"unknown key {k!r} next to {kind} is ignored")
         self.dispatch(kind, item.key(kind), item, out)
@@ -468,18 +470,19 @@ class ScenarioLoader:
         if "type" in el:
             kind = self.str_(el.key("type"), "a response element type")
             if kind not in _PART_SET:
-                self.fail(el.key("type"), f"unknown response element type {kind!r} (known: {', '.join(RESPONSE_PART_KINDS[:7])}, "
+                known = ", ".join(RESPONSE_PART_KINDS[:7])
+                self.fail(el.key("type"), f"unknown response element type {kind!r} (known: {known}, "
                           "or a tool name)")
             if kind in el:
                 return self.part_value(kind, el.key(kind))
             return self.tagged_part(kind, el)
-        kinds = [k for k in el.keys() if k in _PART_SET]
+        kinds = [k for k in el.key_names() if k in _PART_SET]
         if len(kinds) > 1:
             self.fail(el, "one element per list item: found " + " and ".join(kinds) + "; put each in its own `- ` item")
         if not kinds:
-            self.fail(el, f"unknown response element {str(el.keys()[0])!r} (known: "
+            self.fail(el, f"unknown response element {str(el.key_names()[0])!r} (known: "
                       f"{', '.join(RESPONSE_PART_KINDS[:7])}, or a tool name such as runCmd)")
-        for k in el.keys():
+        for k in el.key_names():
             if k not in (kinds[0], "_meta"):
                 self.warn(el.key_pos(k), el.key_path(k), f"unknown key {k!r} next to {kinds[0]} is ignored")
         return self.part_value(kinds[0], el.key(kinds[0]))
@@ -524,7 +527,8 @@ class ScenarioLoader:
                 self.unknown_keys(el, ("type", "steps"), f"a {kind} element")
                 texts = self.timed_list(steps, "content", "text")
             else:
-                self.unknown_keys(el, ("type", "text", "content", "ms", "relativeTime", "timestamp"), f"a {kind} element")
+                self.unknown_keys(el, ("type", "text", "content", "ms", "relativeTime", "timestamp"),
+                                  f"a {kind} element")
                 body = self.require(el, "text", "content", what=f"the {kind} text")
                 t = el.get("ms", "relativeTime", "timestamp")
                 text, block = self.text_or_block(body)
@@ -737,7 +741,7 @@ class ScenarioLoader:
     def assertion(self, v: Node) -> AssertSpec:
         self.map_(v, "an assertion mapping (fs, text, json, git)")
         spec = AssertSpec(pos=v.pos)
-        for k in v.keys():
+        for k in v.key_names():
             if k == "type":
                 continue
             sub = v.key(k)
@@ -779,7 +783,8 @@ class ScenarioLoader:
                         ))
             else:
                 self.warn(v.key_pos(k), v.key_path(k),
-                          f"assertion {k!r} is not checked by autocue (known: fs, text, json, git); it is kept in extra")
+                          f"assertion {k!r} is not checked by autocue (known: fs, text, json, git); "
+                          "it is kept in extra")
                 spec.extra[str(k)] = plain(sub.v)
         if spec.count == 0 and not spec.extra:
             self.warn(v.pos, v.path, "this assert has no checks")

@@ -21,7 +21,7 @@ from autocue.scenario.errors import Pos, ScenarioError
 class Node:
     """A value in a YAML document with its path and position."""
 
-    __slots__ = ("file", "path", "pos", "v")
+    __slots__ = ("path", "pos", "v")
 
     def __init__(self, v: Any, path: str, pos: Pos) -> None:
         self.v = v
@@ -36,7 +36,7 @@ class Node:
     def is_seq(self) -> bool:
         return isinstance(self.v, list)
 
-    def keys(self) -> list[str]:
+    def key_names(self) -> list[str]:
         return [k for k in self.v]
 
     def __contains__(self, key: str) -> bool:

@@ -81,7 +81,8 @@ class ExtensionRunner:
         self.on_change: Callable[[], None] | None = None
         """Called after handlers or tools are registered at run time."""
         self.errors: list[ExtensionErrorEvent] = []
-        self._by_event: dict[str, HandlerList] = {}
+        self.by_event: dict[str, HandlerList] = {}
+        """Handlers per event name (precomputed; read-only for callers)."""
         self.rebuild()
 
     # ------------------------------------------------------------------ registry
@@ -101,7 +102,7 @@ class ExtensionRunner:
             for name, fns in ext.handlers.items():
                 lst = by.setdefault(name, [])
                 lst.extend((ext, fn) for fn in fns)
-        self._by_event = by
+        self.by_event = by
 
     def changed(self) -> None:
         self.rebuild()
@@ -109,14 +110,14 @@ class ExtensionRunner:
             self.on_change()
 
     def has(self, event: str) -> bool:
-        return event in self._by_event
+        return event in self.by_event
 
     def handlers(self, event: str) -> HandlerList:
-        return self._by_event.get(event, [])
+        return self.by_event.get(event, [])
 
     @property
     def has_any(self) -> bool:
-        return bool(self._by_event)
+        return bool(self.by_event)
 
     def tools(self) -> dict[str, AgentTool]:
         """Extension tools by name; the first registration of a name wins across extensions."""
@@ -171,7 +172,7 @@ class ExtensionRunner:
     # ------------------------------------------------------------------ generic events
     def emit(self, ev: Any) -> Awaitable[None] | None:
         """Dispatch an event whose results are ignored. Returns an awaitable only if a handler is async."""
-        hs = self._by_event.get(ev.type)
+        hs = self.by_event.get(ev.type)
         if not hs:
             return None
         ctx = self.ctx
@@ -207,7 +208,7 @@ class ExtensionRunner:
     # ------------------------------------------------------------------ tool_call
     def emit_tool_call(self, ev: ToolCallEvent) -> BeforeToolCallResult | Awaitable[BeforeToolCallResult | None] | None:
         """First block wins; a raising handler blocks. Sync when every handler is sync."""
-        hs = self._by_event.get("tool_call")
+        hs = self.by_event.get("tool_call")
         if not hs:
             return None
         ctx = self.ctx
@@ -257,7 +258,7 @@ class ExtensionRunner:
         self, ev: ToolResultEvent
     ) -> AfterToolCallResult | Awaitable[AfterToolCallResult | None] | None:
         """Patches chain like middleware; returns the combined patch (or None when nothing changed)."""
-        hs = self._by_event.get("tool_result")
+        hs = self.by_event.get("tool_result")
         if not hs:
             return None
         ctx = self.ctx

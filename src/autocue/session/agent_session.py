@@ -385,16 +385,17 @@ class AgentSession:
         return unsubscribe
 
     def _on_agent_event(self, ev: AgentEvent) -> Awaitable[None] | None:
-        r = self.runner.emit(ev)
-        if r is not None:
-            return self._on_agent_event_async(r, ev)
-        listeners = self._listeners
-        for i, fn in enumerate(listeners):
+        t = ev.type
+        if t in self.runner.by_event:
+            r = self.runner.emit(ev)
+            if r is not None:
+                return self._on_agent_event_async(r, ev)
+        for fn in self._listeners:
             r2 = fn(ev)
             if r2 is not None:
-                return self._listeners_rest(r2, ev, listeners[i + 1 :])
-        if ev.type == "message_end":
-            self._persist(ev.message)
+                return self._listeners_rest(r2, ev, fn)
+        if t == "message_end":
+            self._persist(ev.message)  # type: ignore[union-attr]
         return None
 
     async def _on_agent_event_async(self, first: Awaitable[None], ev: AgentEvent) -> None:
@@ -406,8 +407,10 @@ class AgentSession:
         if ev.type == "message_end":
             self._persist(ev.message)
 
-    async def _listeners_rest(self, first: Awaitable[None], ev: AgentEvent, rest: list[SessionListener]) -> None:
+    async def _listeners_rest(self, first: Awaitable[None], ev: AgentEvent, after: SessionListener) -> None:
         await first
+        listeners = self._listeners
+        rest = listeners[listeners.index(after) + 1 :] if after in listeners else []
         for fn in rest:
             r = fn(ev)
             if r is not None:

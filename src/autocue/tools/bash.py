@@ -25,7 +25,9 @@ import contextlib
 import os
 import shutil
 import signal as signals
+import subprocess
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Mapping
 from typing import IO, Any
@@ -88,7 +90,8 @@ class _Output:
             self.file.write(data)
         self.chunks.append(data)
         self.kept += len(data)
-        while self.kept > _KEEP_BYTES and len(self.chunks) > 1:
+        # drop old chunks but never below _KEEP_BYTES, so the tail shown holds only whole lines
+        while len(self.chunks) > 1 and self.kept - len(self.chunks[0]) >= _KEEP_BYTES:
             self.kept -= len(self.chunks.popleft())
 
     def close(self) -> None:
@@ -105,9 +108,13 @@ class _Output:
         out = tr.content or "(no output)"
         if not tr.truncated and self.path is None:
             return out, None
+        if self.path is None:  # cut by lines while small: everything is still in memory
+            fd, self.path = tempfile.mkstemp(prefix="autocue-bash-", suffix=".log")
+            with os.fdopen(fd, "wb") as f:
+                f.writelines(self.chunks)
         total_lines = self.newlines + 1
         start = total_lines - tr.output_lines + 1
-        where = f"Full output: {self.path}" if self.path else "Full output was not saved"
+        where = f"Full output: {self.path}"
         if tr.last_line_partial:
             last = full.rsplit("\n", 1)[-1]
             size = format_size(len(last.encode("utf-8")))
@@ -119,6 +126,41 @@ class _Output:
             out += f"\n\n[Showing lines {start}-{total_lines} of {total_lines}. {where}]"
         details: dict[str, Any] = {"truncation": tr.to_json(), "fullOutputPath": self.path}
         return out, details
+
+
+def _exit_future(proc: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop) -> asyncio.Future[int]:
+    """A future for the exit code: a pidfd watched by the loop (Linux), else a waiter thread."""
+    fut: asyncio.Future[int] = loop.create_future()
+
+    def settle(code: int) -> None:
+        if not fut.done():
+            fut.set_result(code)
+
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+
+        def wait_thread() -> None:
+            code = proc.wait()
+            loop.call_soon_threadsafe(settle, code)
+
+        threading.Thread(target=wait_thread, name=f"bash-wait-{proc.pid}", daemon=True).start()
+        return fut
+
+    def ready() -> None:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+        settle(proc.wait())  # exited: reaping does not block
+
+    loop.add_reader(pidfd, ready)
+
+    def cleanup(f: asyncio.Future[int]) -> None:
+        if f.cancelled():
+            loop.remove_reader(pidfd)
+            os.close(pidfd)
+
+    fut.add_done_callback(cleanup)
+    return fut
 
 
 def _kill_group(pid: int) -> None:
@@ -154,22 +196,33 @@ def create_bash_tool(
         if not os.path.isdir(workdir):
             raise ToolError(f"Working directory does not exist: {workdir}\nCannot execute bash commands.")
         script = f"{command_prefix}\n{command}" if command_prefix else command
-        proc = await asyncio.create_subprocess_exec(
-            shell or default_shell(),
-            "-c",
-            script,
-            cwd=workdir,
-            env=dict(env) if env is not None else None,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                [shell or default_shell(), "-c", script],
+                cwd=workdir,
+                env=dict(env) if env is not None else None,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as e:
+            raise ToolError(f"Cannot start the shell: {e}") from None
+        assert proc.stdout is not None
+        loop = asyncio.get_running_loop()
+        exited = _exit_future(proc, loop)
+        reader = asyncio.StreamReader(limit=_READ_SIZE * 4)
+        try:
+            transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proc.stdout)
+        except BaseException:
+            _kill_group(proc.pid)
+            proc.wait()
+            raise
         output = _Output()
         killed_for: list[str] = []
 
         def kill(reason: str) -> None:
-            if not killed_for and proc.returncode is None:
+            if not killed_for and not exited.done():
                 killed_for.append(reason)
                 _kill_group(proc.pid)
 
@@ -180,42 +233,40 @@ def create_bash_tool(
             on_update(ToolResult([TextContent(tr.content)], partial))
 
         async def pump() -> None:
-            assert proc.stdout is not None
             while True:
-                data = await proc.stdout.read(_READ_SIZE)
+                data = await reader.read(_READ_SIZE)
                 if not data:
                     return
                 on_chunk(data)
 
         pump_task = asyncio.ensure_future(pump())
         remove = signal.add_listener(lambda: kill("abort"))
-        timer = (
-            asyncio.get_running_loop().call_later(float(timeout), kill, "timeout")
-            if timeout is not None and timeout > 0
-            else None
-        )
+        timer = loop.call_later(float(timeout), kill, "timeout") if timeout is not None and timeout > 0 else None
         try:
-            code = await proc.wait()
+            code = await asyncio.shield(exited)
             remove()
             if timer is not None:
                 timer.cancel()
+            # the shell is gone; read what is left unless a background process keeps the pipe open
             done, _ = await asyncio.wait({pump_task}, timeout=drain_timeout)
-            if not done:  # a background process still holds the pipe: leave it running
+            if not done:
                 pump_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await pump_task
-                if proc._transport is not None:  # type: ignore[attr-defined]
-                    proc._transport.close()  # type: ignore[attr-defined]
             else:
                 pump_task.result()
         except BaseException:
             kill("cancelled")
             pump_task.cancel()
+            if not exited.done():
+                proc.wait()  # reap at once: the group was just SIGKILLed
+                exited.cancel()
             raise
         finally:
             remove()
             if timer is not None:
                 timer.cancel()
+            transport.close()
             output.close()
 
         text, details = output.render()

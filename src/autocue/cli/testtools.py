@@ -1,0 +1,239 @@
+"""``autocue test <tool>``: the orchestrator test tools from the shell, JSON in, JSON out.
+
+Tools: ``setup``, ``run``, ``assert``, ``inspect``, ``cleanup``, ``mock-backend``, ``snapshot``,
+``diff`` (and ``list``). Every tool takes ``--root DIR`` (default ``$AUTOCUE_TESTTOOLS_ROOT`` or
+``<temp>/autocue-testtools``) and ``--params JSON`` (the tool's whole parameter object, as
+in MCP; ``@file`` reads a file, ``-`` reads stdin); flags override single parameters. JSON
+values may be given as ``@file`` too. State persists in the workspace, so separate
+invocations chain: ``setup`` → ``mock-backend`` → ``run`` → ``assert``.
+
+Exit codes: 0 done; 1 the tool failed (``{"error": {code, message, ...}}`` on stdout), an
+assertion failed, or the run reported an ``error``; 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+TOOLS = ("setup", "run", "assert", "inspect", "cleanup", "mock-backend", "snapshot", "diff", "list")
+POSITIONALS: dict[str, tuple[str, ...]] = {
+    "setup": ("workspace_id",), "run": ("workspace_id", "task"), "assert": ("workspace_id", "assertions"),
+    "inspect": ("workspace_id",), "cleanup": ("workspace_id",), "mock-backend": ("workspace_id", "responses"),
+    "snapshot": ("workspace_id",), "diff": ("workspace_id", "baseline", "compare_to"), "list": (),
+}
+
+
+class _Usage(Exception):
+    pass
+
+
+def _json_value(text: str, what: str) -> Any:
+    if text == "-":
+        raw = sys.stdin.buffer.read()
+    elif text.startswith("@"):
+        try:
+            raw = Path(text[1:]).read_bytes()
+        except OSError as e:
+            raise _Usage(f"{what}: cannot read {text[1:]}: {e.strerror or e}") from None
+    else:
+        raw = text.encode("utf-8")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise _Usage(f"{what}: invalid JSON ({e})") from None
+
+
+def _pairs(items: list[str] | None, what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise _Usage(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key] = value
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="autocue test", description="Orchestrator test tools (JSON output).")
+    sub = p.add_subparsers(dest="tool", required=True, metavar="TOOL")
+
+    def tool(name: str, help_text: str, *, ws: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_text)
+        sp.add_argument("--root", help="workspace root directory")
+        sp.add_argument("--params", help="the whole parameter object as JSON (@file, - for stdin)")
+        if ws:
+            sp.add_argument("pos", nargs="*", metavar=" ".join(POSITIONALS[name]).upper() or "ARGS",
+                            help="the workspace id, then: " + (", ".join(POSITIONALS[name][1:]) or "nothing"))
+        return sp
+
+    s = tool("setup", "create an isolated workspace")
+    s.add_argument("--fixtures", help="JSON object path → content")
+    s.add_argument("--fixture", action="append", metavar="PATH=CONTENT", help="one fixture file (repeatable)")
+    s.add_argument("--config", help="loop config overrides as JSON")
+    s.add_argument("--scratchpad", help="initial .agent/scratchpad.md content")
+    r = tool("run", "run the loop in a workspace")
+    r.add_argument("--backend", help="mock (default), command, agent, claude, gemini, kiro, ...")
+    r.add_argument("--max-iterations", type=int)
+    r.add_argument("--max-runtime-secs", type=float)
+    r.add_argument("--env", action="append", metavar="KEY=VALUE", help="environment for the backend (repeatable)")
+    r.add_argument("--mock-responses", help="JSON list of mock responses")
+    a = tool("assert", "evaluate assertions on the last run")
+    a.add_argument("--assertions", dest="assertions_opt", help="JSON list of assertions")
+    i = tool("inspect", "read the recorded session")
+    i.add_argument("--filter", help="JSON filter object")
+    i.add_argument("--limit", type=int)
+    i.add_argument("--format", choices=["json", "summary", "timeline"])
+    c = tool("cleanup", "delete a workspace")
+    c.add_argument("--preserve-session", action="store_true")
+    m = tool("mock-backend", "configure mock responses")
+    m.add_argument("--responses", dest="responses_opt", help="JSON list of mock responses")
+    n = tool("snapshot", "capture the workspace files")
+    n.add_argument("--include", action="append", metavar="GLOB")
+    n.add_argument("--exclude", action="append", metavar="GLOB")
+    d = tool("diff", "compare snapshots / the current state")
+    d.add_argument("--baseline", dest="baseline_opt", help="snapshot id or 'initial'")
+    d.add_argument("--compare-to")
+    tool("list", "list the registered workspaces", ws=False)
+    return p
+
+
+def _params(args: argparse.Namespace) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if args.params:
+        v = _json_value(args.params, "--params")
+        if not isinstance(v, dict):
+            raise _Usage("--params must be a JSON object")
+        params.update(v)
+    t = args.tool
+    pos = list(getattr(args, "pos", None) or [])
+    names = POSITIONALS[t]
+    if len(pos) > len(names):
+        raise _Usage(f"{t}: too many arguments: {pos[len(names):]} (expected {', '.join(names) or 'none'})")
+    given = dict(zip(names, pos, strict=False))
+    if "workspace_id" in given:
+        params["workspace_id"] = given["workspace_id"]
+    args.task = given.get("task")
+    args.assertions = given.get("assertions")
+    args.responses = given.get("responses")
+    args.baseline = given.get("baseline")
+    if given.get("compare_to") and not getattr(args, "compare_to", None):
+        args.compare_to = given["compare_to"]
+    if t == "setup":
+        fixtures = dict(params.get("fixtures") or {})
+        if args.fixtures:
+            fixtures.update(_json_value(args.fixtures, "--fixtures"))
+        fixtures.update(_pairs(args.fixture, "--fixture"))
+        if fixtures:
+            params["fixtures"] = fixtures
+        if args.config:
+            params["config"] = _json_value(args.config, "--config")
+        if args.scratchpad is not None:
+            params["scratchpad"] = args.scratchpad
+    elif t == "run":
+        if args.task is not None:
+            params["task"] = args.task
+        if args.backend:
+            params["backend"] = args.backend
+        if args.max_iterations is not None:
+            params["max_iterations"] = args.max_iterations
+        if args.max_runtime_secs is not None:
+            rt = args.max_runtime_secs
+            params["max_runtime_secs"] = int(rt) if float(rt).is_integer() else rt
+        if args.env:
+            params["env"] = {**(params.get("env") or {}), **_pairs(args.env, "--env")}
+        if args.mock_responses:
+            params["mock_responses"] = _json_value(args.mock_responses, "--mock-responses")
+    elif t == "assert":
+        src = args.assertions_opt or args.assertions
+        if src:
+            params["assertions"] = _json_value(src, "assertions")
+    elif t == "inspect":
+        if args.filter:
+            params["filter"] = _json_value(args.filter, "--filter")
+        if args.limit is not None:
+            params["limit"] = args.limit
+        if args.format:
+            params["format"] = args.format
+    elif t == "cleanup":
+        if args.preserve_session:
+            params["preserve_session"] = True
+    elif t == "mock-backend":
+        src = args.responses_opt or args.responses
+        if src:
+            params["responses"] = _json_value(src, "responses")
+    elif t == "snapshot":
+        if args.include:
+            params["include_patterns"] = args.include
+        if args.exclude:
+            params["exclude_patterns"] = args.exclude
+    elif t == "diff":
+        b = args.baseline_opt or args.baseline
+        if b:
+            params["baseline"] = b
+        if args.compare_to:
+            params["compare_to"] = args.compare_to
+    return params
+
+
+REQUIRED = {
+    "setup": ("workspace_id",), "run": ("workspace_id", "task"), "assert": ("workspace_id", "assertions"),
+    "inspect": ("workspace_id",), "cleanup": ("workspace_id",), "mock-backend": ("workspace_id", "responses"),
+    "snapshot": ("workspace_id",), "diff": ("workspace_id", "baseline"), "list": (),
+}
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    stray = [x for x in extra if x.startswith("-") and x != "-"]
+    if stray:
+        parser.error(f"unrecognized arguments: {' '.join(stray)}")
+    if extra:
+        args.pos = [*(getattr(args, "pos", None) or []), *extra]
+    from autocue.testtools import TestToolError, TestTools
+
+    try:
+        params = _params(args)
+        missing = [k for k in REQUIRED[args.tool] if k not in params]
+        if missing:
+            raise _Usage(f"autocue test {args.tool}: missing {', '.join(missing)}")
+    except _Usage as e:
+        print(f"autocue test: {e}", file=sys.stderr)
+        return 2
+    tools = TestTools(args.root)
+    method: dict[str, Any] = {
+        "setup": tools.test_setup, "run": tools.test_run, "assert": tools.test_assert,
+        "inspect": tools.test_inspect, "cleanup": tools.test_cleanup, "mock-backend": tools.test_mock_backend,
+        "snapshot": tools.test_snapshot, "diff": tools.test_diff,
+    }
+    try:
+        if args.tool == "list":
+            result: dict[str, Any] = {"workspace_ids": tools.list_workspaces(), "root": str(tools.store.root)}
+        else:
+            result = method[args.tool](**params)
+    except TestToolError as e:
+        _emit(e.to_dict())
+        print(f"autocue test {args.tool}: {e.message}", file=sys.stderr)
+        return 1
+    except TypeError as e:
+        print(f"autocue test {args.tool}: bad parameters: {e}", file=sys.stderr)
+        return 2
+    _emit(result)
+    for w in result.get("warnings", []) if isinstance(result, dict) else []:
+        print(f"autocue test {args.tool}: warning: {w}", file=sys.stderr)
+    if args.tool == "assert" and not result.get("passed"):
+        return 1
+    if args.tool == "run" and result.get("error"):
+        print(f"autocue test run: {result['error']}", file=sys.stderr)
+        return 1
+    return 0

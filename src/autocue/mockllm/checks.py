@@ -1,0 +1,95 @@
+"""Running a script's checks (``assert`` steps) against an incoming request.
+
+A check runs when the request that would receive the reply at its position arrives, before
+that reply is sent. ``Check.spec`` may be:
+
+* a scenario ``AssertSpec`` (``fs.exists`` / ``fs.notExists`` / ``json.file`` / ``git.commit``
+  against the server's workspace, ``text.contains`` against the text of the conversation
+  the request carries);
+* a callable taking the ``Incoming`` request: it fails by returning ``False`` or raising;
+* a mapping in scenario form (``{"fs": {"exists": [...]}}``), parsed with the scenario loader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autocue.mockllm.incoming import Incoming
+from autocue.script.model import Check
+
+
+@dataclass(slots=True)
+class CheckResult:
+    position: int
+    """Flat index of the reply the check guards."""
+    turn: int
+    step: int
+    description: str
+    source: str | None
+    passed: bool
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "turn": self.turn,
+            "step": self.step,
+            "check": self.description,
+            "source": self.source,
+            "passed": self.passed,
+            "message": self.message,
+        }
+
+
+def describe(check: Check) -> str:
+    spec = check.spec
+    d = getattr(spec, "describe", None)
+    if callable(d):
+        return str(d())
+    if callable(spec):
+        return f"<check {getattr(spec, '__name__', type(spec).__name__)}>"
+    return repr(spec)[:200]
+
+
+def run_check(check: Check, req: Incoming, workspace: Path) -> tuple[bool, str]:
+    """``(passed, message)`` for one check; never raises."""
+    spec = check.spec
+    try:
+        if isinstance(spec, dict):
+            spec = _parse_mapping(spec)
+        if hasattr(spec, "fs_exists") and hasattr(spec, "text_contains"):
+            from autocue.scenario.assertions import evaluate_assert
+
+            text = req.all_text() if spec.text_contains else None
+            report = evaluate_assert(spec, workspace, text=text)
+            return report.passed, report.message()
+        if callable(spec):
+            out = spec(req)
+            if out is False:
+                return False, f"{describe(check)} returned False"
+            return True, ""
+    except AssertionError as e:
+        return False, str(e) or f"{describe(check)} failed"
+    except Exception as e:  # a broken check is a failed check, reported with its error
+        return False, f"{describe(check)} raised {type(e).__name__}: {e}"
+    return False, f"cannot evaluate a check of type {type(spec).__name__} (expected an assert spec or a callable)"
+
+
+def _parse_mapping(d: dict[str, Any]) -> Any:
+    from autocue.scenario.assertions import AssertSpec, GitCommitCheck, JsonFileCheck
+
+    fs = d.get("fs") or {}
+    text = d.get("text") or {}
+    js = (d.get("json") or {}).get("file") or []
+    git = (d.get("git") or {}).get("commit") or []
+    js = [js] if isinstance(js, dict) else js
+    git = [git] if isinstance(git, dict) else git
+    return AssertSpec(
+        fs_exists=list(fs.get("exists") or []),
+        fs_not_exists=list(fs.get("notExists") or []),
+        text_contains=list(text.get("contains") or []),
+        json_file=[JsonFileCheck(j["path"], j.get("pointer", ""), j.get("equals")) for j in js],
+        git_commit=[GitCommitCheck(g["messageContains"]) for g in git],
+    )

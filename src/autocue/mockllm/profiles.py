@@ -1,0 +1,103 @@
+"""Tool profiles for the mock server: which agent a session talks to, and how scenario tool
+calls (``runCmd``, ``readFile``, ...) become that agent's tool calls.
+
+A thin adapter over ``autocue.scenario.profiles`` (``get_profile``, ``detect_profile``,
+``ToolProfile.map_call``). A session's profile is, in order: the server's ``--profile``, the
+request's ``x-autocue-profile`` header, or the profile detected from the tools the request
+declares. No profile means tool calls pass through unchanged; so does a tool name the
+profile does not know.
+
+``tool_difference(profile, declared)`` is what ``--strict-tools`` reports: the profile's tools
+the request does not declare, and declared tools the profile does not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Profile(Protocol):
+    name: str
+
+    def map_call(self, scenario_tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
+
+
+@dataclass(slots=True)
+class ToolDifference:
+    missing: list[str]
+    """Tools the profile expects that the request does not declare."""
+    unexpected: list[str]
+    """Tools the request declares that the profile does not know."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.unexpected
+
+    def describe(self) -> str:
+        parts = []
+        if self.missing:
+            parts.append("missing (expected by the profile, not declared): " + ", ".join(self.missing))
+        if self.unexpected:
+            parts.append("unexpected (declared, unknown to the profile): " + ", ".join(self.unexpected))
+        return "; ".join(parts) or "no difference"
+
+
+def _module() -> Any:
+    try:
+        from autocue.scenario import profiles
+    except ImportError:  # the scenario package is optional for Script-only use
+        return None
+    return profiles
+
+
+def profile_names() -> list[str]:
+    mod = _module()
+    if mod is None:
+        return []
+    names = getattr(mod, "PROFILE_NAMES", None) or getattr(mod, "PROFILES", None) or []
+    return sorted(names)
+
+
+def get_profile(name: str) -> Profile:
+    """The named profile; ``ValueError`` naming the known ones otherwise."""
+    mod = _module()
+    if mod is None:
+        raise ValueError(f"unknown tool profile {name!r}: autocue.scenario.profiles is not available")
+    try:
+        profile: Profile = mod.get_profile(name)
+    except (KeyError, LookupError) as e:
+        raise ValueError(f"unknown tool profile {name!r}; known: {', '.join(profile_names())}") from e
+    return profile
+
+
+def detect_profile(declared: Iterable[str]) -> Profile | None:
+    """The profile whose tools the declared tool names match best, or None."""
+    names = list(declared)
+    mod = _module()
+    if mod is None or not names:
+        return None
+    found: Profile | None = mod.detect_profile(names)
+    return found
+
+
+def agent_tools(profile: Profile) -> set[str] | None:
+    """The agent-side tool names a profile knows (None when it does not say)."""
+    for attr in ("agent_tools", "tool_names", "tools"):
+        v = getattr(profile, attr, None)
+        if callable(v):
+            v = v()
+        if isinstance(v, dict):
+            return {str(x if isinstance(x, str) else getattr(x, "name", x)) for x in v.values()}
+        if isinstance(v, (set, frozenset, list, tuple)):
+            return {str(x) for x in v}
+    return None
+
+
+def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference | None:
+    expected = agent_tools(profile)
+    if expected is None:
+        return None
+    got = set(declared)
+    return ToolDifference(sorted(expected - got), sorted(got - expected))

@@ -1,0 +1,175 @@
+"""Running the mock server: in a background thread (tests) or in the foreground (CLI).
+
+``serve(source, ...)`` is a context manager giving a started ``MockLLMServer`` on
+127.0.0.1 and a free port; ``server.base_url`` is ``http://127.0.0.1:PORT`` (``/v1`` is
+``server.openai_base_url``). The listening socket has ``TCP_NODELAY``; uvicorn runs with
+h11, no WebSocket support (upgrades get 404), no access log. Leaving the block stops the
+server and joins its thread.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import uvicorn
+
+from autocue.mockllm.app import MockApp, create_app
+from autocue.mockllm.sources import Source
+from autocue.mockllm.state import DEFAULT_MAX_BODY, MockState, ServerOptions
+
+
+def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening TCP socket with ``TCP_NODELAY`` (inherited by accepted connections)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def uvicorn_config(app: MockApp, log_level: str = "warning") -> uvicorn.Config:
+    return uvicorn.Config(app, http="h11", ws="none", lifespan="off", access_log=False, log_level=log_level,
+                          timeout_keep_alive=30, server_header=False)
+
+
+class MockLLMServer:
+    """A mock LLM API server. ``start()`` runs it in a daemon thread; ``stop()`` ends it."""
+
+    def __init__(self, source: Source = (), *, host: str = "127.0.0.1", port: int = 0, speed: float = 0.0,
+                 strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
+                 workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY) -> None:
+        options = ServerOptions(speed=speed, strict_tools=strict_tools,
+                                record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
+                                max_body=max_body)
+        if workspace is not None:
+            options.workspace = Path(workspace)
+        self.state = MockState(source, options)
+        self.app = create_app(self.state)
+        self.host = host
+        self.port = port
+        self._sock: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ addresses
+    @property
+    def base_url(self) -> str:
+        """``http://HOST:PORT`` (what Anthropic clients and Gemini's base URL take)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """``http://HOST:PORT/v1`` (what OpenAI clients take)."""
+        return self.base_url + "/v1"
+
+    def url_for(self, *, session: str | None = None, scenario: str | None = None, openai: bool = False) -> str:
+        """A base URL with ``/s/{session}`` and ``/scenario/{name}`` prefixes."""
+        url = self.base_url
+        if session:
+            url += f"/s/{session}"
+        if scenario:
+            url += f"/scenario/{scenario}"
+        return url + ("/v1" if openai else "")
+
+    # ------------------------------------------------------------------ admin helpers
+    def sessions(self) -> list[dict[str, Any]]:
+        """Status of every session (consumed/remaining, assertion results, errors)."""
+        return self.state.session_status()
+
+    def session(self, sid: str = "default") -> dict[str, Any]:
+        found = self.state.session_status(sid)
+        if not found:
+            known = [s["session"] for s in self.state.session_status()]
+            raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
+        return found[0]
+
+    def reset(self, sid: str | None = None) -> int:
+        return self.state.reset(sid)
+
+    def load(self, source: Source) -> list[str]:
+        return self.state.add(source)
+
+    def assert_all_consumed(self) -> None:
+        """Raise ``AssertionError`` unless every session played its whole script without errors."""
+        problems: list[str] = []
+        for s in self.sessions():
+            if s["remaining"]:
+                problems.append(f"session {s['session']!r} left {s['remaining']} of {s['total']} replies of "
+                                f"{s['scenario']!r} unplayed (next: {s['next']})")
+            problems.extend(f"session {s['session']!r}: {e}" for e in s["errors"])
+        if problems:
+            raise AssertionError("\n".join(problems))
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> MockLLMServer:
+        if self._thread is not None:
+            raise RuntimeError("server already started")
+        self._sock = bind_socket(self.host, self.port)
+        self.port = self._sock.getsockname()[1]
+        self._server = uvicorn.Server(uvicorn_config(self.app))
+        started = threading.Event()
+        failure: list[BaseException] = []
+        server = self._server
+        sock = self._sock
+
+        def run() -> None:
+            try:
+                server.run(sockets=[sock])
+            except BaseException as e:  # surfaced by start()
+                failure.append(e)
+            finally:
+                started.set()
+
+        self._thread = threading.Thread(target=run, name=f"autocue-mockllm:{self.port}", daemon=True)
+        self._thread.start()
+        while not server.started and not started.is_set():
+            started.wait(0.005)
+        if failure or not server.started:
+            self.stop()
+            raise RuntimeError(f"the mock LLM server failed to start: {failure[0] if failure else 'unknown'}")
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self._sock is not None:
+            self._sock.close()
+        self._thread = None
+        self._server = None
+        self._sock = None
+
+    def __enter__(self) -> MockLLMServer:
+        return self.start() if self._thread is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def dumps_status(self) -> str:
+        return orjson.dumps(self.sessions(), option=orjson.OPT_INDENT_2).decode()
+
+
+@contextmanager
+def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
+    """``with serve(script_or_scenario_or_path) as server:`` — a started server on a free port.
+
+    Keyword arguments are ``MockLLMServer``'s (``speed``, ``strict_tools``, ``record_dir``,
+    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``).
+    """
+    server = MockLLMServer(source, **kwargs)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,177 @@
+"""Playable scripts and per-session cursors.
+
+``Playable`` flattens a ``Script`` once (shared, never mutated): the replies in order, the
+checks to run before each, and the first prompt used to choose a scenario. ``Session`` is
+one client's run through a playable: a cursor, the assertion results, counters. ``take``
+runs the pending checks and advances the cursor under the session's lock, so concurrent
+requests of one session get consecutive replies, and sessions never share a cursor.
+Scripted errors advance the cursor like any reply ("429 then success" is two steps).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from autocue.mockllm.checks import CheckResult, describe, run_check
+from autocue.mockllm.incoming import Incoming
+from autocue.mockllm.profiles import Profile
+from autocue.script.model import Check, Script, ScriptedResponse, Step, describe_step
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    step: Step
+    turn: int
+    step_in_turn: int
+    prompt: str | None
+    """The turn's user prompt when this is the first reply of a later turn (checked loosely)."""
+
+
+class Playable:
+    """A script ready to be played by many sessions."""
+
+    __slots__ = ("checks_at", "first_prompt", "name", "positions", "script", "source", "tool_names", "warnings")
+
+    def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None) -> None:
+        self.script = script
+        self.name = name or script.name or (Path(script.source).stem if script.source else "script")
+        self.source = script.source
+        self.warnings = list(warnings or [])
+        self.positions: list[Position] = []
+        self.checks_at: dict[int, list[tuple[Check, int, int]]] = {}
+        self.first_prompt: str | None = None
+        names: list[str] = []
+        for t, turn in enumerate(script.turns):
+            base = len(self.positions)
+            if self.first_prompt is None and turn.prompt:
+                self.first_prompt = turn.prompt
+            for k, step in enumerate(turn.steps):
+                self.positions.append(Position(step, t, k, turn.prompt if (k == 0 and t > 0) else None))
+                if isinstance(step, ScriptedResponse):
+                    names.extend(c.name for c in step.tool_calls)
+            for c in turn.checks:
+                at = base + min(max(c.before_step, 0), len(turn.steps))
+                self.checks_at.setdefault(at, []).append((c, t, c.before_step))
+        self.tool_names: list[str] = list(dict.fromkeys(names))
+        """Scenario tool names the script calls, in first-use order."""
+
+    @property
+    def total(self) -> int:
+        return len(self.positions)
+
+    def describe_at(self, index: int) -> str:
+        return describe_step(self.positions[index].step) if 0 <= index < len(self.positions) else ""
+
+
+@dataclass(slots=True)
+class Taken:
+    """The reply at ``index`` was taken (the cursor has moved past it)."""
+
+    index: int
+    position: Position
+
+
+@dataclass(slots=True)
+class ChecksFailed:
+    results: list[CheckResult]
+
+
+@dataclass(slots=True)
+class Exhausted:
+    consumed: int
+
+
+class Session:
+    """One client's cursor through a playable (keyed by API key / path prefix + scenario)."""
+
+    def __init__(self, sid: str, key: str, playable: Playable, selected_by: str) -> None:
+        self.id = sid
+        self.key = key
+        self.playable = playable
+        self.selected_by = selected_by
+        self.profile: Profile | None = None
+        self.profile_source = ""
+        self.profile_resolved = False
+        self.lock = threading.Lock()
+        self.pos = 0
+        self.requests = 0
+        self.side_calls = 0
+        self.exhausted = 0
+        self.assertions: list[CheckResult] = []
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+        self._checked: set[int] = set()
+
+    def reset(self) -> None:
+        with self.lock:
+            self.pos = 0
+            self.requests = 0
+            self.side_calls = 0
+            self.exhausted = 0
+            self.assertions.clear()
+            self.errors.clear()
+            self.warnings.clear()
+            self._checked.clear()
+
+    def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
+        pl = self.playable
+        with self.lock:
+            self.requests += 1
+            pos = self.pos
+            checks = pl.checks_at.get(pos)
+            if checks is not None and pos not in self._checked:
+                results: list[CheckResult] = []
+                for check, turn, step in checks:
+                    ok, message = run_check(check, req, workspace)
+                    results.append(CheckResult(pos, turn, step, describe(check), check.source, ok, message))
+                self.assertions.extend(results)
+                failed = [r for r in results if not r.passed]
+                if failed:
+                    return ChecksFailed(failed)
+                self._checked.add(pos)
+            if pos >= pl.total:
+                self.exhausted += 1
+                return Exhausted(pos)
+            self.pos = pos + 1
+            position = pl.positions[pos]
+        if position.prompt is not None:
+            self._check_prompt(req, position)
+        return Taken(pos, position)
+
+    def _check_prompt(self, req: Incoming, position: Position) -> None:
+        assert position.prompt is not None
+        last = req.last_user_text()
+        if " ".join(position.prompt.split()) not in " ".join(last.split()):
+            self.warnings.append(
+                f"turn {position.turn + 1} expects the user prompt {position.prompt[:80]!r}, but the request's "
+                f"last message is {('user text ' + repr(last[:80])) if last else 'not a user prompt'}"
+            )
+
+    def status(self) -> dict[str, Any]:
+        pl = self.playable
+        with self.lock:
+            pos = self.pos
+            return {
+                "session": self.id,
+                "key": self.key,
+                "scenario": pl.name,
+                "source": pl.source,
+                "selected_by": self.selected_by,
+                "profile": self.profile.name if self.profile is not None else None,
+                "profile_source": self.profile_source or None,
+                "consumed": pos,
+                "remaining": pl.total - pos,
+                "total": pl.total,
+                "requests": self.requests,
+                "side_calls": self.side_calls,
+                "exhausted": self.exhausted,
+                "last": pl.describe_at(pos - 1) or None,
+                "next": pl.describe_at(pos) or None,
+                "assertions": [r.to_json() for r in self.assertions],
+                "assertions_failed": sum(1 for r in self.assertions if not r.passed),
+                "errors": list(self.errors),
+                "warnings": list(self.warnings),
+            }

@@ -1,0 +1,73 @@
+"""Turning what a user hands the server into ``Playable`` scripts.
+
+Accepted: a ``Script``; a loaded scenario (anything with ``.compile() -> Script``, ``.name``
+and ``.warnings``); a path to a scenario YAML file or a directory of them (loaded with
+``autocue.scenario``); or a list of any of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from autocue.mockllm.session import Playable
+from autocue.script.model import Script
+
+Source = Any
+"""A ``Script``, a scenario, a path (str / Path) or an iterable of these."""
+
+
+class ScenarioSourceError(ValueError):
+    """A scenario source could not be loaded (names the path and the loader's reason)."""
+
+
+def load_playables(src: Source) -> list[Playable]:
+    if isinstance(src, Playable):
+        return [src]
+    if isinstance(src, Script):
+        return [Playable(src)]
+    if isinstance(src, (str, Path)):
+        return _load_path(Path(src))
+    compile_ = getattr(src, "compile", None)
+    if callable(compile_):
+        script = compile_()
+        if not isinstance(script, Script):
+            raise ScenarioSourceError(f"{src!r}.compile() returned {type(script).__name__}, expected a Script")
+        warnings = [str(w) for w in getattr(src, "warnings", None) or []]
+        return [Playable(script, name=getattr(src, "name", None) or None, warnings=warnings)]
+    if isinstance(src, Iterable):
+        out: list[Playable] = []
+        for item in src:
+            out.extend(load_playables(item))
+        return out
+    raise ScenarioSourceError(
+        f"cannot serve a {type(src).__name__}: give a Script, a scenario, a scenario file or directory path"
+    )
+
+
+def _load_path(path: Path) -> list[Playable]:
+    if not path.exists():
+        raise ScenarioSourceError(f"scenario path {str(path)!r} does not exist")
+    try:
+        import autocue.scenario as scenario_pkg
+    except ImportError as e:  # pragma: no cover - the package ships with autocue
+        raise ScenarioSourceError(f"cannot load {path}: autocue.scenario is unavailable ({e})") from e
+    loader = getattr(scenario_pkg, "load_scenarios", None)
+    single = getattr(scenario_pkg, "load_scenario", None)
+    try:
+        if path.is_dir() or single is None:
+            if loader is None:
+                raise ScenarioSourceError(f"cannot load {path}: autocue.scenario has no load_scenarios yet")
+            loaded = loader(path)
+            items = list(loaded) if isinstance(loaded, Iterable) else [loaded]
+        else:
+            items = [single(path)]
+    except ScenarioSourceError:
+        raise
+    except Exception as e:  # the loader names file:line; keep its message
+        raise ScenarioSourceError(f"cannot load scenario {path}: {e}") from e
+    out: list[Playable] = []
+    for sc in items:
+        out.extend(load_playables(sc))
+    return out

@@ -1,0 +1,310 @@
+"""``MockState``: the scenarios a server plays, its sessions, and what to answer a request.
+
+``respond(req)`` is the whole decision, independent of HTTP: find or create the session
+(scenario by name, by path prefix or by the first user prompt), answer known side calls,
+resolve the tool profile, enforce ``strict_tools``, run pending checks, take the next
+reply, and build it. The result is an ``Outcome``: a ``Reply`` to render for the request's
+API, or an API-shaped error with its status and headers.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from autocue.mockllm.errors import error_body
+from autocue.mockllm.incoming import API_LABEL, Incoming
+from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_difference
+from autocue.mockllm.reply import Reply, build_reply
+from autocue.mockllm.session import ChecksFailed, Exhausted, Playable, Session
+from autocue.mockllm.sidecalls import side_call
+from autocue.mockllm.sources import Source, load_playables
+from autocue.script.model import ScriptedResponse
+
+DEFAULT_MAX_BODY = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class ServerOptions:
+    speed: float = 0.0
+    """Multiplier of scripted ``[ms, text]`` delays (0: no delay; 1: as written)."""
+    strict_tools: bool = False
+    """Answer 400 when the declared tools do not match the session's profile."""
+    record_dir: Path | None = None
+    """Where requests that match nothing are saved (None: not saved)."""
+    profile: str | None = None
+    """Force this tool profile for every session."""
+    workspace: Path = field(default_factory=Path.cwd)
+    """Root for ``fs`` / ``json`` / ``git`` assertions."""
+    max_body: int = DEFAULT_MAX_BODY
+    """Request bodies above this many bytes get 413."""
+
+
+@dataclass(slots=True)
+class Outcome:
+    status: int = 200
+    reply: Reply | None = None
+    body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def error_outcome(req: Incoming | None, api: str, status: int, message: str, *, kind: str | None = None,
+                  headers: dict[str, str] | None = None, reason: str = "error") -> Outcome:
+    h = {"x-autocue-error": reason}
+    if status not in (408, 409, 429) and status < 500:
+        h["x-should-retry"] = "false"
+    if headers:
+        h.update(headers)
+    return Outcome(status, body=error_body(api, status, message, kind=kind), headers=h)
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class MockState:
+    """Scenarios, sessions and options of one mock server (thread-safe)."""
+
+    def __init__(self, sources: Source = (), options: ServerOptions | None = None) -> None:
+        self.options = options or ServerOptions()
+        self.playables: dict[str, Playable] = {}
+        self.sessions: dict[str, Session] = {}
+        self.recorded: list[str] = []
+        self._lock = threading.Lock()
+        self._record_n = 0
+        self._forced: Profile | None = get_profile(self.options.profile) if self.options.profile else None
+        self.add(sources)
+
+    # ------------------------------------------------------------------ scenarios
+    def add(self, src: Source) -> list[str]:
+        """Load scenarios (a Script, scenario, path, or list); returns their names.
+        A name loaded again replaces the old script for new sessions."""
+        names: list[str] = []
+        for p in load_playables(src):
+            with self._lock:
+                self.playables[p.name] = p
+            names.append(p.name)
+        return names
+
+    def scenarios(self) -> list[dict[str, Any]]:
+        return [
+            {"name": p.name, "source": p.source, "replies": p.total, "first_prompt": p.first_prompt,
+             "tools": p.tool_names, "warnings": p.warnings}
+            for p in list(self.playables.values())
+        ]
+
+    # ------------------------------------------------------------------ sessions
+    def session_status(self, sid: str | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            sessions = list(self.sessions.values()) if sid is None else [s for s in self.sessions.values()
+                                                                          if sid in (s.id, s.key)]
+        return [s.status() for s in sessions]
+
+    def reset(self, sid: str | None = None) -> int:
+        """Forget a session (or all): its next request starts the scenario again."""
+        with self._lock:
+            if sid is None:
+                n = len(self.sessions)
+                self.sessions.clear()
+                return n
+            doomed = [k for k, s in self.sessions.items() if sid in (s.id, s.key)]
+            for k in doomed:
+                del self.sessions[k]
+            return len(doomed)
+
+    def _session(self, req: Incoming) -> Session | Outcome:
+        sid = req.session_key if req.scenario is None else f"{req.session_key}@{req.scenario}"
+        s = self.sessions.get(sid)
+        if s is not None:
+            return s
+        chosen = self._choose(req)
+        if isinstance(chosen, Outcome):
+            return chosen
+        playable, how = chosen
+        with self._lock:
+            s = self.sessions.get(sid)
+            if s is None:
+                s = Session(sid, req.session_key, playable, how)
+                self.sessions[sid] = s
+        return s
+
+    def _choose(self, req: Incoming) -> tuple[Playable, str] | Outcome:
+        pls = self.playables
+        if req.scenario is not None:
+            p = pls.get(req.scenario)
+            if p is None:
+                self.record(req, f"no scenario named {req.scenario!r}")
+                return error_outcome(req, req.api, 404,
+                                     f"autocue mock LLM: no scenario named {req.scenario!r} is loaded "
+                                     f"(loaded: {', '.join(pls) or 'none'}). Check x-scenario-name or the "
+                                     "/scenario/{name}/ prefix, or load it with POST /_autocue/scenarios.",
+                                     reason="unknown-scenario")
+            return p, "name"
+        if not pls:
+            self.record(req, "no scenario loaded")
+            return error_outcome(req, req.api, 404, "autocue mock LLM: no scenario is loaded. Start the server "
+                                 "with a scenario path or load one with POST /_autocue/scenarios.",
+                                 reason="no-scenario")
+        items = list(pls.values())
+        if len(items) == 1:
+            return items[0], "only scenario"
+        prompt = " ".join(req.first_user_text().split())
+        best: tuple[float, Playable] | None = None
+        for p in items:
+            if not p.first_prompt:
+                continue
+            want = " ".join(p.first_prompt.split())
+            if want == prompt:
+                return p, "prompt (exact)"
+            score = 2.0 if want and want in prompt else difflib.SequenceMatcher(None, want, prompt[:4000]).ratio()
+            if best is None or score > best[0]:
+                best = (score, p)
+        if best is not None and best[0] >= 2.0:
+            return best[1], "prompt (contained)"
+        if best is not None and best[0] >= 0.6:
+            return best[1], f"prompt (similarity {best[0]:.2f})"
+        self.record(req, "no scenario matches the first user prompt")
+        return error_outcome(req, req.api, 404,
+                             f"autocue mock LLM: no scenario matches the first user prompt {prompt[:120]!r} "
+                             f"(loaded: {', '.join(pls)}). Name one with the x-scenario-name header or a "
+                             "/scenario/{name}/ path prefix.", reason="no-match")
+
+    # ------------------------------------------------------------------ the decision
+    def respond(self, req: Incoming) -> Outcome:
+        got = self._session(req)
+        if isinstance(got, Outcome):
+            return got
+        s = got
+        pl = s.playable
+        seed = f"{pl.name}:{s.id}"
+        side = side_call(req, pl.name)
+        if side is not None:
+            with s.lock:
+                s.side_calls += 1
+                n = s.side_calls
+            return Outcome(reply=build_reply(side[1], api=req.api, seed=f"{seed}:side{n}",
+                                             input_tokens=req.raw_size // 4))
+        if not s.profile_resolved:
+            self._resolve_profile(s, req)
+        if self.options.strict_tools:
+            bad = self._strict(s, req)
+            if bad is not None:
+                return bad
+        taken = s.take(req, self.options.workspace)
+        if isinstance(taken, Exhausted):
+            msg = (f"autocue mock LLM: scenario {pl.name!r} has no more scripted responses: all "
+                   f"{taken.consumed} were consumed by session {s.id!r} (request {s.requests}). Last reply: "
+                   f"{pl.describe_at(taken.consumed - 1) or 'none'}. The agent asked the model again: add the "
+                   "reply it needs to the scenario, or find out why it called the model again.")
+            with s.lock:
+                s.errors.append(msg)
+            return error_outcome(req, req.api, 400, msg, reason="exhausted")
+        if isinstance(taken, ChecksFailed):
+            where = taken.results[0]
+            lines = "; ".join(f"{r.description}: {r.message}" for r in taken.results)
+            msg = (f"autocue mock LLM: assertion failed before reply {where.position + 1} (turn {where.turn + 1}, "
+                   f"step {where.step + 1}) of scenario {pl.name!r}"
+                   f"{' at ' + where.source if where.source else ''}: {lines}")
+            with s.lock:
+                s.errors.append(msg)
+            return error_outcome(req, req.api, 422, msg, reason="assertion")
+        step = taken.position.step
+        if not isinstance(step, ScriptedResponse):
+            from autocue.mockllm.factory import call_factory
+
+            try:
+                step = call_factory(step, req)
+            except Exception as e:
+                msg = (f"autocue mock LLM: scripted step {taken.index + 1} of scenario {pl.name!r} (a response "
+                       f"factory) raised {type(e).__name__}: {e}")
+                with s.lock:
+                    s.errors.append(msg)
+                return error_outcome(req, req.api, 500, msg, reason="factory")
+        err = step.error
+        if err is not None:
+            status = err.http_status()
+            headers: dict[str, str] = {}
+            if err.retry_after is not None:
+                ra = max(0.0, float(err.retry_after))
+                headers["retry-after"] = str(math.ceil(ra))
+                headers["retry-after-ms"] = str(int(ra * 1000))
+            body = err.body if err.body is not None else error_body(req.api, status, err.message, kind=err.kind)
+            headers["x-autocue-error"] = "scripted"
+            return Outcome(status, body=body, headers=headers)
+        mapper = s.profile.map_call if s.profile is not None else None
+        reply = build_reply(step, api=req.api, seed=f"{seed}:{taken.index}", input_tokens=req.raw_size // 4,
+                            mapper=mapper, speed=self.options.speed)
+        return Outcome(reply=reply)
+
+    def _resolve_profile(self, s: Session, req: Incoming) -> None:
+        if self._forced is not None:
+            s.profile, s.profile_source, s.profile_resolved = self._forced, "--profile", True
+            return
+        if req.profile:
+            try:
+                s.profile = get_profile(req.profile)
+            except ValueError as e:
+                s.warnings.append(f"x-autocue-profile: {e}; tool calls pass through unchanged")
+            s.profile_source, s.profile_resolved = "x-autocue-profile", True
+            return
+        declared = req.declared_function_tools()
+        if not declared:
+            return  # decide on the first request that declares tools
+        s.profile_resolved = True
+        found = detect_profile(declared)
+        if found is None:
+            s.profile_source = "none (no profile matches the declared tools)"
+            self.record(req, "no tool profile matches the declared tools")
+        else:
+            s.profile, s.profile_source = found, "detected"
+
+    def _strict(self, s: Session, req: Incoming) -> Outcome | None:
+        declared = req.declared_function_tools()
+        problems: list[str] = []
+        if s.profile is not None:
+            diff = tool_difference(s.profile, declared)
+            if diff is not None and not diff.ok:
+                problems.append(f"profile {s.profile.name!r}: {diff.describe()}")
+            mapped = [s.profile.map_call(n, {})[0] for n in s.playable.tool_names]
+        else:
+            mapped = list(s.playable.tool_names)
+        absent = [n for n in mapped if n not in declared]
+        if absent:
+            problems.append("the scenario calls tools the request does not declare: " + ", ".join(absent))
+        if not problems:
+            return None
+        path = self.record(req, "strict tools: " + "; ".join(problems))
+        msg = (f"autocue mock LLM (--strict-tools): the tools declared by this {API_LABEL[req.api]} request do "
+               f"not match: {'; '.join(problems)}. Declared: {', '.join(declared) or 'none'}."
+               + (f" Request saved to {path}." if path else ""))
+        with s.lock:
+            s.errors.append(msg)
+        return error_outcome(req, req.api, 400, msg, reason="strict-tools")
+
+    # ------------------------------------------------------------------ recording
+    def record(self, req: Incoming, reason: str) -> str | None:
+        """Save ``req`` under ``record_dir`` (when set); returns the file path."""
+        root = self.options.record_dir
+        if root is None:
+            return None
+        with self._lock:
+            self._record_n += 1
+            n = self._record_n
+        folder = Path(root) / req.api
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{n:04d}-{_UNSAFE.sub('_', req.session_key)[:40]}.json"
+        path = folder / name
+        headers = {k: ("<redacted>" if k in ("authorization", "x-api-key", "api-key", "x-goog-api-key") else v)
+                   for k, v in req.headers.items()}
+        data = {"reason": reason, "api": req.api, "path": req.path, "session": req.session_key,
+                "scenario": req.scenario, "declared_tools": req.declared_tools(), "headers": headers,
+                "body": req.body}
+        path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+        self.recorded.append(str(path))
+        return str(path)

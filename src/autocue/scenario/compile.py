@@ -99,7 +99,7 @@ class _Compiler:
             err = next((p for p in ev.parts if isinstance(p, ErrorStep)), None)
             if err is not None:
                 self.close()
-                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), source=err.pos.short))
+                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), source=ev.pos.short))
                 return
             r = self.new_reply(ev.pos.short)
             for p in ev.parts:
@@ -112,17 +112,17 @@ class _Compiler:
         part = ev.parts[0]
         if isinstance(part, ErrorStep):
             self.close()
-            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), source=part.pos.short))
+            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), source=ev.pos.short))
         elif isinstance(part, (ThinkPart, AssistantPart)):
             cur = self.pending
             if cur is None or not self.open_legacy or cur.tool_calls:
-                cur = self.new_reply(part.pos.short)
+                cur = self.new_reply(ev.pos.short)
                 self.open_legacy = True
             self.add_text(cur, part)
         elif isinstance(part, ToolUse):
             cur = self.pending
             if cur is None or cur.tool_calls:
-                cur = self.new_reply(part.pos.short)
+                cur = self.new_reply(ev.pos.short)
             self.add_call(cur, part)
             self.open_legacy = False
         # agentEdits / toolResult / agentPlan: runner records, no model step

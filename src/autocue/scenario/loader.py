@@ -373,6 +373,7 @@ class ScenarioLoader:
 
     def dispatch(self, kind: str, v: Node, item: Node, out: list[TimelineEvent]) -> None:
         meta = plain(item.v["_meta"]) if "_meta" in item else None
+        at = item.pos  # events are placed where their `- kind:` item starts
         if kind == "llmResponse":
             parts: list[ResponsePart] = []
             self.seq(v, "a list of response elements (think, assistant, agentToolUse, ...)")
@@ -384,47 +385,51 @@ class ScenarioLoader:
             if errs and len(parts) > 1:
                 self.warn(errs[0].pos, v.path, "an llmResponse with an `error` element plays as that failed call; "
                           "its other elements are not sent (put them in the next llmResponse)")
-            out.append(LlmResponse(parts, v.pos, grouped=True, meta=meta))
+            out.append(LlmResponse(parts, at, grouped=True, meta=meta))
         elif kind in ("agentActions", "userActions"):
             for sub in self.seq(v, f"a list of events in {kind}").items():
                 self.event(sub, out)
         elif kind in _PART_SET and kind != "agentPlan":
-            out.append(LlmResponse([self.part_value(kind, v)], v.pos, grouped=False, meta=meta))
+            out.append(LlmResponse([self.part_value(kind, v)], at, grouped=False, meta=meta))
         elif kind == "userInputs":
             target = self.opt_str(item, "target")
-            out.append(self.user_inputs(v, target))
+            ui = self.user_inputs(v, target)
+            ui.pos = at
+            out.append(ui)
         elif kind == "userEdits":
             if isinstance(v.v, str):
-                out.append(UserEdits(str(v.v), v.pos))
+                out.append(UserEdits(str(v.v), at))
             else:
                 self.map_(v, "{patch: path/to/file.patch}")
                 self.unknown_keys(v, ("patch",), "userEdits")
-                out.append(UserEdits(self.str_(self.require(v, "patch", what="the patch file")), v.pos))
+                out.append(UserEdits(self.str_(self.require(v, "patch", what="the patch file")), at))
         elif kind == "userCommand":
             if isinstance(v.v, str):
-                out.append(UserCommand(str(v.v), v.pos))
+                out.append(UserCommand(str(v.v), at))
             else:
                 self.map_(v, "{cmd, cwd}")
                 self.unknown_keys(v, ("cmd", "cwd"), "userCommand")
-                out.append(UserCommand(self.str_(self.require(v, "cmd", what="the command to run")), v.pos,
+                out.append(UserCommand(self.str_(self.require(v, "cmd", what="the command to run")), at,
                                        self.opt_str(v, "cwd")))
         elif kind in ("advanceMs", "baseTimeDelta"):
-            out.append(AdvanceMs(self.int_(v, "milliseconds (an integer)"), v.pos))
+            out.append(AdvanceMs(self.int_(v, "milliseconds (an integer)"), at))
         elif kind == "screenshot":
             if v.is_map:
-                out.append(Screenshot(self.str_(self.require(v, "name", "label", what="the screenshot label")), v.pos))
+                out.append(Screenshot(self.str_(self.require(v, "name", "label", what="the screenshot label")), at))
             else:
-                out.append(Screenshot(self.str_(v, "a screenshot label (a string)"), v.pos))
+                out.append(Screenshot(self.str_(v, "a screenshot label (a string)"), at))
         elif kind == "assert":
-            out.append(AssertStep(self.assertion(v), v.pos))
+            spec = self.assertion(v)
+            spec.pos = at
+            out.append(AssertStep(spec, at))
         elif kind == "complete":
-            out.append(Complete(self.bool_(v), v.pos))
+            out.append(Complete(self.bool_(v), at))
         elif kind == "merge":
-            out.append(Merge(self.bool_(v), v.pos))
+            out.append(Merge(self.bool_(v), at))
         elif kind in ("status", "log"):
-            out.append(RunnerEvent(kind, self.str_(v), v.pos))
+            out.append(RunnerEvent(kind, self.str_(v), at))
         else:  # agentPlan at top level and the other runner events
-            out.append(RunnerEvent(kind, plain(v.v), v.pos))
+            out.append(RunnerEvent(kind, plain(v.v), at))
 
     def tagged_event(self, item: Node, out: list[TimelineEvent]) -> None:
         tn = item.key("type")

@@ -1,0 +1,30 @@
+"""``autocue mcp``: serve the orchestrator test tools over MCP on stdio.
+
+Options: ``--root DIR`` (workspace root; default ``$AUTOCUE_TESTTOOLS_ROOT`` or
+``<temp>/autocue-testtools``), ``--stale-after SECONDS`` (workspaces untouched that long are
+deleted at start; default 86400; 0 deletes them all). Logs go to stderr; stdout is the
+protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
+    p.add_argument("--root", help="workspace root directory")
+    p.add_argument("--stale-after", type=float, default=None, help="delete workspaces idle this many seconds at start")
+    args = p.parse_args(argv)
+    from autocue.testtools.mcp_server import STALE_AFTER_SECS, serve_stdio
+
+    stale = STALE_AFTER_SECS if args.stale_after is None else args.stale_after
+    if stale < 0:
+        print("autocue mcp: --stale-after must be >= 0", file=sys.stderr)
+        return 2
+    try:
+        serve_stdio(args.root, stale)
+    except KeyboardInterrupt:
+        return 130
+    return 0

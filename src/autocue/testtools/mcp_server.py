@@ -1,0 +1,147 @@
+"""The test tools as an MCP server (official ``mcp`` SDK, ``MCPServer``), served over stdio.
+
+Public surface: ``build_server(tools=None) -> MCPServer``, ``serve_stdio(root=None,
+stale_after_secs=STALE_AFTER_SECS)``, ``STALE_AFTER_SECS``.
+
+Eight tools with the seed's names, parameters and return shapes: ``test_setup``,
+``test_run``, ``test_assert``, ``test_inspect``, ``test_cleanup``, ``test_mock_backend``,
+``test_snapshot``, ``test_diff``. A result is the tool's JSON object (structured content,
+and the same JSON as text); a failure is an ``isError`` result whose text is
+``{"error": {code, message, ...}}``. At start the server deletes workspaces untouched for
+``stale_after_secs`` (default 24 h), so abandoned test runs do not pile up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import orjson
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from autocue.testtools.errors import TestToolError
+from autocue.testtools.tools import TestTools
+
+STALE_AFTER_SECS = 24 * 3600
+INSTRUCTIONS = (
+    "Test tools for the autocue orchestrator loop. Typical flow: test_setup → test_mock_backend → test_run → "
+    "test_assert / test_inspect → test_snapshot / test_diff → test_cleanup. The mock backend is the default: "
+    "nothing reaches a model or the network unless you pick another backend."
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _error(e: TestToolError) -> ToolError:
+    return ToolError(orjson.dumps(e.to_dict()).decode("utf-8"))
+
+
+def _guard(fn: F) -> F:
+    @wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            r = fn(*args, **kwargs)
+            if isinstance(r, Awaitable):
+                r = await r
+            return r
+        except TestToolError as e:
+            raise _error(e) from None
+        except (TypeError, ValueError) as e:
+            raise _error(TestToolError("invalid_argument", str(e))) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def build_server(tools: TestTools | None = None) -> MCPServer[Any]:
+    t = tools or TestTools()
+    server: MCPServer[Any] = MCPServer("autocue-testtools", instructions=INSTRUCTIONS)
+
+    @server.tool(description="Create an isolated test workspace (under the system temp dir) with optional "
+                             "fixture files (path → content), loop config overrides and initial scratchpad.")
+    @_guard
+    def test_setup(
+        workspace_id: str,
+        fixtures: dict[str, str] | None = None,
+        config: dict[str, Any] | None = None,
+        scratchpad: str | None = None,
+    ) -> dict[str, Any]:
+        return t.test_setup(workspace_id, fixtures, config, scratchpad)
+
+    @server.tool(description="Run the orchestrator loop in the workspace and record session.jsonl. "
+                             "backend: mock (default), command, agent, claude, gemini, kiro.")
+    @_guard
+    async def test_run(
+        workspace_id: str,
+        task: str,
+        backend: str = "mock",
+        max_iterations: int = 5,
+        max_runtime_secs: float = 300,
+        env: dict[str, str] | None = None,
+        mock_responses: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        rt: int | float = int(max_runtime_secs) if float(max_runtime_secs).is_integer() else max_runtime_secs
+        return await t.test_run_async(workspace_id, task, backend, max_iterations, rt, env, mock_responses)
+
+    @server.tool(description="Evaluate assertions (all of them, no short-circuit) on the last run: exit_code, "
+                             "termination_reason, iterations, file_exists, file_contains, file_not_contains, "
+                             "event_occurred, event_sequence, event_count, scratchpad_contains, no_event, duration.")
+    @_guard
+    def test_assert(workspace_id: str, assertions: list[dict[str, Any]]) -> dict[str, Any]:
+        return t.test_assert(workspace_id, assertions)
+
+    @server.tool(description="Read the recorded session: format json (records, total_matched, truncated), "
+                             "summary or timeline; filter by event_types, topics (globs), after_iteration, "
+                             "before_iteration, payload_pattern.")
+    @_guard
+    def test_inspect(
+        workspace_id: str,
+        filter: dict[str, Any] | None = None,
+        limit: int = 100,
+        format: str = "json",
+    ) -> dict[str, Any]:
+        return t.test_inspect(workspace_id, filter, limit, format)
+
+    @server.tool(description="Delete a workspace (preserve_session keeps only session.jsonl).")
+    @_guard
+    def test_cleanup(workspace_id: str, preserve_session: bool = False) -> dict[str, Any]:
+        return t.test_cleanup(workspace_id, preserve_session)
+
+    @server.tool(description="Configure the mock backend: ordered responses {output, hat?, trigger_pattern?, "
+                             "exit_code?, delay_ms?}.")
+    @_guard
+    def test_mock_backend(workspace_id: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
+        return t.test_mock_backend(workspace_id, responses)
+
+    @server.tool(description="Capture the workspace files (include/exclude glob patterns).")
+    @_guard
+    def test_snapshot(
+        workspace_id: str,
+        include_patterns: list[str] | None = None,
+        exclude_patterns: list[str] | None = None,
+    ) -> dict[str, Any]:
+        return t.test_snapshot(workspace_id, include_patterns, exclude_patterns)
+
+    @server.tool(description="Compare a snapshot (or 'initial') with another snapshot or 'current': "
+                             "added/changed/deleted files and line-level hunks.")
+    @_guard
+    def test_diff(workspace_id: str, baseline: str, compare_to: str = "current") -> dict[str, Any]:
+        return t.test_diff(workspace_id, baseline, compare_to)
+
+    return server
+
+
+def serve_stdio(root: str | Path | None = None, stale_after_secs: float = STALE_AFTER_SECS) -> list[str]:
+    """Clean stale workspaces, then serve over stdio until the client closes; returns the cleaned ids."""
+    import anyio
+
+    tools = TestTools(root)
+    cleaned = tools.clean_stale(stale_after_secs)
+    server = build_server(tools)
+    anyio.run(server.run_stdio_async)
+    return cleaned
+
+
+__all__ = ["STALE_AFTER_SECS", "build_server", "serve_stdio"]

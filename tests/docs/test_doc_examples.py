@@ -26,7 +26,25 @@ def _blocks() -> list[tuple[str, int, str]]:
 
 
 @pytest.mark.parametrize(("page", "line", "code"), _blocks(), ids=lambda v: str(v)[:40] if isinstance(v, str) else v)
-def test_example_runs(page: str, line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
+def test_example_runs(page: str, line: int, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # examples use repo-relative paths like examples/planner/planner.py
     source = "\n" * (line - 1) + code
-    exec(compile(source, f"{page}", "exec"), {"__name__": f"doc_example_{line}"})
+    ns: dict[str, object] = {"__name__": f"doc_example_{line}"}
+    exec(compile(source, f"{page}", "exec"), ns)
+    # A block that defines pytest tests: run them, giving fixtures the harness provides.
+    for name, fn in list(ns.items()):
+        if name.startswith("test_") and callable(fn):
+            from autocue.testing import create_test_session
+
+            made = []
+
+            def factory(made: list[object] = made, **options: object) -> object:
+                t = create_test_session(**options)  # type: ignore[arg-type]
+                made.append(t)
+                return t
+
+            try:
+                fn(autocue_session=factory)
+            finally:
+                for t in made:
+                    t.dispose()

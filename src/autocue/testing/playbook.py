@@ -48,7 +48,7 @@ class Playbook:
     """Tool-call id → where it was scripted."""
     turn_count: int = 0
     _current: _TurnState | None = None
-    _last: tuple[int, str] | None = None
+    _last: tuple[int, Step] | None = None
 
     def __post_init__(self) -> None:
         self.provider.on_played = self._on_played
@@ -94,7 +94,7 @@ class Playbook:
         turn = st.index if st else 0
         if st is not None:
             st.played += 1
-        self._last = (self.consumed, describe_step(step))
+        self._last = (self.consumed, step)
         if isinstance(step, ScriptedResponse):
             scripted_calls = step.tool_calls
             played = [b for b in message.content if isinstance(b, ToolCall)]
@@ -112,7 +112,7 @@ class Playbook:
         return f'turn {st.index} (when("{shown}"))'
 
     def _exhausted_message(self, st: _TurnState) -> str:
-        last = f"\n  Last consumed: {self._last[1]} at step {self._last[0]}" if self._last else ""
+        last = f"\n  Last consumed: {describe_step(self._last[1])} at step {self._last[0]}" if self._last else ""
         return (
             f"Playbook exhausted in {self._turn_label(st)}: the agent asked the model for reply "
             f"{st.played + 1} of this turn, but only {len(st.turn.steps)} were scripted.\n"

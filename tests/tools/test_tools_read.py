@@ -73,7 +73,7 @@ async def test_missing_file_and_directory_errors(tmp_path: Path) -> None:
         await run(tool, path="missing.txt")
     assert str(e.value) == f"ENOENT: no such file or directory, access '{tmp_path / 'missing.txt'}'"
     (tmp_path / "d").mkdir()
-    with pytest.raises(ToolError, match="EISDIR: illegal operation on a directory.*Use ls"):
+    with pytest.raises(ToolError, match=r"EISDIR: illegal operation on a directory.*Use ls"):
         await run(tool, path="d")
     with pytest.raises(ToolError, match="limit must be at least 1"):
         await run(tool, path="d", limit=0)
@@ -104,9 +104,7 @@ async def test_image_name_with_text_content_reads_as_text(tmp_path: Path) -> Non
     assert r.content == [TextContent("not an image")]
 
 
-async def test_paths_absolute_home_and_at_prefix(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_paths_absolute_home_and_at_prefix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "notes.txt").write_text("home file")

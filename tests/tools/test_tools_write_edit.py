@@ -25,7 +25,7 @@ async def test_write_onto_directory_or_through_file_fails_clearly(tmp_path: Path
     (tmp_path / "d").mkdir()
     (tmp_path / "f").write_text("x")
     tool = make("write", tmp_path)
-    with pytest.raises(ToolError, match="EISDIR.*Choose a file path"):
+    with pytest.raises(ToolError, match=r"EISDIR.*Choose a file path"):
         await run(tool, path="d", content="x")
     with pytest.raises(ToolError, match="a file is in the way"):
         await run(tool, path="f/inner.txt", content="x")
@@ -59,7 +59,7 @@ async def test_edit_ambiguous_text_counts_occurrences(tmp_path: Path) -> None:
 async def test_edit_identical_missing_file_and_empty_old(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("same")
     tool = make("edit", tmp_path)
-    with pytest.raises(ToolError, match="No changes made to a.txt"):
+    with pytest.raises(ToolError, match=r"No changes made to a\.txt"):
         await run(tool, path="a.txt", oldText="same", newText="same")
     with pytest.raises(ToolError, match=r"^File not found: nope\.txt$"):
         await run(tool, path="nope.txt", oldText="a", newText="b")
@@ -78,7 +78,8 @@ async def test_edit_multi_form_of_later_pi(tmp_path: Path) -> None:
     f = tmp_path / "m.txt"
     f.write_text("alpha\nbeta\ngamma\n")
     tool = make("edit", tmp_path)
-    r = await run(tool, path="m.txt", edits=[{"oldText": "gamma", "newText": "G"}, {"oldText": "alpha", "newText": "A"}])
+    edits = [{"oldText": "gamma", "newText": "G"}, {"oldText": "alpha", "newText": "A"}]
+    r = await run(tool, path="m.txt", edits=edits)
     assert r.text_content == "Successfully replaced 2 block(s) in m.txt."
     assert f.read_text() == "A\nbeta\nG\n"
     assert r.details["firstChangedLine"] == 1
@@ -106,9 +107,18 @@ def test_diff_shows_context_and_skips() -> None:
     diff, first = generate_diff(old, new)
     assert first == 10
     assert diff.split("\n") == [
-        "    ...", "  6 l6", "  7 l7", "  8 l8", "  9 l9",
-        "-10 l10", "+10 TEN",
-        " 11 l11", " 12 l12", " 13 l13", " 14 l14", "    ...",
+        "    ...",
+        "  6 l6",
+        "  7 l7",
+        "  8 l8",
+        "  9 l9",
+        "-10 l10",
+        "+10 TEN",
+        " 11 l11",
+        " 12 l12",
+        " 13 l13",
+        " 14 l14",
+        "    ...",
     ]
     diff, first = generate_diff("a\nb\n", "a\nb\nc\n")
     assert (diff, first) == (" 1 a\n 2 b\n+3 c", 3)

@@ -242,9 +242,15 @@ async def _rg_search(s: _Search, rg: str, signal: AbortSignal) -> None:
         args.append("--fixed-strings")
     if s.glob:
         args += ["--glob", s.glob]
-    args += ["--regexp", s.pattern, "--", str(s.root)]
+    # rg matches --glob against paths as it prints them, so a directory is searched as "." from inside it
+    root = str(s.root)
+    args += ["--regexp", s.pattern, "--", "." if s.is_dir else root]
     proc = await asyncio.create_subprocess_exec(
-        *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        *args,
+        cwd=root if s.is_dir else None,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     assert proc.stdout is not None and proc.stderr is not None
     stopped = False
@@ -266,7 +272,7 @@ async def _rg_search(s: _Search, rg: str, signal: AbortSignal) -> None:
             no = data.get("line_number")
             if path is None or not isinstance(no, int):
                 continue
-            if not s.add(path, no):
+            if not s.add(os.path.normpath(os.path.join(root, path)), no):
                 stopped = True
                 stop()
         code = await proc.wait()

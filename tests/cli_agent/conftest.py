@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "providers"))
 
-from provider_wire_server import WireServer  # noqa: E402
+from provider_wire_server import WireServer
 
 
 @pytest.fixture

@@ -140,3 +140,41 @@ def test_rpc_round_trip_with_ui_confirm(tmp_path: Path, server: WireServer) -> N
     finally:
         code = rpc.close()
     assert code == 0
+
+
+def test_rpc_abort_mid_stream(tmp_path: Path, server: WireServer) -> None:
+    from provider_wire_server import Reply, sse
+
+    env = setup_home(tmp_path, server)
+    server.push(
+        Reply(
+            chunks=[
+                sse(
+                    None,
+                    {"id": "c", "choices": [{"index": 0, "delta": {"content": "Partial"}, "finish_reason": None}]},
+                )
+            ],
+            hold=True,
+        )
+    )
+    rpc = Rpc(["--no-session", "--no-tools"], env, tmp_path)
+    try:
+        rpc.send({"id": "p", "type": "prompt", "message": "talk"})
+        rpc.until(lambda x: x.get("type") == "message_update" and x["assistantMessageEvent"]["type"] == "text_delta")
+        rpc.send({"id": "a", "type": "abort"})
+        end = rpc.until(lambda x: x.get("type") == "message_end" and x["message"]["role"] == "assistant")
+        assert end["message"]["stopReason"] == "aborted"
+        assert end["message"]["content"] == [{"type": "text", "text": "Partial"}]
+        assert rpc.response("a")["success"] is True
+        rpc.send({"id": "s", "type": "get_state"})
+        assert rpc.response("s")["data"]["isStreaming"] is False
+    finally:
+        code = rpc.close()
+    assert code == 0
+    for _ in range(100):
+        if server.closed_early:
+            break
+        import time
+
+        time.sleep(0.02)
+    assert server.closed_early == 1

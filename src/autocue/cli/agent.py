@@ -249,7 +249,8 @@ async def _amain(args: Any) -> int:
         if interactive:
             from autocue.modes.interactive import run_interactive
 
-            return await run_interactive(session, registry, out=sys.stdout, initial=prompts)
+            color = "NO_COLOR" not in os.environ and os.environ.get("TERM", "") != "dumb"
+            return await run_interactive(session, registry, out=sys.stdout, color=color, initial=prompts)
         from autocue.modes.print_mode import run_print
 
         code = await run_print(

@@ -2,7 +2,8 @@
 
 Each line you type is a prompt; the reply streams as it arrives (thinking dimmed, tool calls
 shown as ``→ name {args}`` and their results as ``✓``/``✗`` lines). Ctrl-C while the agent
-runs aborts the run; Ctrl-D or ``/quit`` leaves. Built-in slash commands:
+runs aborts the run; Ctrl-D or ``/quit`` leaves. Colors are off with ``color=False`` (the CLI turns them off
+for ``NO_COLOR`` or ``TERM=dumb``). Built-in slash commands:
 
 ``/help``, ``/quit`` (``/exit``), ``/model [provider/model]``, ``/models``,
 ``/thinking [level]``, ``/new``, ``/compact [instructions]``, ``/session``, ``/tools``,
@@ -194,6 +195,8 @@ async def run_interactive(
     p = _Printer(out, color)
     unsubscribe = session.subscribe(p)
     loop = asyncio.get_running_loop()
+    if isinstance(session.ui, TerminalUI):
+        session.ui.color = color
     m = session.model
     p.write(p.c(DIM, f"autocue · {m.provider}/{m.id} · {session.cwd} · /help for commands") + "\n")
     pending = list(initial)

@@ -4,7 +4,8 @@ Public surface: ``compile_glob(pattern)``, ``path_matches(path, patterns)``.
 
 A pattern without ``/`` also matches a file's base name anywhere (``*.rs`` matches
 ``src/main.rs``), as in ``.gitignore``. A pattern ending in ``/`` or naming a directory
-matches everything under it (``.agent/`` or ``.agent``).
+matches everything under it (``.agent/`` or ``.agent``); ``src/*`` matches only the files
+directly in ``src``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(c))
             i += 1
-    return re.compile("".join(out) + "(?:/.*)?\\Z")
+    last = p.rstrip("/").rsplit("/", 1)[-1]
+    under = "" if any(c in last for c in "*?[") else "(?:/.*)?"
+    return re.compile("".join(out) + under + "\\Z")
 
 
 def path_matches(path: str, patterns: Sequence[str]) -> bool:

@@ -370,7 +370,10 @@ async def test_default_tools_come_from_autocue_tools_when_not_given(tmp_path: Pa
         has_builtins = False
     names = [t.name for t in s.get_all_tools()]
     if has_builtins:
-        assert "read" in names
+        assert names[:4] == ["read", "bash", "edit", "write"] and "grep" in names
+        assert s.get_active_tool_names() == ["read", "bash", "edit", "write"]
+        s.set_active_tools(["read", "grep"])
+        assert [t.name for t in s.agent.state.tools] == ["read", "grep"]
     else:
         assert names == []
     assert echo.name not in names

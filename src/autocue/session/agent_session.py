@@ -125,7 +125,8 @@ def _builtin_tools(cwd: str) -> tuple[dict[str, AgentTool], list[str]]:
     create = getattr(mod, "create_builtin_tools", None)
     if create is None:
         return {}, []
-    tools: dict[str, AgentTool] = dict(create(cwd))
+    all_names = getattr(mod, "BUILTIN_TOOL_NAMES", None)
+    tools: dict[str, AgentTool] = dict(create(cwd, all_names) if all_names is not None else create(cwd))
     default = getattr(mod, "DEFAULT_TOOL_NAMES", tuple(tools))
     return tools, [n for n in default if n in tools]
 

@@ -31,7 +31,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     report: pytest.TestReport = outcome.get_result()
     if not report.failed:
         return
-    for i, t in enumerate(item.stash.get(_SESSIONS, None) or []):
+    empty: list[TestSession] = []
+    sessions = item.stash.get(_SESSIONS, empty)
+    for i, t in enumerate(sessions):
         text = t.transcript()
         if text:
             title = "autocue transcript" + (f" (session {i + 1})" if i else "")

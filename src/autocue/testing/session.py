@@ -48,7 +48,7 @@ def track_sessions() -> Iterator[list[TestSession]]:
         _ACTIVE.reset(token)
 
 
-_TEST_DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 0, "maxDelayMs": 0}}
+_TEST_DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 0}}
 
 
 def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

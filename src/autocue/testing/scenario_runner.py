@@ -1,0 +1,159 @@
+"""``run_scenario``: play a YAML scenario in-process through a ``TestSession``.
+
+The scenario compiles to the shared Script model; a tool profile maps its tool names
+(``readFile``, ``writeFile``, ``runCmd``, ...) onto the agent's own (``read``, ``write``,
+``bash`` for autocue). The scenario's repo files are written into the session's cwd (and
+``git init`` run when it asks), tools run for real unless mocked, and each ``assert`` step is
+evaluated just before the reply it precedes is played — never short-circuited. A failed
+assertion fails the run with ``ScenarioAssertionError`` listing every check.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autocue.llm.types import AssistantMessage, Context, TextContent, ToolResultMessage
+from autocue.scenario import AssertReport, AssertSpec, Scenario, apply_profile, evaluate_assert, load_scenario
+from autocue.script.model import ScriptedResponse, Step, Turn
+from autocue.testing.errors import HarnessError
+from autocue.testing.session import TestSession, create_test_session
+
+
+class ScenarioAssertionError(HarnessError):
+    """An ``assert`` step of a scenario failed."""
+
+
+@dataclass
+class AssertionOutcome:
+    turn: int
+    before_step: int
+    spec: AssertSpec
+    report: AssertReport
+
+    @property
+    def passed(self) -> bool:
+        return self.report.passed
+
+
+@dataclass
+class ScenarioRun:
+    """The result of ``run_scenario``: the session (events, cwd) and every assertion outcome."""
+
+    scenario: Scenario
+    session: TestSession
+    assertions: list[AssertionOutcome] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(a.passed for a in self.assertions)
+
+    @property
+    def events(self) -> Any:
+        return self.session.events
+
+
+def _run_text(messages: list[Any]) -> str:
+    """What a terminal would have shown: assistant text and tool output so far."""
+    parts: list[str] = []
+    for m in messages:
+        if isinstance(m, (AssistantMessage, ToolResultMessage)):
+            parts.extend(b.text for b in m.content if isinstance(b, TextContent))
+    return "\n".join(parts)
+
+
+def _prepare_repo(scenario: Scenario, cwd: Path) -> None:
+    repo = scenario.repo
+    if repo is None:
+        return
+    for f in repo.files:
+        target = (cwd / f.path).resolve()
+        if not target.is_relative_to(cwd.resolve()):
+            raise HarnessError(f"scenario {scenario.name}: repo file {f.path!r} is outside the workspace")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(f.contents, bytes):
+            target.write_bytes(f.contents)
+        else:
+            target.write_text(f.contents)
+    if repo.init:
+        env = {**os.environ, "GIT_AUTHOR_NAME": "autocue", "GIT_AUTHOR_EMAIL": "autocue@localhost",
+               "GIT_COMMITTER_NAME": "autocue", "GIT_COMMITTER_EMAIL": "autocue@localhost"}
+        commit = ["git", "commit", "-q", "-m", "initial", "--allow-empty"]
+        for cmd in (["git", "init", "-q"], ["git", "add", "-A"], commit):
+            subprocess.run(cmd, cwd=cwd, check=True, env=env, capture_output=True)
+
+
+def _with_checks(turn: Turn, turn_no: int, run: ScenarioRun) -> tuple[Turn, list[AssertSpec]]:
+    """Wrap the steps that have checks before them; return the checks due after the turn's last step."""
+    by_step: dict[int, list[AssertSpec]] = {}
+    for c in turn.checks:
+        if isinstance(c.spec, AssertSpec):
+            by_step.setdefault(c.before_step, []).append(c.spec)
+    cwd = run.session.cwd
+    steps: list[Step] = []
+    for i, step in enumerate(turn.steps):
+        specs = by_step.get(i)
+        if not specs:
+            steps.append(step)
+            continue
+
+        def checked(ctx: Context, step: Step = step, specs: list[AssertSpec] = specs, i: int = i) -> Any:
+            text = _run_text(list(run.session.session.messages))
+            for spec in specs:
+                run.assertions.append(AssertionOutcome(turn_no, i, spec, evaluate_assert(spec, cwd, text=text)))
+            return step if isinstance(step, ScriptedResponse) else step(ctx)
+
+        checked.__name__ = f"checked_{i}"
+        steps.append(checked)
+    after = [s for k, specs in by_step.items() if k >= len(turn.steps) for s in specs]
+    return Turn(turn.prompt, steps, [], turn.source), after
+
+
+def run_scenario(
+    path: str | os.PathLike[str] | Scenario,
+    *,
+    profile: str = "autocue",
+    extensions: list[str] | None = None,
+    mock_tools: Mapping[str, Any] | None = None,
+    mock_ui: Mapping[str, Any] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    auto_assert: bool = True,
+    **session_options: Any,
+) -> ScenarioRun:
+    """Play a scenario in-process; raises ``ScenarioAssertionError`` when an ``assert`` step fails.
+
+    Returns the ``ScenarioRun`` (its ``session`` is already disposed unless ``cwd`` was given,
+    in which case the files stay there to inspect).
+    """
+    scenario = path if isinstance(path, Scenario) else load_scenario(Path(path))
+    script = apply_profile(scenario.compile(), profile)
+    t = create_test_session(
+        extensions=extensions, mock_tools=mock_tools, mock_ui=mock_ui, cwd=cwd, auto_assert=auto_assert,
+        **session_options,
+    )
+    run = ScenarioRun(scenario, t)
+    try:
+        _prepare_repo(scenario, t.cwd)
+        for n, turn in enumerate(script.turns, start=1):
+            wrapped, after = _with_checks(turn, n, run)
+            t.run_sync(wrapped)
+            text = _run_text(list(t.session.messages))
+            for spec in after:
+                report = evaluate_assert(spec, t.cwd, text=text)
+                run.assertions.append(AssertionOutcome(n, len(turn.steps), spec, report))
+        failed = [a for a in run.assertions if not a.passed]
+        if failed and auto_assert:
+            lines = [f"scenario {scenario.name}: {len(failed)} of {len(run.assertions)} assert step(s) failed"]
+            for a in failed:
+                lines.append(f"  turn {a.turn}, before reply {a.before_step + 1}: {a.spec.describe()}")
+                for r in a.report.results:
+                    mark = "ok  " if r.passed else "FAIL"
+                    lines.append(f"    {mark} {r.check}: expected {r.expected!r}, got {r.actual!r}")
+            raise ScenarioAssertionError("\n".join(lines))
+    finally:
+        t.dispose()
+    return run

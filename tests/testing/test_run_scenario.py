@@ -1,0 +1,56 @@
+"""Scenarios played in-process through a TestSession, with their assert steps."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autocue.scenario import load_scenario_text
+from autocue.testing import run_scenario
+from autocue.testing.scenario_runner import ScenarioAssertionError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+
+
+def test_tool_use_scenario_runs_real_tools_and_passes_its_asserts() -> None:
+    run = run_scenario(EXAMPLES / "tool_use.yaml")
+    assert run.passed and [(a.turn, a.before_step) for a in run.assertions] == [(1, 2), (1, 3)]
+    assert run.events.tool_sequence() == ["read", "write", "bash"]
+    bash = run.events.tool_results_for("bash")[0]
+    assert bash.text.strip() == "Hello, World!" and bash.mocked is False
+    assert run.session.playbook.remaining == 0
+
+
+@pytest.mark.parametrize("name", ["thinking_text.yaml", "rate_limit_retry.yaml"])
+def test_other_examples_play_in_process(name: str) -> None:
+    run = run_scenario(EXAMPLES / name)
+    assert run.passed
+    assert run.session.playbook.consumed >= 1
+
+
+def test_failed_asserts_are_all_reported(tmp_path: Path) -> None:
+    scenario = load_scenario_text(
+        """
+name: failing_asserts
+initialPrompt: "Write a file"
+timeline:
+  - llmResponse:
+      - writeFile: {path: out.txt, content: "hi\\n"}
+  - assert:
+      fs:
+        exists: [out.txt, missing.txt]
+        notExists: [out.txt]
+  - llmResponse:
+      - assistant: [[0, "done"]]
+""",
+        "failing.yaml",
+    )
+    with pytest.raises(ScenarioAssertionError) as err:
+        run_scenario(scenario, cwd=tmp_path)
+    msg = str(err.value)
+    assert "scenario failing_asserts: 1 of 1 assert step(s) failed" in msg
+    assert "ok   fs.exists out.txt" in msg
+    assert "FAIL fs.exists missing.txt" in msg
+    assert "FAIL fs.notExists out.txt" in msg
+    assert (tmp_path / "out.txt").read_text() == "hi\n"

@@ -166,7 +166,7 @@ class ScenarioLoader:
         got = m.get(*names)
         if got is None:
             alts = " or ".join(repr(x) for x in names)
-            self.fail(m, f"missing {alts}: {what}")
+            raise ScenarioError(f"missing {alts}: {what}", m.pos, m.key_path(names[0]))
         return got
 
     # ------------------------------------------------------------------ top level

@@ -1,0 +1,54 @@
+"""``autocue test ...`` as separate processes: state persists in the workspace between calls."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+CLI = [sys.executable, "-m", "autocue.cli.main", "test"]
+
+
+def call(root: Path, *args: str, code: int = 0, stdin: str | None = None) -> Any:
+    p = subprocess.run([*CLI, *args, "--root", str(root)], capture_output=True, text=True, timeout=60, input=stdin)
+    assert p.returncode == code, (p.returncode, p.stdout, p.stderr)
+    return json.loads(p.stdout) if p.stdout.strip() else None
+
+
+def test_cli_chain(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    out = call(root, "setup", "cli_001", "--fixture", "notes.txt=hello", "--scratchpad", "## Plan",
+               "--config", '{"hats": {"planner": {"triggers": ["task.start"]}}}')
+    assert out["workspace_id"] == "cli_001" and "notes.txt" in out["created_files"]
+    assert call(root, "mock-backend", "cli_001", json.dumps([
+        {"hat": "planner", "output": '<event topic="build.task">x</event>',
+         "files": {"notes.txt": "hello\nworld\n"}}]))["response_count"] == 1
+    run = call(root, "run", "cli_001", "do the thing", "--max-iterations", "1")
+    assert run["termination_reason"] == "MaxIterations" and run["exit_code"] == 2
+    checks = '[{"type":"exit_code","expected":2},{"type":"event_occurred","topic":"build.*"}]'
+    ok = call(root, "assert", "cli_001", checks)
+    assert ok["passed"] is True
+    failed = call(root, "assert", "cli_001", '[{"type":"exit_code","expected":0}]', code=1)
+    assert failed["failed_count"] == 1
+    summary = call(root, "inspect", "cli_001", "--format", "summary")
+    assert summary["hats_used"] == ["planner"] and summary["iterations"] == 1
+    snap = call(root, "snapshot", "cli_001", "--include", "*.txt")
+    assert list(snap["files"]) == ["notes.txt"]
+    diff = call(root, "diff", "cli_001", "initial")
+    assert diff["changed_files"] == ["notes.txt"] and diff["diffs"]["notes.txt"]["additions"] == 2
+    params = call(root, "inspect", "--params", "-", stdin='{"workspace_id": "cli_001", "limit": 1}')
+    assert len(params["records"]) == 1 and params["truncated"] is True
+    assert call(root, "list")["workspace_ids"] == ["cli_001"]
+    assert call(root, "cleanup", "cli_001", "--preserve-session")["preserved_files"][0].endswith("session.jsonl")
+    err = call(root, "inspect", "cli_001", code=1)
+    assert err["error"]["code"] == "unknown_workspace"
+
+
+def test_cli_usage_errors(tmp_path: Path) -> None:
+    p = subprocess.run([*CLI, "run", "--root", str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "missing workspace_id, task" in p.stderr
+    p = subprocess.run([*CLI, "assert", "w", "{not json", "--root", str(tmp_path)], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and "invalid JSON" in p.stderr

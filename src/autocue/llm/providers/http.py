@@ -90,7 +90,7 @@ class HttpProvider:
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self.transport = transport
-        self._clients: dict[int, httpx2.AsyncClient] = {}
+        self._held: tuple[asyncio.AbstractEventLoop, httpx2.AsyncClient] | None = None
 
     # ------------------------------------------------------------------ provider seam
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
@@ -159,24 +159,24 @@ class HttpProvider:
         import httpx2
 
         loop = asyncio.get_running_loop()
-        key = id(loop)
-        c = self._clients.get(key)
-        if c is None or c.is_closed:
-            c = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
-                transport=self.transport,
-            )
-            # Drop pools of loops that are gone (tests run one loop per test).
-            for k in [k for k in self._clients if k != key]:
-                self._clients.pop(k, None)
-            self._clients[key] = c
+        held = self._held
+        if held is not None and held[0] is loop and not held[1].is_closed:
+            return held[1]
+        # A new loop (tests run one per test): start a fresh pool. Holding the loop object keeps
+        # its id from being reused by a later loop while this pool exists.
+        c = httpx2.AsyncClient(
+            timeout=httpx2.Timeout(self.timeout, connect=self.connect_timeout),
+            transport=self.transport,
+        )
+        self._held = (loop, c)
         return c
 
     async def aclose(self) -> None:
-        """Close the connection pool of the running loop."""
-        c = self._clients.pop(id(asyncio.get_running_loop()), None)
-        if c is not None:
-            await c.aclose()
+        """Close the connection pool (when it belongs to the running loop)."""
+        held = self._held
+        if held is not None and held[0] is asyncio.get_running_loop():
+            self._held = None
+            await held[1].aclose()
 
     async def request(
         self,

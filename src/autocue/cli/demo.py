@@ -55,7 +55,9 @@ def section_agent() -> tuple[bool, str]:
                         ScriptedToolCall("write", {"path": "hello.txt", "content": "Hello, world!\n"}),
                     ]
                 ),
-                ScriptedResponse([ScriptedToolCall("edit", {"path": "hello.txt", "oldText": "world", "newText": "autocue"})]),
+                ScriptedResponse(
+                    [ScriptedToolCall("edit", {"path": "hello.txt", "oldText": "world", "newText": "autocue"})]
+                ),
                 ScriptedResponse([ScriptedToolCall("bash", {"command": "cat hello.txt && wc -c < hello.txt"})]),
                 ScriptedResponse([TextContent("hello.txt now greets autocue.")]),
             ]
@@ -82,8 +84,62 @@ def section_agent() -> tuple[bool, str]:
         return ok, f"file on disk: {content.strip()!r}; {provider.consumed} scripted replies played"
 
 
+def _repo_root() -> Path | None:
+    """The source checkout (the demo uses its examples/); None for an installed wheel without them."""
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "examples").is_dir() and (parent / "pyproject.toml").is_file():
+            return parent
+    return None
+
+
+def section_playbook_tests() -> tuple[bool, str]:
+    """The example extension's playbook tests, run by pytest (with autocue's plugin)."""
+    import subprocess
+
+    root = _repo_root()
+    if root is None:
+        return False, "examples/ not found (run the demo from a source checkout)"
+    tests = sorted(str(p.relative_to(root)) for p in (root / "examples").glob("*/tests"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests],
+        cwd=root, capture_output=True, text=True, timeout=600,
+    )
+    for line in proc.stdout.splitlines():
+        if line.strip():
+            print(f"  {line}")
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-200:]
+    return proc.returncode == 0, f"pytest {' '.join(tests)}: {summary}"
+
+
+def section_scenarios_in_process() -> tuple[bool, str]:
+    """Every example scenario played in-process through a TestSession, assert steps included."""
+    from autocue.testing import run_scenario
+
+    root = _repo_root()
+    if root is None:
+        return False, "examples/ not found (run the demo from a source checkout)"
+    files = sorted((root / "examples" / "scenarios").glob("*.yaml"))
+    ok = 0
+    for f in files:
+        try:
+            run = run_scenario(f)
+        except Exception as e:  # report and go on with the next scenario
+            print(f"  FAIL {f.name}: {type(e).__name__}: {str(e).splitlines()[0]}")
+            continue
+        ok += 1
+        checks = sum(a.spec.count for a in run.assertions)
+        print(
+            f"  PASS {f.name}: {run.session.playbook.consumed} replies, tools {run.events.tool_sequence()}, "
+            f"{checks} assertion checks"
+        )
+    return ok == len(files) and ok > 0, f"{ok} of {len(files)} scenarios passed"
+
+
 SECTIONS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
     ("in-process agent with real tools", section_agent),
+    ("example playbook tests (pytest)", section_playbook_tests),
+    ("example scenarios, in-process", section_scenarios_in_process),
 ]
 
 

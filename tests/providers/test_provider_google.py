@@ -182,3 +182,14 @@ async def test_non_streaming(server: WireServer) -> None:
     _, msg = await collect(API, model, Context(None, [UserMessage("hi")]))
     assert server.requests[0].path == "/v1beta/models/m1:generateContent"
     assert msg.text == "whole" and msg.stop_reason == "stop"
+
+
+async def test_cut_mid_event_and_503(server: WireServer) -> None:
+    server.push(
+        Reply(chunks=[chunk([{"text": "Hel"}]), chunk([{"text": "lo"}], "STOP")], cut_after=1),
+        json_reply({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}, 503),
+    )
+    _, m1 = await collect(API, model_for(API, server), Context(None, [UserMessage("hi")]))
+    _, m2 = await collect(API, model_for(API, server), Context(None, [UserMessage("hi")]))
+    assert m1.stop_reason == "error" and m1.text == "Hel" and "connection was cut" in (m1.error_message or "")
+    assert m2.error_status == 503 and m2.error_message == "503 UNAVAILABLE: The model is overloaded."

@@ -288,3 +288,10 @@ async def test_non_streaming(server: WireServer) -> None:
     events, msg = await collect(API, model, Context(None, [UserMessage("hi")]))
     assert server.requests[0].body["stream"] is False
     assert types(events) == ["start", "text_start", "text_delta", "text_end", "done"] and msg.text == "whole"
+
+
+async def test_cut_mid_event(server: WireServer) -> None:
+    server.push(Reply(chunks=text_reply(Seq()), cut_after=4))
+    _, msg = await collect(API, model_for(API, server), Context(None, [UserMessage("hi")]))
+    assert msg.stop_reason == "error" and msg.text == "he"
+    assert "RemoteProtocolError" in (msg.error_message or "")

@@ -114,7 +114,7 @@ def section_playbook_tests() -> tuple[bool, str]:
 
 def section_scenarios_in_process() -> tuple[bool, str]:
     """Every example scenario played in-process through a TestSession, assert steps included."""
-    from autocue.testing import run_scenario
+    from autocue.testing.scenario_runner import run_scenario
 
     root = _repo_root()
     if root is None:

@@ -21,16 +21,31 @@ def generate_diff(old: str, new: str, context_lines: int = 4) -> tuple[str, int 
     width = len(str(max(len(old_lines), len(new_lines))))
     if old.endswith("\n") and new.endswith("\n"):  # the empty "line" after a final newline is no line
         old_lines, new_lines = old_lines[:-1], new_lines[:-1]
+    # common head and tail lines are equal parts; only the middle goes through difflib (cheap
+    # for an edit, which changes one region)
+    n = min(len(old_lines), len(new_lines))
+    head = 0
+    while head < n and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and old_lines[-1 - tail] == new_lines[-1 - tail]:
+        tail += 1
+    old_mid = old_lines[head : len(old_lines) - tail]
+    new_mid = new_lines[head : len(new_lines) - tail]
     parts: list[tuple[str, list[str]]] = []
-    sm = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    if head:
+        parts.append(("=", old_lines[:head]))
+    sm = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
         if tag == "equal":
-            parts.append(("=", old_lines[i1:i2]))
+            parts.append(("=", old_mid[i1:i2]))
             continue
         if i2 > i1:
-            parts.append(("-", old_lines[i1:i2]))
+            parts.append(("-", old_mid[i1:i2]))
         if j2 > j1:
-            parts.append(("+", new_lines[j1:j2]))
+            parts.append(("+", new_mid[j1:j2]))
+    if tail:
+        parts.append(("=", old_lines[len(old_lines) - tail :]))
 
     out: list[str] = []
     old_no = new_no = 1

@@ -58,26 +58,50 @@ async def main(reps: int) -> None:
         rows: list[tuple[str, float]] = [
             ("read small file (60 lines)", await time_call(tools["read"], {"path": "pkg0/sub0/mod0.py"}, reps)),
             ("read 5000-line file (truncated to 2000)", await time_call(tools["read"], {"path": "big.txt"}, reps)),
-            ("write 2 KB file (new dir)", await time_call(
-                tools["write"], {"path": "out/new.txt", "content": "y" * 2048}, reps)),
-            ("edit unique text in 300-line file", await time_call(
-                tools["edit"], {"path": "edit_me.txt", "oldText": "UNIQUE_TOKEN", "newText": "DONE"}, reps,
-                reset_edit)),
+            (
+                "write 2 KB file (new dir)",
+                await time_call(tools["write"], {"path": "out/new.txt", "content": "y" * 2048}, reps),
+            ),
+            (
+                "edit unique text in 300-line file",
+                await time_call(
+                    tools["edit"],
+                    {"path": "edit_me.txt", "oldText": "UNIQUE_TOKEN", "newText": "DONE"},
+                    reps,
+                    reset_edit,
+                ),
+            ),
             ("ls directory", await time_call(tools["ls"], {"path": "pkg0"}, reps)),
             ("find **/*.py (200 files)", await time_call(tools["find"], {"pattern": "**/*.py"}, reps)),
             ("bash 'true'", await time_call(tools["bash"], {"command": "true"}, reps)),
             ("bash 'seq 1 100000' (truncated)", await time_call(tools["bash"], {"command": "seq 1 100000"}, reps)),
         ]
         grep_params = {"pattern": r"marker 1[0-2]", "limit": 100}
-        rows.append(("grep python (200 files, 100 matches)", await time_call(
-            create_grep_tool(root, backend="python"), grep_params, reps)))
-        rows.append(("grep python, no match (full scan)", await time_call(
-            create_grep_tool(root, backend="python"), {"pattern": "NOPE_NOT_THERE"}, reps)))
+        rows.append(
+            (
+                "grep python (200 files, 100 matches)",
+                await time_call(create_grep_tool(root, backend="python"), grep_params, reps),
+            )
+        )
+        rows.append(
+            (
+                "grep python, no match (full scan)",
+                await time_call(create_grep_tool(root, backend="python"), {"pattern": "NOPE_NOT_THERE"}, reps),
+            )
+        )
         if find_ripgrep():
-            rows.append(("grep rg (200 files, 100 matches)", await time_call(
-                create_grep_tool(root, backend="rg"), grep_params, reps)))
-            rows.append(("grep rg, no match (full scan)", await time_call(
-                create_grep_tool(root, backend="rg"), {"pattern": "NOPE_NOT_THERE"}, reps)))
+            rows.append(
+                (
+                    "grep rg (200 files, 100 matches)",
+                    await time_call(create_grep_tool(root, backend="rg"), grep_params, reps),
+                )
+            )
+            rows.append(
+                (
+                    "grep rg, no match (full scan)",
+                    await time_call(create_grep_tool(root, backend="rg"), {"pattern": "NOPE_NOT_THERE"}, reps),
+                )
+            )
         else:
             print("(ripgrep not installed: rg rows skipped)")
         for p in root.glob("../autocue-bash-*.log"):

@@ -162,3 +162,38 @@ async def test_replaying_pi_sessions_gives_pi_results(session: str, tmp_path: Pa
                 assert mine.details == rec["details"]
             compared += 1
     assert compared or not exchanges
+
+
+async def test_agent_abort_kills_running_bash_group(tmp_path: Path) -> None:
+    import asyncio
+    import os
+    import signal
+
+    from builtin_tool_helpers import pid_alive
+
+    agent = Agent(
+        provider=ScriptedProvider([call("bash", command="sleep 60 & echo $!; sleep 60"), ScriptedResponse([])]),
+        model=scripted_model(),
+        tools=list(create_builtin_tools(tmp_path).values()),
+    )
+    updates: list[ToolExecutionUpdateEvent] = []
+    agent.subscribe(lambda e: updates.append(e) if isinstance(e, ToolExecutionUpdateEvent) else None)
+    run = asyncio.ensure_future(agent.prompt("wait"))
+    for _ in range(1000):
+        if updates:
+            break
+        await asyncio.sleep(0.01)
+    child = int(updates[0].partial_result.text_content)
+    agent.abort()
+    await run
+    try:
+        (r,) = results(agent)
+        assert r.is_error and r.content == [TextContent(f"{child}\n\n\nCommand aborted")]
+        for _ in range(500):
+            if not pid_alive(child):
+                break
+            await asyncio.sleep(0.01)
+        assert not pid_alive(child)
+    finally:
+        if pid_alive(child):
+            os.kill(child, signal.SIGKILL)

@@ -7,8 +7,8 @@ request's ``x-autocue-profile`` header, or the profile detected from the tools t
 declares. No profile means tool calls pass through unchanged; so does a tool name the
 profile does not know.
 
-``tool_difference(profile, declared)`` is what ``--strict-tools`` reports: the profile's tools
-the request does not declare, and declared tools the profile does not know.
+``tool_difference(profile, declared)`` is the detail ``--strict-tools`` reports: the profile's
+tools the request does not declare, and declared tools the profile does not know.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def detect_profile(declared: Iterable[str]) -> Profile | None:
 
 def agent_tools(profile: Profile) -> set[str] | None:
     """The agent-side tool names a profile knows (None when it does not say)."""
-    for attr in ("agent_tools", "tool_names", "tools"):
+    for attr in ("agent_tool_names", "agent_tools", "tool_names"):
         v = getattr(profile, attr, None)
         if callable(v):
             v = v()

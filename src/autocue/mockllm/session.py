@@ -33,7 +33,8 @@ class Position:
 class Playable:
     """A script ready to be played by many sessions."""
 
-    __slots__ = ("checks_at", "first_prompt", "name", "positions", "script", "source", "tool_names", "warnings")
+    __slots__ = ("checks_at", "first_prompt", "name", "positions", "script", "source", "tool_examples", "tool_names",
+                 "warnings")
 
     def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None) -> None:
         self.script = script
@@ -43,7 +44,7 @@ class Playable:
         self.positions: list[Position] = []
         self.checks_at: dict[int, list[tuple[Check, int, int]]] = {}
         self.first_prompt: str | None = None
-        names: list[str] = []
+        names: dict[str, dict[str, Any]] = {}
         for t, turn in enumerate(script.turns):
             base = len(self.positions)
             if self.first_prompt is None and turn.prompt:
@@ -51,12 +52,16 @@ class Playable:
             for k, step in enumerate(turn.steps):
                 self.positions.append(Position(step, t, k, turn.prompt if (k == 0 and t > 0) else None))
                 if isinstance(step, ScriptedResponse):
-                    names.extend(c.name for c in step.tool_calls)
+                    for tc in step.tool_calls:
+                        if tc.name not in names:
+                            names[tc.name] = {} if callable(tc.arguments) else tc.arguments
             for c in turn.checks:
                 at = base + min(max(c.before_step, 0), len(turn.steps))
                 self.checks_at.setdefault(at, []).append((c, t, c.before_step))
-        self.tool_names: list[str] = list(dict.fromkeys(names))
+        self.tool_names: list[str] = list(names)
         """Scenario tool names the script calls, in first-use order."""
+        self.tool_examples = names
+        """The arguments of each tool's first call (for mapping names through a profile)."""
 
     @property
     def total(self) -> int:

@@ -65,6 +65,13 @@ def error_outcome(req: Incoming | None, api: str, status: int, message: str, *, 
     return Outcome(status, body=error_body(api, status, message, kind=kind), headers=h)
 
 
+def _mapped_name(profile: Profile, tool: str, args: dict[str, Any]) -> str:
+    try:
+        return profile.map_call(tool, args)[0]
+    except Exception:  # a templated mapping that needs other arguments: the name is what matters
+        return tool
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -265,24 +272,32 @@ class MockState:
             s.profile, s.profile_source = found, "detected"
 
     def _strict(self, s: Session, req: Incoming) -> Outcome | None:
+        """``--strict-tools``: the request must declare every tool the scenario calls (after the
+        profile maps it), and a request that declares tools must match a profile."""
         declared = req.declared_function_tools()
+        if not declared and not s.playable.tool_names:
+            return None
         problems: list[str] = []
+        detail = ""
         if s.profile is not None:
+            mapped = [_mapped_name(s.profile, n, s.playable.tool_examples[n]) for n in s.playable.tool_names]
             diff = tool_difference(s.profile, declared)
             if diff is not None and not diff.ok:
-                problems.append(f"profile {s.profile.name!r}: {diff.describe()}")
-            mapped = [s.profile.map_call(n, {})[0] for n in s.playable.tool_names]
+                detail = f" Profile {s.profile.name!r} differs: {diff.describe()}."
         else:
             mapped = list(s.playable.tool_names)
-        absent = [n for n in mapped if n not in declared]
+            if declared:
+                problems.append("no tool profile matches the declared tools (name one with --profile or the "
+                                "x-autocue-profile header)")
+        absent = [n for n in dict.fromkeys(mapped) if n not in declared]
         if absent:
             problems.append("the scenario calls tools the request does not declare: " + ", ".join(absent))
         if not problems:
             return None
         path = self.record(req, "strict tools: " + "; ".join(problems))
         msg = (f"autocue mock LLM (--strict-tools): the tools declared by this {API_LABEL[req.api]} request do "
-               f"not match: {'; '.join(problems)}. Declared: {', '.join(declared) or 'none'}."
-               + (f" Request saved to {path}." if path else ""))
+               f"not match scenario {s.playable.name!r}: {'; '.join(problems)}. Declared: "
+               f"{', '.join(declared) or 'none'}.{detail}" + (f" Request saved to {path}." if path else ""))
         with s.lock:
             s.errors.append(msg)
         return error_outcome(req, req.api, 400, msg, reason="strict-tools")

@@ -372,3 +372,16 @@ def test_fork_from_copies_history_under_new_header(tmp_path: Path) -> None:
     assert sm.get_header().parent_session == str(FIXTURES / "handmade-compaction.jsonl")
     assert len(sm.get_entries()) == 13
     assert sm.build_session_context().messages[0].role == "compactionSummary"
+
+
+def test_parent_cycle_is_reported_not_looped(tmp_path: Path) -> None:
+    p = tmp_path / "cycle.jsonl"
+    p.write_bytes(
+        b'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+        b'{"type":"custom","customType":"a","id":"aaaaaaaa","parentId":"bbbbbbbb","timestamp":"t"}\n'
+        b'{"type":"custom","customType":"b","id":"bbbbbbbb","parentId":"aaaaaaaa","timestamp":"t"}\n')
+    sm = SessionManager.open(p)
+    with pytest.raises(SessionFileError, match="parentId cycle"):
+        sm.build_session_context()
+    with pytest.raises(SessionFileError, match="parentId cycle"):
+        sm.get_branch()

@@ -103,3 +103,27 @@ async def test_agent_with_convert_message_sends_session_roles_as_user_messages()
     texts = [m.text for m in ctx.messages]
     assert texts[0].startswith(COMPACTION_SUMMARY_PREFIX + "SUMMARY") and texts[1:] == [
         "old", "old reply", "be brief", "next"]
+
+
+def test_fast_parser_matches_the_general_one_on_real_files() -> None:
+    from pathlib import Path
+
+    import orjson
+
+    from autocue.llm import message_from_json
+
+    files = [*Path("/work/shared/conformance/pi-sessions").glob("*.jsonl"),
+             *(Path(__file__).parent / "fixtures").glob("*.jsonl")]
+    seen = 0
+    for f in files:
+        for line in f.read_bytes().splitlines():
+            d = orjson.loads(line)
+            if d.get("type") == "message" and d["message"]["role"] in ("user", "assistant", "toolResult"):
+                fast, general = agent_message_from_json(d["message"]), message_from_json(d["message"])
+                assert fast == general and fast.to_json() == d["message"]
+                seen += 1
+    assert seen > 50
+    # unusual shapes fall back to the general parser
+    odd = {"role": "assistant", "content": [{"type": "text", "text": "x", "textSignature": "s"}],
+           "usage": {"input": 1}, "stopReason": "stop", "timestamp": 1}
+    assert agent_message_from_json(odd) == message_from_json(odd)

@@ -148,7 +148,7 @@ class MessageEntry:
     stays cheap); ``message_json`` gives the JSON form without parsing.
     """
 
-    __slots__ = ("_json", "_message", "extra", "id", "line", "parent_id", "raw", "timestamp")
+    __slots__ = ("_json", "_message", "extra", "id", "line", "parent_id", "raw", "role", "timestamp")
     type: ClassVar[Literal["message"]] = "message"
 
     def __init__(
@@ -163,7 +163,11 @@ class MessageEntry:
         raw: JSON | None = None,
         line: int | None = None,
     ) -> None:
-        if message is None and message_json is None:
+        if message is not None:
+            self.role: str = message.role
+        elif message_json is not None:
+            self.role = str(message_json.get("role"))
+        else:
             raise ValueError("MessageEntry needs a message or message_json")
         self.id = id
         self.parent_id = parent_id
@@ -174,6 +178,21 @@ class MessageEntry:
         self.raw = raw
         self.line = line
         """The line the entry was read from (for error messages), or None."""
+
+    @classmethod
+    def loaded(cls, d: JSON, message_json: JSON, line: int | None) -> MessageEntry:
+        """A message entry read from a file line ``d`` that has exactly pi's five keys (fast path)."""
+        e = cls.__new__(cls)
+        e.id = d["id"]
+        e.parent_id = d["parentId"]
+        e.timestamp = d["timestamp"]
+        e.role = message_json["role"]
+        e._message = None
+        e._json = message_json
+        e.extra = None
+        e.raw = d
+        e.line = line
+        return e
 
     @property
     def message(self) -> AgentMessage:
@@ -186,14 +205,14 @@ class MessageEntry:
                 raise EntryParseError(f"message entry {self.id}: {e}", self.id, self.line) from None
         return m
 
-    @property
-    def role(self) -> str:
-        """The message role, without parsing the message."""
+    def provider_model(self) -> tuple[str, str]:
+        """``(provider, model)`` of an assistant message, without parsing it."""
         m = self._message
         if m is not None:
-            return m.role
-        assert self._json is not None
-        return str(self._json.get("role"))
+            return (getattr(m, "provider", ""), getattr(m, "model", ""))
+        j = self._json
+        assert j is not None
+        return (j.get("provider", ""), j.get("model", ""))
 
     @property
     def message_json(self) -> JSON:

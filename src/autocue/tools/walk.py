@@ -119,6 +119,16 @@ class PathGlob:
         target = rel.rsplit("/", 1)[-1] if self.by_name else rel
         return self.regex.match(target) is not None
 
+    def override(self, rel: str, is_dir: bool) -> bool | None:
+        """ripgrep's ``--glob`` rule: a match of a plain glob includes the path even when an
+        ignore file excludes it, a match of a ``!`` glob excludes it; a file that a plain glob
+        does not match is excluded; otherwise (None) the ignore files decide."""
+        if self.matches(rel):
+            return not self.negated
+        if self.negated or is_dir:
+            return None
+        return False
+
 
 @dataclass(slots=True)
 class _Rule:
@@ -191,9 +201,14 @@ def walk(
     root: str,
     *,
     use_ignore_files: bool = True,
+    override: Callable[[str, bool], bool | None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> Iterator[Entry]:
-    """Entries below ``root`` (not ``root`` itself) in path order; see the module docstring."""
+    """Entries below ``root`` (not ``root`` itself) in path order; see the module docstring.
+
+    ``override(rel, is_dir)`` is asked first: True keeps the entry whatever the ignore files
+    say, False drops it (a dropped directory is not entered), None lets the ignore files decide.
+    """
     stack: list[IgnoreRules] = []
 
     def ignored(rel: str, is_dir: bool) -> bool:
@@ -228,7 +243,8 @@ def walk(
                 except OSError:
                     continue
                 rel = f"{dir_rel}/{e.name}" if dir_rel else e.name
-                if use_ignore_files and ignored(rel, is_dir):
+                decided = override(rel, is_dir) if override is not None else None
+                if decided is False or (decided is None and use_ignore_files and ignored(rel, is_dir)):
                     continue
                 yield Entry(e.path, rel, is_dir)
                 if is_dir:

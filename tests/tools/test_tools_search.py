@@ -203,3 +203,13 @@ async def test_backends_agree_on_ignore_rules_and_glob_overrides(tmp_path: Path)
     assert len(seen) > 8  # the queries really select different files
     assert "src/gen/g.txt" not in await grep(root, "python", pattern="needle")
     assert "src/gen/g.txt" in await grep(root, "python", pattern="needle", glob="**/*.txt")  # a glob beats .gitignore
+
+
+async def test_no_ripgrep_auto_falls_back_rg_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import autocue.tools.grep as grep_module
+
+    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    (tmp_path / "f.txt").write_text("foobar\n")
+    assert await grep(tmp_path, "auto", pattern="foo(?=bar)") == "f.txt:1: foobar"  # look-around: Python's re
+    with pytest.raises(ToolError, match="ripgrep \\(rg\\) is not installed"):
+        await grep(tmp_path, "rg", pattern="foo")

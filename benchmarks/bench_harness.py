@@ -43,6 +43,7 @@ def autocue_run(n: int, cpu: bool) -> float:
 def pydantic_ai_run(n: int, cpu: bool) -> float | None:
     try:
         from pydantic_ai import Agent
+        from pydantic_ai.usage import UsageLimits
         from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
         from pydantic_ai.models.function import AgentInfo, FunctionModel
     except ImportError:
@@ -63,7 +64,7 @@ def pydantic_ai_run(n: int, cpu: bool) -> float | None:
         return "ok"
 
     t0 = _clock(cpu)
-    asyncio.run(agent.run("go"))
+    asyncio.run(agent.run("go", usage_limits=UsageLimits(request_limit=n + 10)))
     return (_clock(cpu) - t0) / n * 1e6
 
 

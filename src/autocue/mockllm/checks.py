@@ -45,6 +45,11 @@ class CheckResult:
 
 def describe(check: Check) -> str:
     spec = check.spec
+    if isinstance(spec, dict):
+        try:
+            spec = _parse_mapping(spec)
+        except Exception:
+            return repr(spec)[:200]
     d = getattr(spec, "describe", None)
     if callable(d):
         return str(d())

@@ -6,7 +6,8 @@ SIGKILL, so background children die too. stdout and stderr are merged in arrival
 
 Output keeps the last 2000 lines / 50 KB; when cut, a notice says which lines are shown and
 where the full output was saved (a temp file, written once the output passes 50 KB).
-``on_update`` receives the (tail of the) output so far after each chunk.
+``on_update`` receives the (tail of the) output so far: at once for the first chunk, then at
+most every ``update_interval`` seconds, and a last time with all of it before the result.
 
 Exit code 0 returns the output (``(no output)`` if empty). Any other outcome raises, so the
 model gets an error result: ``<output>\\n\\nCommand exited with code N``, ``... Command timed out
@@ -15,7 +16,8 @@ after N seconds``, ``... Command aborted`` or ``... Command was killed by signal
 If the shell exits while a background process it started still holds the output pipe open,
 the tool stops reading after ``drain_timeout`` seconds and returns; that process keeps running.
 
-Public: ``create_bash_tool(cwd, *, shell=None, env=None, command_prefix=None, drain_timeout=0.5)``.
+Public: ``create_bash_tool(cwd, *, shell=None, env=None, command_prefix=None, drain_timeout=0.5,
+update_interval=0.05)``, ``default_shell()``.
 """
 
 from __future__ import annotations
@@ -178,11 +180,14 @@ def create_bash_tool(
     env: Mapping[str, str] | None = None,
     command_prefix: str | None = None,
     drain_timeout: float = 0.5,
+    update_interval: float = 0.05,
 ) -> AgentTool:
     """The ``bash`` tool running commands in ``cwd``.
 
     ``shell`` defaults to ``default_shell()``; ``env`` replaces the inherited environment;
     ``command_prefix`` is put on its own line before every command (e.g. ``set -o pipefail``).
+    ``on_update`` gets the output at most every ``update_interval`` seconds (the first chunk at
+    once, and a last update with everything before the result).
     """
     workdir = os.fspath(cwd)
 
@@ -226,11 +231,20 @@ def create_bash_tool(
                 killed_for.append(reason)
                 _kill_group(proc.pid)
 
-        def on_chunk(data: bytes) -> None:
-            output.add(data)
+        last_update = [-update_interval, False]  # [loop time of the last update, data not yet reported]
+
+        def send_update() -> None:
             tr = truncate_tail(output.text())
             partial = {"truncation": tr.to_json(), "fullOutputPath": output.path} if tr.truncated else None
+            last_update[0], last_update[1] = loop.time(), False
             on_update(ToolResult([TextContent(tr.content)], partial))
+
+        def on_chunk(data: bytes) -> None:
+            output.add(data)
+            if loop.time() - last_update[0] >= update_interval:
+                send_update()
+            else:
+                last_update[1] = True
 
         async def pump() -> None:
             while True:
@@ -269,6 +283,8 @@ def create_bash_tool(
             transport.close()
             output.close()
 
+        if last_update[1]:  # the last update always shows all the output
+            send_update()
         text, details = output.render()
         body = "" if text == "(no output)" else text
         sep = "\n\n" if body else ""

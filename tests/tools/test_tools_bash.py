@@ -199,3 +199,11 @@ def test_rolling_tail_never_shows_a_cut_line() -> None:
         out.close()
         if out.path:
             os.unlink(out.path)
+
+
+async def test_updates_are_throttled_but_the_last_shows_everything(tmp_path: Path) -> None:
+    updates: list[ToolResult] = []
+    tool = create_bash_tool(tmp_path, update_interval=60)
+    r = await run(tool, updates=updates, command="for i in 1 2 3 4; do echo $i; sleep 0.02; done")
+    assert r.text_content == "1\n2\n3\n4\n"
+    assert [u.text_content for u in updates] == ["1\n", "1\n2\n3\n4\n"]

@@ -4,6 +4,7 @@ compact() with a scripted summary."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -304,3 +305,44 @@ async def test_compact_failure_raises_compaction_error() -> None:
     provider = ScriptedProvider([ScriptedResponse(error=ScriptedError("server down", status=503))])
     with pytest.raises(CompactionError, match="Summarization failed: 503 server down"):
         await compact(prep, scripted_model(), provider)
+
+
+# ---------------------------------------------------------------------------- branch summaries
+
+
+async def test_branch_summary_of_the_branch_being_left(tmp_path: Path) -> None:
+    import shutil
+
+    from autocue.session.compaction import (
+        BRANCH_SUMMARY_PREAMBLE,
+        BRANCH_SUMMARY_PROMPT,
+        collect_entries_for_branch_summary,
+        generate_branch_summary,
+    )
+
+    copy = tmp_path / "tree.jsonl"
+    shutil.copy(Path(__file__).parent / "fixtures" / "handmade-tree.jsonl", copy)
+    sm = SessionManager.open(copy)
+    old_leaf = sm.get_leaf_id()
+    collected = collect_entries_for_branch_summary(sm, old_leaf, "a000000c")
+    assert collected.common_ancestor_id == "a0000007"
+    assert [e.id for e in collected.entries] == ["a000000e", "a000000f", "a0000010"]
+
+    rec = Recorder(ScriptedProvider([_say("## Goal\nLouder greeting.")]))
+    result = await generate_branch_summary(collected.entries, scripted_model(), rec)
+    assert result.summary == (BRANCH_SUMMARY_PREAMBLE + "## Goal\nLouder greeting."
+                              "\n\n<read-files>\nhello.txt\n</read-files>")
+    assert result.details == {"readFiles": ["hello.txt"], "modifiedFiles": []}
+    (ctx, opts), = rec.calls
+    prompt = ctx.messages[0].text  # type: ignore[union-attr]
+    assert prompt.startswith("<conversation>\n[User]: The following is a summary of a branch")
+    assert "[User]: Instead, make the greeting louder." in prompt and prompt.endswith(BRANCH_SUMMARY_PROMPT)
+    assert opts.max_tokens == 2048
+
+    sm.branch_with_summary("a000000c", result.summary or "", result.details)
+    assert [m.role for m in sm.build_session_context().messages][-3:] == ["user", "assistant", "branchSummary"]
+
+    failed = await generate_branch_summary(collected.entries, scripted_model(),
+                                           ScriptedProvider([ScriptedResponse(error=ScriptedError("down"))]))
+    assert failed.error == "down" and failed.summary is None
+    assert (await generate_branch_summary([], scripted_model(), rec)).summary == "No content to summarize"

@@ -43,9 +43,9 @@ def autocue_run(n: int, cpu: bool) -> float:
 def pydantic_ai_run(n: int, cpu: bool) -> float | None:
     try:
         from pydantic_ai import Agent
-        from pydantic_ai.usage import UsageLimits
         from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
         from pydantic_ai.models.function import AgentInfo, FunctionModel
+        from pydantic_ai.usage import UsageLimits
     except ImportError:
         return None
     counter = {"i": 0}

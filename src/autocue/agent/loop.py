@@ -378,8 +378,7 @@ async def _prepare(
             tool = t
             break
     if tool is None:
-        names = ", ".join(t.name for t in context.tools) or "none"
-        p.result, p.is_error = _error_result(f"Tool {call.name} not found (available tools: {names})"), True
+        p.result, p.is_error = _error_result(f"Tool {call.name} not found"), True  # pi's exact text
         return p
     try:
         args = tool.validate(call.arguments)

@@ -128,3 +128,14 @@ def test_command_backend_direct_use(tmp_path: Path) -> None:
     b = CommandBackend("sh", ["-c", "echo LOOP_COMPLETE"])
     result = EventLoop(config_from_dict({}), prompt="p", workspace=tmp_path, backend=b).run_sync()
     assert result.exit_code == 0 and b.stats()["runs"] == 1
+
+
+def test_children_left_running_are_killed_when_the_program_exits(tmp_path: Path) -> None:
+    script = "sleep 30 & echo $! > child.pid; echo LOOP_COMPLETE"
+    result = _loop(tmp_path, {"command": "sh", "args": ["-c", script], "kill_grace_secs": 0.3})
+    assert result.reason is TerminationReason.COMPLETION_PROMISE
+    child = int((tmp_path / "child.pid").read_text())
+    deadline = time.monotonic() + 5
+    while not _dead(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _dead(child)

@@ -6,7 +6,8 @@ The program runs in the workspace, in its own session (process group), with the
 environment plus ``AUTOCUE_HAT``, ``AUTOCUE_ITERATION``, ``AUTOCUE_EVENTS_FILE`` and
 ``AUTOCUE_SCRATCHPAD``. Output is streamed chunk by chunk to the loop. When the run is
 cancelled (loop timeout or interrupt) the whole process group gets SIGTERM, then SIGKILL
-after ``kill_grace_secs``: no orphaned grandchildren keep running.
+after ``kill_grace_secs``; when the program exits, whatever it left running in its group is
+killed too: no orphaned grandchildren keep running.
 """
 
 from __future__ import annotations
@@ -108,15 +109,28 @@ class CommandBackend:
                 await proc.stdin.drain()
             proc.stdin.close()
 
+        pumps = asyncio.ensure_future(
+            asyncio.gather(feed(), pump(proc.stdout, out, True), pump(proc.stderr, err, False))
+        )
         try:
-            await asyncio.gather(feed(), pump(proc.stdout, out, True), pump(proc.stderr, err, False))
+            # asyncio's wait() also waits for the pipes, which children left running may hold open:
+            # watch the exit status itself, then give the pipes a moment before ending the group
+            while not pumps.done() and proc.returncode is None:
+                await asyncio.wait({pumps}, timeout=0.05)
+            if not pumps.done():
+                try:
+                    await asyncio.wait_for(asyncio.shield(pumps), self.kill_grace_secs)
+                except TimeoutError:
+                    kill_process_group(proc.pid, signal.SIGKILL)
+            await pumps
             code = await proc.wait()
+            kill_process_group(proc.pid, signal.SIGKILL)
         except BaseException:
             await self._terminate(proc)
+            pumps.cancel()
+            with contextlib.suppress(BaseException):
+                await pumps
             raise
-        finally:
-            if proc.returncode is None:
-                await self._terminate(proc)
         stdout = b"".join(out).decode("utf-8", "replace")
         stderr = b"".join(err).decode("utf-8", "replace")
         if code != 0:

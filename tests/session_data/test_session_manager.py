@@ -385,3 +385,14 @@ def test_parent_cycle_is_reported_not_looped(tmp_path: Path) -> None:
         sm.build_session_context()
     with pytest.raises(SessionFileError, match="parentId cycle"):
         sm.get_branch()
+
+
+def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
+    p = tmp_path / "dup.jsonl"
+    p.write_bytes(
+        b'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+        b'{"type":"custom","customType":"a","id":"aaaaaaaa","parentId":null,"timestamp":"t"}\n'
+        b'{"type":"custom","customType":"b","id":"aaaaaaaa","parentId":null,"timestamp":"t"}\n')
+    sm = SessionManager.open(p)
+    assert sm.warnings == [f"{p}: entry id aaaaaaaa appears twice; the later entry wins"]
+    assert sm.get_entry("aaaaaaaa").custom_type == "b"  # type: ignore[union-attr]

@@ -515,33 +515,31 @@ class SessionManager:
             self._rewrite_file()
 
     def _build_index(self) -> None:
-        by_id: dict[str, SessionEntry] = {}
+        entries = self._entries
+        by_id: dict[str, SessionEntry] = {e.id: e for e in entries}
+        if len(by_id) != len(entries):
+            seen: set[str] = set()
+            for e in entries:
+                if e.id in seen:
+                    self.warnings.append(f"{self._where()}: entry id {e.id} appears twice; the later entry wins")
+                seen.add(e.id)
         labels: dict[str, str] = {}
         name: str | None = None
-        has_assistant = False
-        leaf: str | None = None
-        for e in self._entries:
-            eid = e.id
-            if eid in by_id:
-                self.warnings.append(f"{self._where()}: entry id {eid} appears twice; the later entry wins")
-            by_id[eid] = e
-            leaf = eid
-            t = e.type
-            if t == "message":
-                if not has_assistant and e.role == "assistant":  # type: ignore[union-attr]
-                    has_assistant = True
-            elif t == "label":
-                if e.label:  # type: ignore[union-attr]
-                    labels[e.target_id] = e.label  # type: ignore[union-attr]
+        for e in entries:
+            if type(e) is MessageEntry:
+                continue
+            if isinstance(e, LabelEntry):
+                if e.label:
+                    labels[e.target_id] = e.label
                 else:
-                    labels.pop(e.target_id, None)  # type: ignore[union-attr]
-            elif t == "session_info" and e.name:  # type: ignore[union-attr]
-                name = e.name  # type: ignore[union-attr]
+                    labels.pop(e.target_id, None)
+            elif isinstance(e, SessionInfoEntry) and e.name:
+                name = e.name
         self._by_id = by_id
         self._labels = labels
         self._session_name = name
-        self._has_assistant = has_assistant
-        self._leaf_id = leaf
+        self._has_assistant = any(type(e) is MessageEntry and e.role == "assistant" for e in entries)
+        self._leaf_id = entries[-1].id if entries else None
         self._children = None
 
     def _where(self) -> str:

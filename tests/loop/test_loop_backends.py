@@ -139,3 +139,14 @@ def test_children_left_running_are_killed_when_the_program_exits(tmp_path: Path)
     while not _dead(child) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _dead(child)
+
+
+def test_agent_backend_from_http_provider_options(monkeypatch: Any) -> None:
+    from autocue.loop.agent_backend import agent_backend_from_options
+
+    monkeypatch.setenv("MY_KEY", "sk-test")
+    b = agent_backend_from_options({"api": "openai-completions", "model": "gpt-test",
+                                    "base_url": "http://127.0.0.1:9/v1", "api_key_env": "MY_KEY"})
+    assert b.model is not None and (b.model.id, b.model.api, b.model.base_url) == (
+        "gpt-test", "openai-completions", "http://127.0.0.1:9/v1")
+    assert hasattr(b._get_provider(), "stream")

@@ -136,10 +136,103 @@ def section_scenarios_in_process() -> tuple[bool, str]:
     return ok == len(files) and ok > 0, f"{ok} of {len(files)} scenarios passed"
 
 
+API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions", "gemini": "google-generative"}
+
+
+def _print_json_events(lines: list[str]) -> None:
+    import json
+
+    for line in lines:
+        ev = json.loads(line)
+        if ev.get("type") == "tool_execution_end":
+            text = " ".join(b.get("text", "") for b in ev["result"]["content"]).strip().replace("\n", " | ")
+            print(f"    {'✗' if ev['isError'] else '✓'} {ev['toolName']} → {text[:80]}")
+        elif ev.get("type") == "message_end" and ev["message"]["role"] == "assistant":
+            for b in ev["message"]["content"]:
+                if b["type"] == "text":
+                    print(f"    model: {b['text'][:100]}")
+                elif b["type"] == "thinking":
+                    print(f"    model thinks: {b['thinking'][:100]}")
+
+
+def _http_run(path: Path) -> tuple[bool, str]:
+    """Serve one scenario on the mock server and drive it with autocue's own agent CLI over HTTP."""
+    import json
+    import os
+    import subprocess
+
+    from autocue.mockllm import serve
+    from autocue.scenario import load_scenario
+    from autocue.testing.scenario_runner import prepare_repo
+
+    scenario = load_scenario(path)
+    style = scenario.server.llm_api_style if scenario.server is not None else None
+    api = API_FOR_STYLE.get(style or "anthropic", "anthropic-messages")
+    prompt = scenario.initial_prompt or "hello"
+    with tempfile.TemporaryDirectory(prefix="autocue-demo-http-") as tmp:
+        work = Path(tmp) / "work"
+        home = Path(tmp) / "home"
+        work.mkdir()
+        home.mkdir()
+        prepare_repo(scenario, work)
+        with serve(path, workspace=work) as server:
+            models = {"providers": {"mock": {
+                "base_url": server.base_url, "api": api, "api_key": "demo-session",
+                "models": [{"id": "mock-model", "context_window": 200000}],
+            }}}
+            (home / "models.json").write_text(json.dumps(models))
+            env = {**os.environ, "AUTOCUE_DIR": str(home)}
+            prompts = [t.prompt or "continue" for t in scenario.compile().turns] or [prompt]
+            stdout: list[str] = []
+            codes: list[int] = []
+            stderr = ""
+            for i, text in enumerate(prompts):  # one CLI run per user turn; later turns --continue
+                proc = subprocess.run(
+                    [sys.executable, "-m", "autocue.cli.main", "--mode", "json", "--model", "mock/mock-model",
+                     "--cwd", str(work), "--no-discover", *(["--continue"] if i else []), text],
+                    capture_output=True, text=True, timeout=120, env=env,
+                )
+                print(f"    user: {text}")
+                stdout.extend(proc.stdout.splitlines())
+                codes.append(proc.returncode)
+                stderr += proc.stderr
+                _print_json_events(proc.stdout.splitlines())
+            sessions = server.sessions()
+        ok = all(c == 0 for c in codes)
+        detail = f"{api}, {len(prompts)} turn(s), exit codes {codes}"
+        for sess in sessions if isinstance(sessions, list) else []:
+            consumed, remaining = sess.get("consumed"), sess.get("remaining")
+            failed = [a for a in sess.get("assertions", []) if not a.get("passed", True)]
+            ok = ok and remaining == 0 and not failed
+            detail += f", {consumed} served / {remaining} left, {len(sess.get('assertions', []))} assert steps"
+        if not all(c == 0 for c in codes):
+            detail += f": {stderr.strip()[-200:]}"
+        return ok, detail
+
+
+def section_scenarios_http() -> tuple[bool, str]:
+    """Every example scenario served by the mock LLM server and played by autocue's agent CLI."""
+    root = _repo_root()
+    if root is None:
+        return False, "examples/ not found (run the demo from a source checkout)"
+    files = sorted((root / "examples" / "scenarios").glob("*.yaml"))
+    passed = 0
+    for f in files:
+        print(f"  {f.name}")
+        try:
+            ok, detail = _http_run(f)
+        except Exception as e:  # report and go on
+            ok, detail = False, f"{type(e).__name__}: {e}"
+        print(f"  {'PASS' if ok else 'FAIL'} {f.name}: {detail}")
+        passed += ok
+    return passed == len(files) and passed > 0, f"{passed} of {len(files)} scenarios passed over HTTP"
+
+
 SECTIONS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
     ("in-process agent with real tools", section_agent),
     ("example playbook tests (pytest)", section_playbook_tests),
     ("example scenarios, in-process", section_scenarios_in_process),
+    ("example scenarios over HTTP: mock LLM server + autocue agent CLI", section_scenarios_http),
 ]
 
 

@@ -66,7 +66,8 @@ def _run_text(messages: list[Any]) -> str:
     return "\n".join(parts)
 
 
-def _prepare_repo(scenario: Scenario, cwd: Path) -> None:
+def prepare_repo(scenario: Scenario, cwd: Path) -> None:
+    """Write the scenario's repo files into ``cwd`` (and ``git init`` it when the scenario asks)."""
     repo = scenario.repo
     if repo is None:
         return
@@ -137,7 +138,7 @@ def run_scenario(
     )
     run = ScenarioRun(scenario, t)
     try:
-        _prepare_repo(scenario, t.cwd)
+        prepare_repo(scenario, t.cwd)
         for n, turn in enumerate(script.turns, start=1):
             wrapped, after = _with_checks(turn, n, run)
             t.run_sync(wrapped)

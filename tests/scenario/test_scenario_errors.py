@@ -98,3 +98,29 @@ def test_missing_file_and_non_utf8(tmp_path: object) -> None:
     bad.write_bytes(b"name: \xff\xfe\n")
     with pytest.raises(ScenarioError, match="must be UTF-8 text"):
         load_scenario(bad)
+
+
+def test_anchors_and_merge_keys_keep_positions() -> None:
+    from autocue.scenario import LlmResponse, ToolUse
+
+    sc = load_scenario_text(
+        "name: t\n"
+        "defaults: &run {cmd: ls, cwd: .}\n"
+        "timeline:\n"
+        "  - runCmd:\n"
+        "      <<: *run\n"
+        "      cmd: pwd\n"
+        "  - runCmd: *run\n"
+    )
+    calls = [e.parts[0] for e in sc.timeline if isinstance(e, LlmResponse)]
+    assert [(c.args, c.pos.line) for c in calls if isinstance(c, ToolUse)] == [
+        ({"cmd": "pwd", "cwd": "."}, 5), ({"cmd": "ls", "cwd": "."}, 2)]  # an alias points at its anchor
+    assert [str(w) for w in sc.warnings] == [
+        "<string>:2:1: defaults: unknown key 'defaults' in the scenario is ignored"]
+
+
+def test_duplicate_keys_name_both_lines() -> None:
+    with pytest.raises(ScenarioError) as info:
+        load_scenario_text("name: t\ntimeline:\n  - runCmd: {cmd: a, cmd: b}\n")
+    assert str(info.value) == (
+        "<string>:3:22: invalid YAML: duplicate key 'cmd' (first at line 3); keep one of them")

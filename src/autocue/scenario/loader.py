@@ -142,7 +142,7 @@ class ScenarioLoader:
     def bool_(self, n: Node, what: str = "true or false") -> bool:
         if n.v is None:
             return True
-        if not isinstance(n.v, bool) and type(n.v).__name__ != "ScalarBoolean":
+        if not isinstance(n.v, bool):
             self.fail(n, f"expected {what}, got {type_name(n.v)}")
         return bool(n.v)
 
@@ -465,7 +465,7 @@ class ScenarioLoader:
             self.fail(item, f"a type-tagged {kind} needs its list under `{kind}:`")
         else:
             # Mapping-valued events read their fields from the event itself.
-            rest = _without_type(item)
+            rest = item.without("type")
             self.dispatch(kind, rest, item, out)
 
     # ------------------------------------------------------------------ response parts
@@ -539,7 +539,7 @@ class ScenarioLoader:
                 text, block = self.text_or_block(body)
                 texts = [TimedText(self.int_(t, "milliseconds") if t is not None else 0, text, el.pos, block)]
             return ThinkPart(texts, el.pos) if kind == "think" else AssistantPart(texts, el.pos)
-        return self.part_value(kind, _without_type(el))
+        return self.part_value(kind, el.without("type"))
 
     # ------------------------------------------------------------------ timed text
     def timed_list(self, n: Node, *text_keys: str, extra_keys: tuple[str, ...] = ()) -> list[TimedText]:
@@ -794,23 +794,6 @@ class ScenarioLoader:
         if spec.count == 0 and not spec.extra:
             self.warn(v.pos, v.path, "this assert has no checks")
         return spec
-
-
-def _without_type(n: Node) -> Node:
-    """The same mapping node without its ``type`` key (positions kept)."""
-    v = n.v
-    clone = type(v)()
-    for k in v:
-        if k != "type":
-            clone[k] = v[k]
-    lc = getattr(v, "lc", None)
-    if lc is not None and hasattr(clone, "lc"):
-        clone.lc.line, clone.lc.col = lc.line, lc.col
-        try:
-            clone.lc.data = {k: lc.data[k] for k in lc.data if k != "type"}
-        except (AttributeError, TypeError, KeyError):
-            pass
-    return Node(clone, n.path, n.pos)
 
 
 def _looks_like_old_playbook(rules: Any) -> bool:

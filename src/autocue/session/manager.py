@@ -401,6 +401,8 @@ class SessionManager:
         self._needs_newline = False
         self._fd: int | None = None
         self._fd_finalizer: weakref.finalize[Any, Any] | None = None
+        self._ts_sec = -1
+        self._ts_prefix = ""
         self.warnings: _List[str] = []
         if session_file is not None:
             self._set_session_file(session_file)
@@ -542,6 +544,15 @@ class SessionManager:
         self._leaf_id = entries[-1].id if entries else None
         self._children = None
 
+    def _now(self) -> str:
+        """``iso_now()`` with the formatted second cached (strftime dominates an append otherwise)."""
+        t = time.time()
+        sec = int(t)
+        if sec != self._ts_sec:
+            self._ts_sec = sec
+            self._ts_prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec))
+        return f"{self._ts_prefix}{int((t - sec) * 1000):03d}Z"
+
     def _where(self) -> str:
         return self._session_file or "the in-memory session"
 
@@ -625,38 +636,39 @@ class SessionManager:
             )
         if role == "assistant":
             self._has_assistant = True
-        return self._append(MessageEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), message))
+        return self._append(MessageEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), message))
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         return self._append(
-            ThinkingLevelChangeEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), thinking_level)
+            ThinkingLevelChangeEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), thinking_level)
         )
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        return self._append(ModelChangeEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), provider, model_id))
+        eid = _new_entry_id(self._by_id)
+        return self._append(ModelChangeEntry(eid, self._leaf_id, self._now(), provider, model_id))
 
     def append_compaction(
         self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None, from_hook: bool = False
     ) -> str:
         """Record a compaction: history before ``first_kept_entry_id`` is replaced by ``summary``."""
-        return self._append(CompactionEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), summary,
+        return self._append(CompactionEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), summary,
                                             first_kept_entry_id, tokens_before, details, from_hook))
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         """Extension state; not part of the LLM context."""
-        return self._append(CustomEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), custom_type, data))
+        return self._append(CustomEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), custom_type, data))
 
     def append_custom_message_entry(
         self, custom_type: str, content: str | _List[UserContent], display: bool, details: Any = None
     ) -> str:
         """An extension message that is part of the LLM context (as a user message)."""
-        return self._append(CustomMessageEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), custom_type,
+        return self._append(CustomMessageEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), custom_type,
                                                content, display, details))
 
     def append_session_info(self, name: str) -> str:
         """Set the session's display name (trimmed)."""
         name = name.strip()
-        eid = self._append(SessionInfoEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), name))
+        eid = self._append(SessionInfoEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), name))
         if name:
             self._session_name = name
         return eid
@@ -665,7 +677,7 @@ class SessionManager:
         """Set (or with ``None``/``""`` clear) the label of an entry; raises for an unknown id."""
         if target_id not in self._by_id:
             raise EntryNotFoundError(target_id, self._where())
-        eid = self._append(LabelEntry(_new_entry_id(self._by_id), self._leaf_id, iso_now(), target_id, label))
+        eid = self._append(LabelEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), target_id, label))
         if label:
             self._labels[target_id] = label
         else:
@@ -690,7 +702,7 @@ class SessionManager:
         if entry_id is not None and entry_id not in self._by_id:
             raise EntryNotFoundError(entry_id, self._where())
         self._leaf_id = entry_id
-        return self._append(BranchSummaryEntry(_new_entry_id(self._by_id), entry_id, iso_now(),
+        return self._append(BranchSummaryEntry(_new_entry_id(self._by_id), entry_id, self._now(),
                                                entry_id if entry_id is not None else "root", summary, details,
                                                from_hook))
 
@@ -709,7 +721,7 @@ class SessionManager:
         labels: _List[SessionEntry] = []
         for target, label in self._labels.items():
             if target in ids:
-                le = LabelEntry(_new_entry_id(ids), parent, iso_now(), target, label)
+                le = LabelEntry(_new_entry_id(ids), parent, self._now(), target, label)
                 ids[le.id] = True
                 labels.append(le)
                 parent = le.id

@@ -228,11 +228,38 @@ def section_scenarios_http() -> tuple[bool, str]:
     return passed == len(files) and passed > 0, f"{passed} of {len(files)} scenarios passed over HTTP"
 
 
+def section_loop() -> tuple[bool, str]:
+    """The example orchestrator loop (mock backend): hats, events, completion, recorded session."""
+    import shutil
+    import subprocess
+
+    from autocue.loop import read_session
+
+    root = _repo_root()
+    if root is None:
+        return False, "examples/ not found (run the demo from a source checkout)"
+    with tempfile.TemporaryDirectory(prefix="autocue-demo-loop-") as tmp:
+        shutil.copy(root / "examples" / "loop" / "autocue.loop.yml", tmp)
+        proc = subprocess.run(
+            [sys.executable, "-m", "autocue.cli.main", "loop", "-c", "autocue.loop.yml"],
+            cwd=tmp, capture_output=True, text=True, timeout=120,
+        )
+        output = proc.stdout + proc.stderr
+        for line in output.splitlines():
+            if line.startswith("[") or "<event" in line:
+                print(f"  {line}")
+        sessions = sorted(Path(tmp).rglob("session.jsonl"))
+        records = len(read_session(sessions[0])) if sessions else 0
+        ok = proc.returncode == 0 and "CompletionPromise" in output and records > 0
+        return ok, f"exit {proc.returncode}, {records} session records"
+
+
 SECTIONS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
     ("in-process agent with real tools", section_agent),
     ("example playbook tests (pytest)", section_playbook_tests),
     ("example scenarios, in-process", section_scenarios_in_process),
     ("example scenarios over HTTP: mock LLM server + autocue agent CLI", section_scenarios_http),
+    ("example orchestrator loop (mock backend)", section_loop),
 ]
 
 

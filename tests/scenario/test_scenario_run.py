@@ -126,3 +126,34 @@ async def test_a_failing_assertion_is_reported_with_its_position(tmp_path: Path)
     )
     # the run went on: python3 hello.py failed, so the transcript check fails too
     assert not reports[1].passed
+
+
+async def test_rate_limit_example_plays_429_then_the_answer() -> None:
+    from autocue.llm import StreamOptions, UserMessage
+    from autocue.scenario import load_scenario
+
+    script = load_scenario(EXAMPLES / "rate_limit_retry.yaml").compile()
+    provider = ScriptedProvider(script.turns[0].steps)
+    ctx = Context(None, [UserMessage(script.turns[0].prompt or "")])
+    first = await provider.stream(scripted_model(), ctx, StreamOptions()).result()
+    assert (first.stop_reason, first.error_status, first.retry_after) == ("error", 429, 0.1)
+    assert first.error_message == "429 rate_limit_error: Rate limited: please slow down"
+    second = await provider.stream(scripted_model(), ctx, StreamOptions()).result()
+    assert (second.stop_reason, second.text) == ("stop", "Hello!")
+
+
+async def test_thinking_example_plays_two_turns_with_thinking() -> None:
+    from autocue.llm import AssistantMessage, ThinkingContent
+    from autocue.scenario import load_scenario
+
+    script = load_scenario(EXAMPLES / "thinking_text.yaml").compile()
+    provider = ScriptedProvider()
+    agent = Agent(provider=provider, model=scripted_model())
+    for turn in script.turns:
+        provider.extend(turn.steps)
+        await agent.prompt(turn.prompt or "")
+    replies = [m for m in agent.state.messages if isinstance(m, AssistantMessage)]
+    assert [[b.thinking for b in r.content if isinstance(b, ThinkingContent)] for r in replies] == [
+        ["6 times 7: 6*7 = 42.", "Double-check: 7+7+7+7+7+7 = 42."], ["42 * 2 = 84."]]
+    assert [r.text for r in replies] == ["6 times 7 is 42.", "Twice that is 84."]
+    assert [m.role for m in agent.state.messages] == ["user", "assistant", "user", "assistant"]

@@ -396,3 +396,18 @@ def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
     sm = SessionManager.open(p)
     assert sm.warnings == [f"{p}: entry id aaaaaaaa appears twice; the later entry wins"]
     assert sm.get_entry("aaaaaaaa").custom_type == "b"  # type: ignore[union-attr]
+
+
+def test_set_session_file_switches_sessions(tmp_path: Path) -> None:
+    a = SessionManager.create(tmp_path, tmp_path)
+    a.append_message(UserMessage("in a", timestamp=1))
+    a.append_message(_assistant())
+    a.close()
+    b = SessionManager.in_memory(tmp_path)
+    b.append_message(UserMessage("in b", timestamp=2))
+    sm = SessionManager.create(tmp_path, tmp_path)
+    sm.set_session_file(a.get_session_file() or "")
+    assert sm.get_session_id() == a.get_session_id()
+    assert [m.text for m in sm.build_session_context().messages] == ["in a", "ok"]  # type: ignore[union-attr]
+    sm.set_session_file(tmp_path / "fresh.jsonl")
+    assert sm.get_entries() == [] and sm.get_session_file() == str(tmp_path / "fresh.jsonl")

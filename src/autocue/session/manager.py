@@ -405,7 +405,7 @@ class SessionManager:
         self._ts_prefix = ""
         self.warnings: _List[str] = []
         if session_file is not None:
-            self._set_session_file(session_file)
+            self.set_session_file(session_file)
         else:
             self.new_session()
 
@@ -495,8 +495,10 @@ class SessionManager:
         self._session_file = os.path.join(self._session_dir, _file_name(ts, sid)) if self._persist else None
         return self._session_file
 
-    def _set_session_file(self, path: str) -> None:
-        path = os.path.abspath(path)
+    def set_session_file(self, path: str | os.PathLike[str]) -> None:
+        """Switch to another session file (resume): load it, or start a new session at that path
+        when it is missing or empty. Raises ``SessionFileError`` for an unreadable file."""
+        path = os.path.abspath(os.fspath(path))
         loaded = _load_file(path) if os.path.exists(path) else None
         if loaded is None or loaded.header is None:
             self.new_session()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from autocue.agent import Agent
@@ -127,3 +129,21 @@ def test_fast_parser_matches_the_general_one_on_real_files() -> None:
     odd = {"role": "assistant", "content": [{"type": "text", "text": "x", "textSignature": "s"}],
            "usage": {"input": 1}, "stopReason": "stop", "timestamp": 1}
     assert agent_message_from_json(odd) == message_from_json(odd)
+
+
+def test_unknown_role_in_a_file_is_kept_and_not_sent(tmp_path: Path) -> None:
+    from autocue.session.messages import UnknownMessage, convert_to_llm
+
+    p = tmp_path / "u.jsonl"
+    odd = (b'{"type":"message","id":"bbbbbbbb","parentId":"aaaaaaaa","timestamp":"t",'
+           b'"message":{"role":"contextTransform","x":1}}')
+    p.write_bytes(
+        b'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+        b'{"type":"message","id":"aaaaaaaa","parentId":null,"timestamp":"t","message":{"role":"user","content":"hi","timestamp":1}}\n'
+        + odd + b"\n")
+    sm = SessionManager.open(p)
+    msgs = sm.build_session_context().messages
+    assert [m.role for m in msgs] == ["user", "contextTransform"] and isinstance(msgs[1], UnknownMessage)
+    assert [m.role for m in convert_to_llm(msgs)] == ["user"]
+    import orjson
+    assert orjson.dumps(sm.get_entries()[1].to_json()) == odd

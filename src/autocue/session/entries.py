@@ -200,7 +200,7 @@ class MessageEntry:
         if m is None:
             assert self._json is not None
             try:
-                m = self._message = agent_message_from_json(self._json)
+                m = self._message = agent_message_from_json(self._json, strict=False)
             except ValueError as e:
                 raise EntryParseError(f"message entry {self.id}: {e}", self.id, self.line) from None
         return m

@@ -7,6 +7,7 @@ Public surface:
   ``compactionSummary``): slots dataclasses with ``role`` and ``to_json()`` in pi's camelCase
   form and key order.
 - ``AgentMessage``: the union of those and the LLM messages (user, assistant, toolResult).
+- ``UnknownMessage``: a role this version does not know, kept verbatim (never sent to the model).
 - ``agent_message_from_json(d)``: parse any role (v2's ``hookMessage`` reads as ``custom``).
 - ``convert_message(m)``: one agent message to an LLM message or ``None`` (pi's
   ``convertToLlm``; usable as ``Agent(convert_message=...)``). Failed and aborted assistant
@@ -129,7 +130,21 @@ class CompactionSummaryMessage:
         }
 
 
-SessionMessage: TypeAlias = BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage
+@dataclass(slots=True)
+class UnknownMessage:
+    """A message whose role this version does not know (another tool's extension): kept
+    verbatim in the session, never sent to the model."""
+
+    role: str
+    data: JSON = field(repr=False)
+
+    def to_json(self) -> JSON:
+        return self.data
+
+
+SessionMessage: TypeAlias = (
+    BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage | UnknownMessage
+)
 AgentMessage: TypeAlias = Message | SessionMessage
 
 AGENT_ROLES = frozenset({"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary",
@@ -194,10 +209,11 @@ def _fast_text_list(raw: Any) -> list[UserContent] | None:
     return out
 
 
-def agent_message_from_json(d: JSON) -> AgentMessage:
+def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
     """Parse an agent message of any role from its JSON form.
 
-    Raises ``ValueError`` naming the role and field for malformed messages and unknown roles.
+    Raises ``ValueError`` naming the role and field for malformed messages, and for unknown
+    roles unless ``strict=False`` (then an unknown role gives an ``UnknownMessage``).
     """
     role = d.get("role")
     # fast paths for the shapes every session file is full of; anything else takes the general parser
@@ -246,6 +262,8 @@ def agent_message_from_json(d: JSON) -> AgentMessage:
             return CompactionSummaryMessage(d["summary"], d.get("tokensBefore", 0), d.get("timestamp", 0))
     except KeyError as e:
         raise ValueError(f"{role} message is missing field {e.args[0]!r}") from None
+    if not strict and isinstance(role, str):
+        return UnknownMessage(role, d)
     raise ValueError(
         f"unknown message role {role!r} (expected user, assistant, toolResult, bashExecution, custom, "
         "branchSummary or compactionSummary)"
@@ -301,6 +319,7 @@ __all__ = [
     "AGENT_ROLES", "BRANCH_SUMMARY_PREFIX", "BRANCH_SUMMARY_SUFFIX", "COMPACTION_SUMMARY_PREFIX",
     "COMPACTION_SUMMARY_SUFFIX", "AgentMessage", "AssistantMessage", "BashExecutionMessage",
     "BranchSummaryMessage", "CompactionSummaryMessage", "CustomMessage", "SessionMessage",
-    "ToolResultMessage", "agent_message_from_json", "bash_execution_to_text", "content_list_from_json",
+    "ToolResultMessage", "UnknownMessage", "agent_message_from_json", "bash_execution_to_text",
+    "content_list_from_json",
     "convert_message", "convert_to_llm",
 ]

@@ -411,3 +411,15 @@ def test_set_session_file_switches_sessions(tmp_path: Path) -> None:
     assert [m.text for m in sm.build_session_context().messages] == ["in a", "ok"]  # type: ignore[union-attr]
     sm.set_session_file(tmp_path / "fresh.jsonl")
     assert sm.get_entries() == [] and sm.get_session_file() == str(tmp_path / "fresh.jsonl")
+
+
+def test_undecodable_tool_output_is_written_as_escapes(tmp_path: Path) -> None:
+    sm = SessionManager.create(tmp_path, tmp_path)
+    sm.append_message(_assistant())
+    bad = b"caf\xe9 \xff".decode("utf-8", "surrogateescape")  # lone surrogates, as from a binary file
+    sm.append_message(ToolResultMessage("c", "read", [TextContent(bad)], timestamp=1))
+    sm.close()
+    raw = Path(sm.get_session_file() or "").read_bytes()
+    assert b'"caf\\udce9 \\udcff"' in raw
+    again = SessionManager.open(sm.get_session_file() or "")
+    assert again.build_session_context().messages[-1].text == "caf\udce9 \udcff"  # type: ignore[union-attr]

@@ -22,6 +22,7 @@ Public surface:
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -67,8 +68,17 @@ def iso_to_ms(s: str) -> int:
 
 
 def dumps_line(d: Any) -> bytes:
-    """One JSONL line (with the newline) in ``JSON.stringify`` form: compact, UTF-8, keys in order."""
-    return orjson.dumps(d) + b"\n"
+    """One JSONL line (with the newline) in ``JSON.stringify`` form: compact, UTF-8, keys in order.
+
+    Values orjson refuses (a lone surrogate from undecodable tool output, an int beyond 64
+    bits, non-string keys) go through the standard library instead; lone surrogates are
+    written as ``\\udXXX`` escapes, as JavaScript's well-formed ``JSON.stringify`` does.
+    """
+    try:
+        return orjson.dumps(d) + b"\n"
+    except orjson.JSONEncodeError:
+        text = json.dumps(d, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+        return text.encode("utf-8", "backslashreplace") + b"\n"
 
 
 def _content_json(c: str | list[UserContent]) -> Any:

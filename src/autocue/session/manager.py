@@ -28,6 +28,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import gc
+import json
 import os
 import time
 import uuid
@@ -273,9 +274,9 @@ def _load_file(path: str) -> _Loaded:
                 if not raw or raw.isspace():
                     continue
                 try:
-                    dicts.append(loads(raw))
+                    dicts.append(_loads_line(raw))
                     line_nos.append(i + 1)
-                except orjson.JSONDecodeError as e:
+                except ValueError as e:
                     if i == last:
                         truncate_at = sum(len(x) + 1 for x in lines[:i])
                         warnings.append(
@@ -308,6 +309,15 @@ def _load_file(path: str) -> _Loaded:
         entries = _entries_from_dicts(path, dicts, line_nos)
     needs_newline = truncate_at is None and not data.endswith(b"\n")
     return _Loaded(header, entries, warnings, truncate_at, needs_newline, migrated)
+
+
+def _loads_line(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        # orjson refuses \udXXX escapes of lone surrogates, which JSON.stringify (and autocue)
+        # write for undecodable text; the standard library reads them.
+        return json.loads(raw)
 
 
 def _entries_from_dicts(path: str, dicts: _List[Any], line_nos: _List[int] | None) -> _List[SessionEntry]:

@@ -1,0 +1,122 @@
+"""Front-end tools for the sandbox check: finding ``uv``, running a command, the cache directory.
+
+``find_uv()`` looks on ``PATH`` first, then for the binary the ``uv`` Python package ships
+(``uv.find_uv_bin()``). ``run(...)`` runs a command with captured output and a clean,
+offline-leaning environment (no ``PYTHONPATH``, pip and uv configuration files ignored).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+Installer = Literal["auto", "uv", "pip"]
+
+_STRIP_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+              "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS", "CONDA_PREFIX")
+
+
+def find_uv() -> str | None:
+    """The ``uv`` executable: on ``PATH``, else the one the ``uv`` Python package ships; else None."""
+    on_path = shutil.which("uv")
+    if on_path:
+        return on_path
+    try:
+        import uv  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    try:
+        found = str(uv.find_uv_bin())
+    except Exception:  # the package is there but its binary is not
+        return None
+    return found if os.path.isfile(found) else None
+
+
+def pick_uv(installer: Installer) -> str | None:
+    """The uv binary to use for ``installer`` (None means the standard tools: build, venv, pip)."""
+    if installer == "pip":
+        return None
+    uv = find_uv()
+    if uv is None and installer == "uv":
+        raise FileNotFoundError(
+            "installer='uv' was asked for but uv is neither on PATH nor installed as the 'uv' Python package; "
+            "install it (pip install uv) or use installer='auto'"
+        )
+    return uv
+
+
+def default_cache_dir() -> Path:
+    """``$AUTOCUE_CACHE_DIR/sandbox``, else ``$XDG_CACHE_HOME/autocue/sandbox``, else ``~/.cache/autocue/sandbox``."""
+    env = os.environ.get("AUTOCUE_CACHE_DIR")
+    if env:
+        return Path(env).expanduser() / "sandbox"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "autocue" / "sandbox"
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for sandbox commands: no ``PYTHONPATH``/index settings, config files ignored."""
+    env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env["PIP_NO_INPUT"] = "1"
+    env["UV_NO_CONFIG"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if extra:
+        env.update(extra)
+    return env
+
+
+@dataclass
+class CommandResult:
+    args: list[str]
+    returncode: int
+    output: str
+    """stdout and stderr, interleaved."""
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    def shown(self) -> str:
+        return "$ " + " ".join(self.args) + "\n" + self.output
+
+
+def run(
+    args: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str],
+    timeout: float,
+) -> CommandResult:
+    """Run ``args`` with output captured; a timeout kills the process. Interrupts propagate (and kill it)."""
+    argv = [str(a) for a in args]
+    try:
+        cp = subprocess.run(
+            argv, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            timeout=timeout, check=False,
+        )
+    except subprocess.TimeoutExpired as e:
+        out = e.output.decode("utf-8", "replace") if isinstance(e.output, bytes) else (e.output or "")
+        return CommandResult(argv, -1, out + f"\n(timed out after {timeout:g} s)", timed_out=True)
+    except OSError as e:
+        return CommandResult(argv, -1, f"{type(e).__name__}: {e}")
+    return CommandResult(argv, cp.returncode, cp.stdout.decode("utf-8", "replace"))
+
+
+def venv_python(venv: Path) -> Path:
+    """The interpreter of a virtual environment."""
+    if sys.platform == "win32":
+        return venv / "Scripts" / "python.exe"
+    return venv / "bin" / "python"
+
+
+__all__ = ["CommandResult", "Installer", "clean_env", "default_cache_dir", "find_uv", "pick_uv", "run", "venv_python"]

@@ -472,6 +472,8 @@ class ScenarioLoader:
     def part(self, el: Node) -> ResponsePart:
         if not el.is_map:
             self.fail(el, f"a response element must be a mapping like `- think: [...]`, got {type_name(el.v)}")
+        if not el.v:
+            self.fail(el, "empty response element: write one element per list item, e.g. `- assistant: [[0, \"hi\"]]`")
         if "type" in el:
             kind = self.str_(el.key("type"), "a response element type")
             if kind not in _PART_SET:

@@ -113,15 +113,34 @@ class _Builder:
     def __init__(self, yaml: YAML, positions: Positions) -> None:
         self.constructor = yaml.constructor
         self.p = positions
+        self.done: dict[int, Any] = {}
+        """Containers already built, by node: an alias reuses its anchor's value (no blow-up)."""
+        self.building: set[int] = set()
 
     def build(self, n: YNode) -> Any:
+        key = id(n)
+        if key in self.done:
+            return self.done[key]
+        if key in self.building:
+            raise ScenarioError("invalid YAML: an alias refers to a value that contains it (recursive anchor)",
+                                _pos(self.p.file, n))
         if isinstance(n, ScalarNode):
-            if n.tag == _STR:
-                return n.value
-            try:
-                return self.constructor.construct_object(n, deep=True)
-            except YAMLError as e:
-                raise ScenarioError(f"cannot read this value: {e}", _pos(self.p.file, n)) from None
+            return self.scalar(n)
+        self.building.add(key)
+        value = self.container(n)
+        self.building.discard(key)
+        self.done[key] = value
+        return value
+
+    def scalar(self, n: ScalarNode) -> Any:
+        if n.tag == _STR:
+            return n.value
+        try:
+            return self.constructor.construct_object(n, deep=True)
+        except YAMLError as e:
+            raise ScenarioError(f"cannot read this value: {e}", _pos(self.p.file, n)) from None
+
+    def container(self, n: YNode) -> Any:
         if isinstance(n, SequenceNode):
             out: list[Any] = []
             marks: dict[Any, Mark] = {}
@@ -159,7 +178,7 @@ class _Builder:
         for m in merges:  # `<<: *anchor`: merged keys never override explicit ones
             if not isinstance(m, MappingNode):
                 raise ScenarioError("`<<` merges a mapping or a list of mappings", _pos(self.p.file, m))
-            merged = self.mapping(m)
+            merged = self.build(m)
             src_v, src_k = self.p.values.get(id(merged), {}), self.p.keys.get(id(merged), {})
             for k, v in merged.items():
                 if k not in d:
@@ -202,6 +221,8 @@ def parse_documents(text: str, file: str) -> list[Node]:
         ) from None
     except YAMLError as e:
         raise ScenarioError(f"invalid YAML: {e}", Pos(file, 1, 1)) from None
+    except RecursionError:
+        raise ScenarioError("invalid YAML: the document is nested too deeply", Pos(file, 1, 1)) from None
     return out
 
 

@@ -54,3 +54,29 @@ timeline:
     assert "FAIL fs.exists missing.txt" in msg
     assert "FAIL fs.notExists out.txt" in msg
     assert (tmp_path / "out.txt").read_text() == "hi\n"
+
+
+def test_scenario_run_cli(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        'name: needs_a_file\ninitialPrompt: "go"\ntimeline:\n'
+        "  - llmResponse:\n      - assistant: [[0, \"hi\"]]\n"
+        "  - assert:\n      fs:\n        exists: [nowhere.txt]\n"
+        "  - llmResponse:\n      - assistant: [[0, \"bye\"]]\n"
+    )
+    ok = subprocess.run(
+        [sys.executable, "-m", "autocue.cli.main", "scenario", "run", str(EXAMPLES)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS tool_use_hello" in ok.stdout and ok.stdout.rstrip().endswith("3 passed, 0 failed")
+    failing = subprocess.run(
+        [sys.executable, "-m", "autocue.cli.main", "scenario", "run", str(bad)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert failing.returncode == 1
+    assert "FAIL needs_a_file: ScenarioAssertionError" in failing.stdout
+    assert "FAIL fs.exists nowhere.txt" in failing.stdout

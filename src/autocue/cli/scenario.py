@@ -69,19 +69,9 @@ def _check(paths: list[str], strict: bool, quiet: bool) -> int:
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "run":
-        try:
-            import importlib
+        from autocue.testing.scenario_run import main as run_main
 
-            mod = importlib.import_module("autocue.testing.scenario_run")
-        except ModuleNotFoundError:
-            print(
-                "autocue scenario run: not available in this build yet (it is provided by autocue.testing's "
-                "run_scenario). Use `autocue scenario check FILE` to validate, or `autocue serve FILE` to play "
-                "a scenario over HTTP.",
-                file=sys.stderr,
-            )
-            return 2
-        return int(mod.main(argv[1:]) or 0)
+        return run_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.cmd == "schema":
         from autocue.scenario import scenario_json_schema

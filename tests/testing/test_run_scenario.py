@@ -63,7 +63,7 @@ def test_scenario_run_cli(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(
         'name: needs_a_file\ninitialPrompt: "go"\ntimeline:\n'
-        "  - llmResponse:\n      - assistant: [[0, \"hi\"]]\n"
+        "  - llmResponse:\n      - writeFile: {path: a.txt, content: x}\n"
         "  - assert:\n      fs:\n        exists: [nowhere.txt]\n"
         "  - llmResponse:\n      - assistant: [[0, \"bye\"]]\n"
     )

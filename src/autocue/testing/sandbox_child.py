@@ -81,7 +81,8 @@ class Checker:
         obj: Any = module
         for part in (ep.attr or "").split(".") if ep.attr else []:
             if not hasattr(obj, part):
-                have = sorted(n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None)))
+                have = sorted(n for n, v in vars(module).items() if not n.startswith("_") and callable(v)
+                              and getattr(v, "__module__", None) == module.__name__)
                 return Problem(
                     ProblemKind.BROKEN_ENTRY_POINT,
                     f"{_ep_where(ep)}: module {ep.module} has no attribute {ep.attr!r}",

@@ -187,10 +187,19 @@ def build_package_wheel(
     else:
         why = "The build backend reported an error (see details): the package's build configuration is wrong."
         fix = f"Run the same build yourself ({' '.join(args[:3])} ... {package_dir}) and fix what it reports."
+    said = error_summary(res.output)
     raise SandboxStepError(Problem(
-        ProblemKind.BUILD_FAILED, f"building the wheel of {package_dir} failed (exit {res.returncode})",
+        ProblemKind.BUILD_FAILED,
+        f"building the wheel of {package_dir} failed (exit {res.returncode})" + (f": {said}" if said else ""),
         why, fix, res.shown(),
     ))
+
+
+def error_summary(output: str, limit: int = 3) -> str:
+    """The last few error lines of a tool's output, joined (for one-line messages)."""
+    hits = [ln.strip() for ln in output.splitlines()
+            if re.search(r"\b(error|Error|ERROR|cause:|Exception)\b", ln) and "Traceback" not in ln]
+    return " | ".join(hits[-limit:])[:600]
 
 
 def wheel_metadata(wheel: Path) -> tuple[str, str, list[str], list[str]]:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import pytest
 from conftest import call, say, tools_script
 
 from autocue.llm.types import TextContent

@@ -100,9 +100,14 @@ class MockLLMServer:
         return self.state.add(source)
 
     def assert_all_consumed(self) -> None:
-        """Raise ``AssertionError`` unless every session played its whole script without errors."""
+        """Raise ``AssertionError`` unless some session started and every session played its
+        whole script without errors."""
         problems: list[str] = []
-        for s in self.sessions():
+        sessions = self.sessions()
+        if not sessions and self.state.playables:
+            problems.append(f"no session started: nothing called the server at {self.base_url} (loaded: "
+                            f"{', '.join(self.state.playables)})")
+        for s in sessions:
             if s["remaining"]:
                 problems.append(f"session {s['session']!r} left {s['remaining']} of {s['total']} replies of "
                                 f"{s['scenario']!r} unplayed (next: {s['next']})")

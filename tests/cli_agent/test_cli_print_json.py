@@ -19,7 +19,9 @@ def test_print_mode_answers_and_writes_a_session(tmp_path: Path, server: WireSer
     assert r.stdout == "Hello there\n"
     req = server.requests[0]
     assert req.path == "/v1/chat/completions" and req.headers["authorization"] == "Bearer k-test"
-    assert req.body["model"] == "mock-gpt" and req.body["messages"][-1] == {"role": "user", "content": "say hello"}
+    assert req.body["model"] == "mock-gpt" and req.body["messages"][-1] == {
+        "role": "user", "content": [{"type": "text", "text": "say hello"}]
+    }
     files = list((tmp_path / "home" / "sessions").glob("*/*.jsonl"))
     assert len(files) == 1
     slug = files[0].parent.name
@@ -104,4 +106,4 @@ def test_piped_stdin_is_the_prompt(tmp_path: Path, server: WireServer) -> None:
     r = run_cli(["--no-session"], env, tmp_path, stdin="from stdin\n")
     assert r.returncode == 0, r.stderr
     assert r.stdout == "piped ok\n"
-    assert server.requests[0].body["messages"][-1]["content"] == "from stdin\n"
+    assert server.requests[0].body["messages"][-1]["content"] == [{"type": "text", "text": "from stdin\n"}]

@@ -346,7 +346,7 @@ async def test_context_chains_on_a_copy_for_this_call_only() -> None:
     s, _ = make_session([model_step("one")], extensions=[a, b])
     await s.prompt("secret")
     assert seen_by_model == [["REDACTED", "REDACTED"]]
-    assert s.messages[0].content == "secret"  # the session's own history is untouched
+    assert s.messages[0].text == "secret"  # the session's own history is untouched
     assert len(s.messages) == 2
 
 

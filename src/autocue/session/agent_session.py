@@ -528,9 +528,8 @@ class AgentSession:
 
     # ------------------------------------------------------------------ prompting
     def _user_message(self, text: str, images: Sequence[ImageContent] | None) -> UserMessage:
-        if images:
-            return UserMessage([TextContent(text), *images])
-        return UserMessage(text)
+        # pi always stores prompts as content blocks, never as a bare string.
+        return UserMessage([TextContent(text), *(images or ())])
 
     def _expand(self, text: str) -> str:
         if self.settings.enable_skill_commands and text.startswith("/skill:"):

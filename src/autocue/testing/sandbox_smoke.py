@@ -212,7 +212,10 @@ def load_smoke_file(path: str | Path) -> dict[str, Any]:
         try:
             data = YAML(typ="safe", pure=True).load(text)
         except YAMLError as e:
-            raise SmokeSpecError(f"{p}: invalid YAML: {e}") from e
+            mark = getattr(e, "problem_mark", None)
+            at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+            what = getattr(e, "problem", None) or str(e)
+            raise SmokeSpecError(f"{p}{at}: invalid YAML: {what}") from e
     return smoke_to_wire(data, where=str(p))
 
 

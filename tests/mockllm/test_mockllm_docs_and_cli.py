@@ -106,3 +106,14 @@ def test_server_stops_cleanly(stopped: list[MockLLMServer]) -> None:
         with pytest.raises(AssertionError, match="left 1 of 2 replies of 'two' unplayed"):
             again.assert_all_consumed()
     stopped.append(again)
+
+
+def test_demo_plays_a_scenario_to_autocues_agent_end_to_end() -> None:
+    from autocue.mockllm.demo import run_demo
+
+    lines: list[str] = []
+    assert run_demo(lines.append) == 0, "\n".join(lines)
+    text = "\n".join(lines)
+    assert "-> read({'path': 'greeting.txt'})" in text and "<- read: Helo, world!" in text
+    assert "greeting.txt: 'Hello, world!'" in text
+    assert "3/3 replies played, profile pi, 1/1 assertion(s) passed, errors: 0" in text

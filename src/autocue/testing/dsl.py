@@ -204,16 +204,15 @@ def compile_actions(actions: Sequence[Action]) -> list[ScriptedResponse]:
     """Turn actions into scripted replies (``think`` joins the next reply)."""
     out: list[ScriptedResponse] = []
     thinking: list[Block] = []
-    labels: list[str] = []
     for a in actions:
         if isinstance(a, ThinkAction):
             thinking.append(ThinkingContent(a.text, a.signature))
-            labels.append(a.describe())
             continue
         blocks: list[Block] = list(thinking)
-        label = " + ".join([*labels, a.describe()])
-        thinking, labels = [], []
-        resp = ScriptedResponse(blocks, usage=a.usage, label=label)
+        thinking = []
+        # Labels are derived from the blocks on demand (ScriptedResponse.describe), except where
+        # the DSL form differs from what the blocks show.
+        resp = ScriptedResponse(blocks, usage=a.usage)
         if isinstance(a, CallAction):
             blocks.append(a.to_block())
         elif isinstance(a, SayAction):
@@ -231,12 +230,13 @@ def compile_actions(actions: Sequence[Action]) -> list[ScriptedResponse]:
             if a.kind == "length":
                 blocks.append(TextContent(a.message))
                 resp.stop_reason = "length"
+                resp.label = a.describe()
             else:
                 kind: ErrorKind = a.kind
                 resp.error = ScriptedError(a.message, kind, a.status, a.retry_after)
         out.append(resp)
     if thinking:
-        out.append(ScriptedResponse(thinking, label=" + ".join(labels)))
+        out.append(ScriptedResponse(thinking))
     return out
 
 

@@ -95,17 +95,19 @@ class EventCollector:
         self._open: dict[str, ToolCallRecord] = {}
 
     def __call__(self, ev: Any) -> Awaitable[None] | None:
-        ev_list = self.events
-        ev_list.all.append(ev)
-        t = getattr(ev, "type", None)
+        events = self.events
+        events.all.append(ev)
+        t = ev.type
+        if t == "message_update":  # the most frequent event: nothing more to record
+            return None
         if t == "message_end":
-            ev_list.messages.append(ev.message)
+            events.messages.append(ev.message)
         elif t == "tool_execution_start":
             played = self.playbook.calls.get(ev.tool_call_id)
             step, turn = (played.step, played.turn) if played else (self.playbook.consumed, self.playbook.current_turn)
             rec = ToolCallRecord(step, turn, ev.tool_name, ev.args, tool_call_id=ev.tool_call_id)
             self._open[ev.tool_call_id] = rec
-            ev_list.tool_calls.append(rec)
+            events.tool_calls.append(rec)
         elif t == "tool_execution_end":
             return self._end(ev)
         return None
@@ -124,14 +126,13 @@ class EventCollector:
             if blocked:
                 rec.blocked = True
                 rec.block_reason = text
-        known = self.known_tools()
         mocked = not blocked and self.is_mocked(ev.tool_name)
         record = ToolResultRecord(
             step, turn, ev.tool_name, ev.tool_call_id, text, content, bool(ev.is_error),
             getattr(result, "details", None), mocked, blocked,
         )
         self.events.tool_results.append(record)
-        if ev.is_error and not blocked and ev.tool_name not in known:
+        if ev.is_error and not blocked and ev.tool_name not in self.known_tools():
             self.unknown_tools.append((step, turn, ev.tool_name))
         error = getattr(ev, "error", None)
         if error is not None and not mocked:

@@ -6,7 +6,6 @@ A ``mock_tools`` value is a string, a result dict ``{"content": [...], "details"
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, TypeAlias
 
@@ -41,7 +40,7 @@ def make_mock_tool(name: str, handler: MockHandler, real: AgentTool | None = Non
 
     async def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> ToolResult:
         value: Any = handler(params) if callable(handler) else handler
-        if inspect.isawaitable(value):
+        if hasattr(value, "__await__"):
             value = await value
         return _as_result(value, name)
 

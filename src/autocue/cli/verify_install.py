@@ -29,7 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--expect-skill", action="append", default=[], metavar="NAME",
                    help="a skill that must be discovered (repeatable)")
     p.add_argument("--smoke", metavar="FILE",
-                   help="a smoke playbook to play in the sandbox: .yaml/.yml/.json (wire format) or .py (defines smoke)")
+                   help="a smoke playbook to play in the sandbox: .yaml/.yml/.json (wire format) or .py "
+                        "(defines smoke)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--installer", choices=("auto", "uv", "pip"), default="auto",
                    help="uv (fast) or the standard build/venv/pip; auto uses uv when found")

@@ -196,9 +196,12 @@ def build_package_wheel(
 
 
 def error_summary(output: str, limit: int = 3) -> str:
-    """The last few error lines of a tool's output, joined (for one-line messages)."""
+    """The backend's exception line if there is one, else the last few error lines (one-line messages)."""
+    exc = [ln.strip() for ln in output.splitlines() if re.match(r"\s*[A-Za-z_.]*(Error|Exception): ", ln)]
+    if exc:
+        return exc[-1][:600]
     hits = [ln.strip() for ln in output.splitlines()
-            if re.search(r"\b(error|Error|ERROR|cause:|Exception)\b", ln) and "Traceback" not in ln]
+            if re.search(r"(?i)error\b|\bcause:|exception\b", ln) and "Traceback" not in ln]
     return " | ".join(hits[-limit:])[:600]
 
 

@@ -82,3 +82,15 @@ def test_scripted_error_with_custom_body_and_status(path: str) -> None:
         r = httpx2.post(server.base_url + path, json={"model": "m", "messages": [], "input": "hi"})
         assert (r.status_code, r.json()) == (529, body)
         assert "retry-after" not in r.headers
+
+
+def test_scenario_tool_call_ids_are_kept_and_derived_ids_are_stable() -> None:
+    script = Script([Turn("hi", [ScriptedResponse([ScriptedToolCall("bash", {"command": "ls"}, "toolu_given"),
+                                                   ScriptedToolCall("bash", {"command": "pwd"})])])], name="ids")
+    ids = []
+    for _ in range(2):
+        with serve(script) as server:
+            r = httpx2.post(server.base_url + "/v1/messages", headers={"x-api-key": "same"},
+                            json={"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]})
+            ids.append([b["id"] for b in r.json()["content"]] + [r.json()["id"]])
+    assert ids[0] == ids[1] and ids[0][0] == "toolu_given" and ids[0][1].startswith("toolu_01")

@@ -137,3 +137,45 @@ def test_wrong_expectation(verify: Callable[..., SandboxResult]) -> None:
     assert "greeter = 'good_ext' (autocue-fixture-good)" in r.problems[0].explanation
     report = r.report()
     assert "FAILED (3 problems)" in report and "[expectation]" in report
+
+
+def test_skill_files_missing_from_wheel(verify: Callable[..., SandboxResult]) -> None:
+    r = verify(FIXTURES / "skill_missing", expect={"skills": 1})
+    assert [p.kind for p in r.problems] == [ProblemKind.SKILL_ERROR, ProblemKind.EXPECTATION], r.report()
+    assert "announces the skill path" in r.problems[0].message
+    assert r.problems[0].message.endswith("sk_ext/skills, which does not exist in the installed package")
+    assert r.problems[1].message == "Expected 1 skill(s), got 0"
+    assert r.loaded.extensions == 1 and r.loaded.skills == []
+
+
+def test_checker_crash_is_a_sandbox_error(verify: Callable[..., SandboxResult]) -> None:
+    r = verify(FIXTURES / "exits_at_import")
+    _only(r, ProblemKind.SANDBOX_ERROR)
+    assert "exited with 3 without a report" in r.problems[0].message
+    assert "ex_ext: giving up" in r.problems[0].details
+
+
+def test_bad_interpreter_is_a_venv_failure(verify: Callable[..., SandboxResult], tmp_path: Path) -> None:
+    r = verify(FIXTURES / "good_ext", python=str(tmp_path / "no-such-python"))
+    _only(r, ProblemKind.VENV_FAILED)
+    assert "no-such-python" in r.problems[0].message
+
+
+def test_find_links_supplies_a_dependency_offline(verify: Callable[..., SandboxResult], tmp_path: Path) -> None:
+    """The documented remedy for missing_dependency: a directory of wheels."""
+    from autocue.testing.sandbox_tools import clean_env, find_uv
+    from autocue.testing.sandbox_wheels import build_package_wheel
+
+    dep = tmp_path / "dep"
+    (dep / "no_such_dep").mkdir(parents=True)
+    (dep / "no_such_dep" / "__init__.py").write_text("")
+    (dep / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling>=1.24"]\nbuild-backend = "hatchling.build"\n'
+        '[project]\nname = "autocue-no-such-dependency-xyz"\nversion = "1.2.0"\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["no_such_dep"]\n'
+    )
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    build_package_wheel(dep, wheels, uv=find_uv(), offline=True, env=clean_env(), timeout=120)
+    r = verify(FIXTURES / "missing_dependency", find_links=[wheels], expect={"extensions": 1})
+    assert r.ok, r.report()

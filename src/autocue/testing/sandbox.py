@@ -397,7 +397,7 @@ def child_step(ctx: _Context, venv: Path, package_wheel: Path, wire_smoke: dict[
     req_path.write_text(json.dumps(request), encoding="utf-8")
     env = dict(ctx.env)
     env.update({"AUTOCUE_DIR": str(agent_dir), "TMPDIR": str(tmp), "TEMP": str(tmp), "TMP": str(tmp)})
-    args = [str(venv_python(venv)), "-I", "-m", "autocue.testing.sandbox_child", str(req_path), str(rep_path)]
+    args = [str(venv_python(venv)), "-I", "-u", "-m", "autocue.testing.sandbox_child", str(req_path), str(rep_path)]
     res = run(args, cwd=work, env=env, timeout=ctx.timeout)
     report: dict[str, Any] | None = None
     if rep_path.is_file():

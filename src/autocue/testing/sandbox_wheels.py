@@ -291,6 +291,8 @@ def running_autocue_wheel(cache_dir: Path, *, uv: str | None, env: Mapping[str, 
     target = base / key
     found = sorted(target.glob("autocue-*.whl")) if target.is_dir() else []
     if found:
+        with contextlib.suppress(OSError):
+            os.utime(target)  # in use: keep it from being pruned
         return found[0]
     base.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="build-", dir=base))
@@ -306,10 +308,18 @@ def running_autocue_wheel(cache_dir: Path, *, uv: str | None, env: Mapping[str, 
     return final
 
 
-def _prune(base: Path, keep: set[str]) -> None:
-    """Drop wheels of older source states (best effort; another process may be using them)."""
+def _prune(base: Path, keep: set[str], *, older_than: float = 3600.0) -> None:
+    """Drop wheels of older source states not touched for ``older_than`` seconds (another process
+    may still be installing one that was current a moment ago)."""
+    import time
+
+    limit = time.time() - older_than
     for d in base.iterdir():
-        if d.is_dir() and d.name not in keep and len(d.name) == 16 and not d.name.startswith("build-"):
+        try:
+            stale = d.is_dir() and d.name not in keep and len(d.name) == 16 and d.stat().st_mtime < limit
+        except OSError:
+            continue
+        if stale and not d.name.startswith("build-"):
             shutil.rmtree(d, ignore_errors=True)
 
 

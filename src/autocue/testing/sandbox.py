@@ -276,12 +276,10 @@ def autocue_wheel_step(ctx: _Context) -> Path:
     return running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout)
 
 
-def wheelhouse_step(ctx: _Context, package_wheel: Path) -> Wheelhouse:
-    import importlib.metadata as md
-
-    _, _, requires, _ = wheel_metadata(package_wheel)
-    roots: list[Req] = parse_requirements(md.distribution("autocue").requires or [])
-    roots += parse_requirements(requires)
+def wheelhouse_step(ctx: _Context, package_wheel: Path, autocue_wheel: Path) -> Wheelhouse:
+    roots: list[Req] = []
+    for wheel in (autocue_wheel, package_wheel):
+        roots += parse_requirements(wheel_metadata(wheel)[2])
     return ensure_wheelhouse(ctx.cache_dir, roots, exclude=["autocue", ctx.result.package])
 
 
@@ -546,7 +544,7 @@ def _run_steps(ctx: _Context, expect: Mapping[str, Any], wire: dict[str, Any] | 
     with _timed(ctx, "autocue_wheel"):
         autocue_wheel = autocue_wheel_step(ctx)
     with _timed(ctx, "wheelhouse"):
-        house = wheelhouse_step(ctx, wheel)
+        house = wheelhouse_step(ctx, wheel, autocue_wheel)
     with _timed(ctx, "venv"):
         venv = venv_step(ctx)
     with _timed(ctx, "install"):

@@ -280,11 +280,22 @@ def running_autocue_wheel(cache_dir: Path, *, uv: str | None, env: Mapping[str, 
     """A wheel of the running autocue (cached; rebuilt only when its source changed)."""
     import autocue
 
-    dist = md.distribution("autocue")
-    root = _source_root(dist)
     pkg = Path(autocue.__file__).resolve().parent
     base = cache_dir / "autocue"
+    try:
+        dist: md.Distribution | None = md.distribution("autocue")
+    except md.PackageNotFoundError:  # imported from a source tree that is not installed (PYTHONPATH=src)
+        dist = None
+    root = _source_root(dist) if dist is not None else next(
+        (p for p in pkg.parents if (p / "pyproject.toml").is_file()), None)
     if root is None:
+        if dist is None:
+            raise SandboxStepError(Problem(
+                ProblemKind.SANDBOX_ERROR, f"cannot find how the running autocue ({pkg}) was installed",
+                "It is neither an installed distribution nor inside a source tree with pyproject.toml, so it "
+                "cannot be installed into the sandbox.",
+                "Install autocue (pip install autocue, or pip install -e <checkout>).",
+            ))
         # An ordinary install: repack the installed files.
         return repack(dist, base / f"installed-{dist.version}")
     key = _tree_key(root, pkg)

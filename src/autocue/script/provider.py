@@ -83,7 +83,8 @@ class ScriptedProvider:
 
     ``chunk_size`` is the number of characters per streamed delta. ``id_prefix`` starts the
     deterministic tool-call ids (``call_1``, ``call_2``, ... unless the step names its own).
-    ``on_played(step, message)`` is called for every reply handed out.
+    ``on_played(step, message)`` is called for every reply handed out, once it has streamed
+    (before its final event), with the message as played.
     """
 
     api = SCRIPTED_API
@@ -173,25 +174,34 @@ class ScriptedProvider:
         except Exception as e:  # a broken step must not crash the agent: report it as the reply
             yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
             return
-        if self.on_played is not None:
-            self.on_played(step, message)
         if signal is not None and signal.aborted:
+            if self.on_played is not None:
+                self.on_played(step, message)
             yield ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
             return
         n = self.chunk_size
-        partial = AssistantMessage(
-            api=message.api or model.api,
-            provider=message.provider or model.provider,
-            model=message.model or model.id,
-            usage=message.usage,
-            stop_reason=message.stop_reason,
-            timestamp=message.timestamp,
-            response_id=message.response_id,
-        )
-        content = partial.content
+        # Stream into the reply itself: its blocks are re-added one by one as they stream.
+        blocks = message.content
+        partial = message
+        if resolved is not None and isinstance(resolved, AssistantMessage):
+            partial = AssistantMessage(
+                api=message.api or model.api,
+                provider=message.provider or model.provider,
+                model=message.model or model.id,
+                usage=message.usage,
+                stop_reason=message.stop_reason,
+                timestamp=message.timestamp,
+                response_id=message.response_id,
+            )
+            partial.error_message = message.error_message
+            partial.error_status = message.error_status
+            partial.retry_after = message.retry_after
+        content = partial.content = []
         yield StartEvent(partial)
-        for i, block in enumerate(message.content):
+        for i, block in enumerate(blocks):
             if signal is not None and signal.aborted:
+                if self.on_played is not None:
+                    self.on_played(step, partial)
                 yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
                 return
             if isinstance(block, TextContent):
@@ -223,10 +233,9 @@ class ScriptedProvider:
                     yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
                 tc.arguments = block.arguments
                 yield ToolCallEndEvent(i, tc, partial)
-        partial.error_message = message.error_message
-        partial.error_status = message.error_status
-        partial.retry_after = message.retry_after
-        reason = message.stop_reason
+        if self.on_played is not None:
+            self.on_played(step, partial)
+        reason = partial.stop_reason
         if reason == "error" or reason == "aborted":
             yield ErrorEvent(reason, partial)
         else:

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 import pytest
-from ext_helpers import RecordingUI, call, echo, make_session, record, say
+from session_helpers import RecordingUI, call, echo, make_session, record, say
 
 from autocue.agent import AgentTool, ToolResult
 from autocue.extensions import (

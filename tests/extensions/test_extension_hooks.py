@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from ext_helpers import call, calls, make_session, record, say
+from session_helpers import call, calls, make_session, record, say
 
 from autocue.agent import ToolExecutionEndEvent
 from autocue.extensions import ExtensionErrorEvent, ToolCallResult, ToolResultPatch

@@ -194,6 +194,15 @@ def _run_client(python: str, cfg: dict[str, Any], client_file: Path) -> dict[str
     return result
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), to report the server's own cost."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -267,24 +276,26 @@ def main() -> int:
         try:
             print(f"autocue mock LLM server benchmark (server pid {proc.pid}, {base}); client: httpx2, sequential; "
                   f"best of {REPEATS}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
-            print(f"{'api':<10} {'N':>5} {'mode':<10} {'ms/step':>9} {'last body KB':>13}")
+            print(f"{'api':<10} {'N':>5} {'mode':<10} {'ms/step':>9} {'last body KB':>13} {'server CPU ms/req':>18}")
             run_client(py, autocue_cfg(base, "chat", 50, False, "tool", "warm"), client_file)
-            for n in ns:
+            runs = [("chat", n) for n in ns] + [(api, 200) for api in ("anthropic", "responses", "gemini")]
+            for api, n in runs:
                 for stream in (False, True):
-                    r = run_client(py, autocue_cfg(base, "chat", n, stream, "tool", f"c{n}{stream}"), client_file,
+                    cpu0 = cpu_seconds(proc.pid)
+                    r = run_client(py, autocue_cfg(base, api, n, stream, "tool", f"{api}{n}{stream}"), client_file,
                                    REPEATS)
+                    cpu1 = cpu_seconds(proc.pid)
+                    cpu = f"{(cpu1 - cpu0) * 1000 / (n * REPEATS):>18.3f}" if cpu0 is not None and cpu1 is not None \
+                        else f"{'-':>18}"
                     mode = "stream" if stream else "json"
-                    print(f"{'chat':<10} {n:>5} {mode:<10} {r['ms_per_step']:>9.3f} {r['body_kb_last']:>13.1f}",
+                    print(f"{api:<10} {n:>5} {mode:<10} {r['ms_per_step']:>9.3f} {r['body_kb_last']:>13.1f} {cpu}",
                           flush=True)
-            for api in ("anthropic", "responses", "gemini"):
-                for stream in (False, True):
-                    r = run_client(py, autocue_cfg(base, api, 200, stream, "tool", f"{api}{stream}"), client_file,
-                                   REPEATS)
-                    mode = "stream" if stream else "json"
-                    print(f"{api:<10} {200:>5} {mode:<10} {r['ms_per_step']:>9.3f} {r['body_kb_last']:>13.1f}",
-                          flush=True)
+            cpu0 = cpu_seconds(proc.pid)
             rps = asyncio.run(concurrent(base, 50, 40))
-            print(f"\nconcurrency: 50 sessions x 40 tool-call steps (chat, json): {rps:,.0f} requests/s")
+            cpu1 = cpu_seconds(proc.pid)
+            extra = (f"; server CPU {(cpu1 - cpu0) * 1000 / (51 * 40):.3f} ms/request (the client shares the "
+                     "machine)") if cpu0 is not None and cpu1 is not None else ""
+            print(f"\nconcurrency: 50 sessions x 40 tool-call steps (chat, json): {rps:,.0f} requests/s{extra}")
             if args.no_peers:
                 return 0
             peers(Path(args.peers_venv), base, ns, client_file, Path(tmp))

@@ -153,6 +153,7 @@ def test_head_root_models_404_413_and_malformed_json() -> None:
         assert httpx2.head(base + "/").status_code == 200
         models = httpx2.get(base + "/v1/models").json()
         assert [m["id"] for m in models["data"]] == ["autocue-mock", "c"]
+        assert httpx2.get(base + "/v1/models/gpt-x").json()["id"] == "gpt-x"
         r = httpx2.post(base + "/v1/messages", content=b"{not json", headers={"x-api-key": "k"})
         assert r.status_code == 400 and r.json()["type"] == "error"
         assert r.json()["error"]["type"] == "invalid_request_error" and "malformed JSON" in r.json()["error"]["message"]

@@ -91,6 +91,7 @@ class MockApp:
             Route("/v1beta/models", self.models, methods=["GET"]),
             Route("/v1beta/models/{rest:path}", self.gemini, methods=["POST"]),
             Route("/v1/models/{rest:path}", self.gemini, methods=["POST"]),
+            Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
             Route("/{rest:path}", self.not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
         ]
         self.app = Starlette(routes=routes)
@@ -225,6 +226,11 @@ class MockApp:
                  "created_at": "2025-01-01T00:00:00Z", "display_name": n, "owned_by": "autocue"} for n in names]
         return _json({"object": "list", "data": data, "has_more": False, "first_id": names[0],
                       "last_id": names[-1]})
+
+    async def model(self, request: Request) -> Response:
+        mid = request.path_params["model_id"]
+        return _json({"id": mid, "object": "model", "type": "model", "created": now(),
+                      "created_at": "2025-01-01T00:00:00Z", "display_name": mid, "owned_by": "autocue"})
 
     async def root(self, request: Request) -> Response:
         return _json({"ok": True, "server": "autocue-mockllm", "scenarios": list(self.state.playables)})

@@ -108,17 +108,18 @@ class Agent:
         return unsubscribe
 
     def _emit(self, ev: AgentEvent) -> Awaitable[None] | None:
-        st = self.state
         t = ev.type
-        if t == "message_start" or t == "message_update":
-            if ev.message.role == "assistant":  # type: ignore[union-attr]
-                st.stream_message = ev.message  # type: ignore[union-attr,assignment]
-        elif t == "message_end":
-            st.stream_message = None
-        elif t == "tool_execution_start":
-            st.pending_tool_calls.add(ev.tool_call_id)  # type: ignore[union-attr]
-        elif t == "tool_execution_end":
-            st.pending_tool_calls.discard(ev.tool_call_id)  # type: ignore[union-attr]
+        if t != "message_update":  # updates carry the same partial message_start already recorded
+            st = self.state
+            if t == "message_start":
+                if ev.message.role == "assistant":  # type: ignore[union-attr]
+                    st.stream_message = ev.message  # type: ignore[union-attr,assignment]
+            elif t == "message_end":
+                st.stream_message = None
+            elif t == "tool_execution_start":
+                st.pending_tool_calls.add(ev.tool_call_id)  # type: ignore[union-attr]
+            elif t == "tool_execution_end":
+                st.pending_tool_calls.discard(ev.tool_call_id)  # type: ignore[union-attr]
         listeners = self._listeners
         for fn in listeners:
             r = fn(ev)

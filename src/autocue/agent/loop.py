@@ -149,13 +149,23 @@ class AgentLoopConfig:
 class _Converter:
     """Incremental history conversion: converts only messages appended since the last call."""
 
-    __slots__ = ("_fn", "_out", "_seen", "_src")
+    __slots__ = ("_fn", "_out", "_seen", "_specs", "_specs_of", "_src")
 
     def __init__(self, fn: ConvertMessage) -> None:
         self._fn = fn
         self._src: list[AgentMessage] | None = None
         self._seen = 0
         self._out: list[Message] = []
+        self._specs: list[Tool] = []
+        self._specs_of: tuple[AgentTool, ...] | None = None
+
+    def tool_specs(self, tools: list[AgentTool]) -> list[Tool]:
+        """The tools' specs, rebuilt only when the tool list changed."""
+        key = tuple(tools)
+        if key != self._specs_of:
+            self._specs_of = key
+            self._specs = [t.spec for t in tools]
+        return self._specs
 
     def __call__(self, messages: list[AgentMessage]) -> list[Message]:
         if messages is not self._src or len(messages) < self._seen:
@@ -289,8 +299,7 @@ async def _stream_reply(
         messages = out if isinstance(out, list) else await out
     convert = config.convert_to_llm or converter
     llm_messages = convert(messages)
-    tools: list[Tool] = [t.spec for t in context.tools]
-    llm_context = Context(context.system_prompt, llm_messages, tools)
+    llm_context = Context(context.system_prompt, llm_messages, converter.tool_specs(context.tools))
     model = config.model
     opts = config.stream_options(signal) if config.stream_options is not None else StreamOptions(signal=signal)
     t0 = time.perf_counter()
@@ -350,7 +359,7 @@ async def _stream_reply(
 class _Prepared:
     call: ToolCall
     tool: AgentTool | None = None
-    args: dict[str, Any] = field(default_factory=dict)
+    args: Any = None
     result: ToolResult | None = None
     """Set for calls that end before execution (unknown tool, invalid arguments, blocked)."""
     is_error: bool = False
@@ -371,6 +380,14 @@ async def _prepare(
     call: ToolCall,
     signal: AbortSignal,
 ) -> _Prepared:
+    p = _lookup(context, call)
+    if p.tool is not None and config.before_tool_call is not None:
+        await _gate(context, config, msg, p, signal)
+    return p
+
+
+def _lookup(context: AgentContext, call: ToolCall) -> _Prepared:
+    """Find the tool and validate the arguments (no awaiting: the common path stays synchronous)."""
     p = _Prepared(call)
     tool = None
     for t in context.tools:
@@ -388,17 +405,23 @@ async def _prepare(
         p.result, p.is_error = _error_result(text), True
         return p
     p.tool, p.args = tool, args
-    if config.before_tool_call is not None:
-        try:
-            r = config.before_tool_call(ToolCallContext(msg, call, args, context), signal)
-            if r is not None and not isinstance(r, BeforeToolCallResult):
-                r = await r
-        except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
-            r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
-        if r is not None and r.block:
-            p.result = _error_result(r.reason or "Tool execution was blocked")
-            p.is_error = p.blocked = True
     return p
+
+
+async def _gate(
+    context: AgentContext, config: AgentLoopConfig, msg: AssistantMessage, p: _Prepared, signal: AbortSignal
+) -> None:
+    """The ``before_tool_call`` seam: a block (or a raise) ends the call with an error result."""
+    assert config.before_tool_call is not None
+    try:
+        r = config.before_tool_call(ToolCallContext(msg, p.call, p.args, context), signal)
+        if r is not None and not isinstance(r, BeforeToolCallResult):
+            r = await r
+    except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
+        r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
+    if r is not None and r.block:
+        p.result = _error_result(r.reason or "Tool execution was blocked")
+        p.is_error = p.blocked = True
 
 
 async def _execute(p: _Prepared, e: Emit, signal: AbortSignal) -> None:
@@ -494,6 +517,18 @@ async def _execute_calls(
                     sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
                     await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
                 return steering
+        return []
+
+    if len(calls) == 1:  # the common case: no segments, no tasks
+        call = calls[0]
+        if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
+            await _r
+        p = _lookup(context, call)
+        if p.tool is not None and config.before_tool_call is not None:
+            await _gate(context, config, msg, p, signal)
+        if p.result is None:
+            await _execute(p, e, signal)
+        await _finalize(context, config, e, signal, msg, p, results, new, metrics)
         return []
 
     prepared: list[_Prepared] = []

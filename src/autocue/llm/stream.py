@@ -55,7 +55,7 @@ class AssistantMessageEventStream:
     ) -> None:
         if (events is None) == (sync_events is None):
             raise ValueError("give exactly one of events (async) or sync_events")
-        self._it = events if events is not None else _aiter_sync(sync_events)  # type: ignore[arg-type]
+        self._it = events  # for sync_events, made on first async use (hot loops never need it)
         self.sync_source = sync_events
         """Set when the events need no awaiting (scripted replies); hot loops iterate it directly."""
         self.message: AssistantMessage | None = None
@@ -64,6 +64,9 @@ class AssistantMessageEventStream:
     def source(self) -> AsyncIterator[AssistantMessageEvent]:
         """The raw event iterator, for hot loops that track the final event themselves
         (they should set ``message`` when they see it)."""
+        if self._it is None:
+            assert self.sync_source is not None
+            self._it = _aiter_sync(self.sync_source)
         return self._it
 
     def __aiter__(self) -> AssistantMessageEventStream:
@@ -72,7 +75,7 @@ class AssistantMessageEventStream:
     async def __anext__(self) -> AssistantMessageEvent:
         # Keep pulling after the final event so the provider's generator finishes normally
         # (an abandoned async generator costs a finalizer task per reply).
-        ev = await self._it.__anext__()
+        ev = await self.source.__anext__()
         if self.message is not None:
             raise RuntimeError(f"provider stream sent {ev.type!r} after its final event")
         if ev.type == "done":

@@ -101,7 +101,10 @@ class ScriptedResponse:
             return "aborted" if self.error.kind == "aborted" else "error"
         if self.stop_reason is not None:
             return self.stop_reason
-        return "toolUse" if any(isinstance(b, ScriptedToolCall) for b in self.content) else "stop"
+        for b in self.content:
+            if type(b) is ScriptedToolCall:
+                return "toolUse"
+        return "stop"
 
     def describe(self) -> str:
         """The step in DSL form: ``say("...")``, ``call("x", {...})``, ``fail(...)``, ``think(...)``."""

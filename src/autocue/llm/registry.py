@@ -369,7 +369,7 @@ class RoutingProvider:
                 options.api_key = key
         headers = self.registry.providers.get(model.provider)
         if headers is not None and headers.headers:
-            options.headers = {**headers.headers, **options.headers}
+            options.headers = {**headers.headers, **(options.headers or {})}
         return provider.stream(model, context, options)
 
 

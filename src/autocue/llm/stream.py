@@ -9,7 +9,7 @@ raise: ``error_stream`` and ``guarded`` turn failures into a final message whose
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from autocue.llm.abort import AbortSignal
@@ -32,10 +32,11 @@ class StreamOptions:
     max_tokens: int | None = None
     reasoning: ThinkingLevel | None = None
     session_id: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] | None = None
+    """Extra request headers (``None``: none)."""
     on_payload: Callable[[Any], Any] | None = None
     """Called with the request payload; a non-None return replaces it."""
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] | None = None
 
 
 class AssistantMessageEventStream:

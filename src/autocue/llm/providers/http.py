@@ -144,7 +144,8 @@ class HttpProvider:
         """``base`` (API headers) overlaid with the model's and then the call's headers."""
         h = dict(base)
         h.update(model.headers)
-        h.update(options.headers)
+        if options.headers:
+            h.update(options.headers)
         return h
 
     def payload(self, body: dict[str, Any], options: StreamOptions) -> dict[str, Any]:

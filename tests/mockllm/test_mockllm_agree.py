@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from conftest import tools_script
+from mockllm_helpers import tools_script
 
 from autocue.agent import Agent
 from autocue.agent.tool import tool_from_function

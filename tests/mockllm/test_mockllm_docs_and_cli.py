@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import say
+from mockllm_helpers import say
 
 from autocue.mockllm import MockLLMServer
 from autocue.mockllm import pytest_fixture as mock_llm  # noqa: F401  (the fixture under test)

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import httpx2
-from conftest import retry_script, thinking_script, tools_script
+from mockllm_helpers import retry_script, thinking_script, tools_script
 
 from autocue.mockllm import serve
 

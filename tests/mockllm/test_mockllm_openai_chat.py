@@ -7,7 +7,7 @@ from typing import Any
 
 import openai
 import pytest
-from conftest import retry_script, say, thinking_script, tools_script
+from mockllm_helpers import retry_script, say, thinking_script, tools_script
 
 from autocue.mockllm import MockLLMServer, serve
 from autocue.script import Script, Turn

@@ -8,7 +8,7 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from conftest import say
+from mockllm_helpers import say
 
 from autocue.llm.types import Context, TextContent, ToolResultMessage, Usage
 from autocue.mockllm import serve

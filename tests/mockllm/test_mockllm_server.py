@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from conftest import call, say, tools_script
+from mockllm_helpers import call, say, tools_script
 
 from autocue.llm.types import TextContent
 from autocue.mockllm import MockLLMServer, serve

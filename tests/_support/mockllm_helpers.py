@@ -1,4 +1,4 @@
-"""Shared scripts and a server fixture for the mock LLM server tests."""
+"""Shared scripts for the mock LLM server tests (fixtures are in tests/mockllm/conftest.py)."""
 
 from __future__ import annotations
 

@@ -119,7 +119,11 @@ class TestSession:
         self._mock_names = frozenset(mocks)
         real = _builtin_tools(str(self.cwd))
         base = dict(real)
-        base.update(build_mock_tools(mocks, real))
+        mock_objs = build_mock_tools(mocks, real)
+        base.update(mock_objs)
+        self._mock_tools: list[AgentTool | None] = list(mock_objs.values())
+        self._tools_seen: list[AgentTool] | None = None
+        self._active_by_name: dict[str, AgentTool] = {}
         if isinstance(settings, Settings):
             st = settings
         else:
@@ -165,7 +169,14 @@ class TestSession:
                 )
 
     def _is_mocked(self, name: str) -> bool:
-        return name in self._mock_names and name not in self.session.runner.tools()
+        """Whether the tool the agent runs under ``name`` is one of our mocks (not an extension's)."""
+        if name not in self._mock_names:
+            return False
+        tools = self.session.agent.state.tools
+        if tools is not self._tools_seen:  # Agent.set_tools installs a new list on every change
+            self._tools_seen = tools
+            self._active_by_name = {t.name: t for t in tools}
+        return self._active_by_name.get(name) in self._mock_tools
 
     def _known_tools(self) -> list[str]:
         return [t.name for t in self.session.agent.state.tools]

@@ -225,13 +225,16 @@ class ScriptedProvider:
                     yield ThinkingDeltaEvent(i, piece, partial)
                 yield ThinkingEndEvent(i, th.thinking, partial)
             else:
-                tc = ToolCall(block.id, block.name, {}, block.thought_signature)
+                args = block.arguments
+                # Our own freshly built call streams in place; a factory's message is not ours to mutate.
+                tc = block if partial is message else ToolCall(block.id, block.name, {}, block.thought_signature)
+                tc.arguments = {}
                 content.append(tc)
                 yield ToolCallStartEvent(i, partial)
-                raw = orjson.dumps(block.arguments).decode()
+                raw = orjson.dumps(args).decode()
                 for k in range(0, len(raw), n):
                     yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
-                tc.arguments = block.arguments
+                tc.arguments = args
                 yield ToolCallEndEvent(i, tc, partial)
         if self.on_played is not None:
             self.on_played(step, partial)

@@ -48,6 +48,19 @@ async def one_run(n: int) -> float:
     return elapsed / n * 1e6
 
 
+async def bare_loop(n: int) -> float:
+    """Reference: a bare Python agent loop (dict messages, one awaited trivial tool per step)."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
+    t0 = time.process_time() if CPU else time.perf_counter()
+    for i in range(n):
+        call = {"type": "toolCall", "id": f"call_{i}", "name": "noop", "arguments": {"i": i}}
+        history.append({"role": "assistant", "content": [call], "stopReason": "toolUse"})
+        out = await _noop(call["id"], call["arguments"], None, None)
+        history.append({"role": "toolResult", "toolCallId": call["id"], "content": [{"type": "text", "text": out}]})
+    elapsed = (time.process_time() if CPU else time.perf_counter()) - t0
+    return elapsed / n * 1e6
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
@@ -62,6 +75,9 @@ def main() -> None:
         samples = [asyncio.run(one_run(n)) for _ in range(args.rounds)]
         results[n] = statistics.median(samples)
         print(f"N={n:4d}  {results[n]:7.1f} µs/step  (median of {args.rounds}, min {min(samples):.1f})")
+    bare = statistics.median([asyncio.run(bare_loop(200)) for _ in range(args.rounds)])
+    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step -> Agent costs {results[200] / bare:.1f}x it")
+    print("  (this machine's speed varies ~1.5x between processes; compare the ratio across runs)")
     print(f"ratio N=800 / N=50: {results[800] / results[50]:.2f}x  (target ≤ 1.5x)")
     print(f"target ≤ 30 µs/step at N=200: {'met' if results[200] <= 30 else 'NOT met'}")
 

@@ -76,7 +76,8 @@ def main() -> None:
         results[n] = statistics.median(samples)
         print(f"N={n:4d}  {results[n]:7.1f} µs/step  (median of {args.rounds}, min {min(samples):.1f})")
     bare = statistics.median([asyncio.run(bare_loop(200)) for _ in range(args.rounds)])
-    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step -> Agent costs {results[200] / bare:.1f}x it")
+    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step"
+          f" -> Agent costs {results[200] / bare:.1f}x it")
     print("  (this machine's speed varies ~1.5x between processes; compare the ratio across runs)")
     print(f"ratio N=800 / N=50: {results[800] / results[50]:.2f}x  (target ≤ 1.5x)")
     print(f"target ≤ 30 µs/step at N=200: {'met' if results[200] <= 30 else 'NOT met'}")

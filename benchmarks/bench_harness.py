@@ -93,7 +93,8 @@ def main() -> None:
 
     bench_agent_loop.CPU = args.cpu
     bare = statistics.median([asyncio.run(bench_agent_loop.bare_loop(200)) for _ in range(args.rounds)])
-    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step -> TestSession costs {ours[200] / bare:.1f}x it")
+    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step"
+          f" -> TestSession costs {ours[200] / bare:.1f}x it")
     print(f"ratio N=800 / N=50: {ours[800] / ours[50]:.2f}x  (target ≤ 1.5x)")
     print(f"target ≤ 50 µs/step at N=200: {'met' if ours[200] <= 50 else 'NOT met'}")
 

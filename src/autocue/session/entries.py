@@ -4,9 +4,9 @@ Every entry has ``id`` (8 hex chars), ``parent_id`` (``None`` for a root) and ``
 (ISO string with milliseconds and ``Z``); ``type`` is a class attribute. ``to_json()`` gives
 pi's camelCase dict with pi's key order (JavaScript ``JSON.stringify`` order of pi's object
 literals; absent optional fields are left out). Unknown keys are kept in ``extra``, and an
-entry read from a file keeps the dict it was read from in ``raw``: ``to_json()`` returns that
-dict, so a loaded line re-serializes byte for byte. Entries are append-only records: do not
-mutate a loaded entry.
+entry read from a file keeps the dict it was read from in ``raw`` (a message entry keeps the
+line's bytes and decodes them on first access): ``to_json()`` returns that dict, so a loaded
+line re-serializes byte for byte. Entries are append-only records: do not mutate a loaded entry.
 
 Public surface:
 
@@ -16,6 +16,7 @@ Public surface:
   ``SessionInfoEntry``, ``UnknownEntry`` (a type this version does not know, kept verbatim).
 - ``SessionEntry`` (the union), ``FileEntry`` (header or entry).
 - ``entry_from_json(d)`` (any line, header included), ``header_from_json(d)``.
+- ``loads_line(raw)``: decode one line (orjson, the standard library for lone surrogates).
 - ``dumps_line(d)``: the JSONL line for a dict (compact, non-ASCII kept, like ``JSON.stringify``).
 - ``iso_now()``, ``iso_to_ms(s)``: the timestamp forms pi uses.
 """
@@ -79,6 +80,18 @@ def dumps_line(d: Any) -> bytes:
     except orjson.JSONEncodeError:
         text = json.dumps(d, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
         return text.encode("utf-8", "backslashreplace") + b"\n"
+
+
+def loads_line(raw: bytes) -> Any:
+    """Decode one JSONL line (``orjson``; the standard library for what orjson refuses).
+
+    orjson refuses ``\\udXXX`` escapes of lone surrogates, which ``JSON.stringify`` (and
+    ``dumps_line``) write for undecodable text; the standard library reads them.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
 
 
 def _content_json(c: str | list[UserContent]) -> Any:
@@ -154,11 +167,13 @@ def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
 class MessageEntry:
     """``{"type":"message",...,"message":{...}}``: one agent message on the tree.
 
-    A loaded entry parses its message on first access to ``message`` (opening a long file
-    stays cheap); ``message_json`` gives the JSON form without parsing.
+    A loaded entry keeps the bytes of its file line rather than the decoded dict: ``raw``
+    (and ``message_json``) decode them again on first access, so a long file costs no kept
+    dicts. ``SessionManager.open`` builds the typed message at once; an entry made by
+    ``entry_from_json`` parses it on first access to ``message``.
     """
 
-    __slots__ = ("_json", "_message", "extra", "id", "line", "parent_id", "raw", "role", "timestamp")
+    __slots__ = ("_json", "_line", "_message", "_raw", "extra", "id", "line", "parent_id", "role", "timestamp")
     type: ClassVar[Literal["message"]] = "message"
 
     def __init__(
@@ -185,7 +200,8 @@ class MessageEntry:
         self._message = message
         self._json = message_json
         self.extra = extra
-        self.raw = raw
+        self._raw = raw
+        self._line: bytes | None = None
         self.line = line
         """The line the entry was read from (for error messages), or None."""
 
@@ -200,17 +216,31 @@ class MessageEntry:
         e._message = None
         e._json = message_json
         e.extra = None
-        e.raw = d
+        e._raw = d
+        e._line = None
         e.line = line
         return e
+
+    @property
+    def raw(self) -> JSON | None:
+        """The dict the entry was read from (None for an entry made in this process)."""
+        r = self._raw
+        if r is None and self._line is not None:
+            r = self._raw = loads_line(self._line)
+        return r
+
+    @raw.setter
+    def raw(self, value: JSON | None) -> None:
+        self._raw = value
+        self._line = None
 
     @property
     def message(self) -> AgentMessage:
         m = self._message
         if m is None:
-            assert self._json is not None
+            j = self.message_json
             try:
-                m = self._message = agent_message_from_json(self._json, strict=False)
+                m = self._message = agent_message_from_json(j, strict=False)
             except ValueError as e:
                 raise EntryParseError(f"message entry {self.id}: {e}", self.id, self.line) from None
         return m
@@ -228,13 +258,18 @@ class MessageEntry:
     def message_json(self) -> JSON:
         j = self._json
         if j is None:
-            assert self._message is not None
-            j = self._json = _message_to_json(self._message)
+            raw = self.raw
+            if raw is not None:
+                j = self._json = raw["message"]
+            else:
+                assert self._message is not None
+                j = self._json = _message_to_json(self._message)
         return j
 
     def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
+        raw = self.raw
+        if raw is not None:
+            return raw
         d: JSON = {
             "type": "message",
             "id": self.id,
@@ -577,5 +612,5 @@ __all__ = [
     "CURRENT_SESSION_VERSION", "BranchSummaryEntry", "CompactionEntry", "CustomEntry", "CustomMessageEntry",
     "EntryParseError", "FileEntry", "LabelEntry", "MessageEntry", "ModelChangeEntry", "SessionEntry", "SessionHeader",
     "SessionInfoEntry", "ThinkingLevelChangeEntry", "UnknownEntry", "dumps_line", "entry_from_json",
-    "header_from_json", "iso_now", "iso_to_ms", "message_of",
+    "header_from_json", "iso_now", "iso_to_ms", "loads_line", "message_of",
 ]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import gc
-import json
+import operator
 import os
 import time
 import uuid
@@ -60,9 +60,10 @@ from autocue.session.entries import (
     entry_from_json,
     header_from_json,
     iso_now,
+    loads_line,
 )
 from autocue.session.errors import EntryNotFoundError, SessionFileError
-from autocue.session.messages import AgentMessage
+from autocue.session.messages import AgentMessage, agent_message_from_json
 
 _List = builtins.list
 
@@ -157,25 +158,50 @@ def build_session_context(
         leaf = entries[-1] if entries else None
     if leaf is None:
         return SessionContext([], "off", None)
-    path = _path_to_root(leaf, by_id)
+    return _context_of_path(_path_to_root(leaf, by_id))
 
+
+def _context_of_path(path: _List[SessionEntry]) -> SessionContext:
+    """The context of a root → leaf path, in one pass when it holds no compaction."""
     thinking_level = "off"
-    model: tuple[str, str] | None = None
-    compaction_idx = -1
-    for i, e in enumerate(path):
-        t = e.type
-        if t == "message":
-            if e.role == "assistant":  # type: ignore[union-attr]
-                model = e.provider_model()  # type: ignore[union-attr]
-        elif t == "thinking_level_change":
-            thinking_level = e.thinking_level  # type: ignore[union-attr]
-        elif t == "model_change":
-            model = (e.provider, e.model_id)  # type: ignore[union-attr]
-        elif t == "compaction":
-            compaction_idx = i
-
+    model_entry: SessionEntry | None = None
+    compaction: CompactionEntry | None = None
+    deferred: EntryParseError | None = None
+    messages: _List[AgentMessage] = []
+    append = messages.append
     with _no_gc():
-        messages = _context_messages(path, compaction_idx)
+        for e in path:
+            t = type(e)
+            if t is MessageEntry:
+                m = e._message  # type: ignore[union-attr]  # the typed message, when it was built at load
+                if m is None:
+                    try:
+                        m = e.message  # type: ignore[union-attr]
+                    except EntryParseError as err:
+                        # only an error if the entry is still in the context (not compacted away)
+                        deferred = deferred or err
+                        continue
+                append(m)
+                if e.role == "assistant":  # type: ignore[union-attr]
+                    model_entry = e
+            elif t is ThinkingLevelChangeEntry:
+                thinking_level = e.thinking_level  # type: ignore[union-attr]
+            elif t is ModelChangeEntry:
+                model_entry = e
+            elif t is CompactionEntry:
+                compaction = e  # type: ignore[assignment]
+            elif t is CustomMessageEntry or (t is BranchSummaryEntry and e.summary):  # type: ignore[union-attr]
+                append(e.to_message())  # type: ignore[union-attr]
+        if compaction is not None:
+            idx = next(i for i in range(len(path) - 1, -1, -1) if path[i] is compaction)
+            messages = _context_messages(path, idx)
+        elif deferred is not None:
+            raise deferred
+    model: tuple[str, str] | None = None
+    if type(model_entry) is MessageEntry:
+        model = model_entry.provider_model()
+    elif type(model_entry) is ModelChangeEntry:
+        model = (model_entry.provider, model_entry.model_id)
     return SessionContext(messages, thinking_level, model)
 
 
@@ -227,6 +253,10 @@ def _path_to_root(leaf: SessionEntry, by_id: dict[str, SessionEntry]) -> _List[S
 # ---------------------------------------------------------------------------- loading
 
 
+_get_id = operator.attrgetter("id")
+_get_parent_id = operator.attrgetter("parent_id")
+
+
 @contextlib.contextmanager
 def _no_gc() -> Iterator[None]:
     # Loading creates many small containers; the cyclic GC would rescan them over and over.
@@ -257,67 +287,126 @@ def _load_file(path: str) -> _Loaded:
         last -= 1
     if last < 0:
         return _Loaded(None, [], [], 0 if data else None, False, False)
-    warnings: _List[str] = []
-    truncate_at: int | None = None
-    body = lines[: last + 1]
-    dicts: _List[Any] = []
-    line_nos: _List[int] | None = None  # None: line number = index + 1 (no blank or skipped lines)
-    loads = orjson.loads
+    torn: _List[Any] = []  # [warning, truncate_at] once the last line turned out torn
     with _no_gc():
-        try:
-            if not all(body):
-                raise ValueError("blank lines")
-            dicts = [loads(x) for x in body]
-        except ValueError:  # JSONDecodeError or blank lines: go line by line to say where
-            dicts, line_nos = [], []
-            for i, raw in enumerate(body):
-                if not raw or raw.isspace():
-                    continue
-                try:
-                    dicts.append(_loads_line(raw))
-                    line_nos.append(i + 1)
-                except ValueError as e:
-                    if i == last:
-                        truncate_at = sum(len(x) + 1 for x in lines[:i])
-                        warnings.append(
-                            f"{path}:{i + 1}: skipped a torn last line ({len(raw)} bytes, not valid JSON: {e}); "
-                            "it is cut off the file before the next write"
-                        )
-                        continue
-                    raise SessionFileError(
-                        path, i + 1, f"corrupt line, not valid JSON ({e})",
-                        "Only the last line of a session file may be torn; repair or remove this line.",
-                    ) from None
-        if not dicts:
+        h = 0
+        while not lines[h].strip():
+            h += 1
+        first = _loads_or_report(path, lines, h, last, torn)
+        if first is None:
             raise SessionFileError(path, 1, "no session header: the only line is torn")
-        first = dicts[0]
-        first_line = line_nos[0] if line_nos else 1
+        first_line = h + 1
         if not isinstance(first, dict) or first.get("type") != "session" or not isinstance(first.get("id"), str):
             raise SessionFileError(
                 path, first_line, "missing or invalid session header",
                 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.',
             )
+        warnings: _List[str] = []
         version = first.get("version")
         migrated = False
         if not isinstance(version, int) or version < CURRENT_SESSION_VERSION:
+            dicts: _List[Any] = [first]
+            line_nos = [first_line]
+            for i in range(h + 1, last + 1):
+                d = _loads_or_report(path, lines, i, last, torn)
+                if d is not None:
+                    dicts.append(d)
+                    line_nos.append(i + 1)
             _migrate(dicts, path)
             migrated = True
-        elif version > CURRENT_SESSION_VERSION:
-            warnings.append(f"{path}:{first_line}: session version {version} is newer than "
-                            f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
-        header = header_from_json(first)
-        entries = _entries_from_dicts(path, dicts, line_nos)
+            header = header_from_json(first)
+            entries = _entries_from_dicts(path, dicts, line_nos)
+        else:
+            if version > CURRENT_SESSION_VERSION:
+                warnings.append(f"{path}:{first_line}: session version {version} is newer than "
+                                f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
+            header = header_from_json(first)
+            entries = _entries_from_lines(path, lines, h + 1, last, torn)
+    truncate_at: int | None = None
+    if torn:
+        warnings.append(torn[0])
+        truncate_at = torn[1]
     needs_newline = truncate_at is None and not data.endswith(b"\n")
     return _Loaded(header, entries, warnings, truncate_at, needs_newline, migrated)
 
 
-def _loads_line(raw: bytes) -> Any:
+def _loads_or_report(path: str, lines: _List[bytes], i: int, last: int, torn: _List[Any]) -> Any:
+    """Decode line ``i``; ``None`` for a blank line or a torn last line (then recorded in
+    ``torn``); a corrupt line anywhere else raises ``SessionFileError``."""
+    raw = lines[i]
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        # orjson refuses \udXXX escapes of lone surrogates, which JSON.stringify (and autocue)
-        # write for undecodable text; the standard library reads them.
-        return json.loads(raw)
+        return loads_line(raw)
+    except ValueError as e:
+        if not raw or raw.isspace():
+            return None
+        if i == last:
+            torn[:] = [
+                f"{path}:{i + 1}: skipped a torn last line ({len(raw)} bytes, not valid JSON: {e}); "
+                "it is cut off the file before the next write",
+                sum(len(x) + 1 for x in lines[:i]),
+            ]
+            return None
+        raise SessionFileError(
+            path, i + 1, f"corrupt line, not valid JSON ({e})",
+            "Only the last line of a session file may be torn; repair or remove this line.",
+        ) from None
+
+
+def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, torn: _List[Any]) -> _List[SessionEntry]:
+    """Entries of ``lines[start:last + 1]`` (a v3 file). Every line is decoded (that is the
+    validation), but a plain message entry keeps only its line's bytes, its ids and its typed
+    message: no decoded dict stays alive, so the cyclic GC has far fewer objects to scan."""
+    entries: _List[SessionEntry] = []
+    append = entries.append
+    loads = orjson.loads
+    convert = agent_message_from_json
+    new = object.__new__
+    for i in range(start, last + 1):
+        raw = lines[i]
+        try:
+            d = loads(raw)
+        except orjson.JSONDecodeError:
+            d = _loads_or_report(path, lines, i, last, torn)
+            if d is None:
+                continue
+        # fast path: a plain message entry with exactly pi's keys
+        if type(d) is dict and len(d) == 5 and d.get("type") == "message":
+            msg = d.get("message")
+            eid = d.get("id")
+            pid = d.get("parentId", 0)
+            ts = d.get("timestamp")
+            if (type(msg) is dict and type(role := msg.get("role")) is str and type(eid) is str
+                    and (pid is None or type(pid) is str) and type(ts) is str):
+                e: MessageEntry = new(MessageEntry)
+                e.id = eid
+                e.parent_id = pid
+                e.timestamp = ts
+                e.role = role
+                e.extra = None
+                e.line = i + 1
+                try:
+                    e._message = convert(msg, strict=False)
+                except Exception:  # malformed: parsed (and reported) on first access, as entry_from_json does
+                    e._message = None
+                    e._json = msg
+                    e._raw = d
+                    e._line = None
+                else:
+                    e._json = None
+                    e._raw = None
+                    e._line = raw
+                append(e)
+                continue
+        if type(d) is not dict:
+            raise SessionFileError(path, i + 1, f"expected a JSON object, got {type(d).__name__}")
+        try:
+            entry = entry_from_json(d, line=i + 1)
+        except ValueError as err:
+            raise SessionFileError(path, i + 1, str(err)) from None
+        if isinstance(entry, SessionHeader):
+            raise SessionFileError(path, i + 1, "a second session header inside the file")
+        append(entry)
+    return entries
 
 
 def _entries_from_dicts(path: str, dicts: _List[Any], line_nos: _List[int] | None) -> _List[SessionEntry]:
@@ -402,6 +491,8 @@ class SessionManager:
         self._by_id: dict[str, SessionEntry] = {}
         self._labels: dict[str, str] = {}
         self._children: dict[str | None, _List[str]] | None = None
+        self._linear = True
+        """Each entry is the child of the one before it (and ids are unique): see ``_path_to``."""
         self._leaf_id: str | None = None
         self._session_name: str | None = None
         self._has_assistant = False
@@ -496,6 +587,7 @@ class SessionManager:
         self._by_id = {}
         self._labels = {}
         self._children = None
+        self._linear = True
         self._leaf_id = None
         self._session_name = None
         self._has_assistant = False
@@ -530,7 +622,8 @@ class SessionManager:
 
     def _build_index(self) -> None:
         entries = self._entries
-        by_id: dict[str, SessionEntry] = {e.id: e for e in entries}
+        ids = _List(map(_get_id, entries))
+        by_id: dict[str, SessionEntry] = dict(zip(ids, entries, strict=True))
         if len(by_id) != len(entries):
             seen: set[str] = set()
             for e in entries:
@@ -555,6 +648,11 @@ class SessionManager:
         self._has_assistant = any(type(e) is MessageEntry and e.role == "assistant" for e in entries)
         self._leaf_id = entries[-1].id if entries else None
         self._children = None
+        # a never-branched file (each entry the child of the one before it): the path to the
+        # last entry is the entry list itself, no walk needed
+        parents = _List(map(_get_parent_id, entries))
+        self._linear = len(by_id) == len(entries) and (
+            not entries or (parents[1:] == ids[:-1] and (parents[0] is None or parents[0] not in by_id)))
 
     def _now(self) -> str:
         """``iso_now()`` with the formatted second cached (strftime dominates an append otherwise)."""
@@ -628,8 +726,11 @@ class SessionManager:
 
     # ------------------------------------------------------------------ appends
     def _append(self, entry: SessionEntry) -> str:
-        self._entries.append(entry)
+        entries = self._entries
         eid = entry.id
+        if self._linear and entries and (entry.parent_id != entries[-1].id or eid == entries[0].parent_id):
+            self._linear = False
+        entries.append(entry)
         self._by_id[eid] = entry
         ch = self._children
         if ch is not None:
@@ -781,13 +882,21 @@ class SessionManager:
         start = from_id if from_id is not None else self._leaf_id
         if start is None:
             return []
-        leaf = self._by_id.get(start)
-        if leaf is None:
+        if start not in self._by_id:
             raise EntryNotFoundError(start, self._where())
         try:
-            return _path_to_root(leaf, self._by_id)
+            path = self._path_to(start)
         except ValueError as e:
             raise SessionFileError(self._where(), None, str(e)) from None
+        return _List(path) if path is self._entries else path
+
+    def _path_to(self, entry_id: str) -> _List[SessionEntry]:
+        """Root → ``entry_id`` (an existing id). For the last entry of a linear session this is
+        the entry list itself (not a copy: callers must not mutate it)."""
+        entries = self._entries
+        if self._linear and entries[-1].id == entry_id:
+            return entries
+        return _path_to_root(self._by_id[entry_id], self._by_id)
 
     def get_tree(self) -> _List[SessionTreeNode]:
         """The whole tree: roots (and orphans) with children sorted by timestamp."""
@@ -837,7 +946,7 @@ class SessionManager:
         if self._leaf_id is None:
             return SessionContext([], "off", None)
         try:
-            return build_session_context(self._entries, self._leaf_id, self._by_id)
+            return _context_of_path(self._path_to(self._leaf_id))
         except ValueError as e:
             # a lazily parsed message that turned out malformed, or a parentId cycle
             raise SessionFileError(self._where(), _line_of(e), str(e)) from None

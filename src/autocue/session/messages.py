@@ -168,45 +168,141 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
 
 _ASSISTANT_KEYS = frozenset({"role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp",
                              "responseId", "errorMessage"})
-_USAGE_KEYS = frozenset({"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"})
-_COST_KEYS = frozenset({"input", "output", "cacheRead", "cacheWrite", "total"})
+
+# The fast paths below build the common message shapes with ``object.__new__`` and direct slot
+# stores (about a third cheaper than the dataclass ``__init__``s when a 100,000-entry session is
+# opened). They set every slot of these classes; if a class ever gains a slot they do not know,
+# they switch themselves off and the general parser does the work.
+_new = object.__new__
+_FAST_SLOTS_OK = (
+    set(TextContent.__slots__) == {"text", "text_signature", "type"}
+    and set(ToolCall.__slots__) == {"id", "name", "arguments", "thought_signature", "type"}
+    and set(Cost.__slots__) == {"input", "output", "cache_read", "cache_write", "total"}
+    and set(Usage.__slots__) == {"input", "output", "cache_read", "cache_write", "total_tokens", "cost"}
+    and set(AssistantMessage.__slots__) == {"content", "api", "provider", "model", "usage", "stop_reason",
+                                            "error_message", "timestamp", "response_id", "error_status",
+                                            "retry_after", "role"}
+    and set(ToolResultMessage.__slots__) == {"tool_call_id", "tool_name", "content", "details", "is_error",
+                                             "timestamp", "role"}
+    and set(UserMessage.__slots__) == {"content", "timestamp", "role"}
+)
 
 
 def _fast_assistant(d: JSON) -> AssistantMessage | None:
     """The common assistant shape without per-field fallbacks (None: use the general parser)."""
     usage = d.get("usage")
-    if type(usage) is not dict or usage.keys() != _USAGE_KEYS or not d.keys() <= _ASSISTANT_KEYS:
+    if type(usage) is not dict or len(usage) != 6 or not d.keys() <= _ASSISTANT_KEYS:
         return None
-    cost = usage["cost"]
-    if type(cost) is not dict or cost.keys() != _COST_KEYS:
+    cost = usage.get("cost")
+    raw_content = d.get("content")
+    if type(cost) is not dict or len(cost) != 5 or (raw_content and type(raw_content) is not list):
         return None
     content: list[Any] = []
-    for b in d.get("content") or ():
-        t = b.get("type")
-        if t == "text" and len(b) == 2:
-            content.append(TextContent(b["text"]))
-        elif t == "toolCall" and len(b) == 4:
-            content.append(ToolCall(b["id"], b["name"], b["arguments"] or {}))
-        else:
-            block = content_from_json(b)
-            if isinstance(block, ImageContent):
+    append = content.append
+    try:
+        for b in raw_content or ():
+            if type(b) is not dict:
                 return None
-            content.append(block)
-    return AssistantMessage(
-        content, d.get("api", ""), d.get("provider", ""), d.get("model", ""),
-        Usage(usage["input"], usage["output"], usage["cacheRead"], usage["cacheWrite"], usage["totalTokens"],
-              Cost(cost["input"], cost["output"], cost["cacheRead"], cost["cacheWrite"], cost["total"])),
-        d.get("stopReason", "stop"), d.get("errorMessage"), d.get("timestamp", 0), d.get("responseId"),
-    )
+            t = b.get("type")
+            if t == "text" and len(b) == 2:
+                o = _new(TextContent)
+                o.text = b["text"]
+                o.text_signature = None
+                o.type = "text"
+                append(o)
+            elif t == "toolCall" and len(b) == 4:
+                c = _new(ToolCall)
+                c.id = b["id"]
+                c.name = b["name"]
+                c.arguments = b["arguments"] or {}
+                c.thought_signature = None
+                c.type = "toolCall"
+                append(c)
+            else:
+                block = content_from_json(b)
+                if type(block) is ImageContent:
+                    return None
+                append(block)
+        co = _new(Cost)
+        co.input = cost["input"]
+        co.output = cost["output"]
+        co.cache_read = cost["cacheRead"]
+        co.cache_write = cost["cacheWrite"]
+        co.total = cost["total"]
+        u = _new(Usage)
+        u.input = usage["input"]
+        u.output = usage["output"]
+        u.cache_read = usage["cacheRead"]
+        u.cache_write = usage["cacheWrite"]
+        u.total_tokens = usage["totalTokens"]
+        u.cost = co
+    except (KeyError, ValueError):
+        return None
+    get = d.get
+    m = _new(AssistantMessage)
+    m.content = content
+    m.api = get("api", "")
+    m.provider = get("provider", "")
+    m.model = get("model", "")
+    m.usage = u
+    m.stop_reason = get("stopReason", "stop")
+    m.error_message = get("errorMessage")
+    m.timestamp = get("timestamp", 0)
+    m.response_id = get("responseId")
+    m.error_status = None
+    m.retry_after = None
+    m.role = "assistant"
+    return m
 
 
-def _fast_text_list(raw: Any) -> list[UserContent] | None:
+def _fast_text_list(raw: list[Any]) -> list[UserContent] | None:
     out: list[UserContent] = []
+    append = out.append
     for b in raw:
-        if type(b) is not dict or b.get("type") != "text" or len(b) != 2 or type(b.get("text")) is not str:
+        if type(b) is not dict or len(b) != 2 or b.get("type") != "text":
             return None
-        out.append(TextContent(b["text"]))
+        text = b.get("text")
+        if type(text) is not str:
+            return None
+        o = _new(TextContent)
+        o.text = text
+        o.text_signature = None
+        o.type = "text"
+        append(o)
     return out
+
+
+def _fast_tool_result(d: JSON) -> ToolResultMessage | None:
+    c = d.get("content")
+    tcid = d.get("toolCallId")
+    if type(c) is not list or type(tcid) is not str:
+        return None
+    blocks = _fast_text_list(c)
+    if blocks is None:
+        return None
+    m = _new(ToolResultMessage)
+    m.tool_call_id = tcid
+    m.tool_name = d.get("toolName", "")
+    m.content = blocks
+    m.details = d.get("details")
+    m.is_error = bool(d.get("isError", False))
+    m.timestamp = d.get("timestamp", 0)
+    m.role = "toolResult"
+    return m
+
+
+def _fast_user(d: JSON) -> UserMessage | None:
+    c = d.get("content")
+    if type(c) is not list:
+        return None
+    blocks = _fast_text_list(c)
+    if blocks is None:
+        return None
+    m = _new(UserMessage)
+    m.content = blocks
+    m.timestamp = d.get("timestamp", 0)
+    m.role = "user"
+    return m
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
@@ -217,23 +313,17 @@ def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
     """
     role = d.get("role")
     # fast paths for the shapes every session file is full of; anything else takes the general parser
-    if role == "assistant":
-        m = _fast_assistant(d)
+    if _FAST_SLOTS_OK:
+        if role == "assistant":
+            m: Message | None = _fast_assistant(d)
+        elif role == "toolResult":
+            m = _fast_tool_result(d)
+        elif role == "user":
+            m = _fast_user(d)
+        else:
+            m = None
         if m is not None:
             return m
-    elif role == "toolResult":
-        c = d.get("content")
-        blocks = _fast_text_list(c) if type(c) is list else None
-        tcid = d.get("toolCallId")
-        if blocks is not None and type(tcid) is str:
-            return ToolResultMessage(tcid, d.get("toolName", ""), blocks, d.get("details"),
-                                     bool(d.get("isError", False)), d.get("timestamp", 0))
-    elif role == "user":
-        c = d.get("content")
-        if type(c) is list:
-            blocks = _fast_text_list(c)
-            if blocks is not None:
-                return UserMessage(blocks, d.get("timestamp", 0))
     if role == "user" or role == "assistant" or role == "toolResult":
         return message_from_json(d)
     try:

@@ -166,13 +166,12 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     return out
 
 
-_ASSISTANT_KEYS = frozenset({"role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp",
-                             "responseId", "errorMessage"})
-
 # The fast paths below build the common message shapes with ``object.__new__`` and direct slot
 # stores (about a third cheaper than the dataclass ``__init__``s when a 100,000-entry session is
-# opened). They set every slot of these classes; if a class ever gains a slot they do not know,
-# they switch themselves off and the general parser does the work.
+# opened). They read required fields by subscript and give up (return None) on any surprise, so
+# the general parser handles (and reports) everything else with the very same result. They set
+# every slot of these classes; if a class ever gains a slot they do not know, they switch
+# themselves off.
 _new = object.__new__
 _FAST_SLOTS_OK = (
     set(TextContent.__slots__) == {"text", "text_signature", "type"}
@@ -186,24 +185,31 @@ _FAST_SLOTS_OK = (
                                              "timestamp", "role"}
     and set(UserMessage.__slots__) == {"content", "timestamp", "role"}
 )
+_SURPRISES = (KeyError, TypeError, ValueError, AttributeError)
 
 
 def _fast_assistant(d: JSON) -> AssistantMessage | None:
-    """The common assistant shape without per-field fallbacks (None: use the general parser)."""
-    usage = d.get("usage")
-    if type(usage) is not dict or len(usage) != 6 or not d.keys() <= _ASSISTANT_KEYS:
-        return None
-    cost = usage.get("cost")
-    raw_content = d.get("content")
-    if type(cost) is not dict or len(cost) != 5 or (raw_content and type(raw_content) is not list):
-        return None
-    content: list[Any] = []
-    append = content.append
+    """The common assistant shape (None: use the general parser)."""
     try:
-        for b in raw_content or ():
-            if type(b) is not dict:
-                return None
-            t = b.get("type")
+        usage = d["usage"]
+        cost = usage["cost"]
+        co = _new(Cost)
+        co.input = cost["input"]
+        co.output = cost["output"]
+        co.cache_read = cost["cacheRead"]
+        co.cache_write = cost["cacheWrite"]
+        co.total = cost["total"]
+        u = _new(Usage)
+        u.input = usage["input"]
+        u.output = usage["output"]
+        u.cache_read = usage["cacheRead"]
+        u.cache_write = usage["cacheWrite"]
+        u.total_tokens = usage["totalTokens"]
+        u.cost = co
+        content: list[Any] = []
+        append = content.append
+        for b in d["content"]:
+            t = b["type"]
             if t == "text" and len(b) == 2:
                 o = _new(TextContent)
                 o.text = b["text"]
@@ -223,62 +229,50 @@ def _fast_assistant(d: JSON) -> AssistantMessage | None:
                 if type(block) is ImageContent:
                     return None
                 append(block)
-        co = _new(Cost)
-        co.input = cost["input"]
-        co.output = cost["output"]
-        co.cache_read = cost["cacheRead"]
-        co.cache_write = cost["cacheWrite"]
-        co.total = cost["total"]
-        u = _new(Usage)
-        u.input = usage["input"]
-        u.output = usage["output"]
-        u.cache_read = usage["cacheRead"]
-        u.cache_write = usage["cacheWrite"]
-        u.total_tokens = usage["totalTokens"]
-        u.cost = co
-    except (KeyError, ValueError):
+        m = _new(AssistantMessage)
+        m.content = content
+        m.api = d["api"]
+        m.provider = d["provider"]
+        m.model = d["model"]
+        m.usage = u
+        m.stop_reason = d["stopReason"]
+        m.timestamp = d["timestamp"]
+    except _SURPRISES:
         return None
-    get = d.get
-    m = _new(AssistantMessage)
-    m.content = content
-    m.api = get("api", "")
-    m.provider = get("provider", "")
-    m.model = get("model", "")
-    m.usage = u
-    m.stop_reason = get("stopReason", "stop")
-    m.error_message = get("errorMessage")
-    m.timestamp = get("timestamp", 0)
-    m.response_id = get("responseId")
+    m.error_message = d.get("errorMessage")
+    m.response_id = d.get("responseId")
     m.error_status = None
     m.retry_after = None
     m.role = "assistant"
     return m
 
 
-def _fast_text_list(raw: list[Any]) -> list[UserContent] | None:
+def _fast_text_list(raw: Any) -> list[UserContent] | None:
+    """Plain ``{"type":"text","text":...}`` blocks (None: something else is there)."""
     out: list[UserContent] = []
     append = out.append
-    for b in raw:
-        if type(b) is not dict or len(b) != 2 or b.get("type") != "text":
-            return None
-        text = b.get("text")
-        if type(text) is not str:
-            return None
-        o = _new(TextContent)
-        o.text = text
-        o.text_signature = None
-        o.type = "text"
-        append(o)
+    try:
+        for b in raw:
+            if b["type"] != "text" or len(b) != 2:
+                return None
+            o = _new(TextContent)
+            o.text = b["text"]
+            o.text_signature = None
+            o.type = "text"
+            append(o)
+    except _SURPRISES:
+        return None
     return out
 
 
 def _fast_tool_result(d: JSON) -> ToolResultMessage | None:
-    c = d.get("content")
-    tcid = d.get("toolCallId")
-    if type(c) is not list or type(tcid) is not str:
-        return None
-    blocks = _fast_text_list(c)
-    if blocks is None:
+    try:
+        tcid = d["toolCallId"]
+        blocks = _fast_text_list(d["content"])
+        if blocks is None:
+            return None
+        ts = d["timestamp"]
+    except _SURPRISES:
         return None
     m = _new(ToolResultMessage)
     m.tool_call_id = tcid
@@ -286,21 +280,23 @@ def _fast_tool_result(d: JSON) -> ToolResultMessage | None:
     m.content = blocks
     m.details = d.get("details")
     m.is_error = bool(d.get("isError", False))
-    m.timestamp = d.get("timestamp", 0)
+    m.timestamp = ts
     m.role = "toolResult"
     return m
 
 
 def _fast_user(d: JSON) -> UserMessage | None:
-    c = d.get("content")
-    if type(c) is not list:
-        return None
-    blocks = _fast_text_list(c)
-    if blocks is None:
+    try:
+        c = d["content"]
+        blocks: str | list[UserContent] | None = c if type(c) is str else _fast_text_list(c)
+        if blocks is None:
+            return None
+        ts = d["timestamp"]
+    except _SURPRISES:
         return None
     m = _new(UserMessage)
     m.content = blocks
-    m.timestamp = d.get("timestamp", 0)
+    m.timestamp = ts
     m.role = "user"
     return m
 

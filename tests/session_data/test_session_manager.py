@@ -14,6 +14,7 @@ from autocue.session.entries import CompactionEntry, LabelEntry, MessageEntry
 from autocue.session.errors import EntryNotFoundError, SessionFileError
 from autocue.session.manager import (
     SessionManager,
+    build_session_context,
     default_session_dir,
     session_dir_slug,
     uuid7,
@@ -423,3 +424,89 @@ def test_undecodable_tool_output_is_written_as_escapes(tmp_path: Path) -> None:
     assert b'"caf\\udce9 \\udcff"' in raw
     again = SessionManager.open(sm.get_session_file() or "")
     assert again.build_session_context().messages[-1].text == "caf\udce9 \udcff"  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------- fast loading
+
+
+def _walked(sm: SessionManager) -> list[object]:
+    """The context by the generic leaf → root walk (no linear shortcut)."""
+    return build_session_context(sm.get_entries(), sm.get_leaf_id()).messages
+
+
+def test_linear_shortcut_gives_the_walked_context_through_appends_and_branches(tmp_path: Path) -> None:
+    sm = SessionManager.create(tmp_path, tmp_path)
+    first = sm.append_message(UserMessage("one", timestamp=1))
+    sm.append_message(_assistant("two"))
+    sm.append_message(UserMessage("three", timestamp=3))
+    sm.close()
+    again = SessionManager.open(sm.get_session_file() or "")
+    for step in ("open", "append", "branch", "append after branch", "reset", "append as new root"):
+        if step == "append":
+            again.append_message(_assistant("four"))
+        elif step == "branch":
+            again.branch(first)
+        elif step == "append after branch":
+            again.append_message(UserMessage("other way", timestamp=5))
+        elif step == "reset":
+            again.reset_leaf()
+        elif step == "append as new root":
+            again.append_message(UserMessage("new root", timestamp=6))
+        ctx = again.build_session_context().messages
+        assert ctx == _walked(again), step
+        assert [e.id for e in again.get_branch()] == _branch_ids(again), step
+    texts = [m.text for m in again.build_session_context().messages]  # type: ignore[union-attr]
+    assert texts == ["new root"]
+    again.branch(first)
+    assert [m.text for m in again.build_session_context().messages] == ["one"]  # type: ignore[union-attr]
+
+
+def _branch_ids(sm: SessionManager) -> list[str]:
+    by_id = {e.id: e for e in sm.get_entries()}
+    out: list[str] = []
+    cur = sm.get_leaf_id()
+    while cur is not None and cur in by_id:
+        out.append(cur)
+        cur = by_id[cur].parent_id
+    return out[::-1]
+
+
+def test_get_branch_of_a_linear_session_is_a_copy(tmp_path: Path) -> None:
+    sm = SessionManager.in_memory(tmp_path)
+    sm.append_message(UserMessage("one", timestamp=1))
+    branch = sm.get_branch()
+    branch.clear()
+    assert len(sm.get_branch()) == 1 and len(sm.get_entries()) == 1
+
+
+def test_malformed_message_compacted_away_is_not_an_error(tmp_path: Path) -> None:
+    head = b'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+    bad = (b'{"type":"message","id":"aaaaaaaa","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z",'
+           b'"message":{"role":"toolResult","content":[]}}\n')
+    kept = (b'{"type":"message","id":"bbbbbbbb","parentId":"aaaaaaaa","timestamp":"2026-01-01T00:00:00.000Z",'
+            b'"message":{"role":"user","content":"kept","timestamp":1}}\n')
+    comp = (b'{"type":"compaction","id":"cccccccc","parentId":"bbbbbbbb","timestamp":"2026-01-01T00:00:01.000Z",'
+            b'"summary":"S","firstKeptEntryId":"bbbbbbbb","tokensBefore":5}\n')
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(head + bad + kept + comp)
+    sm = SessionManager.open(p)
+    ctx = sm.build_session_context().messages
+    assert [type(m) for m in ctx] == [CompactionSummaryMessage, UserMessage]
+    # the same malformed entry inside the kept part is reported with its line
+    p.write_bytes(head + bad + kept + comp.replace(b'"firstKeptEntryId":"bbbbbbbb"', b'"firstKeptEntryId":"aaaaaaaa"'))
+    with pytest.raises(SessionFileError, match=r"c\.jsonl:2: message entry aaaaaaaa"):
+        SessionManager.open(p).build_session_context()
+
+
+def test_loaded_message_entry_decodes_its_line_on_demand(tmp_path: Path) -> None:
+    sm = SessionManager.create(tmp_path, tmp_path)
+    sm.append_message(_assistant("hi"))
+    sm.close()
+    path = sm.get_session_file() or ""
+    line = Path(path).read_bytes().splitlines()[1]
+    entry = SessionManager.open(path).get_entries()[0]
+    assert isinstance(entry, MessageEntry)
+    assert entry.raw == orjson.loads(line) and entry.raw is entry.raw  # decoded once, then kept
+    assert entry.message_json == orjson.loads(line)["message"]
+    assert orjson.dumps(entry.to_json()) == line
+    assert entry.message == _assistant("hi")

@@ -131,6 +131,68 @@ def test_fast_parser_matches_the_general_one_on_real_files() -> None:
     assert agent_message_from_json(odd) == message_from_json(odd)
 
 
+_USAGE = {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3,
+          "cost": {"input": 0.5, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.5}}
+_A = {"role": "assistant", "content": [{"type": "text", "text": "x"}], "api": "a", "provider": "p", "model": "m",
+      "usage": _USAGE, "stopReason": "stop", "timestamp": 1}
+
+
+@pytest.mark.parametrize("d", [
+    _A,
+    {**_A, "responseId": "r", "errorMessage": "boom", "stopReason": "error"},
+    {**_A, "extraKey": 1},
+    {**_A, "content": []},
+    {**_A, "content": None},
+    {k: v for k, v in _A.items() if k not in ("api", "timestamp", "stopReason")},
+    {k: v for k, v in _A.items() if k != "content"},
+    {**_A, "content": [{"type": "toolCall", "id": "t", "name": "n", "arguments": None}]},
+    {**_A, "content": [{"type": "toolCall", "id": "t", "name": "n", "thoughtSignature": "s"}]},
+    {**_A, "content": [{"type": "thinking", "thinking": "hm", "thinkingSignature": "s"},
+                       {"type": "text", "text": "y"}]},
+    {**_A, "content": [{"type": "text", "textSignature": "s", "text": "y"}]},
+    {**_A, "content": [{"type": "text", "text": "y", "textSignature": "s"}]},
+    {**_A, "usage": {"input": 1}},
+    {**_A, "usage": {**_USAGE, "cost": None}},
+    {**_A, "usage": {**_USAGE, "cost": {"input": 1}}},
+    {**_A, "usage": None},
+    {"role": "user", "content": "plain", "timestamp": 2},
+    {"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}], "timestamp": 2},
+    {"role": "user", "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}], "timestamp": 2},
+    {"role": "user", "content": [{"type": "text", "text": "a"}]},
+    {"role": "toolResult", "toolCallId": "t", "toolName": "read", "content": [{"type": "text", "text": "r"}],
+     "details": {"k": 1}, "isError": True, "timestamp": 3},
+    {"role": "toolResult", "toolCallId": "t", "content": [], "timestamp": 3},
+    {"role": "toolResult", "toolCallId": "t", "toolName": "read", "timestamp": 3},
+    {"role": "toolResult", "toolCallId": "t", "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]},
+], ids=lambda d: str(sorted(d)) + str(d.get("content"))[:40])
+def test_fast_paths_give_exactly_what_the_general_parser_gives(d: dict[str, object]) -> None:
+    from autocue.llm import message_from_json
+
+    fast, general = agent_message_from_json(d), message_from_json(d)
+    assert type(fast) is type(general) and fast == general
+    for cls_obj in (fast, getattr(fast, "usage", None), getattr(getattr(fast, "usage", None), "cost", None),
+                    *(fast.content if isinstance(fast.content, list) else [])):
+        if cls_obj is not None:  # every slot is set (the fast paths fill slots directly)
+            assert all(hasattr(cls_obj, s) for s in type(cls_obj).__slots__), type(cls_obj)
+    assert fast.to_json() == general.to_json()
+
+
+@pytest.mark.parametrize("d", [
+    {**_A, "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]},
+    {**_A, "content": [{"type": "mystery"}]},
+    {"role": "toolResult", "content": [{"type": "text", "text": "r"}], "timestamp": 3},
+    {"role": "user", "timestamp": 2},
+])
+def test_fast_paths_leave_malformed_messages_to_the_general_errors(d: dict[str, object]) -> None:
+    from autocue.llm import message_from_json
+
+    with pytest.raises(ValueError) as general:
+        message_from_json(d)
+    with pytest.raises(ValueError) as fast:
+        agent_message_from_json(d)
+    assert str(fast.value) == str(general.value)
+
+
 def test_unknown_role_in_a_file_is_kept_and_not_sent(tmp_path: Path) -> None:
     from autocue.session.messages import UnknownMessage, convert_to_llm
 

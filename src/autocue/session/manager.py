@@ -63,7 +63,7 @@ from autocue.session.entries import (
     loads_line,
 )
 from autocue.session.errors import EntryNotFoundError, SessionFileError
-from autocue.session.messages import AgentMessage, agent_message_from_json
+from autocue.session.messages import FAST_PARSERS, AgentMessage, agent_message_from_json
 
 _List = builtins.list
 
@@ -360,6 +360,7 @@ def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, t
     append = entries.append
     loads = orjson.loads
     convert = agent_message_from_json
+    fast_parser = FAST_PARSERS.get
     new = object.__new__
     for i in range(start, last + 1):
         raw = lines[i]
@@ -384,17 +385,22 @@ def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, t
                 e.role = role
                 e.extra = None
                 e.line = i + 1
-                try:
-                    e._message = convert(msg, strict=False)
-                except Exception:  # malformed: parsed (and reported) on first access, as entry_from_json does
-                    e._message = None
-                    e._json = msg
-                    e._raw = d
-                    e._line = None
-                else:
-                    e._json = None
-                    e._raw = None
-                    e._line = raw
+                e._json = None
+                fast = fast_parser(role)
+                m: AgentMessage | None = fast(msg) if fast is not None else None
+                if m is None:
+                    try:
+                        m = convert(msg, strict=False)
+                    except Exception:  # malformed: parsed (and reported) on first access, as entry_from_json does
+                        e._message = None
+                        e._json = msg
+                        e._raw = d
+                        e._line = None
+                        append(e)
+                        continue
+                e._message = m
+                e._raw = None
+                e._line = raw
                 append(e)
                 continue
         if type(d) is not dict:

@@ -18,6 +18,7 @@ Public surface:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -299,6 +300,13 @@ def _fast_user(d: JSON) -> UserMessage | None:
     m.timestamp = ts
     m.role = "user"
     return m
+
+
+FAST_PARSERS: dict[str, Callable[[JSON], Message | None]] = (
+    {"assistant": _fast_assistant, "toolResult": _fast_tool_result, "user": _fast_user} if _FAST_SLOTS_OK else {}
+)
+"""Role → parser of that role's common shape, returning None for anything else (then use
+``agent_message_from_json``); for loops over many messages that want to skip a call level."""
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:

@@ -471,6 +471,20 @@ def _migrate(dicts: _List[Any], path: str) -> None:
     header["version"] = CURRENT_SESSION_VERSION
 
 
+def _entry_lines(entries: _List[SessionEntry]) -> bytes:
+    """The JSONL lines of ``entries``. A loaded message entry's line is decoded and encoded
+    again without keeping the dict (what ``to_json()`` would keep for good)."""
+    parts: _List[bytes] = []
+    append = parts.append
+    with _no_gc():
+        for e in entries:
+            if type(e) is MessageEntry and e._raw is None and e._line is not None:
+                append(dumps_line(loads_line(e._line)))
+            else:
+                append(dumps_line(e.to_json()))
+    return b"".join(parts)
+
+
 def _close_fd(fd: int) -> None:
     with contextlib.suppress(OSError):
         os.close(fd)
@@ -572,7 +586,7 @@ class SessionManager:
         target = os.path.join(d, _file_name(ts, sid))
         os.makedirs(d, exist_ok=True)
         with builtins.open(target, "wb") as f:
-            f.write(dumps_line(header.to_json()) + b"".join(dumps_line(e.to_json()) for e in loaded.entries))
+            f.write(dumps_line(header.to_json()) + _entry_lines(loaded.entries))
         return SessionManager(c, d, target, True)
 
     @staticmethod
@@ -678,7 +692,7 @@ class SessionManager:
         self.close()
         tmp = self._session_file + ".tmp"
         with builtins.open(tmp, "wb") as f:
-            f.write(dumps_line(self._header.to_json()) + b"".join(dumps_line(e.to_json()) for e in self._entries))
+            f.write(dumps_line(self._header.to_json()) + _entry_lines(self._entries))
         os.replace(tmp, self._session_file)
         self._written = len(self._entries)
         self._truncate_at = None
@@ -711,8 +725,10 @@ class SessionManager:
         else:
             parts = []
         entries = self._entries
-        for i in range(start, len(entries)):
-            parts.append(dumps_line(entries[i].to_json()))
+        if start == len(entries) - 1:  # one append: the hot path
+            parts.append(dumps_line(entries[start].to_json()))
+        else:
+            parts.append(_entry_lines(entries[start:]))
         self._write(parts[0] if len(parts) == 1 else b"".join(parts))
         self._written = len(entries)
 

@@ -183,6 +183,12 @@ class Agent:
             return out
         return [queue.pop(0)]
 
+    def _take_steering(self) -> list[AgentMessage]:
+        return self._take(self._steering, self.steering_mode) if self._steering else []
+
+    def _take_follow_up(self) -> list[AgentMessage]:
+        return self._take(self._follow_up, self.follow_up_mode) if self._follow_up else []
+
     # ------------------------------------------------------------------ running
     @property
     def is_streaming(self) -> bool:
@@ -236,8 +242,8 @@ class Agent:
             provider=self.provider,
             convert_message=self.convert_message,
             transform_context=self.transform_context,
-            get_steering_messages=lambda: self._take(self._steering, self.steering_mode),
-            get_follow_up_messages=lambda: self._take(self._follow_up, self.follow_up_mode),
+            get_steering_messages=self._take_steering,
+            get_follow_up_messages=self._take_follow_up,
             tool_execution=self.tool_execution,
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,

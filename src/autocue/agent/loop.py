@@ -243,7 +243,7 @@ async def _run(
                 first_turn = False
             else:
                 turn_index += 1
-                if (_r := e(TurnStartEvent(turn_index, now_ms()))) is not None:
+                if (_r := e(TurnStartEvent(turn_index, int(time.time() * 1000)))) is not None:  # now_ms(), inlined
                     await _r
             for m in pending:
                 context.messages.append(m)
@@ -263,7 +263,10 @@ async def _run(
                 if (_r := e(AgentEndEvent(new))) is not None:
                     await _r
                 return
-            calls = [b for b in msg.content if b.type == "toolCall"]
+            calls: list[Any] = []
+            for b in msg.content:
+                if b.type == "toolCall":
+                    calls.append(b)
             has_tool_calls = bool(calls)
             results: list[ToolResultMessage] = []
             if calls:

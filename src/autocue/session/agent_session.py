@@ -131,6 +131,10 @@ def _builtin_tools(cwd: str) -> tuple[dict[str, AgentTool], list[str]]:
     return tools, [n for n in default if n in tools]
 
 
+_MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecution"))
+"""Roles persisted as plain message entries (``custom`` messages get their own entry type)."""
+
+
 class AgentSession:
     """An ``Agent`` with extensions, a session tree, slash commands, compaction and auto-retry."""
 
@@ -366,7 +370,8 @@ class AgentSession:
 
     def _stream_options(self, signal: AbortSignal) -> StreamOptions:
         st = self.agent.state
-        on_payload = self.runner.emit_before_provider_request if self.runner.has("before_provider_request") else None
+        runner = self.runner
+        on_payload = runner.emit_before_provider_request if "before_provider_request" in runner.by_event else None
         return StreamOptions(
             signal=signal,
             reasoning=st.thinking_level if st.thinking_level != "off" else None,
@@ -396,7 +401,11 @@ class AgentSession:
             if r2 is not None:
                 return self._listeners_rest(r2, ev, fn)
         if t == "message_end":
-            self._persist(ev.message)  # type: ignore[union-attr]
+            m: Any = ev.message  # type: ignore[union-attr]
+            if m.role in _MESSAGE_ENTRY_ROLES:  # inline of _persist's common case
+                self.session_manager.append_message(m)
+            else:
+                self._persist(m)
         return None
 
     async def _on_agent_event_async(self, first: Awaitable[None], ev: AgentEvent) -> None:
@@ -423,7 +432,7 @@ class AgentSession:
         role = m.role
         if role == "custom":
             self.session_manager.append_custom_message_entry(m.custom_type, m.content, m.display, m.details)
-        elif role in ("user", "assistant", "toolResult", "bashExecution"):
+        elif role in _MESSAGE_ENTRY_ROLES:
             self.session_manager.append_message(m)
 
     async def _emit_session_event(self, ev: Any) -> None:

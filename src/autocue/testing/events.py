@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from autocue.llm.types import TextContent
 from autocue.testing.playbook import Playbook
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
 
@@ -116,8 +117,11 @@ class EventCollector:
         rec = self._open.pop(ev.tool_call_id, None)
         blocked = bool(getattr(ev, "blocked", False))
         result = ev.result
-        content = list(getattr(result, "content", []) or [])
-        text = ToolResultRecord.text_of(content)
+        content = list(getattr(result, "content", None) or ())
+        if len(content) == 1 and type(content[0]) is TextContent:  # the common case, without a generator
+            text = content[0].text  # type: ignore[union-attr]
+        else:
+            text = ToolResultRecord.text_of(content)
         if rec is None:
             played = self.playbook.calls.get(ev.tool_call_id)
             step, turn = (played.step, played.turn) if played else (self.playbook.consumed, self.playbook.current_turn)

@@ -11,6 +11,7 @@ from typing import Any, TypeAlias
 
 from autocue.agent.tool import AgentTool, ToolResult, to_tool_result
 from autocue.llm.abort import AbortSignal
+from autocue.llm.types import TextContent
 
 MockHandler: TypeAlias = str | dict[str, Any] | ToolResult | Callable[[dict[str, Any]], Any]
 
@@ -35,14 +36,27 @@ def _as_result(value: Any, tool: str) -> ToolResult:
 
 def make_mock_tool(name: str, handler: MockHandler, real: AgentTool | None = None) -> AgentTool:
     """A tool that answers from ``handler``; it keeps the real tool's schema when there is one."""
-    if not callable(handler):
+    execute: Callable[[str, dict[str, Any], AbortSignal, Any], Any]
+    if isinstance(handler, str):  # the common case: a fresh text result per call, no coroutine
+        text = handler
+
+        def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> ToolResult:
+            return ToolResult([TextContent(text)], {})
+
+    elif not callable(handler):
         _as_result(handler, name)  # fail at set-up, not mid-run
 
-    async def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> ToolResult:
-        value: Any = handler(params) if callable(handler) else handler
-        if hasattr(value, "__await__"):
-            value = await value
-        return _as_result(value, name)
+        def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> ToolResult:
+            return _as_result(handler, name)
+
+    else:
+        fn = handler
+
+        def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> Any:
+            value: Any = fn(params)
+            if hasattr(value, "__await__"):
+                return _finish(value, name)
+            return _as_result(value, name)
 
     return AgentTool(
         name,
@@ -51,6 +65,10 @@ def make_mock_tool(name: str, handler: MockHandler, real: AgentTool | None = Non
         execute,
         label=real.label if real else name,
     )
+
+
+async def _finish(value: Any, tool: str) -> ToolResult:
+    return _as_result(await value, tool)
 
 
 def build_mock_tools(

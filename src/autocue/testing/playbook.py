@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autocue.llm.types import AssistantMessage, ToolCall
-from autocue.script.model import ScriptedResponse, Step, Turn, describe_step
+from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
 from autocue.script.provider import ScriptedProvider
 from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError
 
@@ -96,10 +96,18 @@ class Playbook:
             st.played += 1
         self._last = (self.consumed, step)
         if isinstance(step, ScriptedResponse):
-            scripted_calls = step.tool_calls
-            played = [b for b in message.content if isinstance(b, ToolCall)]
-            for sc, tc in zip(scripted_calls, played, strict=False):
-                self.calls[tc.id] = PlayedCall(self.consumed, turn, sc.then)
+            # The n-th scripted call played as the n-th ToolCall block of the message.
+            calls = self.calls
+            scripted = step.content
+            k = 0
+            for tc in message.content:
+                if isinstance(tc, ToolCall):
+                    while k < len(scripted) and not isinstance(scripted[k], ScriptedToolCall):
+                        k += 1
+                    if k == len(scripted):
+                        break
+                    calls[tc.id] = PlayedCall(self.consumed, turn, scripted[k].then)  # type: ignore[union-attr]
+                    k += 1
         else:
             for b in message.content:
                 if isinstance(b, ToolCall):

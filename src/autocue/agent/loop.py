@@ -317,16 +317,17 @@ async def _stream_reply(
         stream = config.provider.stream(model, llm_context, opts)
         sync_source = stream.sync_source
         if sync_source is not None:  # scripted replies: no awaiting between events
-            for ev in sync_source:
-                if isinstance(ev, StartEvent):
+            for ev in sync_source:  # dispatch on the event's tag: cheaper than isinstance checks
+                t = ev.type
+                if t == "start":
                     started = True
-                    if (_r := e(MessageStartEvent(ev.partial))) is not None:
+                    if (_r := e(MessageStartEvent(ev.partial))) is not None:  # type: ignore[union-attr]
                         await _r
-                elif isinstance(ev, DoneEvent):
-                    final = ev.message
-                elif isinstance(ev, ErrorEvent):
-                    final = ev.error
-                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
+                elif t == "done":
+                    final = ev.message  # type: ignore[union-attr]
+                elif t == "error":
+                    final = ev.error  # type: ignore[union-attr]
+                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:  # type: ignore[union-attr]
                     await _r
         else:
             async for ev in stream.source:
@@ -527,10 +528,38 @@ async def _execute_calls(
         if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
             await _r
         p = _lookup(context, call)
-        if p.tool is not None and config.before_tool_call is not None:
-            await _gate(context, config, msg, p, signal)
-        if p.result is None:
-            await _execute(p, e, signal)
+        tool = p.tool
+        before = config.before_tool_call
+        if tool is not None and before is not None:  # _gate(), inlined
+            try:
+                r = before(ToolCallContext(msg, call, p.args, context), signal)
+                if r is not None and not isinstance(r, BeforeToolCallResult):
+                    r = await r
+            except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
+                r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
+            if r is not None and r.block:
+                p.result = _error_result(r.reason or "Tool execution was blocked")
+                p.is_error = p.blocked = True
+        if p.result is None:  # _execute(), inlined
+            assert tool is not None
+
+            def on_update(partial: ToolResult) -> None:
+                r = e(ToolExecutionUpdateEvent(call.id, call.name, p.args, partial))
+                if r is not None:
+                    if p.updates is None:
+                        p.updates = []
+                    p.updates.append(asyncio.ensure_future(r))
+
+            t0 = time.perf_counter()
+            try:
+                p.result = await tool.execute(call.id, p.args, signal, on_update)
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:
+                p.result = _error_result(str(err) or type(err).__name__)
+                p.is_error = True
+                p.error = err
+            p.ms = (time.perf_counter() - t0) * 1000
         await _finalize(context, config, e, signal, msg, p, results, new, metrics)
         return []
 

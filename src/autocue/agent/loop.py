@@ -149,7 +149,7 @@ class AgentLoopConfig:
 class _Converter:
     """Incremental history conversion: converts only messages appended since the last call."""
 
-    __slots__ = ("_fn", "_out", "_seen", "_specs", "_specs_of", "_src")
+    __slots__ = ("_ctx", "_fn", "_out", "_seen", "_specs", "_specs_of", "_src")
 
     def __init__(self, fn: ConvertMessage) -> None:
         self._fn = fn
@@ -158,14 +158,19 @@ class _Converter:
         self._out: list[Message] = []
         self._specs: list[Tool] = []
         self._specs_of: tuple[AgentTool, ...] | None = None
+        self._ctx: Context | None = None
 
-    def tool_specs(self, tools: list[AgentTool]) -> list[Tool]:
-        """The tools' specs, rebuilt only when the tool list changed."""
+    def context(self, system_prompt: str, messages: list[Message], tools: list[AgentTool]) -> Context:
+        """The LLM context (tool specs rebuilt only when the tool list changed); the previous one is
+        reused when it would hold these very objects."""
         key = tuple(tools)
         if key != self._specs_of:
             self._specs_of = key
             self._specs = [t.spec for t in tools]
-        return self._specs
+        c, specs = self._ctx, self._specs
+        if c is None or c.messages is not messages or c.system_prompt is not system_prompt or c.tools is not specs:
+            c = self._ctx = Context(system_prompt, messages, specs)
+        return c
 
     def __call__(self, messages: list[AgentMessage]) -> list[Message]:
         if messages is not self._src or len(messages) < self._seen:
@@ -302,7 +307,7 @@ async def _stream_reply(
         messages = out if isinstance(out, list) else await out
     convert = config.convert_to_llm or converter
     llm_messages = convert(messages)
-    llm_context = Context(context.system_prompt, llm_messages, converter.tool_specs(context.tools))
+    llm_context = converter.context(context.system_prompt, llm_messages, context.tools)
     model = config.model
     opts = config.stream_options(signal) if config.stream_options is not None else StreamOptions(signal=signal)
     t0 = time.perf_counter()

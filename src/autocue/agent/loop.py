@@ -533,38 +533,10 @@ async def _execute_calls(
         if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
             await _r
         p = _lookup(context, call)
-        tool = p.tool
-        before = config.before_tool_call
-        if tool is not None and before is not None:  # _gate(), inlined
-            try:
-                r = before(ToolCallContext(msg, call, p.args, context), signal)
-                if r is not None and not isinstance(r, BeforeToolCallResult):
-                    r = await r
-            except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
-                r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
-            if r is not None and r.block:
-                p.result = _error_result(r.reason or "Tool execution was blocked")
-                p.is_error = p.blocked = True
-        if p.result is None:  # _execute(), inlined
-            assert tool is not None
-
-            def on_update(partial: ToolResult) -> None:
-                r = e(ToolExecutionUpdateEvent(call.id, call.name, p.args, partial))
-                if r is not None:
-                    if p.updates is None:
-                        p.updates = []
-                    p.updates.append(asyncio.ensure_future(r))
-
-            t0 = time.perf_counter()
-            try:
-                p.result = await tool.execute(call.id, p.args, signal, on_update)
-            except asyncio.CancelledError:
-                raise
-            except Exception as err:
-                p.result = _error_result(str(err) or type(err).__name__)
-                p.is_error = True
-                p.error = err
-            p.ms = (time.perf_counter() - t0) * 1000
+        if p.tool is not None and config.before_tool_call is not None:
+            await _gate(context, config, msg, p, signal)
+        if p.result is None:
+            await _execute(p, e, signal)
         await _finalize(context, config, e, signal, msg, p, results, new, metrics)
         return []
 

@@ -53,6 +53,13 @@ class CommandBackend:
         self.name = name or f"command:{command}"
         self.runs = 0
         self.failures = 0
+        self._running: set[int] = set()
+        """Process-group ids of commands running now (killed at once by ``kill_running``)."""
+
+    def kill_running(self) -> None:
+        """Kill every running command's whole process group now (the loop calls this on interrupt)."""
+        for pgid in list(self._running):
+            kill_process_group(pgid, signal.SIGKILL)
 
     @classmethod
     def from_options(cls, opts: dict[str, Any]) -> CommandBackend:
@@ -88,6 +95,13 @@ class CommandBackend:
             env=env,
             start_new_session=True,
         )
+        self._running.add(proc.pid)
+        try:
+            return await self._supervise(proc, invocation)
+        finally:
+            self._running.discard(proc.pid)
+
+    async def _supervise(self, proc: asyncio.subprocess.Process, invocation: Invocation) -> BackendResult:
         out: list[bytes] = []
         err: list[bytes] = []
 

@@ -261,6 +261,10 @@ class EventLoop:
     def interrupt(self) -> None:
         """Stop the loop: the running backend is cancelled and the run ends ``Interrupted``."""
         self._interrupted = True
+        for b in self._backends.values():  # don't wait for cancellation to reach the process group
+            kill = getattr(b, "kill_running", None)
+            if kill is not None:
+                kill()
         t = self._task
         if t is not None and not t.done():
             t.cancel()

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from doc_blocks import code_blocks, run_block
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "orchestrator.md"
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
 def _blocks() -> list[tuple[int, str]]:
-    text = PAGE.read_text()
-    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in BLOCK.finditer(text)]
+    return code_blocks(PAGE)
 
 
 def test_page_has_examples() -> None:
@@ -25,4 +23,4 @@ def test_page_has_examples() -> None:
 def test_example_runs(line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AUTOCUE_TESTTOOLS_ROOT", str(tmp_path / "root"))
-    exec(compile("\n" * (line - 1) + code, str(PAGE), "exec"), {"__name__": f"doc_example_{line}"})
+    run_block(PAGE, line, code, f"doc_example_{line}")

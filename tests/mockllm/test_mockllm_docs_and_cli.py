@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from doc_blocks import code_blocks, run_block
 from mockllm_helpers import say
 
 from autocue.mockllm import MockLLMServer
@@ -20,12 +21,10 @@ from autocue.script import Script, Turn
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "mock-server.md"
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
 def blocks() -> list[tuple[int, str]]:
-    text = PAGE.read_text()
-    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in BLOCK.finditer(text)]
+    return code_blocks(PAGE)
 
 
 def test_page_has_examples() -> None:
@@ -35,7 +34,7 @@ def test_page_has_examples() -> None:
 @pytest.mark.parametrize(("line", "code"), blocks(), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
 def test_doc_example_runs(line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    exec(compile("\n" * (line - 1) + code, str(PAGE), "exec"), {"__name__": f"doc_example_{line}"})
+    run_block(PAGE, line, code, f"doc_example_{line}")
 
 
 def test_cli_serve_prints_url_and_serves(tmp_path: Path) -> None:

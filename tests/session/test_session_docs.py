@@ -2,23 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from doc_blocks import ROOT, code_blocks, run_block
 
-ROOT = Path(__file__).resolve().parents[2]
 PAGES = ["docs/session.md", "docs/extensions.md"]
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
 def _blocks() -> list[tuple[str, int, str]]:
-    out = []
-    for page in PAGES:
-        text = (ROOT / page).read_text()
-        for m in BLOCK.finditer(text):
-            out.append((page, text.count("\n", 0, m.start()) + 2, m.group(1)))
-    return out
+    return [(page, line, code) for page in PAGES for line, code in code_blocks(ROOT / page)]
 
 
 def test_pages_have_examples() -> None:
@@ -31,4 +24,4 @@ def test_pages_have_examples() -> None:
 def test_doc_example_runs(page: str, line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AUTOCUE_DIR", str(tmp_path / "autocue-home"))
-    exec(compile("\n" * (line - 1) + code, page, "exec"), {"__name__": f"doc_example_{line}"})
+    run_block(page, line, code, f"doc_example_{line}")

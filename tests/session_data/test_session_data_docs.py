@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from doc_blocks import code_blocks, run_block
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "sessions.md"
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
 def _blocks() -> list[tuple[int, str]]:
-    text = PAGE.read_text()
-    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in BLOCK.finditer(text)]
+    return code_blocks(PAGE)
 
 
 def test_page_has_examples() -> None:
@@ -24,5 +22,4 @@ def test_page_has_examples() -> None:
 def test_sessions_doc_example_runs(line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AUTOCUE_DIR", str(tmp_path / "autocue-home"))
-    source = "\n" * (line - 1) + code
-    exec(compile(source, str(PAGE), "exec"), {"__name__": f"sessions_doc_{line}"})
+    run_block(PAGE, line, code, f"sessions_doc_{line}")

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+from doc_blocks import code_blocks, run_block
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
-BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 
 
 def _blocks() -> list[tuple[int, str]]:
-    text = PAGE.read_text()
-    return [(text.count("\n", 0, m.start()) + 2, m.group(1)) for m in BLOCK.finditer(text)]
+    return code_blocks(PAGE)
 
 
 def test_page_has_examples() -> None:
@@ -27,4 +25,4 @@ def test_tools_doc_example_runs(line: int, code: str, tmp_path: Path, monkeypatc
     import tempfile
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    exec(compile("\n" * (line - 1) + code, str(PAGE), "exec"), {"__name__": f"tools_doc_{line}"})
+    run_block(PAGE, line, code, f"tools_doc_{line}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.types import JSON, AssistantMessage, ToolResultMessage, Usage
@@ -54,7 +54,7 @@ class TurnMetrics:
 
 @dataclass(slots=True)
 class AgentStartEvent:
-    type: Literal["agent_start"] = "agent_start"
+    type: ClassVar[Literal["agent_start"]] = "agent_start"
 
     def to_json(self) -> JSON:
         return {"type": "agent_start"}
@@ -64,7 +64,7 @@ class AgentStartEvent:
 class AgentEndEvent:
     messages: list[AgentMessage]
     """The messages this run added."""
-    type: Literal["agent_end"] = "agent_end"
+    type: ClassVar[Literal["agent_end"]] = "agent_end"
 
     def to_json(self) -> JSON:
         return {"type": "agent_end", "messages": [m.to_json() for m in self.messages]}
@@ -74,7 +74,7 @@ class AgentEndEvent:
 class TurnStartEvent:
     turn_index: int
     timestamp: int
-    type: Literal["turn_start"] = "turn_start"
+    type: ClassVar[Literal["turn_start"]] = "turn_start"
 
     def to_json(self) -> JSON:
         return {"type": "turn_start", "turnIndex": self.turn_index, "timestamp": self.timestamp}
@@ -86,7 +86,7 @@ class TurnEndEvent:
     message: AgentMessage
     tool_results: list[ToolResultMessage]
     metrics: TurnMetrics
-    type: Literal["turn_end"] = "turn_end"
+    type: ClassVar[Literal["turn_end"]] = "turn_end"
 
     def to_json(self) -> JSON:
         return {
@@ -101,7 +101,7 @@ class TurnEndEvent:
 @dataclass(slots=True)
 class MessageStartEvent:
     message: AgentMessage
-    type: Literal["message_start"] = "message_start"
+    type: ClassVar[Literal["message_start"]] = "message_start"
 
     def to_json(self) -> JSON:
         return {"type": "message_start", "message": self.message.to_json()}
@@ -111,7 +111,7 @@ class MessageStartEvent:
 class MessageUpdateEvent:
     message: AssistantMessage
     assistant_message_event: AssistantMessageEvent
-    type: Literal["message_update"] = "message_update"
+    type: ClassVar[Literal["message_update"]] = "message_update"
 
     def to_json(self) -> JSON:
         return {
@@ -124,7 +124,7 @@ class MessageUpdateEvent:
 @dataclass(slots=True)
 class MessageEndEvent:
     message: AgentMessage
-    type: Literal["message_end"] = "message_end"
+    type: ClassVar[Literal["message_end"]] = "message_end"
 
     def to_json(self) -> JSON:
         return {"type": "message_end", "message": self.message.to_json()}
@@ -135,7 +135,7 @@ class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
     args: Any
-    type: Literal["tool_execution_start"] = "tool_execution_start"
+    type: ClassVar[Literal["tool_execution_start"]] = "tool_execution_start"
 
     def to_json(self) -> JSON:
         return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
@@ -147,7 +147,7 @@ class ToolExecutionUpdateEvent:
     tool_name: str
     args: Any
     partial_result: Any
-    type: Literal["tool_execution_update"] = "tool_execution_update"
+    type: ClassVar[Literal["tool_execution_update"]] = "tool_execution_update"
 
     def to_json(self) -> JSON:
         pr = self.partial_result
@@ -171,7 +171,7 @@ class ToolExecutionEndEvent:
     """True when a ``before_tool_call`` seam blocked the call (structural, never read from text)."""
     error: BaseException | None = None
     """The exception a tool raised, when it raised (not part of the JSON form)."""
-    type: Literal["tool_execution_end"] = "tool_execution_end"
+    type: ClassVar[Literal["tool_execution_end"]] = "tool_execution_end"
 
     def to_json(self) -> JSON:
         r = self.result

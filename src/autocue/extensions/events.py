@@ -23,7 +23,7 @@ Dict results may use snake_case or pi's camelCase keys (``{"block": True, "reaso
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import ImageContent, Model
@@ -47,19 +47,19 @@ EVENT_NAMES: frozenset[str] = frozenset({
 class SessionStartEvent:
     reason: Literal["startup", "reload", "new", "resume", "fork"] = "startup"
     previous_session_file: str | None = None
-    type: Literal["session_start"] = "session_start"
+    type: ClassVar[Literal["session_start"]] = "session_start"
 
 
 @dataclass(slots=True)
 class SessionShutdownEvent:
-    type: Literal["session_shutdown"] = "session_shutdown"
+    type: ClassVar[Literal["session_shutdown"]] = "session_shutdown"
 
 
 @dataclass(slots=True)
 class ResourcesDiscoverEvent:
     cwd: str
     reason: Literal["startup", "reload"] = "startup"
-    type: Literal["resources_discover"] = "resources_discover"
+    type: ClassVar[Literal["resources_discover"]] = "resources_discover"
 
 
 @dataclass(slots=True)
@@ -72,14 +72,14 @@ class ResourcesDiscoverResult:
 class SessionBeforeSwitchEvent:
     reason: Literal["new", "resume"]
     target_session_file: str | None = None
-    type: Literal["session_before_switch"] = "session_before_switch"
+    type: ClassVar[Literal["session_before_switch"]] = "session_before_switch"
 
 
 @dataclass(slots=True)
 class SessionSwitchEvent:
     reason: Literal["new", "resume"]
     previous_session_file: str | None = None
-    type: Literal["session_switch"] = "session_switch"
+    type: ClassVar[Literal["session_switch"]] = "session_switch"
 
 
 @dataclass(slots=True)
@@ -89,14 +89,14 @@ class SessionBeforeCompactEvent:
     branch_entries: list[Any]
     custom_instructions: str | None
     signal: AbortSignal
-    type: Literal["session_before_compact"] = "session_before_compact"
+    type: ClassVar[Literal["session_before_compact"]] = "session_before_compact"
 
 
 @dataclass(slots=True)
 class SessionCompactEvent:
     compaction_entry: Any
     from_extension: bool
-    type: Literal["session_compact"] = "session_compact"
+    type: ClassVar[Literal["session_compact"]] = "session_compact"
 
 
 @dataclass(slots=True)
@@ -104,7 +104,7 @@ class SessionBeforeTreeEvent:
     target_id: str | None
     old_leaf_id: str | None
     signal: AbortSignal
-    type: Literal["session_before_tree"] = "session_before_tree"
+    type: ClassVar[Literal["session_before_tree"]] = "session_before_tree"
 
 
 @dataclass(slots=True)
@@ -113,7 +113,7 @@ class SessionTreeEvent:
     old_leaf_id: str | None
     summary_entry: Any = None
     from_extension: bool = False
-    type: Literal["session_tree"] = "session_tree"
+    type: ClassVar[Literal["session_tree"]] = "session_tree"
 
 
 @dataclass(slots=True)
@@ -144,7 +144,7 @@ class InputEvent:
     text: str
     images: list[ImageContent] | None = None
     source: Literal["interactive", "rpc", "extension"] = "interactive"
-    type: Literal["input"] = "input"
+    type: ClassVar[Literal["input"]] = "input"
 
 
 @dataclass(slots=True)
@@ -169,7 +169,7 @@ class BeforeAgentStartEvent:
     prompt: str
     images: list[ImageContent] | None
     system_prompt: str
-    type: Literal["before_agent_start"] = "before_agent_start"
+    type: ClassVar[Literal["before_agent_start"]] = "before_agent_start"
 
 
 @dataclass(slots=True)
@@ -182,7 +182,7 @@ class BeforeAgentStartResult:
 class ContextEvent:
     messages: list[Any]
     """A deep copy of the messages about to be sent; change or replace it freely."""
-    type: Literal["context"] = "context"
+    type: ClassVar[Literal["context"]] = "context"
 
 
 @dataclass(slots=True)
@@ -193,7 +193,7 @@ class ContextResult:
 @dataclass(slots=True)
 class BeforeProviderRequestEvent:
     payload: Any
-    type: Literal["before_provider_request"] = "before_provider_request"
+    type: ClassVar[Literal["before_provider_request"]] = "before_provider_request"
 
 
 @dataclass(slots=True)
@@ -201,7 +201,7 @@ class ModelSelectEvent:
     model: Model
     previous_model: Model | None
     source: Literal["set", "cycle", "restore"] = "set"
-    type: Literal["model_select"] = "model_select"
+    type: ClassVar[Literal["model_select"]] = "model_select"
 
 
 # ---------------------------------------------------------------------------- tools
@@ -213,7 +213,7 @@ class ToolCallEvent:
     tool_name: str
     input: dict[str, Any]
     """The validated arguments; the very dict the tool receives (patch it in place to change them)."""
-    type: Literal["tool_call"] = "tool_call"
+    type: ClassVar[Literal["tool_call"]] = "tool_call"
 
 
 @dataclass(slots=True)
@@ -230,7 +230,7 @@ class ToolResultEvent:
     content: list[Any]
     details: Any
     is_error: bool
-    type: Literal["tool_result"] = "tool_result"
+    type: ClassVar[Literal["tool_result"]] = "tool_result"
 
 
 @dataclass(slots=True)
@@ -261,7 +261,7 @@ class ExtensionErrorEvent:
     error: str
     stack: str | None = None
     exception: BaseException | None = field(default=None, compare=False, repr=False)
-    type: Literal["extension_error"] = "extension_error"
+    type: ClassVar[Literal["extension_error"]] = "extension_error"
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {

@@ -7,7 +7,7 @@ in place as the stream advances, as pi does). ``done`` and ``error`` end a strea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import ClassVar, Literal, TypeAlias
 
 from autocue.llm.types import JSON, AssistantMessage, ToolCall
 
@@ -15,7 +15,7 @@ from autocue.llm.types import JSON, AssistantMessage, ToolCall
 @dataclass(slots=True)
 class StartEvent:
     partial: AssistantMessage
-    type: Literal["start"] = "start"
+    type: ClassVar[Literal["start"]] = "start"
 
     def to_json(self) -> JSON:
         return {"type": "start", "partial": self.partial.to_json()}
@@ -25,7 +25,7 @@ class StartEvent:
 class TextStartEvent:
     content_index: int
     partial: AssistantMessage
-    type: Literal["text_start"] = "text_start"
+    type: ClassVar[Literal["text_start"]] = "text_start"
 
     def to_json(self) -> JSON:
         return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
@@ -36,7 +36,7 @@ class TextDeltaEvent:
     content_index: int
     delta: str
     partial: AssistantMessage
-    type: Literal["text_delta"] = "text_delta"
+    type: ClassVar[Literal["text_delta"]] = "text_delta"
 
     def to_json(self) -> JSON:
         return {
@@ -52,7 +52,7 @@ class TextEndEvent:
     content_index: int
     content: str
     partial: AssistantMessage
-    type: Literal["text_end"] = "text_end"
+    type: ClassVar[Literal["text_end"]] = "text_end"
 
     def to_json(self) -> JSON:
         return {
@@ -67,7 +67,7 @@ class TextEndEvent:
 class ThinkingStartEvent:
     content_index: int
     partial: AssistantMessage
-    type: Literal["thinking_start"] = "thinking_start"
+    type: ClassVar[Literal["thinking_start"]] = "thinking_start"
 
     def to_json(self) -> JSON:
         return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
@@ -78,7 +78,7 @@ class ThinkingDeltaEvent:
     content_index: int
     delta: str
     partial: AssistantMessage
-    type: Literal["thinking_delta"] = "thinking_delta"
+    type: ClassVar[Literal["thinking_delta"]] = "thinking_delta"
 
     def to_json(self) -> JSON:
         return {
@@ -94,7 +94,7 @@ class ThinkingEndEvent:
     content_index: int
     content: str
     partial: AssistantMessage
-    type: Literal["thinking_end"] = "thinking_end"
+    type: ClassVar[Literal["thinking_end"]] = "thinking_end"
 
     def to_json(self) -> JSON:
         return {
@@ -109,7 +109,7 @@ class ThinkingEndEvent:
 class ToolCallStartEvent:
     content_index: int
     partial: AssistantMessage
-    type: Literal["toolcall_start"] = "toolcall_start"
+    type: ClassVar[Literal["toolcall_start"]] = "toolcall_start"
 
     def to_json(self) -> JSON:
         return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
@@ -121,7 +121,7 @@ class ToolCallDeltaEvent:
     delta: str
     """A fragment of the tool call's JSON-encoded arguments."""
     partial: AssistantMessage
-    type: Literal["toolcall_delta"] = "toolcall_delta"
+    type: ClassVar[Literal["toolcall_delta"]] = "toolcall_delta"
 
     def to_json(self) -> JSON:
         return {
@@ -137,7 +137,7 @@ class ToolCallEndEvent:
     content_index: int
     tool_call: ToolCall
     partial: AssistantMessage
-    type: Literal["toolcall_end"] = "toolcall_end"
+    type: ClassVar[Literal["toolcall_end"]] = "toolcall_end"
 
     def to_json(self) -> JSON:
         return {
@@ -152,7 +152,7 @@ class ToolCallEndEvent:
 class DoneEvent:
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
-    type: Literal["done"] = "done"
+    type: ClassVar[Literal["done"]] = "done"
 
     @property
     def partial(self) -> AssistantMessage:
@@ -166,7 +166,7 @@ class DoneEvent:
 class ErrorEvent:
     reason: Literal["error", "aborted"]
     error: AssistantMessage
-    type: Literal["error"] = "error"
+    type: ClassVar[Literal["error"]] = "error"
 
     @property
     def partial(self) -> AssistantMessage:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
 STOP_REASONS: frozenset[str] = frozenset({"stop", "length", "toolUse", "error", "aborted"})
@@ -29,7 +29,7 @@ def now_ms() -> int:
 class TextContent:
     text: str
     text_signature: str | None = None
-    type: Literal["text"] = field(default="text", init=False, repr=False)
+    type: ClassVar[Literal["text"]] = "text"
 
     def to_json(self) -> JSON:
         d: JSON = {"type": "text", "text": self.text}
@@ -43,7 +43,7 @@ class ThinkingContent:
     thinking: str
     thinking_signature: str | None = None
     redacted: bool = False
-    type: Literal["thinking"] = field(default="thinking", init=False, repr=False)
+    type: ClassVar[Literal["thinking"]] = "thinking"
 
     def to_json(self) -> JSON:
         d: JSON = {"type": "thinking", "thinking": self.thinking}
@@ -59,7 +59,7 @@ class ImageContent:
     data: str
     """Base64-encoded image bytes."""
     mime_type: str
-    type: Literal["image"] = field(default="image", init=False, repr=False)
+    type: ClassVar[Literal["image"]] = "image"
 
     def to_json(self) -> JSON:
         return {"type": "image", "data": self.data, "mimeType": self.mime_type}
@@ -71,7 +71,7 @@ class ToolCall:
     name: str
     arguments: dict[str, Any]
     thought_signature: str | None = None
-    type: Literal["toolCall"] = field(default="toolCall", init=False, repr=False)
+    type: ClassVar[Literal["toolCall"]] = "toolCall"
 
     def to_json(self) -> JSON:
         d: JSON = {"type": "toolCall", "id": self.id, "name": self.name, "arguments": self.arguments}
@@ -188,7 +188,7 @@ class Usage:
 class UserMessage:
     content: str | list[UserContent]
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["user"] = field(default="user", init=False, repr=False)
+    role: ClassVar[Literal["user"]] = "user"
 
     def to_json(self) -> JSON:
         c = self.content
@@ -222,7 +222,7 @@ class AssistantMessage:
     """HTTP status of a failed call (not part of the JSON form)."""
     retry_after: float | None = field(default=None, compare=False)
     """Seconds the server asked to wait before a retry (not part of the JSON form)."""
-    role: Literal["assistant"] = field(default="assistant", init=False, repr=False)
+    role: ClassVar[Literal["assistant"]] = "assistant"
 
     def to_json(self) -> JSON:
         d: JSON = {
@@ -259,7 +259,7 @@ class ToolResultMessage:
     details: Any = None
     is_error: bool = False
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["toolResult"] = field(default="toolResult", init=False, repr=False)
+    role: ClassVar[Literal["toolResult"]] = "toolResult"
 
     def to_json(self) -> JSON:
         d: JSON = {

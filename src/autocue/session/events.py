@@ -9,7 +9,7 @@ error, stack}``. ``to_json`` gives pi's camelCase form (as ``--mode json`` / RPC
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.agent.events import AgentEvent
 from autocue.extensions.events import ExtensionErrorEvent
@@ -31,7 +31,7 @@ def _result_json(result: Any) -> Any:
 @dataclass(slots=True)
 class AutoCompactionStartEvent:
     reason: Literal["threshold", "overflow"]
-    type: Literal["auto_compaction_start"] = "auto_compaction_start"
+    type: ClassVar[Literal["auto_compaction_start"]] = "auto_compaction_start"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "reason": self.reason}
@@ -44,7 +44,7 @@ class AutoCompactionEndEvent:
     aborted: bool
     will_retry: bool
     error_message: str | None = None
-    type: Literal["auto_compaction_end"] = "auto_compaction_end"
+    type: ClassVar[Literal["auto_compaction_end"]] = "auto_compaction_end"
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type, "result": _result_json(self.result), "aborted": self.aborted,
@@ -60,7 +60,7 @@ class AutoRetryStartEvent:
     max_attempts: int
     delay_ms: int
     error_message: str
-    type: Literal["auto_retry_start"] = "auto_retry_start"
+    type: ClassVar[Literal["auto_retry_start"]] = "auto_retry_start"
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "attempt": self.attempt, "maxAttempts": self.max_attempts,
@@ -72,7 +72,7 @@ class AutoRetryEndEvent:
     success: bool
     attempt: int
     final_error: str | None = None
-    type: Literal["auto_retry_end"] = "auto_retry_end"
+    type: ClassVar[Literal["auto_retry_end"]] = "auto_retry_end"
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type, "success": self.success, "attempt": self.attempt}

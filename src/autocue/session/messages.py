@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.llm.types import (
     JSON,
@@ -59,7 +59,7 @@ class BashExecutionMessage:
     full_output_path: str | None = None
     exclude_from_context: bool = False
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["bashExecution"] = field(default="bashExecution", init=False, repr=False)
+    role: ClassVar[Literal["bashExecution"]] = "bashExecution"
 
     def to_json(self) -> JSON:
         d: JSON = {"role": "bashExecution", "command": self.command, "output": self.output}
@@ -84,7 +84,7 @@ class CustomMessage:
     display: bool
     details: Any = None
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["custom"] = field(default="custom", init=False, repr=False)
+    role: ClassVar[Literal["custom"]] = "custom"
 
     def to_json(self) -> JSON:
         c = self.content
@@ -107,7 +107,7 @@ class BranchSummaryMessage:
     summary: str
     from_id: str
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["branchSummary"] = field(default="branchSummary", init=False, repr=False)
+    role: ClassVar[Literal["branchSummary"]] = "branchSummary"
 
     def to_json(self) -> JSON:
         return {"role": "branchSummary", "summary": self.summary, "fromId": self.from_id, "timestamp": self.timestamp}
@@ -120,7 +120,7 @@ class CompactionSummaryMessage:
     summary: str
     tokens_before: int
     timestamp: int = field(default_factory=now_ms)
-    role: Literal["compactionSummary"] = field(default="compactionSummary", init=False, repr=False)
+    role: ClassVar[Literal["compactionSummary"]] = "compactionSummary"
 
     def to_json(self) -> JSON:
         return {
@@ -215,7 +215,6 @@ def _fast_assistant(d: JSON) -> AssistantMessage | None:
                 o = _new(TextContent)
                 o.text = b["text"]
                 o.text_signature = None
-                o.type = "text"
                 append(o)
             elif t == "toolCall" and len(b) == 4:
                 c = _new(ToolCall)
@@ -223,7 +222,6 @@ def _fast_assistant(d: JSON) -> AssistantMessage | None:
                 c.name = b["name"]
                 c.arguments = b["arguments"] or {}
                 c.thought_signature = None
-                c.type = "toolCall"
                 append(c)
             else:
                 block = content_from_json(b)
@@ -244,7 +242,6 @@ def _fast_assistant(d: JSON) -> AssistantMessage | None:
     m.response_id = d.get("responseId")
     m.error_status = None
     m.retry_after = None
-    m.role = "assistant"
     return m
 
 
@@ -259,7 +256,6 @@ def _fast_text_list(raw: Any) -> list[UserContent] | None:
             o = _new(TextContent)
             o.text = b["text"]
             o.text_signature = None
-            o.type = "text"
             append(o)
     except _SURPRISES:
         return None
@@ -282,7 +278,6 @@ def _fast_tool_result(d: JSON) -> ToolResultMessage | None:
     m.details = d.get("details")
     m.is_error = bool(d.get("isError", False))
     m.timestamp = ts
-    m.role = "toolResult"
     return m
 
 
@@ -298,7 +293,6 @@ def _fast_user(d: JSON) -> UserMessage | None:
     m = _new(UserMessage)
     m.content = blocks
     m.timestamp = ts
-    m.role = "user"
     return m
 
 

@@ -95,6 +95,7 @@ class Agent:
         self._follow_up: list[AgentMessage] = []
         self._abort: AbortController | None = None
         self._idle: asyncio.Event | None = None
+        self._options: StreamOptions | None = None
 
     # ------------------------------------------------------------------ subscription
     def subscribe(self, fn: Listener) -> Callable[[], None]:
@@ -251,14 +252,18 @@ class Agent:
         )
 
     def _default_stream_options(self, signal: AbortSignal) -> StreamOptions:
+        """The options of the next model call; the last ones are reused while nothing in them changed
+        (providers treat options as read-only)."""
         st = self.state
         key = self.get_api_key(st.model.provider) if self.get_api_key is not None else None
-        return StreamOptions(
-            signal=signal,
-            api_key=key,
-            reasoning=st.thinking_level if st.thinking_level != "off" else None,
-            session_id=self.session_id,
-        )
+        reasoning = st.thinking_level if st.thinking_level != "off" else None
+        o = self._options
+        if (
+            o is None or o.signal is not signal or o.api_key != key or o.reasoning != reasoning
+            or o.session_id != self.session_id
+        ):
+            o = self._options = StreamOptions(signal=signal, api_key=key, reasoning=reasoning, session_id=self.session_id)
+        return o
 
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:
         st = self.state

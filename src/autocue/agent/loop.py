@@ -43,7 +43,7 @@ from autocue.agent.events import (
     TurnMetrics,
     TurnStartEvent,
 )
-from autocue.agent.tool import AgentTool, ToolArgumentsError, ToolResult
+from autocue.agent.tool import AgentTool, ToolArgumentsError, ToolResult, to_tool_result
 from autocue.llm.abort import AbortSignal
 from autocue.llm.events import DoneEvent, ErrorEvent, StartEvent
 from autocue.llm.stream import Provider, StreamOptions
@@ -149,7 +149,7 @@ class AgentLoopConfig:
 class _Converter:
     """Incremental history conversion: converts only messages appended since the last call."""
 
-    __slots__ = ("_ctx", "_fn", "_out", "_seen", "_specs", "_specs_of", "_src")
+    __slots__ = ("_ctx", "_fn", "_out", "_seen", "_specs", "_specs_of", "_src", "latency_ms")
 
     def __init__(self, fn: ConvertMessage) -> None:
         self._fn = fn
@@ -159,6 +159,8 @@ class _Converter:
         self._specs: list[Tool] = []
         self._specs_of: tuple[AgentTool, ...] | None = None
         self._ctx: Context | None = None
+        self.latency_ms = 0.0
+        """Of the last model call (set by ``_stream_reply``)."""
 
     def context(self, system_prompt: str, messages: list[Message], tools: list[AgentTool]) -> Context:
         """The LLM context (tool specs rebuilt only when the tool list changed); the previous one is
@@ -258,8 +260,8 @@ async def _run(
                 if (_r := e(MessageEndEvent(m))) is not None:
                     await _r
             pending = []
-            msg, latency = await _stream_reply(context, config, converter, e, signal)
-            metrics = TurnMetrics(latency, 0.0, [], 0, msg.usage)
+            msg = await _stream_reply(context, config, converter, e, signal)
+            metrics = TurnMetrics(converter.latency_ms, 0.0, [], 0, msg.usage)
             new.append(msg)
             if msg.stop_reason == "error" or msg.stop_reason == "aborted":
                 metrics.message_count = len(context.messages)
@@ -276,10 +278,21 @@ async def _run(
             results: list[ToolResultMessage] = []
             if calls:
                 t0 = time.perf_counter()
-                steering = await _execute_calls(context, config, e, signal, msg, calls, results, new, metrics)  # type: ignore[arg-type]
+                if len(calls) == 1 and config.tool_execution == "parallel":  # the common case, inline
+                    call = calls[0]
+                    if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
+                        await _r
+                    p = _lookup(context, call)
+                    if p.tool is not None and config.before_tool_call is not None:
+                        await _gate(context, config, msg, p, signal)
+                    if p.result is None:
+                        await _execute(p, e, signal)
+                    await _finalize(context, config, e, signal, msg, p, results, new, metrics)
+                else:
+                    steering = await _execute_calls(context, config, e, signal, msg, calls, results, new, metrics)
+                    if steering:
+                        pending = steering
                 metrics.tool_time_ms = (time.perf_counter() - t0) * 1000
-                if steering:
-                    pending = steering
             metrics.message_count = len(context.messages)
             if (_r := e(TurnEndEvent(turn_index, msg, results, metrics))) is not None:
                 await _r
@@ -300,7 +313,7 @@ async def _stream_reply(
     converter: _Converter,
     e: Emit,
     signal: AbortSignal,
-) -> tuple[AssistantMessage, float]:
+) -> AssistantMessage:
     messages = context.messages
     if config.transform_context is not None:
         out = config.transform_context(messages, signal)
@@ -352,13 +365,13 @@ async def _stream_reply(
                 api=model.api, provider=model.provider, model=model.id,
                 stop_reason="error", error_message="provider stream ended without a final event",
             )
-    latency = (time.perf_counter() - t0) * 1000
+    converter.latency_ms = (time.perf_counter() - t0) * 1000
     context.messages.append(final)
     if not started and (_r := e(MessageStartEvent(final))) is not None:
         await _r
     if (_r := e(MessageEndEvent(final))) is not None:
         await _r
-    return final, latency
+    return final
 
 
 # ---------------------------------------------------------------------------- tool calls
@@ -376,6 +389,17 @@ class _Prepared:
     error: BaseException | None = None
     ms: float = 0.0
     updates: list[asyncio.Future[Any]] | None = None
+    emit: Emit | None = None
+
+    def on_update(self, partial: ToolResult) -> None:
+        """The ``on_update`` a running tool gets: a ``tool_execution_update`` event per partial result."""
+        assert self.emit is not None
+        call = self.call
+        r = self.emit(ToolExecutionUpdateEvent(call.id, call.name, self.args, partial))
+        if r is not None:
+            if self.updates is None:
+                self.updates = []
+            self.updates.append(asyncio.ensure_future(r))
 
 
 def _error_result(text: str) -> ToolResult:
@@ -437,17 +461,16 @@ async def _execute(p: _Prepared, e: Emit, signal: AbortSignal) -> None:
     tool = p.tool
     assert tool is not None
     call = p.call
-
-    def on_update(partial: ToolResult) -> None:
-        r = e(ToolExecutionUpdateEvent(call.id, call.name, p.args, partial))
-        if r is not None:
-            if p.updates is None:
-                p.updates = []
-            p.updates.append(asyncio.ensure_future(r))
-
+    p.emit = e
     t0 = time.perf_counter()
     try:
-        p.result = await tool.execute(call.id, p.args, signal, on_update)
+        out = tool.start(call.id, p.args, signal, p.on_update)
+        if type(out) is not ToolResult:
+            if hasattr(out, "__await__"):
+                out = await out
+            if type(out) is not ToolResult:
+                out = to_tool_result(out)
+        p.result = out
     except asyncio.CancelledError:
         raise
     except Exception as err:
@@ -526,18 +549,6 @@ async def _execute_calls(
                     sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
                     await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
                 return steering
-        return []
-
-    if len(calls) == 1:  # the common case: no segments, no tasks
-        call = calls[0]
-        if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
-            await _r
-        p = _lookup(context, call)
-        if p.tool is not None and config.before_tool_call is not None:
-            await _gate(context, config, msg, p, signal)
-        if p.result is None:
-            await _execute(p, e, signal)
-        await _finalize(context, config, e, signal, msg, p, results, new, metrics)
         return []
 
     prepared: list[_Prepared] = []

@@ -103,6 +103,15 @@ class AgentTool:
             raise ToolArgumentsError("\n".join(f"  - {e}" for e in errors))
         return args  # type: ignore[no-any-return]
 
+    def start(self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate) -> Any:
+        """Begin a call without a coroutine of its own (the agent loop's path): whatever the tool
+        function returned, which may be a ``ToolResult``, a value for ``to_tool_result``, or an
+        awaitable of either. A subclass that overrides ``execute`` is called through it."""
+        fn = self._execute
+        if fn is None or type(self).execute is not AgentTool.execute:
+            return self.execute(tool_call_id, params, signal, on_update)
+        return fn(tool_call_id, params, signal, on_update)
+
     async def execute(
         self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate
     ) -> ToolResult:

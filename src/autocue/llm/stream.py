@@ -39,6 +39,9 @@ class StreamOptions:
     metadata: dict[str, Any] | None = None
 
 
+_new = object.__new__
+
+
 class AssistantMessageEventStream:
     """An async iterable of stream events with the final message at ``result()``.
 
@@ -60,6 +63,15 @@ class AssistantMessageEventStream:
         self.sync_source = sync_events
         """Set when the events need no awaiting (scripted replies); hot loops iterate it directly."""
         self.message: AssistantMessage | None = None
+
+    @classmethod
+    def of_sync(cls, events: Iterator[AssistantMessageEvent]) -> AssistantMessageEventStream:
+        """A stream over events that need no awaiting (the constructor's ``sync_events=``, checked less)."""
+        s = _new(cls)
+        s._it = None
+        s.sync_source = events
+        s.message = None
+        return s
 
     @property
     def source(self) -> AsyncIterator[AssistantMessageEvent]:

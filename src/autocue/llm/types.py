@@ -130,14 +130,53 @@ class Cost:
         )
 
 
-@dataclass(slots=True)
 class Usage:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    total_tokens: int = 0
-    cost: Cost = field(default_factory=Cost)
+    """Tokens of one reply (or a total) and what they cost. ``cost`` is made on first use."""
+
+    __slots__ = ("_cost", "cache_read", "cache_write", "input", "output", "total_tokens")
+
+    def __init__(
+        self,
+        input: int = 0,
+        output: int = 0,
+        cache_read: int = 0,
+        cache_write: int = 0,
+        total_tokens: int = 0,
+        cost: Cost | None = None,
+    ) -> None:
+        self.input = input
+        self.output = output
+        self.cache_read = cache_read
+        self.cache_write = cache_write
+        self.total_tokens = total_tokens
+        self._cost = cost
+
+    @property
+    def cost(self) -> Cost:
+        c = self._cost
+        if c is None:
+            c = self._cost = Cost()
+        return c
+
+    @cost.setter
+    def cost(self, value: Cost) -> None:
+        self._cost = value
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.input, self.output, self.cache_read, self.cache_write, self.total_tokens, self.cost)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Usage):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return (
+            f"Usage(input={self.input!r}, output={self.output!r}, cache_read={self.cache_read!r}, "
+            f"cache_write={self.cache_write!r}, total_tokens={self.total_tokens!r}, cost={self.cost!r})"
+        )
 
     @staticmethod
     def of(input: int = 0, output: int = 0, cache_read: int = 0, cache_write: int = 0) -> Usage:

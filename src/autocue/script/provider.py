@@ -138,7 +138,7 @@ class ScriptedProvider:
             # A factory may be async: play it on the async path.
             return AssistantMessageEventStream(self._play_factory(model, context, options))
         # Plain replies need no awaiting: hand the agent loop a synchronous event source.
-        return AssistantMessageEventStream(sync_events=self._play(model, None, options))
+        return AssistantMessageEventStream.of_sync(self._play(model, None, options))
 
     async def _play_factory(
         self, model: Model, context: Context, options: StreamOptions
@@ -198,13 +198,30 @@ class ScriptedProvider:
             partial.retry_after = message.retry_after
         content = partial.content = []
         yield StartEvent(partial)
-        for i, block in enumerate(blocks):
+        i = -1
+        for block in blocks:
+            i += 1
             if signal is not None and signal.aborted:
                 if self.on_played is not None:
                     self.on_played(step, partial)
                 yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
                 return
-            if isinstance(block, TextContent):
+            if isinstance(block, ToolCall):
+                args = block.arguments
+                # Our own freshly built call streams in place; a factory's message is not ours to mutate.
+                tc = block if partial is message else ToolCall(block.id, block.name, {}, block.thought_signature)
+                tc.arguments = {}
+                content.append(tc)
+                yield ToolCallStartEvent(i, partial)
+                raw = orjson.dumps(args).decode()
+                if len(raw) <= n:
+                    yield ToolCallDeltaEvent(i, raw, partial)
+                else:
+                    for k in range(0, len(raw), n):
+                        yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                tc.arguments = args
+                yield ToolCallEndEvent(i, tc, partial)
+            elif isinstance(block, TextContent):
                 cur = TextContent("", block.text_signature)
                 content.append(cur)
                 yield TextStartEvent(i, partial)
@@ -214,7 +231,7 @@ class ScriptedProvider:
                     cur.text += piece
                     yield TextDeltaEvent(i, piece, partial)
                 yield TextEndEvent(i, cur.text, partial)
-            elif isinstance(block, ThinkingContent):
+            else:
                 th = ThinkingContent("", block.thinking_signature, block.redacted)
                 content.append(th)
                 yield ThinkingStartEvent(i, partial)
@@ -224,18 +241,6 @@ class ScriptedProvider:
                     th.thinking += piece
                     yield ThinkingDeltaEvent(i, piece, partial)
                 yield ThinkingEndEvent(i, th.thinking, partial)
-            else:
-                args = block.arguments
-                # Our own freshly built call streams in place; a factory's message is not ours to mutate.
-                tc = block if partial is message else ToolCall(block.id, block.name, {}, block.thought_signature)
-                tc.arguments = {}
-                content.append(tc)
-                yield ToolCallStartEvent(i, partial)
-                raw = orjson.dumps(args).decode()
-                for k in range(0, len(raw), n):
-                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
-                tc.arguments = args
-                yield ToolCallEndEvent(i, tc, partial)
         if self.on_played is not None:
             self.on_played(step, partial)
         reason = partial.stop_reason
@@ -259,22 +264,20 @@ class ScriptedProvider:
             return resp
         content: list[AssistantContent] = []
         for b in resp.content:
-            if isinstance(b, ScriptedToolCall):
+            if type(b) is ScriptedToolCall or isinstance(b, ScriptedToolCall):
                 if b.id is None:
                     self._next_id += 1
                     call_id = f"{self.id_prefix}{self._next_id}"
                 else:
                     call_id = b.id
-                content.append(ToolCall(call_id, b.name, b.resolve()))
+                args = b.arguments
+                content.append(ToolCall(call_id, b.name, dict(args()) if callable(args) else args))
             else:
                 content.append(b)
+        usage = resp.usage
         msg = AssistantMessage(
-            content=content,
-            api=model.api,
-            provider=model.provider,
-            model=model.id,
-            usage=resp.usage if resp.usage is not None else Usage(),
-            stop_reason=resp.effective_stop_reason(),
+            content, model.api, model.provider, model.id, Usage() if usage is None else usage,
+            resp.effective_stop_reason(),
         )
         if resp.error is not None:
             msg.error_message = resp.error.error_text()

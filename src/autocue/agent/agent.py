@@ -184,11 +184,11 @@ class Agent:
             return out
         return [queue.pop(0)]
 
-    def _take_steering(self) -> list[AgentMessage]:
-        return self._take(self._steering, self.steering_mode) if self._steering else []
+    def _take_steering(self) -> Sequence[AgentMessage]:
+        return self._take(self._steering, self.steering_mode) if self._steering else ()
 
-    def _take_follow_up(self) -> list[AgentMessage]:
-        return self._take(self._follow_up, self.follow_up_mode) if self._follow_up else []
+    def _take_follow_up(self) -> Sequence[AgentMessage]:
+        return self._take(self._follow_up, self.follow_up_mode) if self._follow_up else ()
 
     # ------------------------------------------------------------------ running
     @property
@@ -262,7 +262,8 @@ class Agent:
             o is None or o.signal is not signal or o.api_key != key or o.reasoning != reasoning
             or o.session_id != self.session_id
         ):
-            o = self._options = StreamOptions(signal=signal, api_key=key, reasoning=reasoning, session_id=self.session_id)
+            o = StreamOptions(signal=signal, api_key=key, reasoning=reasoning, session_id=self.session_id)
+            self._options = o
         return o
 
     async def _run(self, prompts: list[AgentMessage] | None) -> list[AgentMessage]:

@@ -138,8 +138,8 @@ class AgentLoopConfig:
     convert_to_llm: Callable[[list[AgentMessage]], list[Message]] | None = None
     """Whole-history conversion; when set it replaces the incremental ``convert_message``."""
     transform_context: TransformContext | None = None
-    get_steering_messages: Callable[[], list[AgentMessage]] | None = None
-    get_follow_up_messages: Callable[[], list[AgentMessage]] | None = None
+    get_steering_messages: Callable[[], Sequence[AgentMessage]] | None = None
+    get_follow_up_messages: Callable[[], Sequence[AgentMessage]] | None = None
     tool_execution: ToolExecution = "parallel"
     before_tool_call: BeforeToolCall | None = None
     after_tool_call: AfterToolCall | None = None
@@ -242,7 +242,7 @@ async def _run(
 ) -> None:
     converter = _Converter(config.convert_message)
     turn_index = 0
-    pending: list[AgentMessage] = config.get_steering_messages() if config.get_steering_messages else []
+    pending: Sequence[AgentMessage] = config.get_steering_messages() if config.get_steering_messages else ()
     while True:
         has_tool_calls = True
         while has_tool_calls or pending:
@@ -259,7 +259,7 @@ async def _run(
                     await _r
                 if (_r := e(MessageEndEvent(m))) is not None:
                     await _r
-            pending = []
+            pending = ()
             msg = await _stream_reply(context, config, converter, e, signal)
             metrics = TurnMetrics(converter.latency_ms, 0.0, [], 0, msg.usage)
             new.append(msg)
@@ -511,7 +511,7 @@ async def _finalize(
         metrics.tool_timings.append(ToolTiming(call.id, call.name, p.ms, is_error))
     if (_r := e(ToolExecutionEndEvent(call.id, call.name, result, is_error, p.blocked, p.error))) is not None:
         await _r
-    trm = ToolResultMessage(call.id, call.name, result.content, result.details, is_error)
+    trm = ToolResultMessage(call.id, call.name, result.content, result.details, is_error, int(time.time() * 1000))
     context.messages.append(trm)
     new.append(trm)
     results.append(trm)
@@ -531,7 +531,7 @@ async def _execute_calls(
     results: list[ToolResultMessage],
     new: list[AgentMessage],
     metrics: TurnMetrics,
-) -> list[AgentMessage]:
+) -> Sequence[AgentMessage]:
     """Run one reply's tool calls; returns steering messages that arrived (sequential mode)."""
     if config.tool_execution == "sequential":
         for i, call in enumerate(calls):
@@ -541,7 +541,7 @@ async def _execute_calls(
             if p.result is None:
                 await _execute(p, e, signal)
             await _finalize(context, config, e, signal, msg, p, results, new, metrics)
-            steering = config.get_steering_messages() if config.get_steering_messages else []
+            steering = config.get_steering_messages() if config.get_steering_messages else ()
             if steering:
                 for skipped in calls[i + 1 :]:
                     if (_r := e(ToolExecutionStartEvent(skipped.id, skipped.name, skipped.arguments))) is not None:
@@ -549,7 +549,7 @@ async def _execute_calls(
                     sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
                     await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
                 return steering
-        return []
+        return ()
 
     prepared: list[_Prepared] = []
     for call in calls:
@@ -585,7 +585,7 @@ async def _execute_calls(
                     if not task.done():
                         task.cancel()
         i = j
-    return []
+    return ()
 
 
 def _exclusive(p: _Prepared) -> bool:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from autocue.agent.validation import compile_validator
+from autocue.agent.validation import compile_validator, fast_validator
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import JSON, ImageContent, TextContent, Tool, UserContent, content_from_json
 
@@ -81,6 +81,7 @@ class AgentTool:
         self._execute = execute
         self._custom_validate = validate
         self._validator: Callable[[Any], list[str]] | None = None
+        self._fast_check: Callable[[Any], bool] | None = None
         self._spec: Tool | None = None
 
     @property
@@ -97,7 +98,11 @@ class AgentTool:
                 raise ToolArgumentsError(f"arguments: must be object, got {type(args).__name__}")
             return self._custom_validate(args)
         if self._validator is None:
+            self._fast_check = fast_validator(self.parameters)
             self._validator = compile_validator(self.parameters)
+        fast = self._fast_check
+        if fast is not None and fast(args):
+            return args  # type: ignore[no-any-return]
         errors = self._validator(args)
         if errors:
             raise ToolArgumentsError("\n".join(f"  - {e}" for e in errors))

@@ -224,6 +224,69 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
+_EXACT_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset({str}),
+    "integer": frozenset({int}),
+    "number": frozenset({int, float}),
+    "boolean": frozenset({bool}),
+    "object": frozenset({dict}),
+    "array": frozenset({list}),
+    "null": frozenset({type(None)}),
+}
+_FAST_KEYS = _IGNORED | frozenset({"type", "properties", "required", "additionalProperties"})
+_MISSING: Any = object()
+
+
+def fast_validator(schema: Any) -> Callable[[Any], bool] | None:
+    """A quick yes for the usual tool schema: an object whose properties only name their types.
+
+    The function answers True when the value is certainly valid, with no error list and no
+    paths built; False means "not certain" (an invalid value, or a valid one it does not try,
+    like ``1.0`` for an integer), and the full check must decide. None: the schema needs more.
+    """
+    if not isinstance(schema, dict) or schema.get("type") != "object" or not schema.keys() <= _FAST_KEYS:
+        return None
+    props = schema.get("properties") or {}
+    required = schema.get("required") or []
+    addl = schema.get("additionalProperties", True)
+    if not isinstance(props, dict) or not isinstance(required, list) or (addl is not True and addl is not False):
+        return None
+    kinds: dict[str, frozenset[type] | None] = {}
+    for key, sub in props.items():
+        if not isinstance(sub, dict) or not sub.keys() <= _IGNORED | {"type"}:
+            return None
+        t = sub.get("type")
+        if t is None:
+            kinds[key] = None
+            continue
+        allowed: set[type] = set()
+        for name in [t] if isinstance(t, str) else t if isinstance(t, list) else [None]:
+            if name not in _EXACT_TYPES:
+                return None
+            allowed |= _EXACT_TYPES[name]
+        kinds[key] = frozenset(allowed)
+    needed = tuple(required)
+    open_ = addl is True
+
+    def fast(v: Any) -> bool:
+        if type(v) is not dict:
+            return False
+        for r in needed:
+            if r not in v:
+                return False
+        get = kinds.get
+        for k, val in v.items():
+            ok = get(k, _MISSING)
+            if ok is _MISSING:
+                if not open_:
+                    return False
+            elif ok is not None and type(val) not in ok:
+                return False
+        return True
+
+    return fast
+
+
 def compile_validator(schema: dict[str, Any]) -> Callable[[Any], list[str]]:
     """Compile ``schema`` once; the returned function lists the errors of a value (empty if valid)."""
     try:

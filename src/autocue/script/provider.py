@@ -10,6 +10,7 @@ the failure is recorded in ``exhausted`` so a harness can fail the test.
 from __future__ import annotations
 
 import inspect
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -277,7 +278,7 @@ class ScriptedProvider:
         usage = resp.usage
         msg = AssistantMessage(
             content, model.api, model.provider, model.id, Usage() if usage is None else usage,
-            resp.effective_stop_reason(),
+            resp.effective_stop_reason(), None, int(time.time() * 1000),
         )
         if resp.error is not None:
             msg.error_message = resp.error.error_text()

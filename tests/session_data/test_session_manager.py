@@ -510,3 +510,28 @@ def test_loaded_message_entry_decodes_its_line_on_demand(tmp_path: Path) -> None
     assert entry.message_json == orjson.loads(line)["message"]
     assert orjson.dumps(entry.to_json()) == line
     assert entry.message == _assistant("hi")
+
+
+def test_entry_ids_are_unique_8_hex_digits_and_a_taken_id_is_never_reused() -> None:
+    sm = SessionManager.in_memory("/w")
+    ids = [sm.append_message(UserMessage(f"m{i}", timestamp=i)) for i in range(600)]  # several id batches
+    assert len(set(ids)) == 600 and all(HEX8.match(i) for i in ids)
+    sm._id_pool.append(ids[0])  # the next drawn id collides with an existing entry: it is skipped
+    fresh = sm.append_custom_entry("x")
+    assert fresh != ids[0] and HEX8.match(fresh)
+
+
+def test_entry_timestamps_track_the_clock_to_the_millisecond(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time as time_mod
+
+    sm = SessionManager.in_memory("/w")
+    clock = [1_700_000_000.0005]
+    monkeypatch.setattr(time_mod, "time", lambda: clock[0])
+    first = sm.get_entry(sm.append_custom_entry("a"))
+    clock[0] = 1_700_000_000.9995
+    second = sm.get_entry(sm.append_custom_entry("b"))
+    clock[0] = 1_700_000_001.25
+    third = sm.get_entry(sm.append_custom_entry("c"))
+    assert first is not None and second is not None and third is not None
+    assert [first.timestamp, second.timestamp, third.timestamp] == [
+        "2023-11-14T22:13:20.000Z", "2023-11-14T22:13:20.999Z", "2023-11-14T22:13:21.250Z"]

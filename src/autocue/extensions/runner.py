@@ -212,7 +212,9 @@ class ExtensionRunner:
         if not hs:
             return None
         ctx = self.ctx
-        for i, (ext, fn) in enumerate(hs):
+        i = 0
+        for ext, fn in hs:
+            i += 1
             try:
                 r = fn(ev, ctx)
             except Exception as err:
@@ -220,7 +222,7 @@ class ExtensionRunner:
             if r is None:
                 continue
             if _is_awaitable(r):
-                return self._tool_call_rest(r, ext, ev, hs, i + 1)
+                return self._tool_call_rest(r, ext, ev, hs, i)
             block = _as_block(r)
             if block is not None:
                 return block
@@ -263,7 +265,9 @@ class ExtensionRunner:
             return None
         ctx = self.ctx
         changed = False
-        for i, (ext, fn) in enumerate(hs):
+        i = 0
+        for ext, fn in hs:
+            i += 1
             try:
                 r = fn(ev, ctx)
             except Exception as err:
@@ -272,7 +276,7 @@ class ExtensionRunner:
             if r is None:
                 continue
             if _is_awaitable(r):
-                return self._tool_result_rest(r, ext, ev, hs, i + 1, changed)
+                return self._tool_result_rest(r, ext, ev, hs, i, changed)
             try:
                 changed = _apply_patch(ev, r) or changed
             except Exception as err:

@@ -247,6 +247,7 @@ class AgentSession:
         self._compaction_abort: AbortController | None = None
         self._retry_attempt = 0
         self._background: set[asyncio.Task[Any]] = set()
+        self._last_options: StreamOptions | None = None
         self._refresh()
 
     # ------------------------------------------------------------------ properties
@@ -369,15 +370,26 @@ class AgentSession:
         return await self.runner.emit_context(copy.deepcopy(messages))
 
     def _stream_options(self, signal: AbortSignal) -> StreamOptions:
+        """The options of the next model call; the last ones are reused while nothing in them changed."""
         st = self.agent.state
         runner = self.runner
-        on_payload = runner.emit_before_provider_request if "before_provider_request" in runner.by_event else None
-        return StreamOptions(
+        hooked = "before_provider_request" in runner.by_event
+        reasoning = st.thinking_level if st.thinking_level != "off" else None
+        sid = self.session_manager.get_session_id()
+        o = self._last_options
+        if (
+            o is not None and o.signal is signal and o.reasoning == reasoning and o.session_id == sid
+            and (o.on_payload is not None) == hooked
+        ):
+            return o
+        o = StreamOptions(
             signal=signal,
-            reasoning=st.thinking_level if st.thinking_level != "off" else None,
-            session_id=self.session_manager.get_session_id(),
-            on_payload=on_payload,
+            reasoning=reasoning,
+            session_id=sid,
+            on_payload=runner.emit_before_provider_request if hooked else None,
         )
+        self._last_options = o
+        return o
 
     # ------------------------------------------------------------------ events
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:

@@ -53,6 +53,9 @@ class EntryParseError(ValueError):
         self.line = line
 
 
+_new = object.__new__
+
+
 def iso_now() -> str:
     """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z``."""
     t = time.time()
@@ -204,6 +207,22 @@ class MessageEntry:
         self._line: bytes | None = None
         self.line = line
         """The line the entry was read from (for error messages), or None."""
+
+    @classmethod
+    def of(cls, id: str, parent_id: str | None, timestamp: str, message: AgentMessage) -> MessageEntry:
+        """``MessageEntry(id, parent_id, timestamp, message)`` for a new message (the append hot path)."""
+        e = _new(cls)
+        e.role = message.role
+        e.id = id
+        e.parent_id = parent_id
+        e.timestamp = timestamp
+        e._message = message
+        e._json = None
+        e.extra = None
+        e._raw = None
+        e._line = None
+        e.line = None
+        return e
 
     @classmethod
     def loaded(cls, d: JSON, message_json: JSON, line: int | None) -> MessageEntry:

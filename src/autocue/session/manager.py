@@ -524,6 +524,9 @@ class SessionManager:
         self._fd_finalizer: weakref.finalize[Any, Any] | None = None
         self._ts_sec = -1
         self._ts_prefix = ""
+        self._ts_ms = -1
+        self._ts_text = ""
+        self._id_pool: _List[str] = []
         self.warnings: _List[str] = []
         if session_file is not None:
             self.set_session_file(session_file)
@@ -675,13 +678,38 @@ class SessionManager:
             not entries or (parents[1:] == ids[:-1] and (parents[0] is None or parents[0] not in by_id)))
 
     def _now(self) -> str:
-        """``iso_now()`` with the formatted second cached (strftime dominates an append otherwise)."""
-        t = time.time()
-        sec = int(t)
+        """``iso_now()``, formatted once per millisecond (strftime would dominate an append otherwise)."""
+        ms = int(time.time() * 1000)
+        if ms == self._ts_ms:
+            return self._ts_text
+        sec = ms // 1000
         if sec != self._ts_sec:
             self._ts_sec = sec
             self._ts_prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec))
-        return f"{self._ts_prefix}{int((t - sec) * 1000):03d}Z"
+        self._ts_ms = ms
+        text = self._ts_text = f"{self._ts_prefix}{ms - sec * 1000:03d}Z"
+        return text
+
+    def _new_id(self) -> str:
+        """A fresh 8-hex-digit entry id, unique in this session (random bytes drawn 128 ids at a time)."""
+        pool = self._id_pool
+        if pool:
+            eid = pool.pop()
+            if eid not in self._by_id:
+                return eid
+        return self._new_id_slow()
+
+    def _new_id_slow(self) -> str:
+        pool = self._id_pool
+        taken = self._by_id
+        for _ in range(100):
+            if not pool:
+                raw = os.urandom(512).hex()
+                pool.extend(raw[i : i + 8] for i in range(0, 1024, 8))
+            eid = pool.pop()
+            if eid not in taken:
+                return eid
+        return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
 
     def _where(self) -> str:
         return self._session_file or "the in-memory session"
@@ -771,39 +799,39 @@ class SessionManager:
             )
         if role == "assistant":
             self._has_assistant = True
-        return self._append(MessageEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), message))
+        return self._append(MessageEntry.of(self._new_id(), self._leaf_id, self._now(), message))
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         return self._append(
-            ThinkingLevelChangeEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), thinking_level)
+            ThinkingLevelChangeEntry(self._new_id(), self._leaf_id, self._now(), thinking_level)
         )
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        eid = _new_entry_id(self._by_id)
+        eid = self._new_id()
         return self._append(ModelChangeEntry(eid, self._leaf_id, self._now(), provider, model_id))
 
     def append_compaction(
         self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None, from_hook: bool = False
     ) -> str:
         """Record a compaction: history before ``first_kept_entry_id`` is replaced by ``summary``."""
-        return self._append(CompactionEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), summary,
+        return self._append(CompactionEntry(self._new_id(), self._leaf_id, self._now(), summary,
                                             first_kept_entry_id, tokens_before, details, from_hook))
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         """Extension state; not part of the LLM context."""
-        return self._append(CustomEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), custom_type, data))
+        return self._append(CustomEntry(self._new_id(), self._leaf_id, self._now(), custom_type, data))
 
     def append_custom_message_entry(
         self, custom_type: str, content: str | _List[UserContent], display: bool, details: Any = None
     ) -> str:
         """An extension message that is part of the LLM context (as a user message)."""
-        return self._append(CustomMessageEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), custom_type,
+        return self._append(CustomMessageEntry(self._new_id(), self._leaf_id, self._now(), custom_type,
                                                content, display, details))
 
     def append_session_info(self, name: str) -> str:
         """Set the session's display name (trimmed)."""
         name = name.strip()
-        eid = self._append(SessionInfoEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), name))
+        eid = self._append(SessionInfoEntry(self._new_id(), self._leaf_id, self._now(), name))
         if name:
             self._session_name = name
         return eid
@@ -812,7 +840,7 @@ class SessionManager:
         """Set (or with ``None``/``""`` clear) the label of an entry; raises for an unknown id."""
         if target_id not in self._by_id:
             raise EntryNotFoundError(target_id, self._where())
-        eid = self._append(LabelEntry(_new_entry_id(self._by_id), self._leaf_id, self._now(), target_id, label))
+        eid = self._append(LabelEntry(self._new_id(), self._leaf_id, self._now(), target_id, label))
         if label:
             self._labels[target_id] = label
         else:
@@ -837,7 +865,7 @@ class SessionManager:
         if entry_id is not None and entry_id not in self._by_id:
             raise EntryNotFoundError(entry_id, self._where())
         self._leaf_id = entry_id
-        return self._append(BranchSummaryEntry(_new_entry_id(self._by_id), entry_id, self._now(),
+        return self._append(BranchSummaryEntry(self._new_id(), entry_id, self._now(),
                                                entry_id if entry_id is not None else "root", summary, details,
                                                from_hook))
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from autocue.agent.events import ToolExecutionEndEvent
 from autocue.llm.types import TextContent
 from autocue.testing.playbook import Playbook
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
@@ -113,11 +114,11 @@ class EventCollector:
             return self._end(ev)
         return None
 
-    def _end(self, ev: Any) -> Awaitable[None] | None:
+    def _end(self, ev: ToolExecutionEndEvent) -> Awaitable[None] | None:
         rec = self._open.pop(ev.tool_call_id, None)
-        blocked = bool(getattr(ev, "blocked", False))
+        blocked = ev.blocked
         result = ev.result
-        content = list(getattr(result, "content", None) or ())
+        content = list(result.content)
         if len(content) == 1 and type(content[0]) is TextContent:  # the common case, without a generator
             text = content[0].text  # type: ignore[union-attr]
         else:
@@ -133,12 +134,12 @@ class EventCollector:
         mocked = not blocked and self.is_mocked(ev.tool_name)
         record = ToolResultRecord(
             step, turn, ev.tool_name, ev.tool_call_id, text, content, bool(ev.is_error),
-            getattr(result, "details", None), mocked, blocked,
+            result.details, mocked, blocked,
         )
         self.events.tool_results.append(record)
         if ev.is_error and not blocked and ev.tool_name not in self.known_tools():
             self.unknown_tools.append((step, turn, ev.tool_name))
-        error = getattr(ev, "error", None)
+        error = ev.error
         if error is not None and not mocked:
             self.failures.append(ToolFailure(step, turn, ev.tool_name, error))
         played = self.playbook.calls.get(ev.tool_call_id)

@@ -237,6 +237,10 @@ _FAST_KEYS = _IGNORED | frozenset({"type", "properties", "required", "additional
 _MISSING: Any = object()
 
 
+def _is_dict(v: Any) -> bool:
+    return type(v) is dict
+
+
 def fast_validator(schema: Any) -> Callable[[Any], bool] | None:
     """A quick yes for the usual tool schema: an object whose properties only name their types.
 
@@ -267,6 +271,8 @@ def fast_validator(schema: Any) -> Callable[[Any], bool] | None:
         kinds[key] = frozenset(allowed)
     needed = tuple(required)
     open_ = addl is True
+    if open_ and not kinds and not needed:
+        return _is_dict
 
     def fast(v: Any) -> bool:
         if type(v) is not dict:

@@ -203,16 +203,18 @@ def when(prompt: str, actions: Sequence[Action]) -> TurnSpec:
 def compile_actions(actions: Sequence[Action]) -> list[ScriptedResponse]:
     """Turn actions into scripted replies (``think`` joins the next reply)."""
     out: list[ScriptedResponse] = []
-    thinking: list[Block] = []
+    thinking: list[Block] | None = None
     for a in actions:
         if isinstance(a, ThinkAction):
+            if thinking is None:
+                thinking = []
             thinking.append(ThinkingContent(a.text, a.signature))
             continue
-        blocks: list[Block] = list(thinking)
-        thinking = []
+        blocks: list[Block] = thinking if thinking is not None else []
+        thinking = None
         # Labels are derived from the blocks on demand (ScriptedResponse.describe), except where
         # the DSL form differs from what the blocks show.
-        resp = ScriptedResponse(blocks, usage=a.usage)
+        resp = ScriptedResponse(blocks, None, a.usage)
         if isinstance(a, CallAction):
             blocks.append(a.to_block())
         elif isinstance(a, SayAction):

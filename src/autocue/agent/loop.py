@@ -468,8 +468,7 @@ async def _execute(p: _Prepared, e: Emit, signal: AbortSignal) -> None:
         if type(out) is not ToolResult:
             if hasattr(out, "__await__"):
                 out = await out
-            if type(out) is not ToolResult:
-                out = to_tool_result(out)
+            out = to_tool_result(out)  # a ToolResult passes through unchanged
         p.result = out
     except asyncio.CancelledError:
         raise

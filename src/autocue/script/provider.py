@@ -215,11 +215,8 @@ class ScriptedProvider:
                 content.append(tc)
                 yield ToolCallStartEvent(i, partial)
                 raw = orjson.dumps(args).decode()
-                if len(raw) <= n:
-                    yield ToolCallDeltaEvent(i, raw, partial)
-                else:
-                    for k in range(0, len(raw), n):
-                        yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                for k in range(0, len(raw), n):
+                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
                 tc.arguments = args
                 yield ToolCallEndEvent(i, tc, partial)
             elif isinstance(block, TextContent):

@@ -106,7 +106,7 @@ class EventCollector:
             events.messages.append(ev.message)
         elif t == "tool_execution_start":
             played = self.playbook.calls.get(ev.tool_call_id)
-            step, turn = (played.step, played.turn) if played else (self.playbook.consumed, self.playbook.current_turn)
+            step, turn = (played[0], played[1]) if played else (self.playbook.consumed, self.playbook.current_turn)
             rec = ToolCallRecord(step, turn, ev.tool_name, ev.args, tool_call_id=ev.tool_call_id)
             self._open[ev.tool_call_id] = rec
             events.tool_calls.append(rec)
@@ -118,14 +118,14 @@ class EventCollector:
         rec = self._open.pop(ev.tool_call_id, None)
         blocked = ev.blocked
         result = ev.result
-        content = list(result.content)
+        content = result.content  # the tool-result message's own list (records mirror the message)
         if len(content) == 1 and type(content[0]) is TextContent:  # the common case, without a generator
             text = content[0].text  # type: ignore[union-attr]
         else:
             text = ToolResultRecord.text_of(content)
         if rec is None:
             played = self.playbook.calls.get(ev.tool_call_id)
-            step, turn = (played.step, played.turn) if played else (self.playbook.consumed, self.playbook.current_turn)
+            step, turn = (played[0], played[1]) if played else (self.playbook.consumed, self.playbook.current_turn)
         else:
             step, turn = rec.step, rec.turn
             if blocked:
@@ -143,8 +143,8 @@ class EventCollector:
         if error is not None and not mocked:
             self.failures.append(ToolFailure(step, turn, ev.tool_name, error))
         played = self.playbook.calls.get(ev.tool_call_id)
-        if played is not None and played.then is not None:
-            out = played.then(record)
+        if played is not None and played[2] is not None:
+            out = played[2](record)
             if inspect.isawaitable(out):
                 return _await(out)
         return None

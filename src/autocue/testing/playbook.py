@@ -8,19 +8,16 @@ into ``PlaybookError``s that name the turn, the step and the actions in DSL form
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from autocue.llm.types import AssistantMessage, ToolCall
 from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
 from autocue.script.provider import ScriptedProvider
 from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError
 
-
-@dataclass(slots=True)
-class PlayedCall:
-    step: int
-    turn: int
-    then: Any = None
+PlayedCall: TypeAlias = tuple[int, int, Any]
+"""Where a tool call was scripted: ``(step, turn, then)``, ``then`` being its ``.then()`` callback or
+None. A plain tuple: nearly free to build, and the GC stops tracking it when ``then`` is None."""
 
 
 @dataclass(slots=True)
@@ -106,12 +103,12 @@ class Playbook:
                         k += 1
                     if k == len(scripted):
                         break
-                    calls[tc.id] = PlayedCall(self.consumed, turn, scripted[k].then)  # type: ignore[union-attr]
+                    calls[tc.id] = (self.consumed, turn, scripted[k].then)  # type: ignore[union-attr]
                     k += 1
         else:
             for b in message.content:
                 if isinstance(b, ToolCall):
-                    self.calls[b.id] = PlayedCall(self.consumed, turn)
+                    self.calls[b.id] = (self.consumed, turn, None)
 
     # ------------------------------------------------------------------ diagnostics
     def _turn_label(self, st: _TurnState) -> str:

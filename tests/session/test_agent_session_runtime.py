@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import re
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +84,31 @@ async def test_dispose_fires_session_shutdown_once_and_blocks_further_use() -> N
     assert shutdowns == ["session_shutdown"] and s.is_disposed
     with pytest.raises(SessionDisposedError):
         await s.prompt("hi")
+
+
+async def test_a_disposed_session_is_freed_without_the_cyclic_gc() -> None:
+    def hooks(api: Any) -> None:
+        api.on("tool_call", lambda e, ctx: None)
+        api.on("tool_result", lambda e, ctx: None)
+        api.on("context", lambda e, ctx: None)
+
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()  # only reference counting may free it
+    try:
+        s, provider = make_session([call("echo", {"text": "hi"}), say("done")], extensions=[hooks])
+        seen: list[str] = []
+        s.subscribe(lambda ev: seen.append(ev.type))
+        await s.prompt("go")
+        await s.dispose()
+        assert [m.role for m in s.messages] == ["user", "assistant", "toolResult", "assistant"]
+        assert len(s.session_manager.get_entries()) == 6 and "tool_execution_end" in seen
+        refs = [weakref.ref(o) for o in (s, s.agent, s.runner, s.session_manager)]
+        del s, provider
+        assert [r() for r in refs] == [None] * len(refs)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 async def test_session_start_fires_once_on_first_prompt() -> None:

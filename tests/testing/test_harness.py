@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from autocue.testing import (
     when,
 )
 from autocue.testing.dsl import compile_actions
+from autocue.testing.session import track_sessions
 
 
 def counter_ext(log: list[str]) -> Any:
@@ -324,6 +327,30 @@ def test_dispose_fires_shutdown_once_and_removes_the_temp_cwd() -> None:
     assert shutdowns == [1] and not cwd.exists()
     with pytest.raises(HarnessError, match="disposed"):
         t.run_sync(when("hi", [say("hello")]))
+
+
+def test_a_disposed_session_is_freed_without_the_cyclic_gc() -> None:
+    """dispose() breaks the session's reference cycles: what the run made is freed as soon as the
+    test lets go of it (a suite of thousands of sessions does not pile up garbage for full GC passes),
+    and it stays readable until then."""
+    log: list[str] = []
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()  # only reference counting may free it
+    try:
+        with track_sessions() as registry:  # the pytest plugin's registry would keep it (for transcripts)
+            t = create_test_session(extension_factories=[counter_ext(log)], mock_tools={"lookup": "ok"})
+        registry.clear()
+        t.run_sync(when("go", [call("lookup", {"i": 1}), say("done")]))
+        t.dispose()
+        assert [m.role for m in t.session.messages] == ["user", "assistant", "toolResult", "assistant"]
+        assert t.events.tool_results_for("lookup")[0].text == "ok" and log == ["call:lookup", "result:lookup"]
+        refs = [weakref.ref(o) for o in (t, t.session, t.session.agent, t.session.runner, t.events, t.playbook)]
+        del t
+        assert [r() for r in refs] == [None] * len(refs)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def test_a_given_cwd_is_kept(tmp_path: Path) -> None:

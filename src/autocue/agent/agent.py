@@ -89,7 +89,8 @@ class Agent:
         self.follow_up_mode: QueueMode = follow_up_mode
         self.get_api_key = get_api_key
         self.session_id = session_id
-        self._stream_options = stream_options
+        self.stream_options = stream_options
+        """Builds each model call's options (None: the agent's own, from its state and ``get_api_key``)."""
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
@@ -248,7 +249,7 @@ class Agent:
             tool_execution=self.tool_execution,
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
-            stream_options=self._stream_options or self._default_stream_options,
+            stream_options=self.stream_options or self._default_stream_options,
         )
 
     def _default_stream_options(self, signal: AbortSignal) -> StreamOptions:

@@ -112,6 +112,12 @@ class ExtensionRunner:
     def has(self, event: str) -> bool:
         return event in self.by_event
 
+    def detach(self) -> None:
+        """Drop the bound session, its contexts and callbacks (the session is disposed): the
+        session and runner no longer reference each other, so both are freed without the cyclic GC."""
+        self.session = self.ctx = self.command_ctx = None
+        self.on_error = self.on_change = None
+
     def handlers(self, event: str) -> HandlerList:
         return self.by_event.get(event, [])
 

@@ -135,6 +135,10 @@ _MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecut
 """Roles persisted as plain message entries (``custom`` messages get their own entry type)."""
 
 
+def _nothing() -> None:
+    """The unsubscriber of a disposed session (there is nothing left to remove)."""
+
+
 class AgentSession:
     """An ``Agent`` with extensions, a session tree, slash commands, compaction and auto-retry."""
 
@@ -521,6 +525,18 @@ class AgentSession:
         for t in list(self._background):
             if not t.done():
                 t.cancel()
+        self._detach()
+
+    def _detach(self) -> None:
+        """Break the reference cycles between this session, its agent and its extension runner
+        (hooks, listeners, contexts), so a disposed session and everything its run made (messages,
+        entries, events) are freed as soon as the caller drops them, not at the next full GC pass.
+        State stays readable: messages, entries and the session file are untouched."""
+        a = self.agent
+        a.before_tool_call = a.after_tool_call = a.transform_context = a.stream_options = None
+        self._unsubscribe_agent = _nothing
+        self._listeners.clear()
+        self.runner.detach()
 
     async def __aenter__(self) -> AgentSession:
         await self._ensure_bound()

@@ -149,10 +149,20 @@ class EventCollector:
                 return _await(out)
         return None
 
+    def detach(self) -> None:
+        """Forget the owning ``TestSession``'s callbacks once it is disposed (no reference cycle
+        keeps the session, and the run it recorded, alive after the test lets go of it)."""
+        self.is_mocked = _never
+        self.known_tools = list
+
     def record_ui(self, method: str, args: list[Any], value: Any) -> None:
         rec = UICallRecord(method, args, value)
         self.events.ui.append(rec)
         self.events.all.append(rec)
+
+
+def _never(name: str) -> bool:
+    return False
 
 
 async def _await(aw: Awaitable[Any]) -> None:

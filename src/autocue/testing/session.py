@@ -255,6 +255,10 @@ class TestSession:
         try:
             await self.session.dispose()
         finally:
+            # break the harness's own cycles too: the provider calls back into the playbook, the
+            # collector into this object
+            self.provider.on_played = None
+            self.collector.detach()
             self._remove_cwd()
 
     def dispose(self) -> None:

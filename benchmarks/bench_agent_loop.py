@@ -13,7 +13,11 @@ import argparse
 import asyncio
 import statistics
 import time
+from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Any
+
+from interleaved import ratio_in_rounds, run_rounds
 
 from autocue.agent import Agent, AgentTool
 from autocue.llm import TextContent
@@ -65,23 +69,40 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--cpu", action="store_true", help="process CPU time instead of wall time")
+    ap.add_argument("--peer-max-n", type=int, default=200, help="below 200: skip the pydantic-ai comparison")
     args = ap.parse_args()
     global CPU
     CPU = args.cpu
-    print(f"measuring {'process CPU' if CPU else 'wall'} time")
-    results: dict[int, float] = {}
+    print(f"measuring {'process CPU' if CPU else 'wall'} time, {args.rounds} interleaved rounds")
     asyncio.run(one_run(50))  # warm-up
+    measures: dict[Hashable, Callable[[], float]] = {n: partial(_run, n) for n in (50, 200, 800)}
+    measures["bare"] = lambda: asyncio.run(bare_loop(200))
+    s = run_rounds(measures, args.rounds)
     for n in (50, 200, 800):
-        samples = [asyncio.run(one_run(n)) for _ in range(args.rounds)]
-        results[n] = statistics.median(samples)
-        print(f"N={n:4d}  {results[n]:7.1f} µs/step  (median of {args.rounds}, min {min(samples):.1f})")
-    bare = statistics.median([asyncio.run(bare_loop(200)) for _ in range(args.rounds)])
-    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step"
-          f" -> Agent costs {results[200] / bare:.1f}x it")
-    print("  (this machine's speed varies ~1.5x between processes; compare the ratio across runs)")
-    print(f"ratio N=800 / N=50: {results[800] / results[50]:.2f}x  (target ≤ 1.5x)")
-    print(f"target ≤ 30 µs/step at N=200: {'met' if results[200] <= 30 else 'NOT met'}")
+        print(f"N={n:4d}  {statistics.median(s[n]):7.1f} µs/step  (median of {args.rounds}, min {min(s[n]):.1f})")
+    print(f"reference, bare Python loop, same rounds: {statistics.median(s['bare']):.1f} µs/step"
+          f" -> Agent costs {ratio_in_rounds(s['bare'], s[200]):.1f}x it")
+    if args.peer_max_n >= 200:
+        peer_ratio(max(3, args.rounds // 2))
+    print(f"ratio N=800 / N=50: {ratio_in_rounds(s[50], s[800]):.2f}x  (per round; target ≤ 1.5x)")
+    print(f"target ≤ 30 µs/step at N=200: {'met' if statistics.median(s[200]) <= 30 else 'NOT met'}")
 
+
+def _run(n: int) -> float:
+    return asyncio.run(one_run(n))
+
+
+def peer_ratio(pairs: int) -> None:
+    """pydantic-ai's FunctionModel on the same N = 200 script, alternated with ours pair by pair
+    (a ratio that holds when the machine's speed changes during the run)."""
+    from bench_harness import pydantic_ai_run
+
+    if pydantic_ai_run(1, CPU) is None:
+        print("pydantic-ai: not installed (pip install -e '.[bench]')")
+        return
+    s = run_rounds({"ours": partial(_run, 200), "peer": lambda: pydantic_ai_run(200, CPU) or 0.0}, pairs)
+    print(f"pydantic-ai FunctionModel, same script, N=200: {statistics.median(s['peer']):.0f} µs/step,"
+          f" {ratio_in_rounds(s['ours'], s['peer']):.0f}x Agent's (median of {pairs} alternated pairs)")
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,11 @@ import argparse
 import asyncio
 import statistics
 import time
+from collections.abc import Callable, Hashable
+from functools import partial
 from typing import Any
+
+from interleaved import ratio_in_rounds, run_rounds
 
 from autocue.testing import call, create_test_session, say, when
 
@@ -74,29 +78,40 @@ def main() -> None:
     ap.add_argument("--cpu", action="store_true", help="process CPU time instead of wall time")
     ap.add_argument("--peer-max-n", type=int, default=200, help="largest N to run through pydantic-ai")
     args = ap.parse_args()
-    print(f"measuring {'process CPU' if args.cpu else 'wall'} time, median of {args.rounds} rounds")
+    print(f"measuring {'process CPU' if args.cpu else 'wall'} time, {args.rounds} interleaved rounds")
     autocue_run(20, args.cpu)  # warm-up
-    ours: dict[int, float] = {}
-    for n in (50, 200, 800):
-        samples = [autocue_run(n, args.cpu) for _ in range(args.rounds)]
-        ours[n] = statistics.median(samples)
-        line = f"N={n:4d}  autocue TestSession {ours[n]:8.1f} µs/step"
-        if n <= args.peer_max_n:
-            peer = [pydantic_ai_run(n, args.cpu) for _ in range(max(1, args.rounds // 2))]
-            if peer[0] is None:
-                line += "   pydantic-ai: not installed (pip install -e '.[bench]')"
-            else:
-                p = statistics.median([x for x in peer if x is not None])
-                line += f"   pydantic-ai FunctionModel {p:9.1f} µs/step   ratio {p / ours[n]:6.1f}x"
-        print(line)
     import bench_agent_loop
 
     bench_agent_loop.CPU = args.cpu
-    bare = statistics.median([asyncio.run(bench_agent_loop.bare_loop(200)) for _ in range(args.rounds)])
-    print(f"reference, bare Python loop in this process: {bare:.1f} µs/step"
-          f" -> TestSession costs {ours[200] / bare:.1f}x it")
-    print(f"ratio N=800 / N=50: {ours[800] / ours[50]:.2f}x  (target ≤ 1.5x)")
-    print(f"target ≤ 50 µs/step at N=200: {'met' if ours[200] <= 50 else 'NOT met'}")
+    ns = (50, 200, 800)
+    have_peer = pydantic_ai_run(1, args.cpu) is not None
+    measures: dict[Hashable, Callable[[], float]] = {n: partial(autocue_run, n, args.cpu) for n in ns}
+    if have_peer:
+        for n in ns:
+            if n <= args.peer_max_n:
+                measures[("peer", n)] = partial(_peer, n, args.cpu)
+    measures["bare"] = lambda: asyncio.run(bench_agent_loop.bare_loop(200))
+    s = run_rounds(measures, args.rounds)
+    for n in ns:
+        line = f"N={n:4d}  autocue TestSession {statistics.median(s[n]):8.1f} µs/step"
+        if n <= args.peer_max_n:
+            if not have_peer:
+                line += "   pydantic-ai: not installed (pip install -e '.[bench]')"
+            else:
+                peer = s[("peer", n)]
+                line += (f"   pydantic-ai FunctionModel {statistics.median(peer):9.1f} µs/step"
+                         f"   ratio {ratio_in_rounds(s[n], peer):6.1f}x")
+        print(line)
+    print(f"reference, bare Python loop, same rounds: {statistics.median(s['bare']):.1f} µs/step"
+          f" -> TestSession costs {ratio_in_rounds(s['bare'], s[200]):.1f}x it")
+    print(f"ratio N=800 / N=50: {ratio_in_rounds(s[50], s[800]):.2f}x  (per round; target ≤ 1.5x)")
+    print(f"target ≤ 50 µs/step at N=200: {'met' if statistics.median(s[200]) <= 50 else 'NOT met'}")
+
+
+def _peer(n: int, cpu: bool) -> float:
+    r = pydantic_ai_run(n, cpu)
+    assert r is not None
+    return r
 
 
 if __name__ == "__main__":

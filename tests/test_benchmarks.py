@@ -1,0 +1,38 @@
+"""The benchmark scripts run and print their figures (smoke only: no timing is asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _run(script: str, *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_bench_agent_loop_prints_every_size_and_the_checks() -> None:
+    out = _run("bench_agent_loop.py", "--rounds", "1", "--peer-max-n", "0")
+    for n in (50, 200, 800):
+        assert f"N={n:4d}" in out
+    assert "bare Python loop" in out and "ratio N=800 / N=50" in out and "target ≤ 30 µs/step" in out
+
+
+def test_bench_harness_prints_every_size_and_the_checks() -> None:
+    out = _run("bench_harness.py", "--rounds", "1", "--peer-max-n", "0")
+    for n in (50, 200, 800):
+        assert f"N={n:4d}  autocue TestSession" in out
+    assert "ratio N=800 / N=50" in out and "target ≤ 50 µs/step" in out
+
+
+def test_bench_sessions_reports_no_garbage_left() -> None:
+    out = _run("bench_sessions.py", "--sessions", "5", "--steps", "3")
+    assert "5 sessions x 3 steps" in out
+    assert "garbage left for the cyclic GC after the batch: 0 objects" in out
+

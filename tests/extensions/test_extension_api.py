@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from typing import Any
 
@@ -447,3 +448,52 @@ async def test_tool_result_objects_pass_through() -> None:
     await s.prompt("go")
     trm = next(m for m in s.messages if m.role == "toolResult")
     assert trm.text == "body" and trm.details == {"n": 2}
+
+
+# ---------------------------------------------------------------------------- handler shapes
+
+
+class _Obj:
+    def method(self, e: Any) -> Any:
+        return ("method", e)
+
+    def __call__(self, e: Any, ctx: Any) -> Any:
+        return ("callable", e, ctx)
+
+
+def _wrapping(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+def _kw_only(e: Any, *, extra: int = 1) -> Any:
+    return ("kw-only", e, extra)
+
+
+def _posonly(e: Any, ctx: Any, /) -> Any:
+    return ("posonly", e, ctx)
+
+
+@pytest.mark.parametrize(
+    ("handler", "expected"),
+    [
+        (lambda: "none", "none"),
+        (lambda e: ("one", e), ("one", "E")),
+        (lambda e, ctx: ("two", e, ctx), ("two", "E", "C")),
+        (lambda e, ctx=None: ("default", e, ctx), ("default", "E", "C")),
+        (lambda *a: ("varargs", *a), ("varargs", "E", "C")),
+        (_kw_only, ("kw-only", "E", 1)),
+        (_posonly, ("posonly", "E", "C")),
+        (_wrapping(lambda e: ("wrapped", e)), ("wrapped", "E")),  # the wrapped signature counts
+        (_Obj().method, ("method", "E")),
+        (_Obj(), ("callable", "E", "C")),
+        (functools.partial(lambda tag, e: (tag, e), "partial"), ("partial", "E")),
+    ],
+)
+def test_handlers_are_called_with_the_arguments_they_take(handler: Any, expected: Any) -> None:
+    from autocue.extensions.extension import normalize_handler
+
+    assert normalize_handler(handler)("E", "C") == expected

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import FunctionType
 from typing import Any, Literal, TypeAlias
 
 from autocue.agent.tool import AgentTool
@@ -82,16 +83,32 @@ class Extension:
         return f"<Extension {self.name} from {self.path}>"
 
 
+def _positional_params(fn: Handler) -> tuple[int, bool] | None:
+    """``(positional parameters, takes *args)`` of ``fn``, or None when that cannot be told.
+
+    A plain function is read from its code object (``inspect.signature`` costs tens of µs, paid
+    for every handler of every session); anything else (bound methods, partials, callables,
+    functions whose signature was overridden or that wrap another) goes through ``inspect``."""
+    if type(fn) is FunctionType and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
+        code = fn.__code__
+        return code.co_argcount, bool(code.co_flags & inspect.CO_VARARGS)
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    positional = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    return positional, any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
 def normalize_handler(fn: Handler) -> NormalizedHandler:
     """Make every handler callable as ``fn(event, ctx)``."""
-    try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
+    shape = _positional_params(fn)
+    if shape is None:
         return fn
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if any(p.kind == p.VAR_POSITIONAL for p in params) or len(positional) >= 2:
+    positional, varargs = shape
+    if varargs or positional >= 2:
         return fn
-    if len(positional) == 1:
+    if positional == 1:
         def one(event: Any, ctx: Any, _fn: Handler = fn) -> Any:
             return _fn(event)
 

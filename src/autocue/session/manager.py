@@ -691,7 +691,8 @@ class SessionManager:
         return text
 
     def _new_id(self) -> str:
-        """A fresh 8-hex-digit entry id, unique in this session (random bytes drawn 128 ids at a time)."""
+        """A fresh 8-hex-digit entry id, unique in this session (random bytes drawn 16 ids at a time
+        while the session is small, 128 once it has grown)."""
         pool = self._id_pool
         if pool:
             eid = pool.pop()
@@ -704,8 +705,9 @@ class SessionManager:
         taken = self._by_id
         for _ in range(100):
             if not pool:
-                raw = os.urandom(512).hex()
-                pool.extend(raw[i : i + 8] for i in range(0, 1024, 8))
+                n = 128 if len(taken) >= 128 else 16
+                raw = os.urandom(4 * n).hex()
+                pool.extend([raw[i : i + 8] for i in range(0, 8 * n, 8)])
             eid = pool.pop()
             if eid not in taken:
                 return eid

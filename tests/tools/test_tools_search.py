@@ -213,3 +213,20 @@ async def test_no_ripgrep_auto_falls_back_rg_refused(tmp_path: Path, monkeypatch
     assert await grep(tmp_path, "auto", pattern="foo(?=bar)") == "f.txt:1: foobar"  # look-around: Python's re
     with pytest.raises(ToolError, match="ripgrep \\(rg\\) is not installed"):
         await grep(tmp_path, "rg", pattern="foo")
+
+
+def test_listing_result_cuts_at_the_byte_limit_and_orders_the_notices() -> None:
+    from autocue.tools.listing import listing_result
+    from autocue.tools.truncate import DEFAULT_MAX_BYTES
+
+    lines = [f"{i:05d}" + "x" * 94 for i in range(1000)]  # 100 KB: twice the byte limit
+    limit, cut = ("7 matches limit reached", "matchLimitReached", 7), ("lines cut", "linesTruncated", True)
+    r = listing_result(lines, limit, cut)
+    body, notice = r.text_content.rsplit("\n\n", 1)
+    assert notice == "[7 matches limit reached. 50.0KB limit reached. lines cut]"
+    assert len(body.encode()) <= DEFAULT_MAX_BYTES and lines[0] in body and lines[-1] not in body
+    assert body.split("\n") == lines[: len(body.split("\n"))]  # whole lines only, from the top
+    assert list(r.details) == ["matchLimitReached", "truncation", "linesTruncated"]
+    assert r.details["truncation"]["truncated"] is True and r.details["truncation"]["truncatedBy"] == "bytes"
+    plain = listing_result(["a", "b"])
+    assert plain.text_content == "a\nb" and plain.details is None

@@ -17,8 +17,9 @@ from typing import Any
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.llm.abort import AbortSignal
 from autocue.tools.common import ToolError, check_aborted, opt_int
+from autocue.tools.listing import listing_result
 from autocue.tools.paths import StrPath, resolve_to_cwd
-from autocue.tools.truncate import DEFAULT_MAX_BYTES, NO_LINE_LIMIT, format_size, truncate_head
+from autocue.tools.truncate import DEFAULT_MAX_BYTES
 from autocue.tools.walk import PathGlob, walk
 
 DEFAULT_FIND_LIMIT = 1000
@@ -72,18 +73,8 @@ def create_find_tool(cwd: StrPath) -> AgentTool:
         check_aborted(signal)
         if not found:
             return ToolResult.text("No files found matching pattern")
-        tr = truncate_head("\n".join(found), max_lines=NO_LINE_LIMIT)
-        text = tr.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
-        if len(found) >= limit:
-            notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
-            details["resultLimitReached"] = limit
-        if tr.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = tr.to_json()
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
+        hit = len(found) >= limit
+        notice = f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern"
+        return listing_result(found, (notice, "resultLimitReached", limit) if hit else None)
 
     return AgentTool("find", FIND_DESCRIPTION, FIND_PARAMETERS, execute, label="find")

@@ -32,13 +32,11 @@ from typing import Any, Literal
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.llm.abort import AbortSignal
 from autocue.tools.common import ABORTED, ToolError, check_aborted, opt_int
+from autocue.tools.listing import listing_result
 from autocue.tools.paths import StrPath, resolve_to_cwd
 from autocue.tools.truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
-    NO_LINE_LIMIT,
-    format_size,
-    truncate_head,
     truncate_line,
 )
 from autocue.tools.walk import PathGlob, walk
@@ -156,24 +154,14 @@ class _Search:
                 text, was_cut = truncate_line(lines[cur - 1] if cur <= len(lines) else "")
                 cut = cut or was_cut
                 out.append(f"{shown}:{cur}: {text}" if cur == no else f"{shown}-{cur}- {text}")
-        tr = truncate_head("\n".join(out), max_lines=NO_LINE_LIMIT)
-        text = tr.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
-        if self.limit_reached:
-            notices.append(
-                f"{self.limit} matches limit reached. Use limit={self.limit * 2} for more, or refine pattern"
-            )
-            details["matchLimitReached"] = self.limit
-        if tr.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = tr.to_json()
-        if cut:
-            notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
-            details["linesTruncated"] = True
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
+        limit = self.limit
+        return listing_result(
+            out,
+            (f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern",
+             "matchLimitReached", limit) if self.limit_reached else None,
+            (f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines",
+             "linesTruncated", True) if cut else None,
+        )
 
 
 # ------------------------------------------------------------------------------- python backend

@@ -15,8 +15,9 @@ from typing import Any
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.llm.abort import AbortSignal
 from autocue.tools.common import ToolError, check_aborted, opt_int
+from autocue.tools.listing import listing_result
 from autocue.tools.paths import StrPath, resolve_to_cwd
-from autocue.tools.truncate import DEFAULT_MAX_BYTES, NO_LINE_LIMIT, format_size, truncate_head
+from autocue.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LS_LIMIT = 500
 
@@ -60,19 +61,9 @@ def create_ls_tool(cwd: StrPath) -> AgentTool:
         results = [name + "/" if is_dir else name for name, is_dir in entries[:limit]]
         if not results:
             return ToolResult.text("(empty directory)")
-        tr = truncate_head("\n".join(results), max_lines=NO_LINE_LIMIT)
-        text = tr.content
-        details: dict[str, Any] = {}
-        notices: list[str] = []
-        if len(entries) > limit:
-            notices.append(f"{limit} entries limit reached. Use limit={limit * 2} for more")
-            details["entryLimitReached"] = limit
-        if tr.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = tr.to_json()
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
+        hit = len(entries) > limit
+        notice = f"{limit} entries limit reached. Use limit={limit * 2} for more"
+        return listing_result(results, (notice, "entryLimitReached", limit) if hit else None)
 
     return AgentTool("ls", LS_DESCRIPTION, LS_PARAMETERS, execute, label="ls")
 

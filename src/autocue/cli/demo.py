@@ -93,13 +93,20 @@ def _repo_root() -> Path | None:
     return None
 
 
+_NO_EXAMPLES = "examples/ not found (run the demo from a source checkout)"
+
+
+def _example_scenarios(root: Path) -> list[Path]:
+    return sorted((root / "examples" / "scenarios").glob("*.yaml"))
+
+
 def section_playbook_tests() -> tuple[bool, str]:
     """The example extension's playbook tests, run by pytest (with autocue's plugin)."""
     import subprocess
 
     root = _repo_root()
     if root is None:
-        return False, "examples/ not found (run the demo from a source checkout)"
+        return False, _NO_EXAMPLES
     tests = sorted(str(p.relative_to(root)) for p in (root / "examples").glob("*/tests"))
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests],
@@ -118,8 +125,8 @@ def section_scenarios_in_process() -> tuple[bool, str]:
 
     root = _repo_root()
     if root is None:
-        return False, "examples/ not found (run the demo from a source checkout)"
-    files = sorted((root / "examples" / "scenarios").glob("*.yaml"))
+        return False, _NO_EXAMPLES
+    files = _example_scenarios(root)
     ok = 0
     for f in files:
         try:
@@ -214,8 +221,8 @@ def section_scenarios_http() -> tuple[bool, str]:
     """Every example scenario served by the mock LLM server and played by autocue's agent CLI."""
     root = _repo_root()
     if root is None:
-        return False, "examples/ not found (run the demo from a source checkout)"
-    files = sorted((root / "examples" / "scenarios").glob("*.yaml"))
+        return False, _NO_EXAMPLES
+    files = _example_scenarios(root)
     passed = 0
     for f in files:
         print(f"  {f.name}")
@@ -237,7 +244,7 @@ def section_loop() -> tuple[bool, str]:
 
     root = _repo_root()
     if root is None:
-        return False, "examples/ not found (run the demo from a source checkout)"
+        return False, _NO_EXAMPLES
     with tempfile.TemporaryDirectory(prefix="autocue-demo-loop-") as tmp:
         shutil.copy(root / "examples" / "loop" / "autocue.loop.yml", tmp)
         proc = subprocess.run(

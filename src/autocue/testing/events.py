@@ -116,6 +116,7 @@ class EventCollector:
 
     def _end(self, ev: ToolExecutionEndEvent) -> Awaitable[None] | None:
         rec = self._open.pop(ev.tool_call_id, None)
+        played = self.playbook.calls.get(ev.tool_call_id)
         blocked = ev.blocked
         result = ev.result
         content = result.content  # the tool-result message's own list (records mirror the message)
@@ -124,7 +125,6 @@ class EventCollector:
         else:
             text = ToolResultRecord.text_of(content)
         if rec is None:
-            played = self.playbook.calls.get(ev.tool_call_id)
             step, turn = (played[0], played[1]) if played else (self.playbook.consumed, self.playbook.current_turn)
         else:
             step, turn = rec.step, rec.turn
@@ -142,7 +142,6 @@ class EventCollector:
         error = ev.error
         if error is not None and not mocked:
             self.failures.append(ToolFailure(step, turn, ev.tool_name, error))
-        played = self.playbook.calls.get(ev.tool_call_id)
         if played is not None and played[2] is not None:
             out = played[2](record)
             if inspect.isawaitable(out):

@@ -17,7 +17,7 @@ from pathlib import Path
 from autocue.scenario import load_scenario_text
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIR = ROOT.parent / "shared" / "conformance" / "harbor"
+DEFAULT_DIR = ROOT / "tests" / "fixtures" / "conformance" / "harbor"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+from conformance import PI_SESSIONS, RALPH
 
 
 def report(*args: str) -> subprocess.CompletedProcess[str]:
@@ -17,7 +17,7 @@ def report(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_agent_session_report() -> None:
-    r = report(str(SHARED / "pi-sessions" / "anthropic-edit-error.jsonl"), "--json")
+    r = report(str(PI_SESSIONS / "anthropic-edit-error.jsonl"), "--json")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["kind"] == "agent-session" and data["context_messages"] == 8
@@ -27,7 +27,7 @@ def test_agent_session_report() -> None:
 
 
 def test_loop_session_report() -> None:
-    r = report(str(SHARED / "ralph" / "cassettes_e2e_multi-iter.jsonl"))
+    r = report(str(RALPH / "cassettes_e2e_multi-iter.jsonl"))
     assert r.returncode == 0, r.stderr
     assert "loop-session" in r.stdout and "CompletionPromise" in r.stdout and "iterations: 3" in r.stdout
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from conformance import PI_SESSIONS
 
 from autocue.llm import (
     AbortController,
@@ -21,8 +21,6 @@ from autocue.llm import (
     UserMessage,
     message_from_json,
 )
-
-PI_SESSIONS = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "pi-sessions"
 
 
 def test_json_form_uses_pi_camel_case_and_key_order() -> None:

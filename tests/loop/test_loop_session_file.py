@@ -6,6 +6,7 @@ import base64
 from pathlib import Path
 
 import pytest
+from conformance import RALPH
 
 from autocue.loop import (
     Event,
@@ -19,8 +20,8 @@ from autocue.loop import (
     read_session,
 )
 
-CONFORMANCE = Path("/work/shared/conformance/ralph")
-FIXTURES = sorted(CONFORMANCE.glob("*.jsonl")) if CONFORMANCE.is_dir() else []
+CONFORMANCE = RALPH
+FIXTURES = sorted(CONFORMANCE.glob("*.jsonl"))
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)

@@ -5,12 +5,12 @@ over each of the four APIs. Also: every harbor conformance scenario loads and pl
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from conformance import harbor_scenarios
 from mockllm_helpers import tools_script
 
 from autocue.agent import Agent
@@ -19,9 +19,6 @@ from autocue.llm.providers import create_provider
 from autocue.llm.types import AssistantMessage, Model, TextContent, ThinkingContent, ToolCall, ToolResultMessage
 from autocue.mockllm import MockState, serve
 from autocue.script import ScriptedProvider, scripted_model
-
-HARBOR = Path(os.environ.get("AUTOCUE_CONFORMANCE_DIR", Path(__file__).resolve().parents[3] / "shared" /
-                             "conformance")) / "harbor"
 
 
 def bash(command: str) -> str:
@@ -82,10 +79,9 @@ def test_in_process_and_http_back_ends_agree(api: str) -> None:
 
 
 def harbor_files() -> list[Path]:
-    return sorted(HARBOR.glob("*.yaml")) if HARBOR.is_dir() else []
+    return harbor_scenarios()
 
 
-@pytest.mark.skipif(not harbor_files(), reason=f"harbor conformance files not found under {HARBOR}")
 def test_every_harbor_scenario_loads_and_plays(tmp_path: Path) -> None:
     state = MockState(harbor_files())
     assert len(state.playables) == len(harbor_files())

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from conformance import HARBOR as CONFORMANCE_HARBOR
+from conformance import harbor_scenarios
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 GOOD = HERE / "fixtures" / "good"
 BROKEN = HERE / "fixtures" / "broken"
 EXAMPLES = ROOT / "examples" / "scenarios"
-HARBOR = Path(os.environ.get("AUTOCUE_CONFORMANCE_DIR", ROOT.parent / "shared" / "conformance")) / "harbor"
+HARBOR = CONFORMANCE_HARBOR
 
 
 def harbor_files() -> list[Path]:
-    return sorted(HARBOR.glob("*.yaml"))
+    return harbor_scenarios()

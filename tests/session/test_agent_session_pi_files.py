@@ -7,14 +7,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conformance import pi_session_files
 from session_helpers import make_session, say
 
 from autocue.session import SessionManager
 
-PI_FILES = sorted((Path(__file__).resolve().parents[3] / "shared" / "conformance" / "pi-sessions").glob("*.jsonl"))
+PI_FILES = pi_session_files()
 
 
-@pytest.mark.skipif(not PI_FILES, reason="shared/conformance/pi-sessions not present")
 @pytest.mark.parametrize("src", PI_FILES, ids=lambda p: p.name)
 async def test_pi_file_resumes_and_continues(src: Path, tmp_path: Path) -> None:
     path = tmp_path / src.name

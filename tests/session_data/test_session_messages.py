@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conformance import PI_SESSIONS
 
 from autocue.agent import Agent
 from autocue.llm import AssistantMessage, Context, ImageContent, TextContent, UserMessage
@@ -114,7 +115,7 @@ def test_fast_parser_matches_the_general_one_on_real_files() -> None:
 
     from autocue.llm import message_from_json
 
-    files = [*Path("/work/shared/conformance/pi-sessions").glob("*.jsonl"),
+    files = [*PI_SESSIONS.glob("*.jsonl"),
              *(Path(__file__).parent / "fixtures").glob("*.jsonl")]
     seen = 0
     for f in files:

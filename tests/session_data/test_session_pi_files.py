@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conformance import PI_SESSIONS
 
 from autocue.llm import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage
 from autocue.session.entries import (
@@ -33,9 +34,7 @@ from autocue.session.messages import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFORMANCE = ROOT.parent / "shared" / "conformance" / "pi-sessions"
-if not CONFORMANCE.exists():  # the shared folder sits next to the repo checkout
-    CONFORMANCE = Path("/work/shared/conformance/pi-sessions")
+CONFORMANCE = PI_SESSIONS
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 PI_FILES = sorted(CONFORMANCE.glob("*.jsonl"))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from conformance import PI_SESSIONS
 
 from autocue.agent import Agent, tool
 from autocue.llm import TextContent, ThinkingContent, Usage, UserMessage
@@ -14,9 +15,7 @@ from autocue.script import ScriptedProvider, ScriptedResponse, ScriptedToolCall,
 from autocue.session.manager import SessionManager
 from autocue.session.messages import convert_message
 
-PI = Path("/work/shared/conformance/pi-sessions")
-if not PI.exists():
-    PI = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "pi-sessions"
+PI = PI_SESSIONS
 
 
 def _shape(d: Any) -> Any:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance import PI_SESSIONS
 
 from autocue.agent import Agent, ToolExecutionEndEvent, ToolExecutionUpdateEvent
 from autocue.llm import ImageContent, TextContent, ToolResultMessage
@@ -15,9 +16,6 @@ from autocue.script import ScriptedProvider, ScriptedResponse, ScriptedToolCall,
 from autocue.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_builtin_tools
 
 ROOT = Path(__file__).resolve().parents[2]
-PI_SESSIONS = ROOT.parent / "shared" / "conformance" / "pi-sessions"
-if not PI_SESSIONS.is_dir():
-    PI_SESSIONS = Path("/work/shared/conformance/pi-sessions")
 
 
 def call(name: str, **args: Any) -> ScriptedResponse:
@@ -129,7 +127,7 @@ def _pi_tool_exchanges(path: Path) -> list[tuple[list[dict[str, Any]], list[dict
     return out
 
 
-@pytest.mark.parametrize("session", sorted(p.name for p in PI_SESSIONS.glob("*.jsonl")) or ["missing"])
+@pytest.mark.parametrize("session", sorted(p.name for p in PI_SESSIONS.glob("*.jsonl")))
 async def test_replaying_pi_sessions_gives_pi_results(session: str, tmp_path: Path) -> None:
     path = PI_SESSIONS / session
     assert path.is_file(), f"conformance files missing under {PI_SESSIONS}"

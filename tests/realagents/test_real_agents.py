@@ -1,0 +1,54 @@
+"""Each real-agent recipe of docs/mock-server.md, run literally against ``autocue serve``.
+
+A test runs when its CLI is installed (``bash scripts/real-agents.sh`` puts the pinned
+versions in ``.agents/``; ``AUTOCUE_AGENTS_DIR`` points elsewhere) and is skipped otherwise,
+with the reason naming the CLI and the script. The agent gets a scenario that writes
+``hello.txt`` (and, with tools, checks it with an ``assert`` step before the last reply);
+the test asserts the file exists and the server session consumed every step without errors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from realagent_recipes import AGENTS, PAGE, Agent, autocue_serve, find_cli, recipe, run_recipe, skip_reason
+from realagent_recipes import write_scenario as write_scenario_file
+
+
+def test_every_agent_has_exactly_one_recipe_on_the_page() -> None:
+    for agent in AGENTS:
+        line, code = recipe(agent)
+        assert "$KEY" in code and "$PORT" in code, f"{PAGE.name}:{line}: the {agent.name} recipe must use $PORT and $KEY"
+
+
+def test_missing_cli_is_skipped_with_the_cli_and_the_script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AUTOCUE_AGENTS_DIR", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    agent = Agent("codex", "codex", "npm @openai/codex")
+    assert find_cli(agent) is None
+    reason = skip_reason(agent)
+    assert "codex (npm @openai/codex)" in reason and "bash scripts/real-agents.sh" in reason
+    assert str(tmp_path / "bin") in reason
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", AGENTS, ids=[a.name for a in AGENTS])
+def test_recipe_writes_the_file_and_plays_the_whole_scenario(agent: Agent, tmp_path: Path) -> None:
+    if find_cli(agent) is None:
+        pytest.skip(skip_reason(agent))
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    scenario = tmp_path / "scenario.yaml"
+    write_scenario_file(scenario, work, agent)
+    with autocue_serve(scenario, work) as served:
+        run = run_recipe(agent, served, home, work)
+        tail = run.output[-3000:]
+        assert run.returncode == 0, f"{agent.name} exited {run.returncode} after {run.seconds:.1f} s:\n{tail}"
+        status = served.session(run.key)
+    assert (work / "hello.txt").read_text() == f"hello from {agent.name}\n", tail
+    assert status["errors"] == [], status["errors"]
+    assert (status["consumed"], status["remaining"]) == (status["total"], 0), status
+    assert all(a["passed"] for a in status["assertions"]), status["assertions"]
+    print(f"{agent.name}: {run.seconds:.2f} s, {status['requests']} requests, profile {status['profile']}")

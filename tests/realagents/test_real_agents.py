@@ -19,7 +19,7 @@ from realagent_recipes import write_scenario as write_scenario_file
 def test_every_agent_has_exactly_one_recipe_on_the_page() -> None:
     for agent in AGENTS:
         line, code = recipe(agent)
-        assert "$KEY" in code and "$PORT" in code, f"{PAGE.name}:{line}: the {agent.name} recipe must use $PORT and $KEY"
+        assert "$KEY" in code and "$PORT" in code, f"{PAGE.name}:{line}: {agent.name} must use $PORT and $KEY"
 
 
 def test_missing_cli_is_skipped_with_the_cli_and_the_script(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

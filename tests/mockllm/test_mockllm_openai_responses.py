@@ -117,12 +117,15 @@ def test_exhaustion() -> None:
             c.responses.create(model="m", input="hi")
 
 
-def test_websocket_upgrade_gets_404_at_once() -> None:
+def test_websocket_upgrade_gets_426_at_once() -> None:
+    """426 Upgrade Required makes Codex fall back to HTTP at once (a 404 made it retry 7 times, ~7 s)."""
     with serve(Script([Turn("hi", [say("one")])], name="tiny")) as server:
         r = httpx2.get(server.openai_base_url + "/responses",
                        headers={"upgrade": "websocket", "connection": "Upgrade", "sec-websocket-version": "13",
                                 "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
                                 "openai-beta": "responses_websockets=2026-02-06"})
-        assert r.status_code == 404
-        assert "WebSocket" in r.json()["error"]["message"]
+        assert r.status_code == 426
+        assert "WebSocket" in r.json()["error"]["message"] and r.headers["x-should-retry"] == "false"
         assert server.sessions() == []
+        other = httpx2.get(server.openai_base_url + "/no-such-thing")
+        assert other.status_code == 404

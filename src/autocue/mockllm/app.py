@@ -4,8 +4,9 @@ Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/mes
 (``?beta=true`` too), ``POST /v1/messages/count_tokens``,
 ``POST /v1beta/models/{model}:generateContent`` / ``:streamGenerateContent`` /
 ``:countTokens``, ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/``. The
-OpenAI paths also answer without ``/v1``. A ``GET`` on an API path (a WebSocket upgrade
-attempt, as Codex makes) gets 404 at once. ``/s/{session}/`` and ``/scenario/{name}/`` path
+OpenAI paths also answer without ``/v1``. A WebSocket upgrade attempt (Codex makes one
+on ``GET /v1/responses``) gets ``426 Upgrade Required`` at once, which makes Codex fall back
+to HTTP without retrying. ``/s/{session}/`` and ``/scenario/{name}/`` path
 prefixes (either order) name the session and the scenario.
 """
 
@@ -35,6 +36,7 @@ from autocue.mockllm.wire.common import Segments, now
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
 JSON = "application/json"
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+WEBSOCKET_REFUSED = "WebSocket is not supported by the autocue mock LLM server; use HTTP POST (426: fall back at once)"
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -109,9 +111,8 @@ class MockApp:
 
     async def _refuse_websocket(self, scope: Scope, send: Send) -> None:
         if "websocket.http.response" in scope.get("extensions", {}):
-            body = orjson.dumps(error_body(_api_of_path(scope["path"]), 404, "WebSocket is not supported by the "
-                                           "autocue mock LLM server; use HTTP"))
-            await send({"type": "websocket.http.response.start", "status": 404,
+            body = orjson.dumps(error_body(_api_of_path(scope["path"]), 426, WEBSOCKET_REFUSED))
+            await send({"type": "websocket.http.response.start", "status": 426,
                         "headers": [(b"content-type", JSON.encode()), (b"content-length", str(len(body)).encode())]})
             await send({"type": "websocket.http.response.body", "body": body})
         else:
@@ -238,10 +239,9 @@ class MockApp:
     async def not_found(self, request: Request) -> Response:
         path = request.url.path
         api = _api_of_path(path)
-        if request.method == "GET" and request.headers.get("upgrade", "").lower() == "websocket":
-            msg = f"WebSocket upgrade on {path} is not supported by the autocue mock LLM server; use HTTP POST"
-        else:
-            msg = f"{request.method} {path} is not an endpoint of the autocue mock LLM server"
+        if request.headers.get("upgrade", "").lower() == "websocket":
+            return _json(error_body(api, 426, f"{path}: {WEBSOCKET_REFUSED}"), 426, {"x-should-retry": "false"})
+        msg = f"{request.method} {path} is not an endpoint of the autocue mock LLM server"
         return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
 
     # ------------------------------------------------------------------ admin

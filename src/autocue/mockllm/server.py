@@ -3,7 +3,7 @@
 ``serve(source, ...)`` is a context manager giving a started ``MockLLMServer`` on
 127.0.0.1 and a free port; ``server.base_url`` is ``http://127.0.0.1:PORT`` (``/v1`` is
 ``server.openai_base_url``). The listening socket has ``TCP_NODELAY``; uvicorn runs with
-h11, no WebSocket support (upgrades get 404), no access log. Leaving the block stops the
+h11, no WebSocket support (upgrades get 426), no access log. Leaving the block stops the
 server and joins its thread.
 """
 

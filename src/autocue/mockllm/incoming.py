@@ -4,13 +4,20 @@ Parsing is one ``orjson.loads`` of the body; everything else is read lazily and 
 the history when asked (the first user prompt when a session is created, the request text
 when an assertion runs). ``declared_tools()`` reads the tool list of any of the four APIs,
 including non-standard tool types (Codex's ``namespace``), which are listed, never rejected.
+Codex's Responses "lite" request (header ``x-openai-internal-codex-responses-lite``, sent
+when no ``model`` is configured) has no top-level ``tools``: they sit in an ``input[]`` item of
+type ``additional_tools``, grouped in namespaces; ``tool_list()`` reads them from there.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+CODEX_LITE_HEADER = "x-openai-internal-codex-responses-lite"
+_NESTED = re.compile(r"declare const tools: \{ ?([A-Za-z_][A-Za-z0-9_]*)\(")
 
 ApiName = Literal["chat", "responses", "anthropic", "gemini"]
 
@@ -103,12 +110,56 @@ class Incoming:
         return "\n".join(_strings(self.messages()))
 
     # ------------------------------------------------------------------ tools
-    def declared_tools(self) -> list[str]:
-        """Names of the tools the request declares, in order (unknown tool types included by
-        their ``name`` or ``type``)."""
+    @property
+    def codex_lite(self) -> bool:
+        """A Codex Responses "lite" request (its header, or tools in an ``additional_tools`` item)."""
+        if self.api != "responses":
+            return False
+        if self.headers.get(CODEX_LITE_HEADER, "").lower() in ("true", "1"):
+            return True
+        return not isinstance(self.body.get("tools"), list) and bool(self._additional_tools())
+
+    def _additional_tools(self) -> list[Any]:
+        inp = self.body.get("input")
+        if not isinstance(inp, list):
+            return []
+        out: list[Any] = []
+        for item in inp:
+            if isinstance(item, dict) and item.get("type") == "additional_tools":
+                tools = item.get("tools")
+                if isinstance(tools, list):
+                    out.extend(tools)
+        return out
+
+    def tool_list(self) -> list[Any]:
+        """The request's tool definitions: top-level ``tools``, or (Codex lite) those of the
+        ``additional_tools`` input items; a namespace is followed by the tools it holds."""
         tools = self.body.get("tools")
         if not isinstance(tools, list):
-            return []
+            tools = self._additional_tools() if self.api == "responses" else []
+        out: list[Any] = []
+        for t in tools:
+            out.append(t)
+            if isinstance(t, dict) and t.get("type") == "namespace" and isinstance(t.get("tools"), list):
+                out.extend(self._with_nested(t["tools"]))
+        return out
+
+    @staticmethod
+    def _with_nested(tools: list[Any]) -> list[Any]:
+        """A namespace's tools; Codex's code-mode ``exec`` tool is followed by the tools its
+        description declares (``declare const tools: { exec_command(...``), which Codex also
+        runs when the model calls them directly."""
+        out: list[Any] = []
+        for t in tools:
+            out.append(t)
+            if isinstance(t, dict) and t.get("name") == "exec" and isinstance(t.get("description"), str):
+                out.extend({"type": "function", "name": n} for n in _NESTED.findall(t["description"]))
+        return out
+
+    def declared_tools(self) -> list[str]:
+        """Names of the tools the request declares, in order (unknown tool types included by
+        their ``name`` or ``type``; a namespace and then the tools in it)."""
+        tools = self.tool_list()
         names: list[str] = []
         for t in tools:
             if not isinstance(t, dict):
@@ -131,9 +182,7 @@ class Incoming:
         """Names of plain function tools only (what a tool profile maps onto)."""
         if self.api == "gemini":
             return self.declared_tools()
-        tools = self.body.get("tools")
-        if not isinstance(tools, list):
-            return []
+        tools = self.tool_list()
         out: list[str] = []
         for t in tools:
             if not isinstance(t, dict):

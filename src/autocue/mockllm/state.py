@@ -10,6 +10,7 @@ API, or an API-shaped error with its status and headers.
 from __future__ import annotations
 
 import difflib
+import logging
 import math
 import re
 import threading
@@ -29,6 +30,7 @@ from autocue.mockllm.sources import Source, load_playables
 from autocue.script.model import ScriptedResponse
 
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
+log = logging.getLogger("autocue.mockllm")
 
 
 @dataclass(slots=True)
@@ -247,7 +249,26 @@ class MockState:
         mapper = s.profile.map_call if s.profile is not None else None
         reply = build_reply(step, api=req.api, seed=f"{seed}:{taken.index}", input_tokens=req.raw_size // 4,
                             mapper=mapper, speed=self.options.speed)
+        if reply.has_calls:
+            self._warn_undeclared(s, req, taken.index, reply)
         return Outcome(reply=reply)
+
+    def _warn_undeclared(self, s: Session, req: Incoming, index: int, reply: Reply) -> None:
+        """A scripted call of a tool the request does not declare: a session warning and a log
+        line (``--strict-tools`` answers 400 before getting here)."""
+        declared = req.declared_tools()
+        known = set(declared)
+        absent = list(dict.fromkeys(b.name for b in reply.blocks if b.kind == "call" and b.name not in known))
+        if not absent:
+            return
+        shown = ", ".join(declared[:15]) + (f", ... ({len(declared)} in all)" if len(declared) > 15 else "")
+        msg = (f"reply {index + 1} of scenario {s.playable.name!r} calls {', '.join(absent)}, which this "
+               f"{API_LABEL[req.api]} request does not declare (declared: {shown or 'no tools'}); the agent will "
+               "probably reject the call: map the scenario's tool with a profile (--profile, x-autocue-profile) or "
+               "fix its name (--strict-tools makes this a 400)")
+        with s.lock:
+            s.warnings.append(msg)
+        log.warning("autocue mock LLM: warning: session %r: %s", s.id, msg)
 
     def _resolve_profile(self, s: Session, req: Incoming) -> None:
         if self._forced is not None:
@@ -264,12 +285,12 @@ class MockState:
         if not declared:
             return  # decide on the first request that declares tools
         s.profile_resolved = True
-        found = detect_profile(declared)
+        found = get_profile("codex") if req.codex_lite else detect_profile(declared)
         if found is None:
             s.profile_source = "none (no profile matches the declared tools)"
             self.record(req, "no tool profile matches the declared tools")
         else:
-            s.profile, s.profile_source = found, "detected"
+            s.profile, s.profile_source = found, "detected (Codex lite request)" if req.codex_lite else "detected"
 
     def _strict(self, s: Session, req: Incoming) -> Outcome | None:
         """``--strict-tools``: the request must declare every tool the scenario calls (after the

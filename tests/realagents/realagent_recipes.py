@@ -143,8 +143,11 @@ class Run:
     key: str
 
 
-def run_recipe(agent: Agent, served: Served, home: Path, workspace: Path, timeout: float = 100) -> Run:
-    line, code = recipe(agent)
+def run_recipe(agent: Agent, served: Served, home: Path, workspace: Path, timeout: float = 100,
+               code: str | None = None) -> Run:
+    """Run the page's recipe of ``agent`` (or ``code``) with ``PORT``, a fresh ``KEY`` and ``HOME``."""
+    line, page_code = recipe(agent)
+    code = page_code if code is None else code
     key = f"{agent.name}-{uuid.uuid4().hex[:12]}"
     env = {"PATH": search_path(), "HOME": str(home), "PORT": str(served.port), "KEY": key, "LANG": "C.UTF-8",
            "TERM": "dumb", "TMPDIR": os.environ.get("TMPDIR", "/tmp"), "NO_COLOR": "1"}

@@ -52,3 +52,32 @@ def test_recipe_writes_the_file_and_plays_the_whole_scenario(agent: Agent, tmp_p
     assert (status["consumed"], status["remaining"]) == (status["total"], 0), status
     assert all(a["passed"] for a in status["assertions"]), status["assertions"]
     print(f"{agent.name}: {run.seconds:.2f} s, {status['requests']} requests, profile {status['profile']}")
+
+
+CODEX_BUILTIN = """mkdir -p "$HOME/.codex"
+CODEX_HOME=$HOME/.codex codex exec --skip-git-repo-check --sandbox workspace-write \\
+  -c openai_base_url=http://127.0.0.1:$PORT/s/$KEY/v1 \\
+  -c analytics.enabled=false -c check_for_update_on_startup=false "create hello.txt" </dev/null
+"""
+
+
+@pytest.mark.slow
+def test_codex_builtin_provider_falls_back_from_websocket_at_once_and_sends_the_lite_request(tmp_path: Path) -> None:
+    """No ``-c model``: Codex tries a WebSocket upgrade first (426: no retries; with 404 it took
+    6.5-7.4 s) and sends the Responses "lite" request, from which the codex profile is detected."""
+    agent = next(a for a in AGENTS if a.name == "codex")
+    if find_cli(agent) is None:
+        pytest.skip(skip_reason(agent))
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    scenario = tmp_path / "scenario.yaml"
+    write_scenario_file(scenario, work, agent)
+    with autocue_serve(scenario, work) as served:
+        run = run_recipe(agent, served, home, work, code=CODEX_BUILTIN)
+        assert run.returncode == 0, run.output[-3000:]
+        status = served.session(run.key)
+    assert (work / "hello.txt").read_text() == "hello from codex\n"
+    assert (status["profile"], status["profile_source"]) == ("codex", "detected (Codex lite request)")
+    assert (status["remaining"], status["errors"], status["warnings"]) == (0, [], [])
+    assert run.seconds < 5, f"codex took {run.seconds:.1f} s: did it retry the WebSocket upgrade?\n{run.output[-2000:]}"

@@ -228,6 +228,10 @@ def main(argv: list[str]) -> int:
     except TypeError as e:
         print(f"autocue test {args.tool}: bad parameters: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable
+        _emit({"error": {"code": "os_error", "message": str(e)}})
+        print(f"autocue test {args.tool}: {e}", file=sys.stderr)
+        return 1
     _emit(result)
     for w in result.get("warnings", []) if isinstance(result, dict) else []:
         print(f"autocue test {args.tool}: warning: {w}", file=sys.stderr)

@@ -2,7 +2,7 @@
 
 Tools: ``setup``, ``run``, ``assert``, ``inspect``, ``cleanup``, ``mock-backend``, ``snapshot``,
 ``diff`` (and ``list``). Every tool takes ``--root DIR`` (default ``$AUTOCUE_TESTTOOLS_ROOT`` or
-``<temp>/autocue-testtools``) and ``--params JSON`` (the tool's whole parameter object, as
+``<temp>/autocue-testtools-<uid>``, per user) and ``--params JSON`` (the tool's whole parameter object, as
 in MCP; ``@file`` reads a file, ``-`` reads stdin); flags override single parameters. JSON
 values may be given as ``@file`` too. State persists in the workspace, so separate
 invocations chain: ``setup`` → ``mock-backend`` → ``run`` → ``assert``.

@@ -279,7 +279,8 @@ class EventLoop:
         cfg = self.config.event_loop
         ws = self.workspace
         ws.mkdir(parents=True, exist_ok=True)
-        (ws / SCRATCHPAD).parent.mkdir(parents=True, exist_ok=True)
+        with open_dir(ws, os.path.dirname(SCRATCHPAD), create=True):  # a link planted there is refused
+            pass
         events_file = ws / EVENTS_FILE
         create_fresh(ws, EVENTS_FILE).close()  # never truncates through a link an agent planted
         events_offset = 0

@@ -301,11 +301,11 @@ def test_workspace_ids_cannot_traverse(tools: TestTools) -> None:
         assert ei.value.code == "invalid_argument"
 
 
-def test_default_root_is_under_system_temp(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_root_is_per_user_under_system_temp(monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
     monkeypatch.delenv("AUTOCUE_TESTTOOLS_ROOT", raising=False)
-    assert TestTools().store.root == Path(tempfile.gettempdir()) / "autocue-testtools"
+    assert TestTools().store.root == Path(tempfile.gettempdir()) / f"autocue-testtools-{os.geteuid()}"
     monkeypatch.setenv("AUTOCUE_TESTTOOLS_ROOT", "/somewhere/else")
     assert TestTools().store.root == Path("/somewhere/else")
 

@@ -93,8 +93,15 @@ async def test_stale_workspaces_are_cleaned_when_the_server_starts(tmp_path: Pat
     tools.test_setup("recent")
     past = time.time() - 3 * 24 * 3600
     os.utime(root / "stale" / MARKER, (past, past))
-    async with stdio_client(_params(root)) as (read, write), ClientSession(read, write) as s:
-        await s.initialize()
-        res = await s.call_tool("test_inspect", {"workspace_id": "stale"})
-        assert res.is_error and "recent" in res.content[0].text  # type: ignore[union-attr]
+    (root / "users-own").mkdir()  # an id-named folder without the marker: never deleted
+    (root / "users-own" / "data.txt").write_text("keep")
+    os.utime(root / "users-own", (past, past))
+    errlog = tmp_path / "stderr.txt"
+    with errlog.open("w") as err:
+        async with stdio_client(_params(root), errlog=err) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            res = await s.call_tool("test_inspect", {"workspace_id": "stale"})
+            assert res.is_error and "recent" in res.content[0].text  # type: ignore[union-attr]
     assert not (root / "stale").exists() and (root / "recent").is_dir()
+    assert (root / "users-own" / "data.txt").read_text() == "keep"
+    assert f"left {root / 'users-own'} alone: no marker" in errlog.read_text()

@@ -35,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from autocue.loop import EventLoop, LoopConfigError, load_config
+    from autocue.loop.safe_files import UnsafeFileError
 
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     cfg_path: Path | None = Path(args.config) if args.config else None
@@ -95,4 +96,8 @@ def main(argv: list[str]) -> int:
             sys.stdout.buffer.write(orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2) + b"\n")
         return result.exit_code
 
-    return asyncio.run(run())
+    try:
+        return asyncio.run(run())
+    except UnsafeFileError as e:  # a link or FIFO planted where the loop writes its run data
+        print(f"autocue loop: {e}", file=sys.stderr)
+        return 1

@@ -1,8 +1,9 @@
 """``autocue mcp``: serve the orchestrator test tools over MCP on stdio.
 
-Options: ``--root DIR`` (workspace root; default ``$AUTOCUE_TESTTOOLS_ROOT`` or
-``<temp>/autocue-testtools``), ``--stale-after SECONDS`` (workspaces untouched that long are
-deleted at start; default 86400; 0 deletes them all). Logs go to stderr; stdout is the
+Options: ``--root DIR`` (workspace root; default ``$AUTOCUE_TESTTOOLS_ROOT`` or the per-user
+``<temp>/autocue-testtools-<uid>``), ``--stale-after SECONDS`` (workspaces untouched that long
+are deleted at start, only folders with the test tools' marker; default 86400; 0 deletes them
+all). Logs go to stderr; stdout is the
 protocol.
 """
 

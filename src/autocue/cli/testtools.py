@@ -2,7 +2,7 @@
 
 Tools: ``setup``, ``run``, ``assert``, ``inspect``, ``cleanup``, ``mock-backend``, ``snapshot``,
 ``diff`` (and ``list``). Every tool takes ``--root DIR`` (default ``$AUTOCUE_TESTTOOLS_ROOT`` or
-``<temp>/autocue-testtools``) and ``--params JSON`` (the tool's whole parameter object, as
+``<temp>/autocue-testtools-<uid>``, per user) and ``--params JSON`` (the tool's whole parameter object, as
 in MCP; ``@file`` reads a file, ``-`` reads stdin); flags override single parameters. JSON
 values may be given as ``@file`` too. State persists in the workspace, so separate
 invocations chain: ``setup`` → ``mock-backend`` → ``run`` → ``assert``.
@@ -228,6 +228,10 @@ def main(argv: list[str]) -> int:
     except TypeError as e:
         print(f"autocue test {args.tool}: bad parameters: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable
+        _emit({"error": {"code": "os_error", "message": str(e)}})
+        print(f"autocue test {args.tool}: {e}", file=sys.stderr)
+        return 1
     _emit(result)
     for w in result.get("warnings", []) if isinstance(result, dict) else []:
         print(f"autocue test {args.tool}: warning: {w}", file=sys.stderr)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import time
 from collections import deque
 from collections.abc import Callable
@@ -48,6 +49,7 @@ from autocue.loop.events import Event, has_promise, parse_events
 from autocue.loop.paths import EVENTS_FILE, SCRATCHPAD
 from autocue.loop.prompt import build_prompt
 from autocue.loop.recorder import SessionRecorder
+from autocue.loop.safe_files import UnsafeFileError, create_fresh, describe, open_dir
 from autocue.loop.termination import TerminationReason
 from autocue.loop.topics import is_wildcard, topic_matches
 
@@ -277,13 +279,13 @@ class EventLoop:
         cfg = self.config.event_loop
         ws = self.workspace
         ws.mkdir(parents=True, exist_ok=True)
-        (ws / SCRATCHPAD).parent.mkdir(parents=True, exist_ok=True)
+        with open_dir(ws, os.path.dirname(SCRATCHPAD), create=True):  # a link planted there is refused
+            pass
         events_file = ws / EVENTS_FILE
-        events_file.parent.mkdir(parents=True, exist_ok=True)
-        events_file.write_bytes(b"")
+        create_fresh(ws, EVENTS_FILE).close()  # never truncates through a link an agent planted
         events_offset = 0
         events_lines = 0
-        rec = SessionRecorder(self.session_path)
+        rec = SessionRecorder(self.session_path, inside=ws)
         out_chunks: list[bytes] = []
         err_chunks: list[bytes] = []
         user_sink = self.on_output
@@ -411,7 +413,7 @@ class EventLoop:
                     rec.event_dropped(d.topic, d.reason, d.snippet)
                     warnings.append(f"iteration {iterations} (hat {hid}): malformed event tag dropped: {d.reason}")
                 events_offset, events_lines, file_events, file_bad = _read_events_file(
-                    events_file, events_offset, events_lines, hid
+                    ws, events_offset, events_lines, hid
                 )
                 for line_no, why in file_bad:
                     rec.event_dropped(None, f"{EVENTS_FILE} line {line_no}: {why}")
@@ -504,19 +506,37 @@ def _terminate_payload(reason: TerminationReason, iterations: int, elapsed: floa
     )
 
 
+def _read_events_tail(ws: Path, offset: int) -> bytes:
+    path = ws / EVENTS_FILE
+    parent, name = EVENTS_FILE.rsplit("/", 1)
+    with open_dir(ws, parent) as dfd:
+        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+            raise UnsafeFileError(path, describe(st))
+        if st.st_size <= offset:
+            return b""
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+            raise UnsafeFileError(path, describe(st))
+        fh.seek(offset)
+        return fh.read(st.st_size - offset)
+
+
 def _read_events_file(
-    path: Path, offset: int, base_line: int, hat: str
+    ws: Path, offset: int, base_line: int, hat: str
 ) -> tuple[int, int, list[Event], list[tuple[int, str]]]:
-    """New complete lines appended to the events file since ``offset`` (``base_line`` lines before it)."""
+    """New complete lines appended to the events file since ``offset`` (``base_line`` lines before it).
+
+    The file is opened without following links (an agent may have replaced it by a link, a
+    hard link or a FIFO): such a file is reported as one bad line and not read."""
     try:
-        size = os.path.getsize(path)
+        chunk = _read_events_tail(ws, offset)
+    except UnsafeFileError as e:
+        return offset, base_line, [], [(base_line + 1, f"not read: {e}")]
     except OSError:
         return offset, base_line, [], []
-    if size <= offset:
-        return offset, base_line, [], []
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        chunk = fh.read(size - offset)
     end = chunk.rfind(b"\n")
     if end < 0:
         return offset, base_line, [], []

@@ -21,6 +21,7 @@ from typing import Any
 
 from autocue.loop.backend import BackendResult, Invocation
 from autocue.loop.paths import PathEscapeError, confine
+from autocue.loop.safe_files import UnsafeFileError, write_atomic
 
 _KEYS = {"output", "hat", "trigger_pattern", "exit_code", "delay_ms", "files"}
 
@@ -166,8 +167,12 @@ class MockBackend:
             except PathEscapeError as e:
                 msg = f"mock response {r.index}: {e}"
                 return BackendResult(stderr=msg, exit_code=1, error=msg, fatal=True)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
+            rel = target.relative_to(invocation.cwd.resolve()).as_posix()
+            try:  # a new file renamed over the name: never written through a (hard) link
+                write_atomic(invocation.cwd, rel, content.encode("utf-8"), 0o644)
+            except (UnsafeFileError, IsADirectoryError) as e:
+                msg = f"mock response {r.index}: cannot write {path!r}: {e}"
+                return BackendResult(stderr=msg, exit_code=1, error=msg, fatal=True)
         if r.output:
             text = r.output if r.output.endswith("\n") else r.output + "\n"
             invocation.on_output(text.encode("utf-8"), True)

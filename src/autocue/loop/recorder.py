@@ -32,17 +32,34 @@ from typing import IO, Any
 import orjson
 
 from autocue.loop.events import Event
+from autocue.loop.safe_files import create_fresh
+
+
+def _relative_to(path: Path, root: Path) -> str | None:
+    try:
+        rel = path.absolute().relative_to(root.absolute())
+    except ValueError:
+        return None
+    return rel.as_posix() if rel.parts and ".." not in rel.parts else None
 
 
 class SessionRecorder:
-    """See module docstring. ``path=None`` keeps records in memory only (``records``)."""
+    """See module docstring. ``path=None`` keeps records in memory only (``records``).
 
-    def __init__(self, path: str | Path | None, *, keep: bool = False) -> None:
+    ``inside``: a workspace autocue does not trust (an agent runs there); a ``path`` below it
+    is created afresh without following links (``safe_files.create_fresh``: a symlink or FIFO
+    planted there raises ``UnsafeFileError``, a hard link is replaced, never truncated)."""
+
+    def __init__(self, path: str | Path | None, *, keep: bool = False, inside: Path | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._fh: IO[bytes] | None = None
         if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "wb")  # noqa: SIM115 - closed in close()
+            rel = _relative_to(self.path, inside) if inside is not None else None
+            if rel is not None and inside is not None:
+                self._fh = create_fresh(inside, rel)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = open(self.path, "wb")  # noqa: SIM115 - closed in close()
         self.keep = keep or self.path is None
         self.records: list[dict[str, Any]] = []
         self.start_ms = int(time.time() * 1000)

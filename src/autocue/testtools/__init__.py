@@ -1,7 +1,7 @@
 """``autocue.testtools``: agent-usable test tools for the orchestrator loop.
 
 Public surface: ``TestTools(root=None)`` (the eight tools as methods), the same tools as
-functions on the default root (``$AUTOCUE_TESTTOOLS_ROOT`` or ``<temp>/autocue-testtools``):
+functions on the default root (``$AUTOCUE_TESTTOOLS_ROOT`` or the per-user ``<temp>/autocue-testtools-<uid>``):
 ``test_setup``, ``test_run``, ``test_assert``, ``test_inspect``, ``test_cleanup``,
 ``test_mock_backend``, ``test_snapshot``, ``test_diff``; ``TestToolError``; and
 ``ASSERTION_TYPES``. The CLI is ``autocue test <tool>``, the MCP server ``autocue mcp``

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import itertools
 import re
+import stat
 from collections.abc import Callable
 from typing import Any
 
+from autocue.loop.paths import SCRATCHPAD
+from autocue.loop.safe_files import UnsafeFileError, describe, lstat_in, read_regular
 from autocue.loop.session_file import Record
 from autocue.loop.termination import TerminationReason
 from autocue.loop.topics import topic_matches
@@ -178,21 +181,45 @@ def _duration(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
     return res
 
 
-def _read(c: _Ctx, path: Any) -> str:
+def _resolve(c: _Ctx, path: Any) -> str:
+    """``path`` relative to the (resolved) workspace, or ``_Fail``."""
     if not isinstance(path, str):
         raise _Fail("missing or non-string parameter 'path'")
     try:
         p = c.ws.resolve(path)
     except TestToolError as e:
         raise _Fail(e.message, path=path) from None
-    if not p.is_file():
-        raise _Fail(f"file {path!r} does not exist in workspace {c.ws.id!r}", path=path)
-    return p.read_text(encoding="utf-8", errors="replace")
+    rel = p.relative_to(c.ws.path.resolve()).as_posix()
+    if rel == ".":
+        raise _Fail(f"{path!r} is the workspace itself, not a file", path=path)
+    return rel
+
+
+def _read_rel(c: _Ctx, rel: str, shown: str, **extra: Any) -> str:
+    """The text of a regular, singly linked file (never a link, FIFO or hard link: see safe_files)."""
+    try:
+        raw = read_regular(c.ws.path.resolve(), rel)
+    except UnsafeFileError as e:
+        raise _Fail(f"{shown} not read: {e}", **extra) from None
+    except (FileNotFoundError, NotADirectoryError):
+        raise _Fail(f"{shown} does not exist in workspace {c.ws.id!r}", **extra) from None
+    return raw.decode("utf-8", errors="replace")
+
+
+def _read(c: _Ctx, path: Any) -> str:
+    return _read_rel(c, _resolve(c, path), f"file {path!r}", path=path)
 
 
 def _file_exists(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
-    _read(c, a.get("path"))
-    return {"passed": True, "path": a["path"]}
+    path = a.get("path")
+    try:
+        st = lstat_in(c.ws.path.resolve(), _resolve(c, path))
+    except (UnsafeFileError, NotADirectoryError):
+        st = None
+    if st is None or not stat.S_ISREG(st.st_mode):
+        raise _Fail(f"file {path!r} does not exist in workspace {c.ws.id!r}"
+                    + (f" (it is {describe(st)})" if st is not None else ""), path=path)
+    return {"passed": True, "path": path}
 
 
 def _file_contains(c: _Ctx, a: dict[str, Any], negate: bool = False) -> dict[str, Any]:
@@ -211,9 +238,7 @@ def _file_contains(c: _Ctx, a: dict[str, Any], negate: bool = False) -> dict[str
 
 def _scratchpad(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
     rx = _rx(a.get("pattern"))
-    if not c.ws.scratchpad.is_file():
-        raise _Fail(f"the scratchpad .agent/scratchpad.md does not exist in workspace {c.ws.id!r}")
-    text = c.ws.scratchpad.read_text(encoding="utf-8", errors="replace")
+    text = _read_rel(c, SCRATCHPAD, f"the scratchpad {SCRATCHPAD}")
     ok = rx.search(text) is not None
     res: dict[str, Any] = {"passed": ok, "pattern": a["pattern"]}
     if not ok:

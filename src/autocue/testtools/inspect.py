@@ -17,11 +17,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from autocue.loop.session_file import Record, SessionParseError, read_session
+from autocue.loop.session_file import Record, SessionParseError, parse_session
 from autocue.loop.topics import topic_matches
 from autocue.testtools.errors import TestToolError
 from autocue.testtools.globs import compile_glob
-from autocue.testtools.workspace import Workspace
+from autocue.testtools.workspace import SESSION_FILE, Workspace
 
 FILTER_KEYS = ("event_types", "topics", "after_iteration", "before_iteration", "payload_pattern")
 FORMATS = ("json", "summary", "timeline")
@@ -29,7 +29,7 @@ FORMATS = ("json", "summary", "timeline")
 
 def load_records(ws: Workspace) -> list[Record]:
     try:
-        return read_session(ws.session_file)
+        return parse_session(ws.read_file(SESSION_FILE), str(ws.session_file))
     except FileNotFoundError:
         raise TestToolError(
             "no_session",

@@ -8,7 +8,8 @@ Eight tools with the seed's names, parameters and return shapes: ``test_setup``,
 ``test_snapshot``, ``test_diff``. A result is the tool's JSON object (structured content,
 and the same JSON as text); a failure is an ``isError`` result whose text is
 ``{"error": {code, message, ...}}``. At start the server deletes workspaces untouched for
-``stale_after_secs`` (default 24 h), so abandoned test runs do not pile up.
+``stale_after_secs`` (default 24 h), so abandoned test runs do not pile up; only folders
+carrying the test tools' marker are deleted (others are named on stderr and left alone).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def _guard(fn: F) -> F:
             raise _error(e) from None
         except (TypeError, ValueError) as e:
             raise _error(TestToolError("invalid_argument", str(e))) from None
+        except OSError as e:
+            raise _error(TestToolError("os_error", str(e))) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -135,10 +138,15 @@ def build_server(tools: TestTools | None = None) -> MCPServer[Any]:
 
 def serve_stdio(root: str | Path | None = None, stale_after_secs: float = STALE_AFTER_SECS) -> list[str]:
     """Clean stale workspaces, then serve over stdio until the client closes; returns the cleaned ids."""
+    import sys
+
     import anyio
 
+    def skipped(path: Path, why: str) -> None:
+        print(f"autocue mcp: left {path} alone: {why}", file=sys.stderr)
+
     tools = TestTools(root)
-    cleaned = tools.clean_stale(stale_after_secs)
+    cleaned = tools.store.clean_stale(stale_after_secs, on_skip=skipped)
     server = build_server(tools)
     anyio.run(server.run_stdio_async)
     return cleaned

@@ -1,6 +1,6 @@
 """``test_snapshot`` and ``test_diff``.
 
-Public surface: ``take_snapshot(ws, include, exclude)``, ``save_snapshot``, ``load_snapshot``,
+Public surface: ``take_snapshot(ws, include, exclude)``, ``skipped_note``, ``save_snapshot``, ``load_snapshot``,
 ``diff_files(before, after)``, ``file_diff(old, new)``.
 
 A snapshot maps workspace-relative paths to contents (text; a binary file is
@@ -23,9 +23,11 @@ import difflib
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
+from autocue.loop.safe_files import UnsafeFileError, describe, open_dir
 from autocue.testtools.errors import TestToolError
 from autocue.testtools.globs import path_matches
 from autocue.testtools.workspace import STATE_DIR, Workspace
@@ -35,35 +37,55 @@ RUN_DATA = ("session.jsonl", ".autocue/")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
-def _content(path: Path) -> tuple[str, int]:
-    raw = path.read_bytes()
+def _content(raw: bytes) -> str:
     if len(raw) <= MAX_TEXT_BYTES and b"\x00" not in raw:
         try:
-            return raw.decode("utf-8"), len(raw)
+            return raw.decode("utf-8")
         except UnicodeDecodeError:
             pass
-    return f"<binary {len(raw)} bytes sha256={hashlib.sha256(raw).hexdigest()}>", len(raw)
+    return f"<binary {len(raw)} bytes sha256={hashlib.sha256(raw).hexdigest()}>"
+
+
+def _read_at(dir_fd: int, name: str) -> bytes | str:
+    """The bytes of a regular, singly linked file, or why it is skipped. ``lstat`` first, so a
+    FIFO or device is never opened; ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` catch a swap."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+            return describe(st)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+    except OSError as e:
+        return f"unreadable ({e.strerror})"
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+            return describe(st)
+        return fh.read()
 
 
 def take_snapshot(
     ws: Workspace, include: list[str] | None = None, exclude: list[str] | None = None
-) -> tuple[dict[str, str], int, list[str]]:
-    """``(files, total_bytes, skipped)`` of the workspace now."""
-    root = ws.path.resolve()
+) -> tuple[dict[str, str], int, dict[str, str]]:
+    """``(files, total_bytes, skipped)`` of the workspace now; ``skipped`` maps a path (a
+    directory ends in ``/``) to why it was left out: symlinks, FIFOs and other special files,
+    and hard links (``st_nlink > 1``: maybe a file outside the workspace) are never read."""
     files: dict[str, str] = {}
-    skipped: list[str] = []
+    skipped: dict[str, str] = {}
     total = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        rel_dir = os.path.relpath(dirpath, root)
+    for dirpath, dirnames, filenames, dir_fd in os.fwalk(ws.path, follow_symlinks=False):
+        rel_dir = os.path.relpath(dirpath, ws.path)
         rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
         keep_dirs = []
         for d in dirnames:
             rel = rel_dir + d
             if rel == STATE_DIR or (rel == ".autocue" and not include):
                 continue
-            full = Path(dirpath, d)
-            if full.is_symlink():
-                skipped.append(rel + "/")
+            try:
+                st = os.stat(d, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                skipped[rel + "/"] = describe(st)
                 continue
             keep_dirs.append(d)
         dirnames[:] = sorted(keep_dirs)
@@ -75,20 +97,20 @@ def take_snapshot(
                 continue
             if exclude and path_matches(rel, exclude):
                 continue
-            full = Path(dirpath, f)
-            if full.is_symlink():
-                target = full.resolve()
-                if not target.is_relative_to(root) or not target.is_file():
-                    skipped.append(rel)
-                    continue
-            try:
-                text, size = _content(full)
-            except OSError:
-                skipped.append(rel)
+            raw = _read_at(dir_fd, f)
+            if isinstance(raw, str):
+                skipped[rel] = raw
                 continue
-            files[rel] = text
-            total += size
+            files[rel] = _content(raw)
+            total += len(raw)
     return files, total, skipped
+
+
+def skipped_note(skipped: dict[str, str]) -> dict[str, Any]:
+    """The result keys naming what a snapshot left out (none when nothing was)."""
+    if not skipped:
+        return {}
+    return {"skipped_files": sorted(skipped), "skipped_reasons": dict(sorted(skipped.items()))}
 
 
 def _snap_path(ws: Workspace, snapshot_id: str) -> Path:
@@ -98,15 +120,18 @@ def _snap_path(ws: Workspace, snapshot_id: str) -> Path:
 
 
 def list_snapshots(ws: Workspace) -> list[str]:
-    d = ws.state_dir / "snapshots"
-    if not d.is_dir():
+    try:
+        with open_dir(ws.path, f"{STATE_DIR}/snapshots") as dfd:
+            names = os.listdir(dfd)
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(p.stem for p in d.glob("*.json"))
+    except UnsafeFileError as e:
+        raise TestToolError("unsafe_workspace_file", str(e), path=str(e.path)) from None
+    return sorted(n[: -len(".json")] for n in names if n.endswith(".json") and not n.startswith("."))
 
 
 def save_snapshot(ws: Workspace, snapshot_id: str, data: dict[str, Any]) -> None:
-    p = _snap_path(ws, snapshot_id)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    _snap_path(ws, snapshot_id)  # validates the id
     ws.write_state(f"snapshots/{snapshot_id}", data)
 
 
@@ -125,10 +150,12 @@ def load_snapshot(ws: Workspace, snapshot_id: str) -> dict[str, Any]:
 
 
 def next_snapshot_id(ws: Workspace) -> str:
-    n = sum(1 for s in list_snapshots(ws) if s != "initial") + 1
+    taken = set(list_snapshots(ws))
+    n = sum(1 for s in taken if s != "initial") + 1
     while True:
         sid = f"snap_{ws.id}_{n:03d}"
-        if not _snap_path(ws, sid).exists():
+        _snap_path(ws, sid)
+        if sid not in taken:
             return sid
         n += 1
 

@@ -23,6 +23,7 @@ from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_di
 from autocue.loop.engine import EventLoop
 from autocue.loop.mock_backend import MockBackend, MockConfigError, parse_mock_responses
 from autocue.loop.paths import SCRATCHPAD
+from autocue.loop.safe_files import UnsafeFileError, lstat_in
 from autocue.testtools.assertions import evaluate
 from autocue.testtools.errors import TestToolError
 from autocue.testtools.inspect import inspect_records, load_records
@@ -31,6 +32,7 @@ from autocue.testtools.snapshots import (
     load_snapshot,
     next_snapshot_id,
     save_snapshot,
+    skipped_note,
     take_snapshot,
 )
 from autocue.testtools.workspace import SESSION_FILE, Workspace, WorkspaceStore
@@ -121,8 +123,11 @@ class TestTools:
         return out
 
     def test_cleanup(self, workspace_id: str, preserve_session: bool = False) -> dict[str, Any]:
-        preserved = self.store.remove(workspace_id, preserve_session=bool(preserve_session))
-        return {"deleted": True, "preserved_files": preserved}
+        preserved, warnings = self.store.remove(workspace_id, preserve_session=bool(preserve_session))
+        out: dict[str, Any] = {"deleted": True, "preserved_files": preserved}
+        if warnings:
+            out["warnings"] = warnings
+        return out
 
     # ------------------------------------------------------------------ mock / run
     def test_mock_backend(self, workspace_id: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
@@ -203,7 +208,7 @@ class TestTools:
                     f"backend {backend!r} needs a matching 'backend' section in the test_setup config "
                     f"(e.g. {{'backend': {{'type': '{backend}', ...}}}})",
                 )
-        if ws.session_file.exists() or ws.read_state("last_run") is not None:
+        if lstat_in(ws.path, SESSION_FILE) is not None or ws.read_state("last_run") is not None:
             warnings.append(
                 f"workspace {ws.id!r} is dirty: it holds a previous run; its session.jsonl is replaced "
                 "(files the previous run changed are kept)"
@@ -214,7 +219,10 @@ class TestTools:
                              backend=loop_backend, env=env_vars)
         except LoopConfigError as e:
             raise TestToolError("invalid_argument", str(e)) from None
-        result = await loop.run()
+        try:
+            result = await loop.run()
+        except UnsafeFileError as e:  # the agent of an earlier run planted a link where the loop writes
+            raise TestToolError("unsafe_workspace_file", str(e), path=str(e.path)) from None
         out = result.to_dict()
         out["stdout"] = _clip(result.stdout)
         out["stderr"] = _clip(result.stderr)
@@ -265,20 +273,19 @@ class TestTools:
         save_snapshot(ws, sid, {"files": files, "include": include_patterns, "exclude": exclude_patterns,
                                 "created_at": time.time()})
         out: dict[str, Any] = {"snapshot_id": sid, "files": files, "file_count": len(files), "total_bytes": total}
-        if skipped:
-            out["skipped_files"] = skipped
-        return out
+        return {**out, **skipped_note(skipped)}
 
     def test_diff(self, workspace_id: str, baseline: str, compare_to: str = "current") -> dict[str, Any]:
         ws = self.store.get(workspace_id)
         if not isinstance(baseline, str) or not baseline:
             raise TestToolError("invalid_argument", "baseline must be a snapshot id or 'initial'")
         base = load_snapshot(ws, baseline)
+        skipped: dict[str, str] = {}
         if compare_to in (None, "", "current"):
-            after, _, _ = take_snapshot(ws, base.get("include"), base.get("exclude"))
+            after, _, skipped = take_snapshot(ws, base.get("include"), base.get("exclude"))
         else:
             after = load_snapshot(ws, compare_to)["files"]
-        return diff_files(base["files"], after)
+        return {**diff_files(base["files"], after), **skipped_note(skipped)}
 
 
 __all__ = ["BACKENDS", "SESSION_FILE", "TestTools"]

@@ -63,7 +63,7 @@ from autocue.session.entries import (
     loads_line,
 )
 from autocue.session.errors import EntryNotFoundError, SessionFileError
-from autocue.session.messages import FAST_PARSERS, AgentMessage, agent_message_from_json
+from autocue.session.messages import AgentMessage, agent_message_from_json
 
 _List = builtins.list
 
@@ -360,7 +360,6 @@ def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, t
     append = entries.append
     loads = orjson.loads
     convert = agent_message_from_json
-    fast_parser = FAST_PARSERS.get
     new = object.__new__
     for i in range(start, last + 1):
         raw = lines[i]
@@ -386,18 +385,15 @@ def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, t
                 e.extra = None
                 e.line = i + 1
                 e._json = None
-                fast = fast_parser(role)
-                m: AgentMessage | None = fast(msg) if fast is not None else None
-                if m is None:
-                    try:
-                        m = convert(msg, strict=False)
-                    except Exception:  # malformed: parsed (and reported) on first access, as entry_from_json does
-                        e._message = None
-                        e._json = msg
-                        e._raw = d
-                        e._line = None
-                        append(e)
-                        continue
+                try:
+                    m: AgentMessage = convert(msg, strict=False)
+                except Exception:  # malformed: parsed (and reported) on first access, as entry_from_json does
+                    e._message = None
+                    e._json = msg
+                    e._raw = d
+                    e._line = None
+                    append(e)
+                    continue
                 e._message = m
                 e._raw = None
                 e._line = raw

@@ -18,20 +18,16 @@ Public surface:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.llm.types import (
     JSON,
     AssistantMessage,
-    Cost,
     ImageContent,
     Message,
     TextContent,
-    ToolCall,
     ToolResultMessage,
-    Usage,
     UserContent,
     UserMessage,
     content_from_json,
@@ -167,142 +163,6 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     return out
 
 
-# The fast paths below build the common message shapes with ``object.__new__`` and direct slot
-# stores (about a third cheaper than the dataclass ``__init__``s when a 100,000-entry session is
-# opened). They read required fields by subscript and give up (return None) on any surprise, so
-# the general parser handles (and reports) everything else with the very same result. They set
-# every slot of these classes; if a class ever gains a slot they do not know, they switch
-# themselves off.
-_new = object.__new__
-_FAST_SLOTS_OK = (
-    set(TextContent.__slots__) == {"text", "text_signature", "type"}
-    and set(ToolCall.__slots__) == {"id", "name", "arguments", "thought_signature", "type"}
-    and set(Cost.__slots__) == {"input", "output", "cache_read", "cache_write", "total"}
-    and set(Usage.__slots__) == {"input", "output", "cache_read", "cache_write", "total_tokens", "cost"}
-    and set(AssistantMessage.__slots__) == {"content", "api", "provider", "model", "usage", "stop_reason",
-                                            "error_message", "timestamp", "response_id", "error_status",
-                                            "retry_after", "role"}
-    and set(ToolResultMessage.__slots__) == {"tool_call_id", "tool_name", "content", "details", "is_error",
-                                             "timestamp", "role"}
-    and set(UserMessage.__slots__) == {"content", "timestamp", "role"}
-)
-_SURPRISES = (KeyError, TypeError, ValueError, AttributeError)
-
-
-def _fast_assistant(d: JSON) -> AssistantMessage | None:
-    """The common assistant shape (None: use the general parser)."""
-    try:
-        usage = d["usage"]
-        cost = usage["cost"]
-        co = _new(Cost)
-        co.input = cost["input"]
-        co.output = cost["output"]
-        co.cache_read = cost["cacheRead"]
-        co.cache_write = cost["cacheWrite"]
-        co.total = cost["total"]
-        u = _new(Usage)
-        u.input = usage["input"]
-        u.output = usage["output"]
-        u.cache_read = usage["cacheRead"]
-        u.cache_write = usage["cacheWrite"]
-        u.total_tokens = usage["totalTokens"]
-        u.cost = co
-        content: list[Any] = []
-        append = content.append
-        for b in d["content"]:
-            t = b["type"]
-            if t == "text" and len(b) == 2:
-                o = _new(TextContent)
-                o.text = b["text"]
-                o.text_signature = None
-                append(o)
-            elif t == "toolCall" and len(b) == 4:
-                c = _new(ToolCall)
-                c.id = b["id"]
-                c.name = b["name"]
-                c.arguments = b["arguments"] or {}
-                c.thought_signature = None
-                append(c)
-            else:
-                block = content_from_json(b)
-                if type(block) is ImageContent:
-                    return None
-                append(block)
-        m = _new(AssistantMessage)
-        m.content = content
-        m.api = d["api"]
-        m.provider = d["provider"]
-        m.model = d["model"]
-        m.usage = u
-        m.stop_reason = d["stopReason"]
-        m.timestamp = d["timestamp"]
-    except _SURPRISES:
-        return None
-    m.error_message = d.get("errorMessage")
-    m.response_id = d.get("responseId")
-    m.error_status = None
-    m.retry_after = None
-    return m
-
-
-def _fast_text_list(raw: Any) -> list[UserContent] | None:
-    """Plain ``{"type":"text","text":...}`` blocks (None: something else is there)."""
-    out: list[UserContent] = []
-    append = out.append
-    try:
-        for b in raw:
-            if b["type"] != "text" or len(b) != 2:
-                return None
-            o = _new(TextContent)
-            o.text = b["text"]
-            o.text_signature = None
-            append(o)
-    except _SURPRISES:
-        return None
-    return out
-
-
-def _fast_tool_result(d: JSON) -> ToolResultMessage | None:
-    try:
-        tcid = d["toolCallId"]
-        blocks = _fast_text_list(d["content"])
-        if blocks is None:
-            return None
-        ts = d["timestamp"]
-    except _SURPRISES:
-        return None
-    m = _new(ToolResultMessage)
-    m.tool_call_id = tcid
-    m.tool_name = d.get("toolName", "")
-    m.content = blocks
-    m.details = d.get("details")
-    m.is_error = bool(d.get("isError", False))
-    m.timestamp = ts
-    return m
-
-
-def _fast_user(d: JSON) -> UserMessage | None:
-    try:
-        c = d["content"]
-        blocks: str | list[UserContent] | None = c if type(c) is str else _fast_text_list(c)
-        if blocks is None:
-            return None
-        ts = d["timestamp"]
-    except _SURPRISES:
-        return None
-    m = _new(UserMessage)
-    m.content = blocks
-    m.timestamp = ts
-    return m
-
-
-FAST_PARSERS: dict[str, Callable[[JSON], Message | None]] = (
-    {"assistant": _fast_assistant, "toolResult": _fast_tool_result, "user": _fast_user} if _FAST_SLOTS_OK else {}
-)
-"""Role → parser of that role's common shape, returning None for anything else (then use
-``agent_message_from_json``); for loops over many messages that want to skip a call level."""
-
-
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
     """Parse an agent message of any role from its JSON form.
 
@@ -310,18 +170,6 @@ def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
     roles unless ``strict=False`` (then an unknown role gives an ``UnknownMessage``).
     """
     role = d.get("role")
-    # fast paths for the shapes every session file is full of; anything else takes the general parser
-    if _FAST_SLOTS_OK:
-        if role == "assistant":
-            m: Message | None = _fast_assistant(d)
-        elif role == "toolResult":
-            m = _fast_tool_result(d)
-        elif role == "user":
-            m = _fast_user(d)
-        else:
-            m = None
-        if m is not None:
-            return m
     if role == "user" or role == "assistant" or role == "toolResult":
         return message_from_json(d)
     try:

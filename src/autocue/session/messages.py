@@ -155,12 +155,84 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     if not isinstance(raw, list):
         raise ValueError(f"{where}: content must be a string or a list of text/image blocks")
     out: list[UserContent] = []
-    for b in raw:
+    for i, b in enumerate(raw):
+        check_block_json(b, f"{where}: content[{i}]")
         block = content_from_json(b)
         if not isinstance(block, (TextContent, ImageContent)):
             raise ValueError(f"{where}: content block of type {block.type!r} is not allowed here")
         out.append(block)
     return out
+
+
+# What each field of a stored message may hold (the JSON types pi writes). A file that holds
+# anything else is reported as malformed here, so a typed message never carries a wrong type.
+_STR = (str,)
+_OPT_STR = (str, type(None))
+_NUMBER = (int, float)
+_BLOCK_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "text": {"text": _STR, "textSignature": _OPT_STR},
+    "thinking": {"thinking": _STR, "thinkingSignature": _OPT_STR},
+    "image": {"data": _STR, "mimeType": _STR},
+    "toolCall": {"id": _STR, "name": _STR, "arguments": (dict, type(None)), "thoughtSignature": _OPT_STR},
+}
+_MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
+    "user": {"content": (str, list), "timestamp": _NUMBER},
+    "assistant": {"content": (list, type(None)), "api": _STR, "provider": _STR, "model": _STR,
+                  "usage": (dict, type(None)), "stopReason": _STR, "errorMessage": _OPT_STR,
+                  "timestamp": _NUMBER, "responseId": _OPT_STR},
+    "toolResult": {"toolCallId": _STR, "toolName": _STR, "content": (list, type(None)), "timestamp": _NUMBER},
+    "bashExecution": {"command": _STR, "output": _STR, "exitCode": (int, type(None)),
+                      "fullOutputPath": _OPT_STR, "timestamp": _NUMBER},
+    "custom": {"customType": _STR, "timestamp": _NUMBER},
+    "hookMessage": {"customType": _STR, "timestamp": _NUMBER},
+    "branchSummary": {"summary": _STR, "fromId": _STR, "timestamp": _NUMBER},
+    "compactionSummary": {"summary": _STR, "tokensBefore": _NUMBER, "timestamp": _NUMBER},
+}
+_USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+_COST_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "total")
+
+
+def _check_fields(d: JSON, fields: dict[str, tuple[type, ...]], where: str) -> None:
+    for key, allowed in fields.items():
+        if key in d:
+            v = d[key]
+            if not isinstance(v, allowed) or (type(v) is bool and bool not in allowed):
+                names = " or ".join(_TYPE_NAMES[t] for t in allowed)
+                raise ValueError(f"{where}: \"{key}\" must be {names}, got {type(v).__name__}")
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
+               type(None): "null"}
+
+
+def check_block_json(b: Any, where: str) -> None:
+    """Raise ``ValueError`` unless ``b`` is a content block object whose known fields have pi's types."""
+    if not isinstance(b, dict):
+        raise ValueError(f"{where}: a content block must be an object, got {type(b).__name__}")
+    fields = _BLOCK_FIELDS.get(b.get("type"))  # type: ignore[arg-type]
+    if fields is not None:
+        _check_fields(b, fields, f"{where} ({b['type']})")
+
+
+def check_message_json(d: JSON) -> None:
+    """Raise ``ValueError`` naming the field when a stored message holds a JSON type pi never
+    writes there (a string timestamp, a number as text, a block that is not an object, ...)."""
+    role = d.get("role")
+    fields = _MESSAGE_FIELDS.get(role) if isinstance(role, str) else None
+    if fields is None:
+        return
+    where = f"{role} message"
+    _check_fields(d, fields, where)
+    content = d.get("content")
+    if isinstance(content, list):
+        for i, b in enumerate(content):
+            check_block_json(b, f"{where}: content[{i}]")
+    usage = d.get("usage")
+    if isinstance(usage, dict):
+        _check_fields(usage, dict.fromkeys(_USAGE_FIELDS, _NUMBER), f"{where}: usage")
+        cost = usage.get("cost")
+        if isinstance(cost, dict):
+            _check_fields(cost, dict.fromkeys(_COST_FIELDS, _NUMBER), f"{where}: usage.cost")
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
@@ -170,6 +242,7 @@ def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
     roles unless ``strict=False`` (then an unknown role gives an ``UnknownMessage``).
     """
     role = d.get("role")
+    check_message_json(d)
     if role == "user" or role == "assistant" or role == "toolResult":
         return message_from_json(d)
     try:
@@ -256,6 +329,6 @@ __all__ = [
     "COMPACTION_SUMMARY_SUFFIX", "AgentMessage", "AssistantMessage", "BashExecutionMessage",
     "BranchSummaryMessage", "CompactionSummaryMessage", "CustomMessage", "SessionMessage",
     "ToolResultMessage", "UnknownMessage", "agent_message_from_json", "bash_execution_to_text",
-    "content_list_from_json",
+    "check_block_json", "check_message_json", "content_list_from_json",
     "convert_message", "convert_to_llm",
 ]

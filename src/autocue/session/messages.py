@@ -209,7 +209,8 @@ def check_block_json(b: Any, where: str) -> None:
     """Raise ``ValueError`` unless ``b`` is a content block object whose known fields have pi's types."""
     if not isinstance(b, dict):
         raise ValueError(f"{where}: a content block must be an object, got {type(b).__name__}")
-    fields = _BLOCK_FIELDS.get(b.get("type"))  # type: ignore[arg-type]
+    t = b.get("type")
+    fields = _BLOCK_FIELDS.get(t) if isinstance(t, str) else None
     if fields is not None:
         _check_fields(b, fields, f"{where} ({b['type']})")
 

@@ -12,13 +12,16 @@ Files:
 - lazy first write: nothing touches the disk (not even the directory) before the first
   assistant message; then everything buffered is written and each later append is written
   and flushed (one ``write`` per entry on an ``O_APPEND`` descriptor);
-- loading: a torn (unparsable) *last* line is skipped, reported in ``warnings`` as
-  ``file:line``, and cut off the file before the next write; a corrupt line anywhere else,
-  a missing or invalid header, or a parent cycle raises ``SessionFileError`` naming file and
-  line. v1/v2 files are migrated to v3 (and rewritten) like pi does.
+- loading: ``open`` of a missing path raises ``SessionFileNotFoundError`` (``create_at``
+  creates a session at a path, explicitly); a torn (unparsable) *last* line is skipped,
+  reported in ``warnings`` as ``file:line``, and cut off the file before the next write; a
+  corrupt line anywhere else, a missing or invalid header, a field of the wrong JSON type, a
+  duplicate id or a parent cycle raises ``SessionFileError`` naming file and line. v1/v2
+  files are migrated to v3 like pi does and rewritten, the original kept as ``<file>.bak``
+  (``.bak.1``, ... : never overwritten); nothing else writes to a file that is opened.
 
-Public surface: ``SessionManager`` (constructors ``create``, ``open``, ``in_memory``,
-``continue_recent``, ``fork_from``, ``list``), ``SessionContext``, ``SessionTreeNode``,
+Public surface: ``SessionManager`` (constructors ``create``, ``create_at``, ``open``,
+``in_memory``, ``continue_recent``, ``fork_from``, ``list``), ``SessionContext``, ``SessionTreeNode``,
 ``SessionInfo``, ``build_session_context(entries, leaf_id, by_id)``, ``default_session_dir``,
 ``autocue_dir``, ``session_dir_slug``, ``uuid7``.
 """

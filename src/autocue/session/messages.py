@@ -18,6 +18,7 @@ Public surface:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
@@ -164,76 +165,81 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     return out
 
 
-# What each field of a stored message may hold (the JSON types pi writes). A file that holds
-# anything else is reported as malformed here, so a typed message never carries a wrong type.
-_STR = (str,)
-_OPT_STR = (str, type(None))
-_NUMBER = (int, float)
-_BLOCK_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
-    "text": {"text": _STR, "textSignature": _OPT_STR},
-    "thinking": {"thinking": _STR, "thinkingSignature": _OPT_STR},
-    "image": {"data": _STR, "mimeType": _STR},
-    "toolCall": {"id": _STR, "name": _STR, "arguments": (dict, type(None)), "thoughtSignature": _OPT_STR},
+# What each field of a stored message may hold (the JSON types pi writes, as exact Python
+# types: ``True`` is not a number). A file that holds anything else is reported as malformed
+# here, so a typed message never carries a wrong type.
+_Fields = tuple[tuple[str, frozenset[Any]], ...]
+_STR = frozenset({str})
+_OPT_STR = frozenset({str, type(None)})
+_NUMBER = frozenset({int, float})
+_BLOCK_FIELDS: dict[str, _Fields] = {
+    "text": (("text", _STR), ("textSignature", _OPT_STR)),
+    "thinking": (("thinking", _STR), ("thinkingSignature", _OPT_STR)),
+    "image": (("data", _STR), ("mimeType", _STR)),
+    "toolCall": (("id", _STR), ("name", _STR), ("arguments", frozenset({dict, type(None)})),
+                 ("thoughtSignature", _OPT_STR)),
 }
-_MESSAGE_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
-    "user": {"content": (str, list), "timestamp": _NUMBER},
-    "assistant": {"content": (list, type(None)), "api": _STR, "provider": _STR, "model": _STR,
-                  "usage": (dict, type(None)), "stopReason": _STR, "errorMessage": _OPT_STR,
-                  "timestamp": _NUMBER, "responseId": _OPT_STR},
-    "toolResult": {"toolCallId": _STR, "toolName": _STR, "content": (list, type(None)), "timestamp": _NUMBER},
-    "bashExecution": {"command": _STR, "output": _STR, "exitCode": (int, type(None)),
-                      "fullOutputPath": _OPT_STR, "timestamp": _NUMBER},
-    "custom": {"customType": _STR, "timestamp": _NUMBER},
-    "hookMessage": {"customType": _STR, "timestamp": _NUMBER},
-    "branchSummary": {"summary": _STR, "fromId": _STR, "timestamp": _NUMBER},
-    "compactionSummary": {"summary": _STR, "tokensBefore": _NUMBER, "timestamp": _NUMBER},
+_MESSAGE_FIELDS: dict[str, _Fields] = {
+    "user": (("content", frozenset({str, list})), ("timestamp", _NUMBER)),
+    "assistant": (("content", frozenset({list, type(None)})), ("api", _STR), ("provider", _STR), ("model", _STR),
+                  ("usage", frozenset({dict, type(None)})), ("stopReason", _STR), ("errorMessage", _OPT_STR),
+                  ("timestamp", _NUMBER), ("responseId", _OPT_STR)),
+    "toolResult": (("toolCallId", _STR), ("toolName", _STR), ("content", frozenset({list, type(None)})),
+                   ("timestamp", _NUMBER)),
+    "bashExecution": (("command", _STR), ("output", _STR), ("exitCode", frozenset({int, type(None)})),
+                      ("fullOutputPath", _OPT_STR), ("timestamp", _NUMBER)),
+    "custom": (("customType", _STR), ("timestamp", _NUMBER)),
+    "hookMessage": (("customType", _STR), ("timestamp", _NUMBER)),
+    "branchSummary": (("summary", _STR), ("fromId", _STR), ("timestamp", _NUMBER)),
+    "compactionSummary": (("summary", _STR), ("tokensBefore", _NUMBER), ("timestamp", _NUMBER)),
 }
-_USAGE_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
-_COST_FIELDS = ("input", "output", "cacheRead", "cacheWrite", "total")
-
-
-def _check_fields(d: JSON, fields: dict[str, tuple[type, ...]], where: str) -> None:
-    for key, allowed in fields.items():
-        if key in d:
-            v = d[key]
-            if not isinstance(v, allowed) or (type(v) is bool and bool not in allowed):
-                names = " or ".join(_TYPE_NAMES[t] for t in allowed)
-                raise ValueError(f"{where}: \"{key}\" must be {names}, got {type(v).__name__}")
-
-
+_USAGE_FIELDS: _Fields = tuple((k, _NUMBER) for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"))
+_COST_FIELDS: _Fields = tuple((k, _NUMBER) for k in ("input", "output", "cacheRead", "cacheWrite", "total"))
+_ABSENT = object()
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
                type(None): "null"}
+_TYPE_ORDER = [str, int, float, list, dict, type(None)]
 
 
-def check_block_json(b: Any, where: str) -> None:
+def _check_fields(d: JSON, fields: _Fields, where: str | Callable[[], str]) -> None:
+    get = d.get
+    for key, allowed in fields:
+        v = get(key, _ABSENT)
+        if type(v) not in allowed and v is not _ABSENT:
+            names = " or ".join(_TYPE_NAMES[t] for t in _TYPE_ORDER if t in allowed)
+            place = where if isinstance(where, str) else where()
+            raise ValueError(f"{place}: \"{key}\" must be {names}, got {type(v).__name__}")
+
+
+def check_block_json(b: Any, where: str | Callable[[], str]) -> None:
     """Raise ``ValueError`` unless ``b`` is a content block object whose known fields have pi's types."""
-    if not isinstance(b, dict):
-        raise ValueError(f"{where}: a content block must be an object, got {type(b).__name__}")
+    if type(b) is not dict:
+        place = where if isinstance(where, str) else where()
+        raise ValueError(f"{place}: a content block must be an object, got {type(b).__name__}")
     t = b.get("type")
-    fields = _BLOCK_FIELDS.get(t) if isinstance(t, str) else None
+    fields = _BLOCK_FIELDS.get(t) if type(t) is str else None
     if fields is not None:
-        _check_fields(b, fields, f"{where} ({b['type']})")
+        _check_fields(b, fields, lambda: f"{where if isinstance(where, str) else where()} ({t})")
 
 
 def check_message_json(d: JSON) -> None:
     """Raise ``ValueError`` naming the field when a stored message holds a JSON type pi never
     writes there (a string timestamp, a number as text, a block that is not an object, ...)."""
     role = d.get("role")
-    fields = _MESSAGE_FIELDS.get(role) if isinstance(role, str) else None
+    fields = _MESSAGE_FIELDS.get(role) if type(role) is str else None
     if fields is None:
         return
-    where = f"{role} message"
-    _check_fields(d, fields, where)
+    _check_fields(d, fields, lambda: f"{role} message")
     content = d.get("content")
-    if isinstance(content, list):
+    if type(content) is list:
         for i, b in enumerate(content):
-            check_block_json(b, f"{where}: content[{i}]")
+            check_block_json(b, lambda i=i: f"{role} message: content[{i}]")  # type: ignore[misc]
     usage = d.get("usage")
-    if isinstance(usage, dict):
-        _check_fields(usage, dict.fromkeys(_USAGE_FIELDS, _NUMBER), f"{where}: usage")
+    if type(usage) is dict:
+        _check_fields(usage, _USAGE_FIELDS, lambda: f"{role} message: usage")
         cost = usage.get("cost")
-        if isinstance(cost, dict):
-            _check_fields(cost, dict.fromkeys(_COST_FIELDS, _NUMBER), f"{where}: usage.cost")
+        if type(cost) is dict:
+            _check_fields(cost, _COST_FIELDS, lambda: f"{role} message: usage.cost")
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:

@@ -56,7 +56,7 @@ def bench_append(dirname: str) -> None:
 
 
 def write_file(path: Path, n: int, compact_every: int | None) -> None:
-    sm = SessionManager.open(path)
+    sm = SessionManager.create_at(path, path.parent)
     sm.append_model_change("anthropic", "claude-sonnet-4-5")
     sm.append_thinking_level_change("off")
     i = 0

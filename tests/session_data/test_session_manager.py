@@ -11,7 +11,7 @@ import pytest
 
 from autocue.llm import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
 from autocue.session.entries import CompactionEntry, LabelEntry, MessageEntry
-from autocue.session.errors import EntryNotFoundError, SessionFileError
+from autocue.session.errors import EntryNotFoundError, SessionFileError, SessionFileNotFoundError
 from autocue.session.manager import (
     SessionManager,
     build_session_context,
@@ -223,10 +223,10 @@ def test_missing_or_invalid_header_raises(tmp_path: Path, first: bytes) -> None:
         SessionManager.open(p)
 
 
-def test_missing_or_empty_file_starts_a_new_session_there(tmp_path: Path) -> None:
+def test_create_at_starts_a_new_session_in_that_file_and_an_empty_file_opens_as_new(tmp_path: Path) -> None:
     p = tmp_path / "new.jsonl"
-    sm = SessionManager.open(p)
-    assert sm.get_session_file() == str(p) and sm.get_entries() == []
+    sm = SessionManager.create_at(p, "/w")
+    assert sm.get_session_file() == str(p) and sm.get_entries() == [] and sm.get_cwd() == "/w"
     sm.append_message(UserMessage("x"))
     assert not p.exists()
     sm.append_message(_assistant())
@@ -381,11 +381,9 @@ def test_parent_cycle_is_reported_not_looped(tmp_path: Path) -> None:
         b'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
         b'{"type":"custom","customType":"a","id":"aaaaaaaa","parentId":"bbbbbbbb","timestamp":"t"}\n'
         b'{"type":"custom","customType":"b","id":"bbbbbbbb","parentId":"aaaaaaaa","timestamp":"t"}\n')
-    sm = SessionManager.open(p)
-    with pytest.raises(SessionFileError, match="parentId cycle"):
-        sm.build_session_context()
-    with pytest.raises(SessionFileError, match="parentId cycle"):
-        sm.get_branch()
+    with pytest.raises(SessionFileError, match=r"cycle\.jsonl:2: parentId cycle: entry aaaaaaaa is its own ancestor "
+                       r"\(aaaaaaaa → bbbbbbbb → aaaaaaaa\)"):
+        SessionManager.open(p)
 
 
 def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
@@ -394,9 +392,8 @@ def test_duplicate_ids_are_reported(tmp_path: Path) -> None:
         b'{"type":"session","version":3,"id":"x","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
         b'{"type":"custom","customType":"a","id":"aaaaaaaa","parentId":null,"timestamp":"t"}\n'
         b'{"type":"custom","customType":"b","id":"aaaaaaaa","parentId":null,"timestamp":"t"}\n')
-    sm = SessionManager.open(p)
-    assert sm.warnings == [f"{p}: entry id aaaaaaaa appears twice; the later entry wins"]
-    assert sm.get_entry("aaaaaaaa").custom_type == "b"  # type: ignore[union-attr]
+    with pytest.raises(SessionFileError, match=r"dup\.jsonl:3: entry id aaaaaaaa appears twice \(first on line 2\)"):
+        SessionManager.open(p)
 
 
 def test_set_session_file_switches_sessions(tmp_path: Path) -> None:
@@ -410,8 +407,9 @@ def test_set_session_file_switches_sessions(tmp_path: Path) -> None:
     sm.set_session_file(a.get_session_file() or "")
     assert sm.get_session_id() == a.get_session_id()
     assert [m.text for m in sm.build_session_context().messages] == ["in a", "ok"]  # type: ignore[union-attr]
-    sm.set_session_file(tmp_path / "fresh.jsonl")
-    assert sm.get_entries() == [] and sm.get_session_file() == str(tmp_path / "fresh.jsonl")
+    with pytest.raises(SessionFileNotFoundError, match=r"fresh\.jsonl: no such session file"):
+        sm.set_session_file(tmp_path / "fresh.jsonl")
+    assert sm.get_session_file() == a.get_session_file() and not (tmp_path / "fresh.jsonl").exists()
 
 
 def test_undecodable_tool_output_is_written_as_escapes(tmp_path: Path) -> None:

@@ -139,19 +139,23 @@ def _load_playbook(path: str) -> list[Any]:
 
 
 def _session_manager(args: Any, cwd: str) -> Any:
-    from autocue.session.errors import SessionFileError
+    from autocue.session.errors import SessionFileError, SessionFileNotFoundError
     from autocue.session.manager import SessionManager
 
     try:
         if args.no_session:
             return SessionManager.in_memory(cwd)
         if args.session:
-            return SessionManager.open(args.session)
+            try:
+                return SessionManager.open(args.session)
+            except SessionFileNotFoundError:  # --session means "use or create": create it, explicitly
+                return SessionManager.create_at(args.session, cwd)
         if args.continue_:
             return SessionManager.continue_recent(cwd)
         return SessionManager.create(cwd)
     except SessionFileError as e:
-        raise CliError(str(e)) from None
+        flag = "--session" if args.session else "--continue" if args.continue_ else None
+        raise CliError(f"{flag}: {e.one_line()}" if flag else e.one_line()) from None
 
 
 async def _amain(args: Any) -> int:

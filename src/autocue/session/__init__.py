@@ -41,7 +41,13 @@ from autocue.session.entries import (
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
 )
-from autocue.session.errors import CompactionError, EntryNotFoundError, SessionError, SessionFileError
+from autocue.session.errors import (
+    CompactionError,
+    EntryNotFoundError,
+    SessionError,
+    SessionFileError,
+    SessionFileNotFoundError,
+)
 from autocue.session.events import (
     AgentSessionEvent,
     AutoCompactionEndEvent,
@@ -71,7 +77,8 @@ __all__ = [
     "CompactionResult", "CompactionSettings", "CompactionSummaryMessage", "CreateAgentSessionResult", "CustomEntry",
     "CustomMessage", "CustomMessageEntry", "EntryNotFoundError", "ExtensionErrorEvent", "LabelEntry",
     "MessageEntry", "ModelChangeEntry", "PromptTemplate", "Resources", "RetrySettings", "SessionBusyError",
-    "SessionContext", "SessionDisposedError", "SessionEntry", "SessionError", "SessionFileError", "SessionHeader",
+    "SessionContext", "SessionDisposedError", "SessionEntry", "SessionError", "SessionFileError",
+    "SessionFileNotFoundError", "SessionHeader",
     "SessionInfoEntry", "SessionListener", "SessionManager", "SessionTreeNode", "Settings", "SettingsError",
     "Skill", "ThinkingLevelChangeEntry", "ToolInfo", "agent_message_from_json", "compact", "convert_message",
     "convert_to_llm", "create_agent_session", "get_context_tokens", "is_context_overflow", "is_retryable_error",

@@ -81,7 +81,10 @@ def dumps_line(d: Any) -> bytes:
     try:
         return orjson.dumps(d) + b"\n"
     except orjson.JSONEncodeError:
-        text = json.dumps(d, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+        try:
+            text = json.dumps(d, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply to write") from None
         return text.encode("utf-8", "backslashreplace") + b"\n"
 
 
@@ -94,7 +97,19 @@ def loads_line(raw: bytes) -> Any:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return json.loads(raw)
+        try:
+            return json.loads(raw)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply") from None
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as it is written in the file, cut to 40 characters (for error messages)."""
+    try:
+        text = orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _content_json(c: str | list[UserContent]) -> Any:
@@ -153,6 +168,14 @@ def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
         raise ValueError(f"expected a session header ({{\"type\":\"session\",...}}), got type {d.get('type')!r}")
     if not isinstance(d.get("id"), str):
         raise ValueError("session header has no string \"id\"")
+    version = d.get("version")
+    if "version" in d and (type(version) is not int or version < 1):  # absent: a v1 file, like pi
+        raise ValueError(f"session header \"version\" must be a JSON integer (1, 2 or 3), got {_shown(version)}")
+    for key in ("timestamp", "cwd"):
+        if key in d and not isinstance(d[key], str):
+            raise ValueError(f"session header \"{key}\" must be a string, got {_shown(d[key])}")
+    if d.get("parentSession") is not None and not isinstance(d["parentSession"], str):
+        raise ValueError(f"session header \"parentSession\" must be a string, got {_shown(d['parentSession'])}")
     return SessionHeader(
         d["id"],
         d.get("timestamp", ""),
@@ -265,13 +288,13 @@ class MessageEntry:
         return m
 
     def provider_model(self) -> tuple[str, str]:
-        """``(provider, model)`` of an assistant message, without parsing it."""
+        """``(provider, model)`` of an assistant message, without parsing it (``""`` for a non-string)."""
         m = self._message
         if m is not None:
             return (getattr(m, "provider", ""), getattr(m, "model", ""))
-        j = self._json
-        assert j is not None
-        return (j.get("provider", ""), j.get("model", ""))
+        j = self.message_json
+        p, model = j.get("provider", ""), j.get("model", "")
+        return (p if isinstance(p, str) else "", model if isinstance(model, str) else "")
 
     @property
     def message_json(self) -> JSON:
@@ -582,39 +605,79 @@ def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) 
     if pid is not None and not isinstance(pid, str):
         raise ValueError(f"entry {eid}: \"parentId\" must be a string or null")
     ts = d.get("timestamp", "")
+    if not isinstance(ts, str):
+        raise ValueError(f"entry {eid}: \"timestamp\" must be a string, got {_shown(ts)}")
     raw = d if keep_raw else None
-    try:
-        if t == "message":
-            msg = d["message"]
-            if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
-                raise ValueError(f"entry {eid}: \"message\" must be an object with a \"role\"")
-            extra = None if d.keys() <= _MESSAGE_KEYS else _extra(d, _MESSAGE_KEYS)
-            return MessageEntry(eid, pid, ts, message_json=msg, extra=extra, raw=raw, line=line)
-        known = _KNOWN.get(t) if isinstance(t, str) else None
-        if known is None:
-            return UnknownEntry(eid, pid, ts, str(t), d)
-        extra = _extra(d, known)
-        if t == "thinking_level_change":
-            return ThinkingLevelChangeEntry(eid, pid, ts, d["thinkingLevel"], extra, raw)
-        if t == "model_change":
-            return ModelChangeEntry(eid, pid, ts, d["provider"], d["modelId"], extra, raw)
-        if t == "compaction":
-            return CompactionEntry(eid, pid, ts, d["summary"], d["firstKeptEntryId"], d.get("tokensBefore", 0),
-                                   d.get("details"), d.get("fromHook"), extra, raw)
-        if t == "branch_summary":
-            return BranchSummaryEntry(eid, pid, ts, d["fromId"], d["summary"], d.get("details"), d.get("fromHook"),
-                                      extra, raw)
-        if t == "custom":
-            return CustomEntry(eid, pid, ts, d["customType"], d.get("data"), extra, raw)
-        if t == "custom_message":
-            content = content_list_from_json(d.get("content", ""), f"custom_message entry {eid}")
-            return CustomMessageEntry(eid, pid, ts, d["customType"], content, bool(d.get("display", True)),
-                                      d.get("details"), extra, raw)
-        if t == "label":
-            return LabelEntry(eid, pid, ts, d["targetId"], d.get("label"), extra, raw)
-        return SessionInfoEntry(eid, pid, ts, d.get("name"), extra, raw)
-    except KeyError as e:
-        raise ValueError(f"{t} entry {eid} is missing field {e.args[0]!r}") from None
+    if t == "message":
+        msg = d.get("message")
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise ValueError(f"entry {eid}: \"message\" must be an object with a \"role\"")
+        extra = None if d.keys() <= _MESSAGE_KEYS else _extra(d, _MESSAGE_KEYS)
+        return MessageEntry(eid, pid, ts, message_json=msg, extra=extra, raw=raw, line=line)
+    known = _KNOWN.get(t) if isinstance(t, str) else None
+    if known is None:
+        return UnknownEntry(eid, pid, ts, str(t), d)
+    f = _Fields(d, f"{t} entry {eid}")
+    extra = _extra(d, known)
+    if t == "thinking_level_change":
+        return ThinkingLevelChangeEntry(eid, pid, ts, f.text("thinkingLevel"), extra, raw)
+    if t == "model_change":
+        return ModelChangeEntry(eid, pid, ts, f.text("provider"), f.text("modelId"), extra, raw)
+    if t == "compaction":
+        return CompactionEntry(eid, pid, ts, f.text("summary"), f.text("firstKeptEntryId"), f.number("tokensBefore"),
+                               d.get("details"), f.opt_bool("fromHook"), extra, raw)
+    if t == "branch_summary":
+        return BranchSummaryEntry(eid, pid, ts, f.text("fromId"), f.text("summary"), d.get("details"),
+                                  f.opt_bool("fromHook"), extra, raw)
+    if t == "custom":
+        return CustomEntry(eid, pid, ts, f.text("customType"), d.get("data"), extra, raw)
+    if t == "custom_message":
+        custom_type = f.text("customType")
+        content = content_list_from_json(d.get("content", ""), f"custom_message entry {eid}")
+        return CustomMessageEntry(eid, pid, ts, custom_type, content, bool(d.get("display", True)),
+                                  d.get("details"), extra, raw)
+    if t == "label":
+        return LabelEntry(eid, pid, ts, f.text("targetId"), f.opt_text("label"), extra, raw)
+    return SessionInfoEntry(eid, pid, ts, f.opt_text("name"), extra, raw)
+
+
+class _Fields:
+    """Typed reads of an entry's fields, raising ``ValueError`` that names the entry and the field."""
+
+    __slots__ = ("d", "where")
+
+    def __init__(self, d: JSON, where: str) -> None:
+        self.d = d
+        self.where = where
+
+    def _wrong(self, key: str, expected: str) -> ValueError:
+        return ValueError(f"{self.where}: \"{key}\" must be {expected}, got {_shown(self.d[key])}")
+
+    def text(self, key: str) -> str:
+        if key not in self.d:
+            raise ValueError(f"{self.where} is missing field {key!r}")
+        v = self.d[key]
+        if not isinstance(v, str):
+            raise self._wrong(key, "a string")
+        return v
+
+    def opt_text(self, key: str) -> str | None:
+        v = self.d.get(key)
+        if v is not None and not isinstance(v, str):
+            raise self._wrong(key, "a string or null")
+        return v
+
+    def opt_bool(self, key: str) -> bool | None:
+        v = self.d.get(key)
+        if v is not None and not isinstance(v, bool):
+            raise self._wrong(key, "true, false or null")
+        return v
+
+    def number(self, key: str) -> int:
+        v = self.d.get(key, 0)
+        if type(v) is not int and type(v) is not float:
+            raise self._wrong(key, "a number")
+        return v  # type: ignore[return-value]
 
 
 def message_of(entry: SessionEntry) -> AgentMessage | None:

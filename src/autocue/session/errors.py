@@ -2,7 +2,10 @@
 
 - ``SessionError``: base class.
 - ``SessionFileError``: a session file cannot be loaded (missing/invalid header, a corrupt
-  line before the last one, an entry with the wrong shape). It names the file and the line.
+  line before the last one, an entry with the wrong shape, a duplicate id, a ``parentId``
+  cycle). It names the file and the line.
+- ``SessionFileNotFoundError``: ``SessionManager.open`` of a path that does not exist (also a
+  ``FileNotFoundError``); creating a session there is explicit (``SessionManager.create_at``).
 - ``EntryNotFoundError``: an entry id that is not in the session (``branch``, labels, ...).
 - ``CompactionError``: compaction could not run (nothing to compact, summarization failed).
 """
@@ -28,6 +31,20 @@ class SessionFileError(SessionError):
             text += f"\n  {hint}"
         super().__init__(text)
 
+    def one_line(self) -> str:
+        """The error on one line (for a command-line tool): ``file:line: problem; hint``."""
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.problem}" + (f"; {self.hint[0].lower()}{self.hint[1:]}" if self.hint else "")
+
+
+class SessionFileNotFoundError(SessionFileError, FileNotFoundError):
+    """``SessionManager.open`` of a path that does not exist: nothing is created (use ``create_at``)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, None, "no such session file",
+                         "Check the path; to start a new session there, create it explicitly "
+                         "(SessionManager.create_at).")
+
 
 class EntryNotFoundError(SessionError, LookupError):
     """An entry id that the session does not contain."""
@@ -44,4 +61,4 @@ class CompactionError(SessionError):
     """Compaction failed: nothing to compact, already compacted, or the summary call failed."""
 
 
-__all__ = ["CompactionError", "EntryNotFoundError", "SessionError", "SessionFileError"]
+__all__ = ["CompactionError", "EntryNotFoundError", "SessionError", "SessionFileError", "SessionFileNotFoundError"]

@@ -12,13 +12,16 @@ Files:
 - lazy first write: nothing touches the disk (not even the directory) before the first
   assistant message; then everything buffered is written and each later append is written
   and flushed (one ``write`` per entry on an ``O_APPEND`` descriptor);
-- loading: a torn (unparsable) *last* line is skipped, reported in ``warnings`` as
-  ``file:line``, and cut off the file before the next write; a corrupt line anywhere else,
-  a missing or invalid header, or a parent cycle raises ``SessionFileError`` naming file and
-  line. v1/v2 files are migrated to v3 (and rewritten) like pi does.
+- loading: ``open`` of a missing path raises ``SessionFileNotFoundError`` (``create_at``
+  creates a session at a path, explicitly); a torn (unparsable) *last* line is skipped,
+  reported in ``warnings`` as ``file:line``, and cut off the file before the next write; a
+  corrupt line anywhere else, a missing or invalid header, a field of the wrong JSON type, a
+  duplicate id or a parent cycle raises ``SessionFileError`` naming file and line. v1/v2
+  files are migrated to v3 like pi does and rewritten, the original kept as ``<file>.bak``
+  (``.bak.1``, ... : never overwritten); nothing else writes to a file that is opened.
 
-Public surface: ``SessionManager`` (constructors ``create``, ``open``, ``in_memory``,
-``continue_recent``, ``fork_from``, ``list``), ``SessionContext``, ``SessionTreeNode``,
+Public surface: ``SessionManager`` (constructors ``create``, ``create_at``, ``open``,
+``in_memory``, ``continue_recent``, ``fork_from``, ``list``), ``SessionContext``, ``SessionTreeNode``,
 ``SessionInfo``, ``build_session_context(entries, leaf_id, by_id)``, ``default_session_dir``,
 ``autocue_dir``, ``session_dir_slug``, ``uuid7``.
 """
@@ -62,8 +65,9 @@ from autocue.session.entries import (
     iso_now,
     loads_line,
 )
-from autocue.session.errors import EntryNotFoundError, SessionFileError
-from autocue.session.messages import FAST_PARSERS, AgentMessage, agent_message_from_json
+from autocue.session.errors import EntryNotFoundError, SessionFileError, SessionFileNotFoundError
+from autocue.session.integrity import check_tree, keep_backup, replace_file
+from autocue.session.messages import AgentMessage, agent_message_from_json
 
 _List = builtins.list
 
@@ -276,17 +280,36 @@ class _Loaded:
     warnings: _List[str]
     truncate_at: int | None
     needs_newline: bool
-    migrated: bool
+    migrated_from: int | None
+    """The version a v1/v2 file was migrated from (the file must then be rewritten), else None."""
+    original: bytes | None = None
+    """The file's bytes when it was migrated (kept as a backup before the rewrite)."""
+
+
+_HEADER_HINT = 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.'
+
+
+def _read_file(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SessionFileNotFoundError(path) from None
+    except IsADirectoryError:
+        raise SessionFileError(path, None, "is a directory, not a session file") from None
+    except OSError as e:
+        raise SessionFileError(path, None, f"cannot read the file ({e.strerror or e})") from None
 
 
 def _load_file(path: str) -> _Loaded:
-    data = Path(path).read_bytes()
+    """Read and check a whole session file. Raises ``SessionFileError`` (with the line) for
+    anything malformed except a torn last line, which is reported in ``warnings``."""
+    data = _read_file(path)
     lines = data.split(b"\n")
     last = len(lines) - 1
     while last >= 0 and not lines[last].strip():
         last -= 1
     if last < 0:
-        return _Loaded(None, [], [], 0 if data else None, False, False)
+        return _Loaded(None, [], [], 0 if data else None, False, None)
     torn: _List[Any] = []  # [warning, truncate_at] once the last line turned out torn
     with _no_gc():
         h = 0
@@ -297,14 +320,16 @@ def _load_file(path: str) -> _Loaded:
             raise SessionFileError(path, 1, "no session header: the only line is torn")
         first_line = h + 1
         if not isinstance(first, dict) or first.get("type") != "session" or not isinstance(first.get("id"), str):
-            raise SessionFileError(
-                path, first_line, "missing or invalid session header",
-                'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.',
-            )
+            raise SessionFileError(path, first_line, "missing or invalid session header", _HEADER_HINT)
+        try:
+            header = header_from_json(first)
+        except ValueError as e:
+            raise SessionFileError(path, first_line, str(e), _HEADER_HINT) from None
         warnings: _List[str] = []
-        version = first.get("version")
-        migrated = False
-        if not isinstance(version, int) or version < CURRENT_SESSION_VERSION:
+        version = header.version if header.version is not None else 1  # no version: a v1 file, like pi
+        migrated_from: int | None = None
+        line_nos: _List[int] = []
+        if version < CURRENT_SESSION_VERSION:
             dicts: _List[Any] = [first]
             line_nos = [first_line]
             for i in range(h + 1, last + 1):
@@ -312,22 +337,24 @@ def _load_file(path: str) -> _Loaded:
                 if d is not None:
                     dicts.append(d)
                     line_nos.append(i + 1)
-            _migrate(dicts, path)
-            migrated = True
+            _migrate(dicts, version)
+            migrated_from = version
             header = header_from_json(first)
             entries = _entries_from_dicts(path, dicts, line_nos)
+            del line_nos[0]
         else:
             if version > CURRENT_SESSION_VERSION:
                 warnings.append(f"{path}:{first_line}: session version {version} is newer than "
                                 f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
-            header = header_from_json(first)
-            entries = _entries_from_lines(path, lines, h + 1, last, torn)
+            entries = _entries_from_lines(path, lines, h + 1, last, torn, line_nos)
+        check_tree(path, entries, line_nos)
     truncate_at: int | None = None
     if torn:
         warnings.append(torn[0])
         truncate_at = torn[1]
     needs_newline = truncate_at is None and not data.endswith(b"\n")
-    return _Loaded(header, entries, warnings, truncate_at, needs_newline, migrated)
+    return _Loaded(header, entries, warnings, truncate_at, needs_newline, migrated_from,
+                   data if migrated_from is not None else None)
 
 
 def _loads_or_report(path: str, lines: _List[bytes], i: int, last: int, torn: _List[Any]) -> Any:
@@ -352,15 +379,17 @@ def _loads_or_report(path: str, lines: _List[bytes], i: int, last: int, torn: _L
         ) from None
 
 
-def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, torn: _List[Any]) -> _List[SessionEntry]:
-    """Entries of ``lines[start:last + 1]`` (a v3 file). Every line is decoded (that is the
-    validation), but a plain message entry keeps only its line's bytes, its ids and its typed
+def _entries_from_lines(
+    path: str, lines: _List[bytes], start: int, last: int, torn: _List[Any], line_nos: _List[int]
+) -> _List[SessionEntry]:
+    """Entries of ``lines[start:last + 1]`` (a v3 file); their line numbers go to ``line_nos``.
+    Every line is decoded and checked, but a plain message entry keeps only its line's bytes, its ids and its typed
     message: no decoded dict stays alive, so the cyclic GC has far fewer objects to scan."""
     entries: _List[SessionEntry] = []
     append = entries.append
+    add_line = line_nos.append
     loads = orjson.loads
     convert = agent_message_from_json
-    fast_parser = FAST_PARSERS.get
     new = object.__new__
     for i in range(start, last + 1):
         raw = lines[i]
@@ -386,18 +415,16 @@ def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, t
                 e.extra = None
                 e.line = i + 1
                 e._json = None
-                fast = fast_parser(role)
-                m: AgentMessage | None = fast(msg) if fast is not None else None
-                if m is None:
-                    try:
-                        m = convert(msg, strict=False)
-                    except Exception:  # malformed: parsed (and reported) on first access, as entry_from_json does
-                        e._message = None
-                        e._json = msg
-                        e._raw = d
-                        e._line = None
-                        append(e)
-                        continue
+                add_line(i + 1)
+                try:
+                    m: AgentMessage = convert(msg, strict=False)
+                except ValueError:  # malformed: reported on first access (only an error if the context needs it)
+                    e._message = None
+                    e._json = msg
+                    e._raw = d
+                    e._line = None
+                    append(e)
+                    continue
                 e._message = m
                 e._raw = None
                 e._line = raw
@@ -412,6 +439,7 @@ def _entries_from_lines(path: str, lines: _List[bytes], start: int, last: int, t
         if isinstance(entry, SessionHeader):
             raise SessionFileError(path, i + 1, "a second session header inside the file")
         append(entry)
+        add_line(i + 1)
     return entries
 
 
@@ -443,10 +471,9 @@ def _entries_from_dicts(path: str, dicts: _List[Any], line_nos: _List[int] | Non
 
 
 
-def _migrate(dicts: _List[Any], path: str) -> None:
+def _migrate(dicts: _List[Any], version: int) -> None:
     """pi's v1 → v2 (ids, parentIds, firstKeptEntryIndex → Id) and v2 → v3 (hookMessage → custom)."""
     header = dicts[0]
-    version = header.get("version") if isinstance(header.get("version"), int) else 1
     if version < 2:
         taken: dict[str, Any] = {}
         prev: str | None = None
@@ -459,7 +486,8 @@ def _migrate(dicts: _List[Any], path: str) -> None:
             d["parentId"] = prev
             prev = eid
         for d in dicts[1:]:
-            if isinstance(d, dict) and d.get("type") == "compaction" and isinstance(d.get("firstKeptEntryIndex"), int):
+            if (isinstance(d, dict) and d.get("type") == "compaction"
+                    and type(d.get("firstKeptEntryIndex")) is int):
                 idx = d.pop("firstKeptEntryIndex")
                 if 0 < idx < len(dicts) and isinstance(dicts[idx], dict):
                     d["firstKeptEntryId"] = dicts[idx]["id"]
@@ -543,18 +571,31 @@ class SessionManager:
 
     @staticmethod
     def open(path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> SessionManager:
-        """Load a session file (a missing or empty file starts a new session at that path)."""
+        """Load an existing session file (an empty one starts a new session in it).
+
+        Raises ``SessionFileNotFoundError`` (a ``FileNotFoundError``) when ``path`` does not
+        exist: nothing is created (``create_at`` does that), and ``SessionFileError`` naming
+        the line for a malformed file. A v1/v2 file is migrated and rewritten, its original
+        kept as ``<path>.bak`` (``.bak.1``, ... when that exists).
+        """
         p = os.path.abspath(os.fspath(path))
-        cwd = os.getcwd()
-        if os.path.exists(p):
-            with builtins.open(p, "rb") as f:
-                first = f.readline()
-            with contextlib.suppress(orjson.JSONDecodeError):
-                h = orjson.loads(first) if first.strip() else None
-                if isinstance(h, dict) and isinstance(h.get("cwd"), str):
-                    cwd = h["cwd"]
         d = os.fspath(session_dir) if session_dir is not None else os.path.dirname(p)
-        return SessionManager(cwd, d, p, True)
+        sm = SessionManager(os.getcwd(), d, p, True)
+        sm._cwd = sm._header.cwd or sm._cwd  # the cwd the session was recorded in
+        return sm
+
+    @staticmethod
+    def create_at(path: str | os.PathLike[str], cwd: str | os.PathLike[str] = ".") -> SessionManager:
+        """A new persisted session for ``cwd`` whose file is exactly ``path`` (written, like every
+        session, with the first assistant message). Raises ``SessionFileError`` if ``path``
+        already exists and is not empty: an existing file is opened (``open``), never replaced."""
+        p = os.path.abspath(os.fspath(path))
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.isdir(p) or os.path.getsize(p) > 0:
+                raise SessionFileError(p, None, "already exists; open it (SessionManager.open) instead of creating it")
+        sm = SessionManager(os.path.abspath(os.fspath(cwd)), os.path.dirname(p), None, True)
+        sm._session_file = p
+        return sm
 
     @staticmethod
     def in_memory(cwd: str | os.PathLike[str] = ".") -> SessionManager:
@@ -621,15 +662,15 @@ class SessionManager:
         return self._session_file
 
     def set_session_file(self, path: str | os.PathLike[str]) -> None:
-        """Switch to another session file (resume): load it, or start a new session at that path
-        when it is missing or empty. Raises ``SessionFileError`` for an unreadable file."""
+        """Switch to another existing session file (resume); an empty file starts a new session
+        in it. Raises ``SessionFileNotFoundError`` for a missing path, ``SessionFileError`` for
+        a malformed file (this manager is then unchanged)."""
         path = os.path.abspath(os.fspath(path))
-        loaded = _load_file(path) if os.path.exists(path) else None
-        if loaded is None or loaded.header is None:
+        loaded = _load_file(path)
+        if loaded.header is None:
             self.new_session()
             self._session_file = path
-            if loaded is not None:
-                self._truncate_at = loaded.truncate_at  # an empty or blank file: rewrite it from the start
+            self._truncate_at = loaded.truncate_at  # an empty or blank file: rewrite it from the start
             return
         self.close()
         self.warnings.extend(loaded.warnings)
@@ -640,19 +681,17 @@ class SessionManager:
         self._needs_newline = loaded.needs_newline
         self._build_index()
         self._written = len(self._entries)
-        if loaded.migrated and self._persist:
+        if loaded.migrated_from is not None and self._persist:
+            assert loaded.original is not None
+            backup = keep_backup(path, loaded.original)
             self._rewrite_file()
+            self.warnings.append(f"{path}: migrated from session version {loaded.migrated_from} to "
+                                 f"{CURRENT_SESSION_VERSION}; the original is kept in {backup}")
 
     def _build_index(self) -> None:
         entries = self._entries
         ids = _List(map(_get_id, entries))
-        by_id: dict[str, SessionEntry] = dict(zip(ids, entries, strict=True))
-        if len(by_id) != len(entries):
-            seen: set[str] = set()
-            for e in entries:
-                if e.id in seen:
-                    self.warnings.append(f"{self._where()}: entry id {e.id} appears twice; the later entry wins")
-                seen.add(e.id)
+        by_id: dict[str, SessionEntry] = dict(zip(ids, entries, strict=True))  # ids are unique: check_tree
         labels: dict[str, str] = {}
         name: str | None = None
         for e in entries:
@@ -720,10 +759,7 @@ class SessionManager:
     def _rewrite_file(self) -> None:
         assert self._session_file is not None
         self.close()
-        tmp = self._session_file + ".tmp"
-        with builtins.open(tmp, "wb") as f:
-            f.write(dumps_line(self._header.to_json()) + _entry_lines(self._entries))
-        os.replace(tmp, self._session_file)
+        replace_file(self._session_file, dumps_line(self._header.to_json()) + _entry_lines(self._entries))
         self._written = len(self._entries)
         self._truncate_at = None
         self._needs_newline = False
@@ -1040,11 +1076,14 @@ def _text_of(message: JSON) -> str:
     if isinstance(c, str):
         return c
     if isinstance(c, _List):
-        return " ".join(b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text")
+        return " ".join(t for b in c if isinstance(b, dict) and b.get("type") == "text"
+                        and isinstance(t := b.get("text"), str))
     return ""
 
 
 def _session_info(path: str) -> SessionInfo | None:
+    """What ``list`` shows of one file, read leniently (a line it cannot use is skipped; None
+    when the file is unreadable or has no session header)."""
     try:
         data = Path(path).read_bytes()
         mtime = os.stat(path).st_mtime
@@ -1053,8 +1092,8 @@ def _session_info(path: str) -> SessionInfo | None:
     dicts: _List[Any] = []
     for raw in data.split(b"\n"):
         if raw.strip():
-            with contextlib.suppress(orjson.JSONDecodeError):
-                dicts.append(orjson.loads(raw))
+            with contextlib.suppress(ValueError):
+                dicts.append(loads_line(raw))
     if not dicts or not isinstance(dicts[0], dict) or dicts[0].get("type") != "session":
         return None
     header = dicts[0]
@@ -1067,8 +1106,8 @@ def _session_info(path: str) -> SessionInfo | None:
         if not isinstance(d, dict):
             continue
         t = d.get("type")
-        if t == "session_info" and d.get("name"):
-            name = str(d["name"]).strip()
+        if t == "session_info" and isinstance(d.get("name"), str) and d["name"].strip():
+            name = d["name"].strip()
         if t != "message" or not isinstance(d.get("message"), dict):
             continue
         count += 1
@@ -1076,7 +1115,7 @@ def _session_info(path: str) -> SessionInfo | None:
         if m.get("role") not in ("user", "assistant"):
             continue
         ts = m.get("timestamp")
-        if isinstance(ts, int):
+        if type(ts) is int and 0 < ts < _MAX_MS:
             last_activity = max(last_activity, ts)
         text = _text_of(m)
         if not text:
@@ -1088,18 +1127,24 @@ def _session_info(path: str) -> SessionInfo | None:
     modified = (datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity
                 else _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC))
     cwd = header.get("cwd")
+    parent = header.get("parentSession")
     return SessionInfo(path, str(header.get("id")), cwd if isinstance(cwd, str) else "", name,
-                       header.get("parentSession"), created, modified, count, first or "(no messages)",
+                       parent if isinstance(parent, str) else None, created, modified, count, first or "(no messages)",
                        " ".join(texts))
+
+
+_MAX_MS = 253402300799999
+"""9999-12-31T23:59:59.999Z in epoch milliseconds: the last time a ``datetime`` holds."""
 
 
 def _parse_iso(s: Any) -> datetime | None:
     if not isinstance(s, str):
         return None
     try:
-        return datetime.fromisoformat(s)
+        d = datetime.fromisoformat(s)
     except ValueError:
         return None
+    return d if d.tzinfo is not None else d.replace(tzinfo=UTC)
 
 
 def list_sessions(session_dir: str) -> _List[SessionInfo]:

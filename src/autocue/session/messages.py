@@ -25,13 +25,10 @@ from typing import Any, ClassVar, Literal, TypeAlias
 from autocue.llm.types import (
     JSON,
     AssistantMessage,
-    Cost,
     ImageContent,
     Message,
     TextContent,
-    ToolCall,
     ToolResultMessage,
-    Usage,
     UserContent,
     UserMessage,
     content_from_json,
@@ -159,7 +156,8 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     if not isinstance(raw, list):
         raise ValueError(f"{where}: content must be a string or a list of text/image blocks")
     out: list[UserContent] = []
-    for b in raw:
+    for i, b in enumerate(raw):
+        check_block_json(b, f"{where}: content[{i}]")
         block = content_from_json(b)
         if not isinstance(block, (TextContent, ImageContent)):
             raise ValueError(f"{where}: content block of type {block.type!r} is not allowed here")
@@ -167,140 +165,81 @@ def content_list_from_json(raw: Any, where: str) -> str | list[UserContent]:
     return out
 
 
-# The fast paths below build the common message shapes with ``object.__new__`` and direct slot
-# stores (about a third cheaper than the dataclass ``__init__``s when a 100,000-entry session is
-# opened). They read required fields by subscript and give up (return None) on any surprise, so
-# the general parser handles (and reports) everything else with the very same result. They set
-# every slot of these classes; if a class ever gains a slot they do not know, they switch
-# themselves off.
-_new = object.__new__
-_FAST_SLOTS_OK = (
-    set(TextContent.__slots__) == {"text", "text_signature", "type"}
-    and set(ToolCall.__slots__) == {"id", "name", "arguments", "thought_signature", "type"}
-    and set(Cost.__slots__) == {"input", "output", "cache_read", "cache_write", "total"}
-    and set(Usage.__slots__) == {"input", "output", "cache_read", "cache_write", "total_tokens", "cost"}
-    and set(AssistantMessage.__slots__) == {"content", "api", "provider", "model", "usage", "stop_reason",
-                                            "error_message", "timestamp", "response_id", "error_status",
-                                            "retry_after", "role"}
-    and set(ToolResultMessage.__slots__) == {"tool_call_id", "tool_name", "content", "details", "is_error",
-                                             "timestamp", "role"}
-    and set(UserMessage.__slots__) == {"content", "timestamp", "role"}
-)
-_SURPRISES = (KeyError, TypeError, ValueError, AttributeError)
+# What each field of a stored message may hold (the JSON types pi writes, as exact Python
+# types: ``True`` is not a number). A file that holds anything else is reported as malformed
+# here, so a typed message never carries a wrong type.
+_Fields = tuple[tuple[str, frozenset[Any]], ...]
+_STR = frozenset({str})
+_OPT_STR = frozenset({str, type(None)})
+_NUMBER = frozenset({int, float})
+_BLOCK_FIELDS: dict[str, _Fields] = {
+    "text": (("text", _STR), ("textSignature", _OPT_STR)),
+    "thinking": (("thinking", _STR), ("thinkingSignature", _OPT_STR)),
+    "image": (("data", _STR), ("mimeType", _STR)),
+    "toolCall": (("id", _STR), ("name", _STR), ("arguments", frozenset({dict, type(None)})),
+                 ("thoughtSignature", _OPT_STR)),
+}
+_MESSAGE_FIELDS: dict[str, _Fields] = {
+    "user": (("content", frozenset({str, list})), ("timestamp", _NUMBER)),
+    "assistant": (("content", frozenset({list, type(None)})), ("api", _STR), ("provider", _STR), ("model", _STR),
+                  ("usage", frozenset({dict, type(None)})), ("stopReason", _STR), ("errorMessage", _OPT_STR),
+                  ("timestamp", _NUMBER), ("responseId", _OPT_STR)),
+    "toolResult": (("toolCallId", _STR), ("toolName", _STR), ("content", frozenset({list, type(None)})),
+                   ("timestamp", _NUMBER)),
+    "bashExecution": (("command", _STR), ("output", _STR), ("exitCode", frozenset({int, type(None)})),
+                      ("fullOutputPath", _OPT_STR), ("timestamp", _NUMBER)),
+    "custom": (("customType", _STR), ("timestamp", _NUMBER)),
+    "hookMessage": (("customType", _STR), ("timestamp", _NUMBER)),
+    "branchSummary": (("summary", _STR), ("fromId", _STR), ("timestamp", _NUMBER)),
+    "compactionSummary": (("summary", _STR), ("tokensBefore", _NUMBER), ("timestamp", _NUMBER)),
+}
+_USAGE_FIELDS: _Fields = tuple((k, _NUMBER) for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"))
+_COST_FIELDS: _Fields = tuple((k, _NUMBER) for k in ("input", "output", "cacheRead", "cacheWrite", "total"))
+_ABSENT = object()
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
+               type(None): "null"}
+_TYPE_ORDER = [str, int, float, list, dict, type(None)]
 
 
-def _fast_assistant(d: JSON) -> AssistantMessage | None:
-    """The common assistant shape (None: use the general parser)."""
-    try:
-        usage = d["usage"]
-        cost = usage["cost"]
-        co = _new(Cost)
-        co.input = cost["input"]
-        co.output = cost["output"]
-        co.cache_read = cost["cacheRead"]
-        co.cache_write = cost["cacheWrite"]
-        co.total = cost["total"]
-        u = _new(Usage)
-        u.input = usage["input"]
-        u.output = usage["output"]
-        u.cache_read = usage["cacheRead"]
-        u.cache_write = usage["cacheWrite"]
-        u.total_tokens = usage["totalTokens"]
-        u.cost = co
-        content: list[Any] = []
-        append = content.append
-        for b in d["content"]:
-            t = b["type"]
-            if t == "text" and len(b) == 2:
-                o = _new(TextContent)
-                o.text = b["text"]
-                o.text_signature = None
-                append(o)
-            elif t == "toolCall" and len(b) == 4:
-                c = _new(ToolCall)
-                c.id = b["id"]
-                c.name = b["name"]
-                c.arguments = b["arguments"] or {}
-                c.thought_signature = None
-                append(c)
-            else:
-                block = content_from_json(b)
-                if type(block) is ImageContent:
-                    return None
-                append(block)
-        m = _new(AssistantMessage)
-        m.content = content
-        m.api = d["api"]
-        m.provider = d["provider"]
-        m.model = d["model"]
-        m.usage = u
-        m.stop_reason = d["stopReason"]
-        m.timestamp = d["timestamp"]
-    except _SURPRISES:
-        return None
-    m.error_message = d.get("errorMessage")
-    m.response_id = d.get("responseId")
-    m.error_status = None
-    m.retry_after = None
-    return m
+def _check_fields(d: JSON, fields: _Fields, where: str | Callable[[], str]) -> None:
+    get = d.get
+    for key, allowed in fields:
+        v = get(key, _ABSENT)
+        if type(v) not in allowed and v is not _ABSENT:
+            names = " or ".join(_TYPE_NAMES[t] for t in _TYPE_ORDER if t in allowed)
+            place = where if isinstance(where, str) else where()
+            raise ValueError(f"{place}: \"{key}\" must be {names}, got {type(v).__name__}")
 
 
-def _fast_text_list(raw: Any) -> list[UserContent] | None:
-    """Plain ``{"type":"text","text":...}`` blocks (None: something else is there)."""
-    out: list[UserContent] = []
-    append = out.append
-    try:
-        for b in raw:
-            if b["type"] != "text" or len(b) != 2:
-                return None
-            o = _new(TextContent)
-            o.text = b["text"]
-            o.text_signature = None
-            append(o)
-    except _SURPRISES:
-        return None
-    return out
+def check_block_json(b: Any, where: str | Callable[[], str]) -> None:
+    """Raise ``ValueError`` unless ``b`` is a content block object whose known fields have pi's types."""
+    if type(b) is not dict:
+        place = where if isinstance(where, str) else where()
+        raise ValueError(f"{place}: a content block must be an object, got {type(b).__name__}")
+    t = b.get("type")
+    fields = _BLOCK_FIELDS.get(t) if type(t) is str else None
+    if fields is not None:
+        _check_fields(b, fields, lambda: f"{where if isinstance(where, str) else where()} ({t})")
 
 
-def _fast_tool_result(d: JSON) -> ToolResultMessage | None:
-    try:
-        tcid = d["toolCallId"]
-        blocks = _fast_text_list(d["content"])
-        if blocks is None:
-            return None
-        ts = d["timestamp"]
-    except _SURPRISES:
-        return None
-    m = _new(ToolResultMessage)
-    m.tool_call_id = tcid
-    m.tool_name = d.get("toolName", "")
-    m.content = blocks
-    m.details = d.get("details")
-    m.is_error = bool(d.get("isError", False))
-    m.timestamp = ts
-    return m
-
-
-def _fast_user(d: JSON) -> UserMessage | None:
-    try:
-        c = d["content"]
-        blocks: str | list[UserContent] | None = c if type(c) is str else _fast_text_list(c)
-        if blocks is None:
-            return None
-        ts = d["timestamp"]
-    except _SURPRISES:
-        return None
-    m = _new(UserMessage)
-    m.content = blocks
-    m.timestamp = ts
-    return m
-
-
-FAST_PARSERS: dict[str, Callable[[JSON], Message | None]] = (
-    {"assistant": _fast_assistant, "toolResult": _fast_tool_result, "user": _fast_user} if _FAST_SLOTS_OK else {}
-)
-"""Role → parser of that role's common shape, returning None for anything else (then use
-``agent_message_from_json``); for loops over many messages that want to skip a call level."""
+def check_message_json(d: JSON) -> None:
+    """Raise ``ValueError`` naming the field when a stored message holds a JSON type pi never
+    writes there (a string timestamp, a number as text, a block that is not an object, ...)."""
+    role = d.get("role")
+    fields = _MESSAGE_FIELDS.get(role) if type(role) is str else None
+    if fields is None:
+        return
+    _check_fields(d, fields, lambda: f"{role} message")
+    content = d.get("content")
+    if type(content) is list:
+        for i, b in enumerate(content):
+            check_block_json(b, lambda i=i: f"{role} message: content[{i}]")  # type: ignore[misc]
+    usage = d.get("usage")
+    if type(usage) is dict:
+        _check_fields(usage, _USAGE_FIELDS, lambda: f"{role} message: usage")
+        cost = usage.get("cost")
+        if type(cost) is dict:
+            _check_fields(cost, _COST_FIELDS, lambda: f"{role} message: usage.cost")
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
@@ -310,18 +249,7 @@ def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
     roles unless ``strict=False`` (then an unknown role gives an ``UnknownMessage``).
     """
     role = d.get("role")
-    # fast paths for the shapes every session file is full of; anything else takes the general parser
-    if _FAST_SLOTS_OK:
-        if role == "assistant":
-            m: Message | None = _fast_assistant(d)
-        elif role == "toolResult":
-            m = _fast_tool_result(d)
-        elif role == "user":
-            m = _fast_user(d)
-        else:
-            m = None
-        if m is not None:
-            return m
+    check_message_json(d)
     if role == "user" or role == "assistant" or role == "toolResult":
         return message_from_json(d)
     try:
@@ -408,6 +336,6 @@ __all__ = [
     "COMPACTION_SUMMARY_SUFFIX", "AgentMessage", "AssistantMessage", "BashExecutionMessage",
     "BranchSummaryMessage", "CompactionSummaryMessage", "CustomMessage", "SessionMessage",
     "ToolResultMessage", "UnknownMessage", "agent_message_from_json", "bash_execution_to_text",
-    "content_list_from_json",
+    "check_block_json", "check_message_json", "content_list_from_json",
     "convert_message", "convert_to_llm",
 ]

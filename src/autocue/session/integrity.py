@@ -1,0 +1,110 @@
+"""What opening a session file checks beyond each line, and how it rewrites one safely.
+
+- ``check_tree(path, entries, line_nos)``: entry ids are unique and no ``parentId`` chain
+  loops; raises ``SessionFileError`` naming the line (a duplicate id or a cycle would make
+  tree walks wrong or endless).
+- ``keep_backup(path, data)``: write the original bytes to ``<path>.bak`` (or ``.bak.1``,
+  ``.bak.2``, ... : an existing file is never overwritten) before a rewrite.
+- ``replace_file(path, data)``: write a whole file atomically (a fresh temporary file in the
+  same directory, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Sequence
+
+from autocue.session.entries import SessionEntry
+from autocue.session.errors import SessionFileError
+
+
+def check_tree(path: str, entries: Sequence[SessionEntry], line_nos: Sequence[int]) -> None:
+    """Raise ``SessionFileError`` for a duplicate entry id or a ``parentId`` cycle.
+
+    ``line_nos[i]`` is the file line of ``entries[i]``. O(entries): a never-branched file
+    (each entry the child of the one before it) needs no walk at all.
+    """
+    line_of: dict[str, int] = {}
+    for e, line in zip(entries, line_nos, strict=True):
+        first = line_of.setdefault(e.id, line)
+        if first != line:
+            raise SessionFileError(
+                path, line, f"entry id {e.id} appears twice (first on line {first})",
+                "Entry ids must be unique in a session file; repair or remove one of the two lines.",
+            )
+    if _is_chain(entries, line_of):
+        return
+    by_id = {e.id: e for e in entries}
+    done: set[str] = set()
+    for e in entries:
+        walk: dict[str, None] = {}  # this walk's ids, in order
+        cur: SessionEntry | None = e
+        while cur is not None and cur.id not in done:
+            if cur.id in walk:
+                loop = [*walk][[*walk].index(cur.id):]
+                raise SessionFileError(
+                    path, line_of[cur.id],
+                    f"parentId cycle: entry {cur.id} is its own ancestor ({' → '.join([*loop, cur.id])})",
+                    "Every parentId chain must end at a root (parentId null); repair the parentId of one of them.",
+                )
+            walk[cur.id] = None
+            pid = cur.parent_id
+            cur = by_id.get(pid) if pid is not None else None
+        done.update(walk)
+
+
+def _is_chain(entries: Sequence[SessionEntry], ids: dict[str, int]) -> bool:
+    """Each entry is the child of the one before it, and the first one's parent is not in the file."""
+    if not entries:
+        return True
+    first_parent = entries[0].parent_id
+    if first_parent is not None and first_parent in ids:
+        return False
+    return all(entries[i].parent_id == entries[i - 1].id for i in range(1, len(entries)))
+
+
+def keep_backup(path: str, data: bytes) -> str:
+    """Write ``data`` to the first free name of ``<path>.bak``, ``<path>.bak.1``, ... and return it."""
+    n = 0
+    while True:
+        backup = f"{path}.bak" if n == 0 else f"{path}.bak.{n}"
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return backup
+
+
+def replace_file(path: str, data: bytes) -> None:
+    """Replace ``path`` by ``data`` atomically (no fixed temporary name: nothing else is overwritten)."""
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+__all__ = ["check_tree", "keep_backup", "replace_file"]

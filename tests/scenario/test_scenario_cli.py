@@ -46,7 +46,7 @@ def test_check_broken_file_exits_1_with_the_position(capsys: pytest.CaptureFixtu
 
 def test_check_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["check", str(tmp_path / "none.yaml")]) == 1
-    assert f"error: {tmp_path / 'none.yaml'}: No such file or directory" in capsys.readouterr().err
+    assert f"error: {tmp_path / 'none.yaml'}:1:1: no such scenario file" in capsys.readouterr().err
     assert main(["check", str(tmp_path)]) == 1
     assert "no *.yaml or *.yml files here" in capsys.readouterr().err
 

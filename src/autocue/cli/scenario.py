@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(paths: list[str], strict: bool, quiet: bool) -> int:
-    from autocue.scenario import ScenarioError, load_scenario_texts, scenario_files
+    from autocue.scenario import ScenarioError, load_scenario_texts, read_scenario_file, scenario_files
 
     failed = 0
     files = 0
@@ -41,7 +41,7 @@ def _check(paths: list[str], strict: bool, quiet: bool) -> int:
         for f in found:
             files += 1
             try:
-                text = f.read_text(encoding="utf-8")
+                text = read_scenario_file(f)
                 docs = load_scenario_texts(text, str(f))
                 steps = 0
                 for sc in docs:

@@ -59,8 +59,8 @@ def test_long_text_repeated_through_aliases_counts_its_characters() -> None:
 
 
 def test_nesting_deeper_than_the_limit_names_where() -> None:
-    ok = "name: t\nacp: {k: " + "[" * (MAX_DEPTH - 2) + "]" * (MAX_DEPTH - 2) + "}\n"
-    load_scenario_text(ok)
+    ok = "name: t\nacp: {k: " + "[" * (MAX_DEPTH - 2) + "x" + "]" * (MAX_DEPTH - 2) + "}\n"
+    load_scenario_text(ok)  # 100 levels of mappings and lists, with a value inside
     e = load_error("name: t\nacp: {k: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}\n")
     assert (e.line, e.col) == (2, 10 + MAX_DEPTH - 2)
     assert e.message == (f"the document nests mappings and lists more than {MAX_DEPTH} levels deep: "
@@ -68,13 +68,13 @@ def test_nesting_deeper_than_the_limit_names_where() -> None:
 
 
 def test_nesting_built_through_aliases_is_bounded_at_the_alias() -> None:
-    # a{i} is i + 2 levels deep (its list, i lists through aliases, then x) inside the top-level mapping
+    # a{i} is i + 1 lists deep (its own, then i through aliases), inside the top-level mapping
     lines = ["name: t", "a0: &a0 [x]"] + [f"a{i}: &a{i} [*a{i - 1}]" for i in range(1, 300)]
-    load_scenario_text("\n".join(lines[:MAX_DEPTH - 1]) + "\n")  # up to a97: 100 levels
+    load_scenario_text("\n".join(lines[:MAX_DEPTH]) + "\n")  # up to a98: 100 levels
     e = load_error("\n".join(lines) + "\n")
     assert e.message.startswith(f"the document nests mappings and lists more than {MAX_DEPTH} levels deep "
                                 "through this alias")
-    assert (e.line, e.col) == (MAX_DEPTH, len(f"a{MAX_DEPTH - 2}: &a{MAX_DEPTH - 2} [") + 1)
+    assert (e.line, e.col) == (MAX_DEPTH + 1, len(f"a{MAX_DEPTH - 1}: &a{MAX_DEPTH - 1} [") + 1)
 
 
 def test_a_document_over_the_size_limit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

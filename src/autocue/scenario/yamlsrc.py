@@ -19,7 +19,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.events import AliasEvent, ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.nodes import Node as YNode
 
@@ -152,7 +152,7 @@ class _Composer(Composer):  # type: ignore[misc]
             return _Alias(super().compose_node(parent, index), (m.line + 1, m.column + 1))
         self.written += 1
         self.level += 1
-        if self.level > MAX_DEPTH:
+        if self.level > MAX_DEPTH and not self.parser.check_event(ScalarEvent):  # containers count, not leaves
             m = self.parser.peek_event().start_mark
             raise _TooDeep(m.line + 1, m.column + 1)
         node = super().compose_node(parent, index)
@@ -219,11 +219,11 @@ class _Builder:
         return value
 
     def measure(self, n: YNode | _Alias) -> tuple[int, int, int]:
-        """(values, characters, levels) that ``n`` stands for once expanded (built already)."""
+        """(values, characters, container levels) that ``n`` stands for once expanded (built already)."""
         if isinstance(n, _Alias):
             n = n.node
         if isinstance(n, ScalarNode):
-            return 1, len(n.value), 1
+            return 1, len(n.value), 0
         return self.size[id(n)]
 
     def scalar(self, n: ScalarNode) -> Any:

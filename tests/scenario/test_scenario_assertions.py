@@ -63,6 +63,21 @@ def test_loaded_assert_spec_reports_its_source(tmp_path: Path) -> None:
     assert isinstance(spec, AssertSpec) and spec.fs_exists == ["a.txt"]
     report = evaluate_assert(spec, tmp_path)
     assert report.source == "s.yaml:3"
-    assert report.message() == "1 of 1 scenario assertion(s) failed at s.yaml:3:\n  - fs.exists a.txt: expected " \
-                               "'exists', got 'missing'"
+    assert report.message() == ("1 of 1 scenario assertion(s) failed at s.yaml:3:\n"
+                                f"  - fs.exists a.txt: expected 'exists', got 'missing' (in workspace {tmp_path})")
     assert spec.describe() == "assert fs.exists ['a.txt'] (s.yaml:3)"
+
+
+def test_fs_failures_name_the_workspace_they_looked_in(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "a.txt").write_text("next to the workspace, not in it")
+    (ws / "b.txt").write_text("x")
+    report = evaluate_assert(AssertSpec(fs_exists=["a.txt", "b.txt"], fs_not_exists=["b.txt"]), ws)
+    assert [(r.check, r.passed, r.workspace) for r in report.results] == [
+        ("fs.exists a.txt", False, str(ws)), ("fs.exists b.txt", True, str(ws)), ("fs.notExists b.txt", False, str(ws))]
+    assert report.message().splitlines() == [
+        "2 of 3 scenario assertion(s) failed:",
+        f"  - fs.exists a.txt: expected 'exists', got 'missing' (in workspace {ws})",
+        f"  - fs.notExists b.txt: expected 'missing', got 'exists' (in workspace {ws})",
+    ]

@@ -46,7 +46,7 @@ def test_check_broken_file_exits_1_with_the_position(capsys: pytest.CaptureFixtu
 
 def test_check_a_missing_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["check", str(tmp_path / "none.yaml")]) == 1
-    assert f"error: {tmp_path / 'none.yaml'}: No such file or directory" in capsys.readouterr().err
+    assert f"error: {tmp_path / 'none.yaml'}:1:1: no such scenario file" in capsys.readouterr().err
     assert main(["check", str(tmp_path)]) == 1
     assert "no *.yaml or *.yml files here" in capsys.readouterr().err
 
@@ -68,3 +68,13 @@ def test_cli_through_the_autocue_entry_point() -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+
+
+def test_check_a_file_that_is_not_utf8_is_one_error_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    f = tmp_path / "latin1.yaml"
+    f.write_bytes(b"name: caf\xe9\ntimeline: []\n")
+    assert main(["check", str(f)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {f}:1:1: a scenario file must be UTF-8 text (invalid continuation byte at byte 9)",
+        "1 file(s) checked, 1 failed",
+    ]

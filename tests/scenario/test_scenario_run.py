@@ -122,7 +122,7 @@ async def test_a_failing_assertion_is_reported_with_its_position(tmp_path: Path)
     assert not first.passed
     assert first.message() == (
         "1 of 2 scenario assertion(s) failed at tool_use.yaml:35:\n"
-        "  - fs.exists hello.py: expected 'exists', got 'missing'"
+        f"  - fs.exists hello.py: expected 'exists', got 'missing' (in workspace {tmp_path})"
     )
     # the run went on: python3 hello.py failed, so the transcript check fails too
     assert not reports[1].passed

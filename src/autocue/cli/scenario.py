@@ -2,7 +2,8 @@
 
 ``check`` loads and compiles every file, prints each warning as ``file:line:col: path: message``
 and each error the same way, then a one-line summary per file; it exits 1 when any file has
-an error (``--strict`` also fails on warnings). ``run`` belongs to the in-process harness and
+an error (``--strict`` also fails, exit 1, on any warning: unknown keys, a timeline with no
+``llmResponse`` and so 0 scripted replies, ...). ``run`` belongs to the in-process harness and
 says so until it is installed.
 """
 
@@ -29,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(paths: list[str], strict: bool, quiet: bool) -> int:
-    from autocue.scenario import ScenarioError, load_scenario_texts, scenario_files
+    from autocue.scenario import ScenarioError, load_scenario_texts, read_scenario_file, scenario_files
 
     failed = 0
     files = 0
@@ -41,7 +42,7 @@ def _check(paths: list[str], strict: bool, quiet: bool) -> int:
         for f in found:
             files += 1
             try:
-                text = f.read_text(encoding="utf-8")
+                text = read_scenario_file(f)
                 docs = load_scenario_texts(text, str(f))
                 steps = 0
                 for sc in docs:
@@ -57,10 +58,11 @@ def _check(paths: list[str], strict: bool, quiet: bool) -> int:
                 failed += 1
                 continue
             nwarn = sum(len(sc.warnings) for sc in docs)
+            names = ", ".join(sc.name for sc in docs)
             if strict and nwarn:
                 failed += 1
-            if not quiet:
-                names = ", ".join(sc.name for sc in docs)
+                print(f"error: {f}: {names}: {nwarn} warning(s), which --strict counts as errors", file=sys.stderr)
+            elif not quiet:
                 print(f"ok: {f}: {names} ({steps} scripted replies, {nwarn} warning(s))")
     if not quiet or failed:
         print(f"{files} file(s) checked, {failed} failed", file=sys.stderr if failed else sys.stdout)

@@ -28,6 +28,7 @@ from autocue.scenario.assertions import (
 )
 from autocue.scenario.compile import compile_scenario, scripted_error
 from autocue.scenario.errors import Pos, ScenarioError, ScenarioWarning
+from autocue.scenario.limits import MAX_DOCUMENT_BYTES
 from autocue.scenario.loader import ScenarioLoader
 from autocue.scenario.model import (
     AdvanceMs,
@@ -67,6 +68,7 @@ from autocue.scenario.profiles import (
     map_tool_call,
 )
 from autocue.scenario.schema import scenario_json_schema
+from autocue.scenario.yamlsrc import too_big
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -87,9 +89,14 @@ def load_scenario_text(text: str, filename: str = "<string>") -> Scenario:
     return docs[0]
 
 
-def _read(path: Path) -> str:
+def read_scenario_file(path: Path) -> str:
+    """The text of a scenario file, read no further than ``MAX_DOCUMENT_BYTES`` (``ScenarioError`` past it)."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as f:
+            data = f.read(MAX_DOCUMENT_BYTES + 1)
+        if len(data) > MAX_DOCUMENT_BYTES:
+            raise ScenarioError(too_big(max(len(data), path.stat().st_size)), Pos(str(path), 1, 1))
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise ScenarioError("no such scenario file", Pos(str(path), 1, 1)) from None
     except UnicodeDecodeError as e:
@@ -102,7 +109,7 @@ def _read(path: Path) -> str:
 def load_scenario(path: str | Path) -> Scenario:
     """Load the one scenario in the file at ``path``."""
     p = Path(path)
-    return load_scenario_text(_read(p), str(p))
+    return load_scenario_text(read_scenario_file(p), str(p))
 
 
 def scenario_files(path_or_dir: str | Path) -> list[Path]:
@@ -117,7 +124,7 @@ def load_scenarios(path_or_dir: str | Path) -> list[Scenario]:
     """Every scenario in a file (all its YAML documents) or in a directory's ``*.yaml`` / ``*.yml`` files."""
     out: list[Scenario] = []
     for f in scenario_files(path_or_dir):
-        out.extend(load_scenario_texts(_read(f), str(f)))
+        out.extend(load_scenario_texts(read_scenario_file(f), str(f)))
     return out
 
 
@@ -129,5 +136,5 @@ __all__ = [
     "ToolExecution", "ToolMapping", "ToolProfile", "ToolResultPart", "ToolUse", "UserCommand", "UserEdits",
     "UserInput", "UserInputs", "apply_profile", "compile_scenario", "detect_profile", "evaluate_assert",
     "get_profile", "load_scenario", "load_scenario_text", "load_scenario_texts", "load_scenarios",
-    "map_tool_call", "scenario_files", "scenario_json_schema", "scripted_error",
+    "map_tool_call", "read_scenario_file", "scenario_files", "scenario_json_schema", "scripted_error",
 ]

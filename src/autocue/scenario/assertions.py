@@ -5,7 +5,8 @@
 short-circuits) and returns an ``AssertReport`` with one ``AssertResult`` per check
 (``passed``, ``expected``, ``actual``), so a runner can fail loudly and show why.
 
-Checks: ``fs.exists`` / ``fs.notExists`` (paths relative to ``root`` unless absolute),
+Checks: ``fs.exists`` / ``fs.notExists`` (paths relative to ``root`` unless absolute; a failure
+names ``root``, the workspace it looked in),
 ``text.contains`` (in ``text``: a terminal buffer or transcript the runner supplies),
 ``json.file`` (``{path, pointer, equals}``, RFC 6901 pointer), ``git.commit``
 (``{messageContains}`` against ``git log -1``). Keys a runner adds are kept in ``extra``.
@@ -77,6 +78,8 @@ class AssertResult:
     passed: bool
     expected: Any = None
     actual: Any = None
+    workspace: str | None = None
+    """The directory a path check looked in (``fs.exists`` / ``fs.notExists``), shown in ``message()``."""
 
 
 @dataclass(slots=True)
@@ -100,7 +103,8 @@ class AssertReport:
         where = f" at {self.source}" if self.source else ""
         lines = [f"{len(bad)} of {len(self.results)} scenario assertion(s) failed{where}:"]
         for r in bad:
-            lines.append(f"  - {r.check}: expected {r.expected!r}, got {r.actual!r}")
+            where = f" (in workspace {r.workspace})" if r.workspace else ""
+            lines.append(f"  - {r.check}: expected {r.expected!r}, got {r.actual!r}{where}")
         return "\n".join(lines)
 
 
@@ -113,10 +117,10 @@ def evaluate_assert(spec: AssertSpec, root: str | Path, *, text: str | None = No
     out: list[AssertResult] = []
     for p in spec.fs_exists:
         ok = (base / p).exists()
-        out.append(AssertResult(f"fs.exists {p}", ok, "exists", "exists" if ok else "missing"))
+        out.append(AssertResult(f"fs.exists {p}", ok, "exists", "exists" if ok else "missing", str(base)))
     for p in spec.fs_not_exists:
         there = (base / p).exists()
-        out.append(AssertResult(f"fs.notExists {p}", not there, "missing", "exists" if there else "missing"))
+        out.append(AssertResult(f"fs.notExists {p}", not there, "missing", "exists" if there else "missing", str(base)))
     for s in spec.text_contains:
         if text is None:
             out.append(AssertResult(f"text.contains {s!r}", False, s, "no text was given to check (pass text=...)"))

@@ -12,14 +12,17 @@
   ``agentActions`` / ``userActions`` lists (flattened), ``assert``, ``screenshot``,
   ``complete``, ``merge``, ``toolExecution``, ``error`` steps with status code and body.
 
-Unknown keys and events become ``ScenarioWarning``s (``file:line:col``); anything autocue
-cannot use raises ``ScenarioError`` naming ``file:line:col`` and the path.
+Unknown keys and events become ``ScenarioWarning``s (``file:line:col``), except near-misses of
+a known timeline event or top-level key (``llmRespons``, ``timline``): those are errors that say
+"did you mean ...?". Anything autocue cannot use raises ``ScenarioError`` naming
+``file:line:col`` and the path.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import difflib
 import json
 from typing import Any, NoReturn
 
@@ -113,6 +116,12 @@ class ScenarioLoader:
             if k not in known:
                 self.warn(n.key_pos(k), n.key_path(str(k)), f"unknown key {str(k)!r} in {what} is ignored")
 
+    def not_misspelt(self, n: Node, key: str, known: tuple[str, ...], what: str) -> None:
+        """Fail on ``key`` (a key of ``n``, not in ``known``) when it is a near-miss of a known name."""
+        guess = near_miss(key, known)
+        if guess is not None:
+            raise ScenarioError(f"unknown {what} {key!r}: did you mean `{guess}`?", n.key_pos(key), n.key_path(key))
+
     # ------------------------------------------------------------------ scalars
     def str_(self, n: Node, what: str = "a string") -> str:
         if not isinstance(n.v, str):
@@ -179,6 +188,9 @@ class ScenarioLoader:
                 "this is an old playbook JSON (rules with if_contains), not a scenario: rewrite each rule as an "
                 "`llmResponse` in a `timeline:`",
             )
+        for k in root.key_names():
+            if k not in TOP_LEVEL_KEYS:
+                self.not_misspelt(root, k, TOP_LEVEL_KEYS, "top-level key")
         name_n = self.require(root, "name", what="every scenario needs a non-empty name")
         name = self.str_(name_n, "the scenario name (a string)")
         if not name.strip():
@@ -222,6 +234,10 @@ class ScenarioLoader:
             self.seq(tl, "a list of timeline events")
             for item in tl.items():
                 self.event(item, timeline)
+            if not any(isinstance(e, LlmResponse) for e in timeline):
+                key = "timeline" if "timeline" in root else "events"
+                self.warn(root.key_pos(key), key, "the timeline has no llmResponse (nor a think, assistant, tool or "
+                          "error event): the scenario scripts 0 model replies")
         if "assertions" in root:
             self.warn(root.key_pos("assertions"), "assertions",
                       "legacy key `assertions` is read as `assert` steps at the end of the timeline; "
@@ -356,6 +372,8 @@ class ScenarioLoader:
         if len(kinds) > 1:
             self.fail(item, "one event per list item: found " + " and ".join(kinds) + "; put each in its own `- ` item")
         if not kinds:
+            for k in item.key_names():
+                self.not_misspelt(item, k, TIMELINE_EVENTS, "timeline event")
             first = item.key_names()[0]
             self.warn(item.key_pos(first), item.key_path(str(first)),
                       f"unknown timeline event {str(first)!r} is ignored (known events: llmResponse, userInputs, "
@@ -435,6 +453,8 @@ class ScenarioLoader:
         tn = item.key("type")
         kind = self.str_(tn, "an event type name")
         if kind not in _TIMELINE_SET:
+            if (guess := near_miss(kind, TIMELINE_EVENTS)) is not None:
+                self.fail(tn, f"unknown event type {kind!r}: did you mean `{guess}`?")
             self.warn(tn.pos, tn.path, f"unknown event type {kind!r} is ignored")
             out.append(RunnerEvent(kind, plain(item.v), item.pos))
             return
@@ -796,6 +816,20 @@ class ScenarioLoader:
         if spec.count == 0 and not spec.extra:
             self.warn(v.pos, v.path, "this assert has no checks")
         return spec
+
+
+def near_miss(word: str, known: tuple[str, ...]) -> str | None:
+    """The known name ``word`` is a likely misspelling of (same letters in another case, or close), if any."""
+    by_lower = {k.lower(): k for k in known}
+    lower = word.lower()
+    if lower in by_lower:
+        return by_lower[lower]
+    close = difflib.get_close_matches(lower, list(by_lower), n=1, cutoff=NEAR_MISS_CUTOFF)
+    return by_lower[close[0]] if close else None
+
+
+NEAR_MISS_CUTOFF = 0.8
+"""``difflib`` similarity from which an unknown name counts as a misspelling (``llmRespons``: 0.95)."""
 
 
 def _looks_like_old_playbook(rules: Any) -> bool:

@@ -12,17 +12,23 @@ here is about a third faster than ruamel's round-trip loader and needs no commen
 from __future__ import annotations
 
 import datetime
+import math
 from collections.abc import Iterator
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import AliasEvent, ScalarEvent
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.nodes import Node as YNode
 
 from autocue.scenario.errors import Pos, ScenarioError
+from autocue.scenario.limits import ALIAS_CHARS_MIN, ALIAS_NODES_MIN, MAX_DEPTH, MAX_DOCUMENT_BYTES
 
 _STR = "tag:yaml.org,2002:str"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 
 Mark = tuple[int, int]
@@ -107,78 +113,198 @@ class Node:
         return self.pos
 
 
-class _Builder:
-    """Plain data from composed nodes, recording child positions in ``Positions``."""
+class _Alias:
+    """An alias (``*name``) in a composed document: the anchored node and where the alias is."""
 
-    def __init__(self, yaml: YAML, positions: Positions) -> None:
+    __slots__ = ("mark", "node")
+
+    def __init__(self, node: YNode, mark: Mark) -> None:
+        self.node = node
+        self.mark = mark
+
+
+class _TooDeep(Exception):
+    """Raised by the composer past ``MAX_DEPTH``; ``parse_documents`` turns it into a ``ScenarioError``."""
+
+    def __init__(self, line: int, col: int) -> None:
+        super().__init__(line, col)
+        self.line = line
+        self.col = col
+
+
+class _Composer(Composer):  # type: ignore[misc]
+    """ruamel's composer, plus: alias sites kept (``_Alias``), nodes counted, nesting bounded."""
+
+    def __init__(self, loader: Any = None) -> None:
+        super().__init__(loader=loader)
+        self.warn_double_anchors = False  # YAML allows re-defining an anchor; the latest one wins
+        self.written = 0
+        self.level = 0
+
+    def compose_document(self) -> Any:
+        self.written = 0
+        self.level = 0
+        return super().compose_document()
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.parser.check_event(AliasEvent):
+            m = self.parser.peek_event().start_mark
+            return _Alias(super().compose_node(parent, index), (m.line + 1, m.column + 1))
+        self.written += 1
+        self.level += 1
+        if self.level > MAX_DEPTH and not self.parser.check_event(ScalarEvent):  # containers count, not leaves
+            m = self.parser.peek_event().start_mark
+            raise _TooDeep(m.line + 1, m.column + 1)
+        node = super().compose_node(parent, index)
+        self.level -= 1
+        return node
+
+
+class _Builder:
+    """Plain data from composed nodes, recording child positions in ``Positions``.
+
+    An alias reuses its anchor's value (built once), but what it stands for is counted against
+    the document's alias budget (``limits``) and its depth against ``MAX_DEPTH``.
+    """
+
+    def __init__(self, yaml: YAML, positions: Positions, written: int, chars: int) -> None:
         self.constructor = yaml.constructor
         self.p = positions
         self.done: dict[int, Any] = {}
         """Containers already built, by node: an alias reuses its anchor's value (no blow-up)."""
         self.building: set[int] = set()
+        self.size: dict[int, tuple[int, int, int]] = {}
+        """Per built container: (values, characters of text, levels) it stands for, aliases expanded."""
+        self.level = 0
+        self.alias_nodes = 0
+        self.alias_chars = 0
+        self.max_nodes = ALIAS_NODES_MIN + written
+        self.max_chars = ALIAS_CHARS_MIN + chars
 
-    def build(self, n: YNode) -> Any:
+    def build(self, n: YNode | _Alias) -> Any:
+        if isinstance(n, _Alias):
+            return self.alias(n)
         key = id(n)
         if key in self.done:
             return self.done[key]
-        if key in self.building:
-            raise ScenarioError("invalid YAML: an alias refers to a value that contains it (recursive anchor)",
-                                _pos(self.p.file, n))
         if isinstance(n, ScalarNode):
             return self.scalar(n)
         self.building.add(key)
+        self.level += 1
         value = self.container(n)
+        self.level -= 1
         self.building.discard(key)
         self.done[key] = value
         return value
 
+    def alias(self, a: _Alias) -> Any:
+        n = a.node
+        where = Pos(self.p.file, *a.mark)
+        if id(n) in self.building:
+            raise ScenarioError("invalid YAML: an alias refers to a value that contains it (recursive anchor)", where)
+        value = self.build(n)
+        nodes, chars, levels = self.measure(n)
+        self.alias_nodes += nodes
+        self.alias_chars += chars
+        if self.alias_nodes > self.max_nodes or self.alias_chars > self.max_chars:
+            raise ScenarioError(
+                f"aliases expand to too much: up to this alias they stand for {self.alias_nodes:,} values and "
+                f"{self.alias_chars:,} characters, over this document's budget of {self.max_nodes:,} values and "
+                f"{self.max_chars:,} characters (a YAML alias bomb?); write the repeated parts out or use fewer "
+                "aliases",
+                where,
+            )
+        if self.level + levels > MAX_DEPTH:
+            raise ScenarioError(_too_deep(" through this alias"), where)
+        return value
+
+    def measure(self, n: YNode | _Alias) -> tuple[int, int, int]:
+        """(values, characters, container levels) that ``n`` stands for once expanded (built already)."""
+        if isinstance(n, _Alias):
+            n = n.node
+        if isinstance(n, ScalarNode):
+            return 1, len(n.value), 0
+        return self.size[id(n)]
+
     def scalar(self, n: ScalarNode) -> Any:
-        if n.tag == _STR:
+        tag = str(n.tag)
+        if tag == _STR:
             return n.value
+        kind = _SCALAR_KINDS.get(tag)
+        if kind is None:
+            raise ScenarioError(_tag_problem(tag), _pos(self.p.file, n))
         try:
-            return self.constructor.construct_object(n, deep=True)
-        except YAMLError as e:
-            raise ScenarioError(f"cannot read this value: {e}", _pos(self.p.file, n)) from None
+            v = self.constructor.construct_object(n, deep=True)
+        except (YAMLError, ValueError, TypeError, KeyError, OverflowError) as e:
+            why = f" ({_reason(e)})" if isinstance(e, ValueError) and not isinstance(e, YAMLError) else ""
+            raise ScenarioError(f"cannot read {_shorten(n.value)!r} as {kind}{why}: write a valid value, "
+                                "or quote it to make it a string", _pos(self.p.file, n)) from None
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ScenarioError(f"{_shorten(n.value)!r} is not a finite number: write a number, or quote it to make "
+                                "it a string", _pos(self.p.file, n))
+        return v
+
+    def key(self, k: YNode | _Alias) -> str:
+        """A mapping key: a scalar, always read as the text written (``1:`` is the key ``"1"``)."""
+        n = k.node if isinstance(k, _Alias) else k
+        if not isinstance(n, ScalarNode):
+            raise ScenarioError("a mapping key must be a plain value, not a mapping or list",
+                                Pos(self.p.file, *k.mark) if isinstance(k, _Alias) else _pos(self.p.file, n))
+        self.build(k)  # the same checks as a value (tags, alias budget)
+        return str(n.value)
 
     def container(self, n: YNode) -> Any:
+        tag = str(n.tag)
         if isinstance(n, SequenceNode):
+            if tag != _SEQ:
+                raise ScenarioError(_tag_problem(tag), _pos(self.p.file, n))
             out: list[Any] = []
             marks: dict[Any, Mark] = {}
+            nodes, chars, levels = 1, 0, 0
             for i, child in enumerate(n.value):
                 out.append(self.build(child))
                 marks[i] = _mark(child)
+                c_nodes, c_chars, c_levels = self.measure(child)
+                nodes, chars, levels = nodes + c_nodes, chars + c_chars, max(levels, c_levels)
             self.p.values[id(out)] = marks
+            self.size[id(n)] = (nodes, chars, levels + 1)
             return out
         if isinstance(n, MappingNode):
+            if tag != _MAP:
+                raise ScenarioError(_tag_problem(tag), _pos(self.p.file, n))
             return self.mapping(n)
         raise ScenarioError(f"unsupported YAML node {type(n).__name__}", _pos(self.p.file, n))  # pragma: no cover
 
-    def mapping(self, n: MappingNode) -> dict[Any, Any]:
-        d: dict[Any, Any] = {}
+    def mapping(self, n: MappingNode) -> dict[str, Any]:
+        d: dict[str, Any] = {}
         vmarks: dict[Any, Mark] = {}
         kmarks: dict[Any, Mark] = {}
-        merges: list[YNode] = []
+        merges: list[YNode | _Alias] = []
+        nodes, chars, levels = 1, 0, 0
         for knode, vnode in n.value:
-            if knode.tag == _MERGE:
-                merges.extend(vnode.value if isinstance(vnode, SequenceNode) else [vnode])
+            if not isinstance(knode, _Alias) and str(knode.tag) == _MERGE:
+                target = vnode.node if isinstance(vnode, _Alias) else vnode
+                merges.extend(target.value if isinstance(target, SequenceNode) else [vnode])
                 continue
-            key = self.build(knode)
-            if isinstance(key, (dict, list)):
-                raise ScenarioError("a mapping key must be a plain value, not a mapping or list",
-                                    _pos(self.p.file, knode))
+            key = self.key(knode)
             if key in d:
                 first = kmarks[key]
                 raise ScenarioError(
                     f"invalid YAML: duplicate key {key!r} (first at line {first[0]}); keep one of them",
-                    _pos(self.p.file, knode),
+                    _pos(self.p.file, knode) if not isinstance(knode, _Alias) else Pos(self.p.file, *knode.mark),
                 )
             d[key] = self.build(vnode)
             vmarks[key] = _mark(vnode)
             kmarks[key] = _mark(knode)
+            for c_nodes, c_chars, c_levels in (self.measure(knode), self.measure(vnode)):
+                nodes, chars, levels = nodes + c_nodes, chars + c_chars, max(levels, c_levels)
         for m in merges:  # `<<: *anchor`: merged keys never override explicit ones
-            if not isinstance(m, MappingNode):
-                raise ScenarioError("`<<` merges a mapping or a list of mappings", _pos(self.p.file, m))
+            target = m.node if isinstance(m, _Alias) else m
+            if not isinstance(target, MappingNode):
+                raise ScenarioError("`<<` merges a mapping or a list of mappings", _where(self.p.file, m))
             merged = self.build(m)
+            c_nodes, c_chars, c_levels = self.measure(m)
+            nodes, chars, levels = nodes + c_nodes, chars + c_chars, max(levels, c_levels - 1)
             src_v, src_k = self.p.values.get(id(merged), {}), self.p.keys.get(id(merged), {})
             for k, v in merged.items():
                 if k not in d:
@@ -187,10 +313,52 @@ class _Builder:
                     kmarks[k] = src_k.get(k, _mark(m))
         self.p.values[id(d)] = vmarks
         self.p.keys[id(d)] = kmarks
+        self.size[id(n)] = (nodes, chars, levels + 1)
         return d
 
 
-def _mark(n: YNode) -> Mark:
+_SCALAR_KINDS = {
+    "tag:yaml.org,2002:null": "null",
+    "tag:yaml.org,2002:bool": "true or false",
+    "tag:yaml.org,2002:int": "an integer",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+"""Scalar tags the loader reads as typed values (``!!str`` is kept as written)."""
+
+_TAG_HINTS = {
+    "binary": "binary data (!!binary) is not supported: put base64 text in a repo file's `contents: {base64: ...}`",
+    "set": "YAML sets (!!set) are not supported: write a list",
+    "omap": "ordered mappings (!!omap) are not supported: write a mapping",
+    "pairs": "YAML pairs (!!pairs) are not supported: write a mapping or a list of mappings",
+}
+
+
+def _tag_problem(tag: str) -> str:
+    short = tag.removeprefix("tag:yaml.org,2002:")
+    if short in _TAG_HINTS:
+        return _TAG_HINTS[short]
+    shown = "!!" + short if short != tag else tag
+    return (f"unsupported YAML tag {shown}: remove it (scenario files use plain mappings, lists, strings, numbers, "
+            "true/false and null)")
+
+
+def _too_deep(how: str = "") -> str:
+    return (f"the document nests mappings and lists more than {MAX_DEPTH} levels deep{how}: "
+            "flatten it (deeper nesting is not supported)")
+
+
+def _reason(e: Exception) -> str:
+    return _shorten(str(e).split("\n")[0], 80)
+
+
+def _shorten(s: str, limit: int = 40) -> str:
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def _mark(n: YNode | _Alias) -> Mark:
+    if isinstance(n, _Alias):
+        n = n.node
     m = n.start_mark
     return (m.line + 1, m.column + 1)
 
@@ -200,17 +368,28 @@ def _pos(file: str, n: YNode) -> Pos:
     return Pos(file, line, col)
 
 
+def _where(file: str, n: YNode | _Alias) -> Pos:
+    """Where ``n`` is written: the alias itself for an alias."""
+    return Pos(file, *n.mark) if isinstance(n, _Alias) else _pos(file, n)
+
+
 def parse_documents(text: str, file: str) -> list[Node]:
-    """Parse every YAML document in ``text``; raise ``ScenarioError`` on a syntax error."""
+    """Parse every YAML document in ``text``; raise ``ScenarioError`` on a syntax error or a limit (``limits``)."""
+    size = len(text) if len(text) > MAX_DOCUMENT_BYTES else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_DOCUMENT_BYTES:
+        raise ScenarioError(too_big(size), Pos(file, 1, 1))
     yaml = YAML(typ="safe", pure=True)
+    yaml.Composer = _Composer
     out: list[Node] = []
     try:
         for root in yaml.compose_all(text):
             if root is None:
                 continue
             positions = Positions(file)
-            value = _Builder(yaml, positions).build(root)
-            out.append(Node(value, "", _pos(file, root), positions))
+            value = _Builder(yaml, positions, yaml.composer.written, len(text)).build(root)
+            out.append(Node(value, "", _where(file, root), positions))
+    except _TooDeep as e:
+        raise ScenarioError(_too_deep(), Pos(file, e.line, e.col)) from None
     except MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -221,9 +400,13 @@ def parse_documents(text: str, file: str) -> list[Node]:
         ) from None
     except YAMLError as e:
         raise ScenarioError(f"invalid YAML: {e}", Pos(file, 1, 1)) from None
-    except RecursionError:
-        raise ScenarioError("invalid YAML: the document is nested too deeply", Pos(file, 1, 1)) from None
     return out
+
+
+def too_big(size: int) -> str:
+    """The message for a scenario file over ``MAX_DOCUMENT_BYTES``."""
+    return (f"the file is {size:,} bytes, over the {MAX_DOCUMENT_BYTES:,}-byte limit of a scenario file: "
+            "split it into several files")
 
 
 def plain(v: Any) -> Any:

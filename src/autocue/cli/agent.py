@@ -9,8 +9,8 @@
     echo "prompt" | autocue             stdin that is not a terminal is the prompt (print mode)
 
 Options: ``--model provider/model``, ``--extension PATH`` (repeatable), ``--tools a,b``
-(allow-list; ``--no-tools`` for none), ``--system-prompt TEXT``, ``--no-session``,
-``--session FILE``, ``--continue``, ``--thinking LEVEL``, ``--cwd DIR``,
+(allow-list; default: all seven built-ins and the extensions' tools; ``--no-tools`` for none),
+``--system-prompt TEXT``, ``--no-session``, ``--session FILE``, ``--continue``, ``--thinking LEVEL``, ``--cwd DIR``,
 ``--playbook FILE`` (replies for ``autocue/playbook``), ``--no-discover``.
 
 Models come from ``ModelRegistry`` (``$AUTOCUE_DIR/models.json``, ``.autocue/models.json``,
@@ -211,8 +211,10 @@ async def _amain(args: Any) -> int:
         ui = TerminalUI(sys.stdout)
 
     from autocue.session.agent_session import create_agent_session
+    from autocue.tools import BUILTIN_TOOL_NAMES
 
-    active: list[str] | None = None
+    # all seven built-ins by default (pi's CLI starts with four): scenarios map listDir to ls, find to find
+    active: list[str] = list(BUILTIN_TOOL_NAMES)
     if args.no_tools:
         active = []
     elif args.tools is not None:

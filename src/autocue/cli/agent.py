@@ -211,6 +211,7 @@ async def _amain(args: Any) -> int:
         ui = TerminalUI(sys.stdout)
 
     from autocue.session.agent_session import create_agent_session
+    from autocue.session.settings import SettingsError
     from autocue.tools import BUILTIN_TOOL_NAMES
 
     # all seven built-ins by default (pi's CLI starts with four): scenarios map listDir to ls, find to find
@@ -220,20 +221,23 @@ async def _amain(args: Any) -> int:
     elif args.tools is not None:
         active = [t.strip() for t in args.tools.split(",") if t.strip()]
     system_prompt = args.system_prompt if args.system_prompt is not None else DEFAULT_SYSTEM_PROMPT.format(cwd=cwd)
-    result = await create_agent_session(
-        provider=registry.router(),
-        model=model,
-        cwd=cwd,
-        session_manager=sm,
-        active_tools=active,
-        extensions=list(args.extension),
-        discover=not args.no_discover,
-        agent_dir=registry.agent_dir,
-        ui=ui,
-        has_ui=ui is not None,
-        system_prompt=system_prompt,
-        thinking_level=args.thinking,
-    )
+    try:
+        result = await create_agent_session(
+            provider=registry.router(),
+            model=model,
+            cwd=cwd,
+            session_manager=sm,
+            active_tools=active,
+            extensions=list(args.extension),
+            discover=not args.no_discover,
+            agent_dir=registry.agent_dir,
+            ui=ui,
+            has_ui=ui is not None,
+            system_prompt=system_prompt,
+            thinking_level=args.thinking,
+        )
+    except SettingsError as e:
+        raise CliError(str(e)) from None
     session = result.session
     for err in result.extensions_result.errors:
         print(f"Extension error ({err.path}): {type(err.error).__name__}: {err.error}", file=sys.stderr)

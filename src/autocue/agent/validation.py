@@ -88,13 +88,18 @@ def _compile(schema: Any, root: dict[str, Any], depth: int = 0) -> Check:
         allowed = list(schema["enum"])
 
         def check_enum(v: Any, p: str, e: Errors) -> None:
-            if v not in allowed:
+            if not any(json_equal(v, a) for a in allowed):
                 e.append(f"{_where(p)}: must be one of {allowed!r}, got {v!r}")
 
         checks.append(check_enum)
     if "const" in schema:
         const = schema["const"]
-        checks.append(lambda v, p, e: None if v == const else e.append(f"{_where(p)}: must be {const!r}"))
+
+        def check_const(v: Any, p: str, e: Errors) -> None:
+            if not json_equal(v, const):
+                e.append(f"{_where(p)}: must be {const!r}, got {v!r}")
+
+        checks.append(check_const)
 
     props = schema.get("properties")
     required = schema.get("required") or []
@@ -204,6 +209,23 @@ def _compile(schema: Any, root: dict[str, Any], depth: int = 0) -> Check:
             c(v, p, e)
 
     return check_all
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON Schema's ``enum`` and ``const`` define it.
+
+    Python's ``==`` says ``True == 1`` and ``[True] == [1]``; JSON Schema keeps booleans apart
+    from numbers (at any depth), while ``1`` and ``1.0`` are the same number.
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
 
 
 def _type_name(v: Any) -> str:

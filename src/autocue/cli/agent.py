@@ -9,8 +9,8 @@
     echo "prompt" | autocue             stdin that is not a terminal is the prompt (print mode)
 
 Options: ``--model provider/model``, ``--extension PATH`` (repeatable), ``--tools a,b``
-(allow-list; ``--no-tools`` for none), ``--system-prompt TEXT``, ``--no-session``,
-``--session FILE``, ``--continue``, ``--thinking LEVEL``, ``--cwd DIR``,
+(allow-list; default: all seven built-ins and the extensions' tools; ``--no-tools`` for none),
+``--system-prompt TEXT``, ``--no-session``, ``--session FILE``, ``--continue``, ``--thinking LEVEL``, ``--cwd DIR``,
 ``--playbook FILE`` (replies for ``autocue/playbook``), ``--no-discover``.
 
 Models come from ``ModelRegistry`` (``$AUTOCUE_DIR/models.json``, ``.autocue/models.json``,
@@ -215,27 +215,33 @@ async def _amain(args: Any) -> int:
         ui = TerminalUI(sys.stdout)
 
     from autocue.session.agent_session import create_agent_session
+    from autocue.session.settings import SettingsError
+    from autocue.tools import BUILTIN_TOOL_NAMES
 
-    active: list[str] | None = None
+    # all seven built-ins by default (pi's CLI starts with four): scenarios map listDir to ls, find to find
+    active: list[str] = list(BUILTIN_TOOL_NAMES)
     if args.no_tools:
         active = []
     elif args.tools is not None:
         active = [t.strip() for t in args.tools.split(",") if t.strip()]
     system_prompt = args.system_prompt if args.system_prompt is not None else DEFAULT_SYSTEM_PROMPT.format(cwd=cwd)
-    result = await create_agent_session(
-        provider=registry.router(),
-        model=model,
-        cwd=cwd,
-        session_manager=sm,
-        active_tools=active,
-        extensions=list(args.extension),
-        discover=not args.no_discover,
-        agent_dir=registry.agent_dir,
-        ui=ui,
-        has_ui=ui is not None,
-        system_prompt=system_prompt,
-        thinking_level=args.thinking,
-    )
+    try:
+        result = await create_agent_session(
+            provider=registry.router(),
+            model=model,
+            cwd=cwd,
+            session_manager=sm,
+            active_tools=active,
+            extensions=list(args.extension),
+            discover=not args.no_discover,
+            agent_dir=registry.agent_dir,
+            ui=ui,
+            has_ui=ui is not None,
+            system_prompt=system_prompt,
+            thinking_level=args.thinking,
+        )
+    except SettingsError as e:
+        raise CliError(str(e)) from None
     session = result.session
     for err in result.extensions_result.errors:
         print(f"Extension error ({err.path}): {type(err.error).__name__}: {err.error}", file=sys.stderr)

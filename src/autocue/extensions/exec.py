@@ -1,18 +1,23 @@
 """``exec``: run a program for an extension and collect its output.
 
 ``await run_exec("git", ["status"], cwd=..., timeout=5)`` → ``ExecResult(stdout, stderr, code, killed)``.
-The process is killed when ``timeout`` seconds pass or ``signal`` fires (``killed`` is then true).
+The program runs in its own process group (``autocue.process.run_process``). When ``timeout``
+seconds pass or ``signal`` fires, the whole group gets SIGTERM, then SIGKILL after
+``KILL_GRACE`` seconds, and ``killed`` is true. Once the program has exited, output still held
+open by a background child is read for at most ``DRAIN_TIMEOUT`` seconds.
 A program that cannot be started gives ``code`` 127 and the reason in ``stderr``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autocue.llm.abort import AbortSignal
+from autocue.process import run_process
+
+KILL_GRACE = 1.0
+DRAIN_TIMEOUT = 0.5
 
 
 @dataclass(slots=True)
@@ -31,32 +36,21 @@ async def run_exec(
     timeout: float | None = None,
     signal: AbortSignal | None = None,
 ) -> ExecResult:
+    out: list[bytes] = []
+    err: list[bytes] = []
     try:
-        proc = await asyncio.create_subprocess_exec(
-            command, *args, cwd=cwd, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            stdin=asyncio.subprocess.DEVNULL,
+        result = await run_process(
+            [command, *args], cwd=cwd, on_stdout=out.append, on_stderr=err.append, timeout=timeout,
+            signal=signal, kill_grace=KILL_GRACE, drain_timeout=DRAIN_TIMEOUT,
         )
     except OSError as e:
         return ExecResult("", f"cannot run {command!r} in {cwd or '.'}: {e}", 127)
-    killed = False
-    comm = asyncio.ensure_future(proc.communicate())
-    waiters: set[asyncio.Future[object]] = {comm}  # type: ignore[arg-type]
-    abort_wait: asyncio.Future[None] | None = None
-    if signal is not None:
-        abort_wait = asyncio.ensure_future(signal.wait())
-        waiters.add(abort_wait)  # type: ignore[arg-type]
-    try:
-        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        if comm not in done:
-            killed = True
-            with contextlib.suppress(ProcessLookupError):
-                proc.kill()
-        out, err = await comm
-    finally:
-        if abort_wait is not None and not abort_wait.done():
-            abort_wait.cancel()
-    code = proc.returncode if proc.returncode is not None else -1
-    return ExecResult(out.decode(errors="replace"), err.decode(errors="replace"), code, killed)
+    return ExecResult(
+        b"".join(out).decode(errors="replace"),
+        b"".join(err).decode(errors="replace"),
+        result.code,
+        result.stopped is not None,
+    )
 
 
 __all__ = ["ExecResult", "run_exec"]

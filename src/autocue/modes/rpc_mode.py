@@ -12,7 +12,8 @@ events follow, a later failure comes as an error response), ``steer{message}``,
 ``get_available_models``, ``set_thinking_level{level}``, ``cycle_thinking_level``,
 ``set_steering_mode{mode}``, ``set_follow_up_mode{mode}``, ``compact{customInstructions?}``,
 ``set_auto_compaction{enabled}``, ``set_auto_retry{enabled}``, ``abort_retry``,
-``bash{command}``, ``abort_bash``, ``get_session_stats``, ``get_last_assistant_text``,
+``bash{command}`` → ``{output, exitCode, cancelled, truncated, fullOutputPath?}`` (run by the bash
+tool's runner), ``abort_bash``, ``get_session_stats``, ``get_last_assistant_text``,
 ``set_session_name{name}``, ``get_commands``. Unsupported pi commands (``export_html``,
 ``switch_session``, ``fork``, ``get_fork_messages``) answer ``success: false`` saying so.
 
@@ -30,6 +31,7 @@ from typing import IO, Any
 
 import orjson
 
+from autocue.llm.abort import AbortController
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.llm.types import ImageContent
 from autocue.modes.common import event_json, json_line, model_json
@@ -49,7 +51,7 @@ class RpcServer:
         self.ui = ui
         self.stdout = stdout
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.bash_task: asyncio.Task[Any] | None = None
+        self.bash_abort: AbortController | None = None  # the running bash command's
 
     def send(self, obj: Any) -> None:
         self.stdout.write(json_line(obj))
@@ -280,28 +282,37 @@ class RpcServer:
 
     # ------------------------------------------------------------------ bash
     async def cmd_bash(self, msg: dict[str, Any]) -> Any:
+        """Run ``command`` through the bash tool's runner (``autocue.tools.bash.run_bash``): its own
+        process group killed whole on ``abort_bash``, the output's tail kept (full output in a
+        temp file when cut), and what ran before an abort is still returned."""
         from autocue.session.messages import BashExecutionMessage
+        from autocue.tools.bash import run_bash
+        from autocue.tools.common import ToolError
 
         command = _text(msg, "command")
-        if self.bash_task is not None and not self.bash_task.done():
+        if self.bash_abort is not None:
             raise RpcCommandError("a bash command is already running; send abort_bash first")
-        self.bash_task = asyncio.ensure_future(_run_bash(command, self.session.cwd))
+        self.bash_abort = AbortController()
         try:
-            output, code, cancelled = await self.bash_task
-        except asyncio.CancelledError:
-            output, code, cancelled = "", None, True
-        limit = 50_000
-        truncated = len(output) > limit
-        if truncated:
-            output = output[-limit:]
-        m = BashExecutionMessage(command, output, code, cancelled, truncated)
+            run = await run_bash(command, self.session.cwd, signal=self.bash_abort.signal)
+        except ToolError as e:
+            raise RpcCommandError(str(e)) from None
+        finally:
+            self.bash_abort = None
+        cancelled = run.stopped is not None
+        code = None if cancelled or run.code < 0 else run.code
+        m = BashExecutionMessage(command, run.output, code, cancelled, run.truncated, run.full_output_path)
         self.session.agent.append_message(m)
         self.session.session_manager.append_message(m)
-        return {"output": output, "exitCode": code, "cancelled": cancelled, "truncated": truncated}
+        data: dict[str, Any] = {"output": run.output, "exitCode": code, "cancelled": cancelled,
+                                "truncated": run.truncated}
+        if run.full_output_path is not None:
+            data["fullOutputPath"] = run.full_output_path
+        return data
 
     async def cmd_abort_bash(self, msg: dict[str, Any]) -> Any:
-        if self.bash_task is not None and not self.bash_task.done():
-            self.bash_task.cancel()
+        if self.bash_abort is not None:
+            self.bash_abort.abort()
 
     # ------------------------------------------------------------------ not supported here
     async def _unsupported(self, msg: dict[str, Any]) -> Any:
@@ -338,23 +349,6 @@ def _images(raw: Any) -> list[ImageContent] | None:
             raise RpcCommandError(f"images[{i}] must be {{type:'image', data:<base64>, mimeType}}")
         out.append(ImageContent(b["data"], b["mimeType"]))
     return out
-
-
-async def _run_bash(command: str, cwd: str) -> tuple[str, int | None, bool]:
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=cwd,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        stdin=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        out, _ = await proc.communicate()
-    except asyncio.CancelledError:
-        proc.kill()
-        await proc.wait()
-        raise
-    return out.decode("utf-8", "replace"), proc.returncode, False
 
 
 def _start_reader(stdin: IO[bytes], loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[Any]) -> None:

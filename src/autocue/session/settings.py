@@ -21,8 +21,11 @@ key                                   meaning                                   
 ``enableSkillCommands``               ``/skill:name`` expansion                     ``true``
 ====================================  ===========================================  =================
 
-Unknown keys are kept in ``extra`` and listed in ``warnings``; a file that is not valid JSON
-raises ``SettingsError`` naming the file, line and column.
+Only these keys are normalised (snake_case to camelCase); unknown keys are kept in ``extra``
+exactly as written (they belong to extensions) and listed in ``warnings``. Values are checked
+strictly: a boolean must be ``true``/``false`` (the string ``"false"`` is an error, not true),
+a count a whole number >= 0, a list a list of strings. A bad value, or a file that is not
+valid JSON, raises ``SettingsError`` naming the file and the key (or line and column).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
 from autocue.session.retry import RetrySettings
 
@@ -46,15 +50,63 @@ class SettingsError(ValueError):
     """A settings file that cannot be read."""
 
 
+_SECTIONS = frozenset({"compaction", "retry"})
+
+
 def _camel(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
-def _normalize(d: Any) -> Any:
-    if isinstance(d, dict):
-        return {_camel(k) if isinstance(k, str) else k: _normalize(v) for k, v in d.items()}
-    return d
+def _normalize(d: dict[str, Any]) -> dict[str, Any]:
+    """camelCase the keys autocue knows (and the keys inside ``compaction`` / ``retry``).
+
+    Any other key is kept exactly as written, value and all: it belongs to an extension.
+    """
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        ck = _camel(k) if isinstance(k, str) else k
+        if ck not in _KEYS:
+            out[k] = v
+        elif ck in _SECTIONS and isinstance(v, dict):
+            out[ck] = {_camel(kk) if isinstance(kk, str) else kk: vv for kk, vv in v.items()}
+        else:
+            out[ck] = v
+    return out
+
+
+def _bool(section: dict[str, Any], key: str, default: bool, where: str, source: str) -> bool:
+    v = section.get(key, default)
+    if not isinstance(v, bool):
+        raise SettingsError(f"{source}: {where}{key} must be true or false, got {json.dumps(v)}")
+    return v
+
+
+def _count(section: dict[str, Any], key: str, default: int, where: str, source: str) -> int:
+    v = section.get(key, default)
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise SettingsError(f"{source}: {where}{key} must be a whole number >= 0, got {json.dumps(v)}")
+    return v
+
+
+def _section(d: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise SettingsError(f"{source}: {key} must be an object, got {json.dumps(v)}")
+    return v
+
+
+def _strings(d: dict[str, Any], key: str, source: str) -> list[str]:
+    v = d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise SettingsError(f"{source}: {key} must be a list of strings, got {json.dumps(v)}")
+    return list(v)
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -88,27 +140,32 @@ class Settings:
         """Settings from a dict (camelCase or snake_case keys)."""
         d = _normalize(data)
         s = Settings()
-        c = d.get("compaction") or {}
+        c = _section(d, "compaction", source)
         s.compaction = CompactionSettings(
-            enabled=bool(c.get("enabled", True)),
-            reserve_tokens=int(c.get("reserveTokens", 16384)),
-            keep_recent_tokens=int(c.get("keepRecentTokens", 20000)),
+            enabled=_bool(c, "enabled", True, "compaction.", source),
+            reserve_tokens=_count(c, "reserveTokens", 16384, "compaction.", source),
+            keep_recent_tokens=_count(c, "keepRecentTokens", 20000, "compaction.", source),
         )
-        r = d.get("retry") or {}
+        r = _section(d, "retry", source)
         s.retry = RetrySettings(
-            enabled=bool(r.get("enabled", True)),
-            max_retries=int(r.get("maxRetries", 3)),
-            base_delay_ms=int(r.get("baseDelayMs", 2000)),
-            max_delay_ms=int(r.get("maxDelayMs", 60000)),
+            enabled=_bool(r, "enabled", True, "retry.", source),
+            max_retries=_count(r, "maxRetries", 3, "retry.", source),
+            base_delay_ms=_count(r, "baseDelayMs", 2000, "retry.", source),
+            max_delay_ms=_count(r, "maxDelayMs", 60000, "retry.", source),
         )
-        s.default_thinking_level = d.get("defaultThinkingLevel")
+        level = d.get("defaultThinkingLevel")
+        if level is not None and level not in THINKING_LEVELS:
+            raise SettingsError(
+                f"{source}: defaultThinkingLevel must be one of {', '.join(THINKING_LEVELS)}, got {json.dumps(level)}"
+            )
+        s.default_thinking_level = level
         s.steering_mode = d.get("steeringMode", "one-at-a-time")
         s.follow_up_mode = d.get("followUpMode", "one-at-a-time")
         s.tool_execution = d.get("toolExecution", "parallel")
-        s.extensions = [str(x) for x in d.get("extensions") or []]
-        s.skills = [str(x) for x in d.get("skills") or []]
-        s.prompts = [str(x) for x in d.get("prompts") or []]
-        s.enable_skill_commands = bool(d.get("enableSkillCommands", True))
+        s.extensions = _strings(d, "extensions", source)
+        s.skills = _strings(d, "skills", source)
+        s.prompts = _strings(d, "prompts", source)
+        s.enable_skill_commands = _bool(d, "enableSkillCommands", True, "", source)
         for k, v in d.items():
             if k not in _KEYS:
                 s.extra[k] = v
@@ -133,6 +190,7 @@ class Settings:
         for path in (user / "settings.json", Path(cwd) / ".autocue" / "settings.json"):
             data = read_settings_file(path)
             if data is not None:
+                Settings.from_dict(data, source=str(path))  # a bad value is reported with its own file
                 merged = _merge(merged, _normalize(data))
                 sources.append(str(path))
         s = Settings.from_dict(merged, source=" + ".join(sources) or "<defaults>")

@@ -59,11 +59,12 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _builtin_tools(cwd: str) -> dict[str, AgentTool]:
+    """All seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four."""
     try:
-        from autocue.tools import create_builtin_tools
+        from autocue.tools import BUILTIN_TOOL_NAMES, create_builtin_tools
     except ImportError:  # built-in tools not installed: only mocks and extension tools exist
         return {}
-    return dict(create_builtin_tools(cwd))
+    return dict(create_builtin_tools(cwd, BUILTIN_TOOL_NAMES))
 
 
 class TestSession:

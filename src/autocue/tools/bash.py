@@ -15,28 +15,29 @@ after N seconds``, ``... Command aborted`` or ``... Command was killed by signal
 
 If the shell exits while a background process it started still holds the output pipe open,
 the tool stops reading after ``drain_timeout`` seconds and returns; that process keeps running.
+Spawning, killing and draining are ``autocue.process.run_process``.
 
 Public: ``create_bash_tool(cwd, *, shell=None, env=None, command_prefix=None, drain_timeout=0.5,
-update_interval=0.05)``, ``default_shell()``.
+update_interval=0.05)``, ``run_bash(script, cwd, ...)`` → ``BashRun`` (the same run without the
+tool's error texts, for RPC ``bash``), ``default_shell()``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
 import signal as signals
-import subprocess
 import tempfile
-import threading
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import IO, Any
 
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import TextContent
+from autocue.process import StopReason, run_process
 from autocue.tools.common import ToolError
 from autocue.tools.paths import StrPath
 from autocue.tools.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
@@ -130,47 +131,75 @@ class _Output:
         return out, details
 
 
-def _exit_future(proc: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop) -> asyncio.Future[int]:
-    """A future for the exit code: a pidfd watched by the loop (Linux), else a waiter thread."""
-    fut: asyncio.Future[int] = loop.create_future()
+@dataclass(slots=True)
+class BashRun:
+    """One finished command: ``text`` is the tail shown (with a notice when cut, ``(no output)``
+    when empty), ``output`` the same tail without the notice, ``details`` the truncation
+    details (None when nothing was cut), ``code`` the exit code (negative: killed by that
+    signal), ``stopped`` why autocue stopped it (``timeout`` or ``abort``)."""
 
-    def settle(code: int) -> None:
-        if not fut.done():
-            fut.set_result(code)
+    text: str
+    output: str
+    details: dict[str, Any] | None
+    code: int
+    stopped: StopReason | None
+    truncated: bool
+    full_output_path: str | None
+
+
+async def run_bash(
+    script: str,
+    cwd: StrPath,
+    *,
+    shell: str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    signal: AbortSignal | None = None,
+    on_update: OnUpdate | None = None,
+    drain_timeout: float = 0.5,
+    update_interval: float = 0.05,
+) -> BashRun:
+    """Run ``script`` with ``<shell> -c`` in ``cwd`` through ``autocue.process.run_process``.
+
+    The output is kept as the tool keeps it (a rolling tail, everything in a temp file once
+    large). A missing ``cwd`` or a shell that cannot start raises ``ToolError``.
+    """
+    workdir = os.fspath(cwd)
+    if not os.path.isdir(workdir):
+        raise ToolError(f"Working directory does not exist: {workdir}\nCannot execute bash commands.")
+    loop = asyncio.get_running_loop()
+    output = _Output()
+    last_update = [-update_interval, False]  # [loop time of the last update, data not yet reported]
+
+    def send_update() -> None:
+        if on_update is None:
+            return
+        tr = truncate_tail(output.text())
+        partial = {"truncation": tr.to_json(), "fullOutputPath": output.path} if tr.truncated else None
+        last_update[0], last_update[1] = loop.time(), False
+        on_update(ToolResult([TextContent(tr.content)], partial))
+
+    def on_chunk(data: bytes) -> None:
+        output.add(data)
+        if loop.time() - last_update[0] >= update_interval:
+            send_update()
+        else:
+            last_update[1] = True
 
     try:
-        pidfd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-
-        def wait_thread() -> None:
-            code = proc.wait()
-            loop.call_soon_threadsafe(settle, code)
-
-        threading.Thread(target=wait_thread, name=f"bash-wait-{proc.pid}", daemon=True).start()
-        return fut
-
-    def ready() -> None:
-        loop.remove_reader(pidfd)
-        os.close(pidfd)
-        settle(proc.wait())  # exited: reaping does not block
-
-    loop.add_reader(pidfd, ready)
-
-    def cleanup(f: asyncio.Future[int]) -> None:
-        if f.cancelled():
-            loop.remove_reader(pidfd)
-            os.close(pidfd)
-
-    fut.add_done_callback(cleanup)
-    return fut
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signals.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signals.SIGKILL)
+        result = await run_process(
+            [shell or default_shell(), "-c", script], cwd=workdir, env=env, on_stdout=on_chunk, merge_stderr=True,
+            timeout=float(timeout) if timeout is not None else None, signal=signal, drain_timeout=drain_timeout,
+        )
+    except OSError as e:
+        raise ToolError(f"Cannot start the shell: {e}") from None
+    finally:
+        output.close()
+    if last_update[1]:  # the last update always shows all the output
+        send_update()
+    text, details = output.render()
+    shown = truncate_tail(output.text()).content
+    return BashRun(text, shown, details, result.code, result.stopped, details is not None, output.path)
 
 
 def create_bash_tool(
@@ -198,106 +227,24 @@ def create_bash_tool(
         timeout = params.get("timeout")
         if signal.aborted:
             raise ToolError("Command aborted")
-        if not os.path.isdir(workdir):
-            raise ToolError(f"Working directory does not exist: {workdir}\nCannot execute bash commands.")
         script = f"{command_prefix}\n{command}" if command_prefix else command
-        try:
-            proc = subprocess.Popen(
-                [shell or default_shell(), "-c", script],
-                cwd=workdir,
-                env=dict(env) if env is not None else None,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as e:
-            raise ToolError(f"Cannot start the shell: {e}") from None
-        assert proc.stdout is not None
-        loop = asyncio.get_running_loop()
-        exited = _exit_future(proc, loop)
-        reader = asyncio.StreamReader(limit=_READ_SIZE * 4)
-        try:
-            transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), proc.stdout)
-        except BaseException:
-            _kill_group(proc.pid)
-            proc.wait()
-            raise
-        output = _Output()
-        killed_for: list[str] = []
-
-        def kill(reason: str) -> None:
-            if not killed_for and not exited.done():
-                killed_for.append(reason)
-                _kill_group(proc.pid)
-
-        last_update = [-update_interval, False]  # [loop time of the last update, data not yet reported]
-
-        def send_update() -> None:
-            tr = truncate_tail(output.text())
-            partial = {"truncation": tr.to_json(), "fullOutputPath": output.path} if tr.truncated else None
-            last_update[0], last_update[1] = loop.time(), False
-            on_update(ToolResult([TextContent(tr.content)], partial))
-
-        def on_chunk(data: bytes) -> None:
-            output.add(data)
-            if loop.time() - last_update[0] >= update_interval:
-                send_update()
-            else:
-                last_update[1] = True
-
-        async def pump() -> None:
-            while True:
-                data = await reader.read(_READ_SIZE)
-                if not data:
-                    return
-                on_chunk(data)
-
-        pump_task = asyncio.ensure_future(pump())
-        remove = signal.add_listener(lambda: kill("abort"))
-        timer = loop.call_later(float(timeout), kill, "timeout") if timeout is not None and timeout > 0 else None
-        try:
-            code = await asyncio.shield(exited)
-            remove()
-            if timer is not None:
-                timer.cancel()
-            # the shell is gone; read what is left unless a background process keeps the pipe open
-            done, _ = await asyncio.wait({pump_task}, timeout=drain_timeout)
-            if not done:
-                pump_task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await pump_task
-            else:
-                pump_task.result()
-        except BaseException:
-            kill("cancelled")
-            pump_task.cancel()
-            if not exited.done():
-                proc.wait()  # reap at once: the group was just SIGKILLed
-                exited.cancel()
-            raise
-        finally:
-            remove()
-            if timer is not None:
-                timer.cancel()
-            transport.close()
-            output.close()
-
-        if last_update[1]:  # the last update always shows all the output
-            send_update()
-        text, details = output.render()
-        body = "" if text == "(no output)" else text
+        run = await run_bash(
+            script, workdir, shell=shell, env=env, timeout=timeout, signal=signal, on_update=on_update,
+            drain_timeout=drain_timeout, update_interval=update_interval,
+        )
+        body = "" if run.text == "(no output)" else run.text
         sep = "\n\n" if body else ""
-        if killed_for and killed_for[0] == "timeout":
+        if run.stopped == "timeout":
             raise ToolError(f"{body}{sep}Command timed out after {_secs(timeout)} seconds")
-        if killed_for:
+        if run.stopped is not None:
             raise ToolError(f"{body}{sep}Command aborted")
-        if code < 0:
-            name = signals.Signals(-code).name if -code in signals.valid_signals() else str(-code)
+        if run.code < 0:
+            code = -run.code
+            name = signals.Signals(code).name if code in signals.valid_signals() else str(code)
             raise ToolError(f"{body}{sep}Command was killed by signal {name}")
-        if code != 0:
-            raise ToolError(f"{text}\n\nCommand exited with code {code}")
-        return ToolResult([TextContent(text)], details)
+        if run.code != 0:
+            raise ToolError(f"{run.text}\n\nCommand exited with code {run.code}")
+        return ToolResult([TextContent(run.text)], run.details)
 
     return AgentTool("bash", BASH_DESCRIPTION, BASH_PARAMETERS, execute, label="bash")
 

@@ -1,0 +1,78 @@
+"""``autocue.process.run_process``: own process group, a bounded stop and a bounded drain."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+from proc_helpers import alive, gone_within, kill_quietly
+
+from autocue.llm.abort import AbortController
+from autocue.process import run_process
+
+
+async def test_a_timeout_kills_the_whole_group_and_returns_at_once() -> None:
+    out: list[bytes] = []
+    t0 = time.monotonic()
+    r = await run_process(["sh", "-c", "sleep 5 & echo $!; sleep 5"], on_stdout=out.append, timeout=0.3)
+    took = time.monotonic() - t0
+    assert r.stopped == "timeout" and r.code < 0
+    assert took < 2.0, took
+    background = int(b"".join(out))
+    assert gone_within(background, 2.0), "the background child outlived the stop"
+
+
+async def test_term_first_then_kill_after_the_grace() -> None:
+    # the whole group ignores SIGTERM: SIGKILL follows after kill_grace
+    out: list[bytes] = []
+    t0 = time.monotonic()
+    r = await run_process(
+        ["sh", "-c", "trap '' TERM; sleep 5 & echo $!; sleep 5"], on_stdout=out.append, timeout=0.2, kill_grace=0.3
+    )
+    took = time.monotonic() - t0
+    assert r.stopped == "timeout" and 0.45 < took < 2.5, took
+    assert gone_within(int(b"".join(out)), 2.0)
+
+
+async def test_a_grandchild_holding_the_pipe_does_not_keep_the_caller_waiting() -> None:
+    out: list[bytes] = []
+    t0 = time.monotonic()
+    r = await run_process(["sh", "-c", "sleep 5 & echo $!"], on_stdout=out.append, drain_timeout=0.3)
+    took = time.monotonic() - t0
+    background = int(b"".join(out))
+    try:
+        assert r.code == 0 and r.stopped is None and r.drained is False
+        assert took < 2.0, took
+        assert alive(background), "a program that ended by itself keeps its background children"
+    finally:
+        kill_quietly(background)
+
+
+async def test_an_abort_stops_it_and_separate_streams_and_input_work() -> None:
+    ctrl = AbortController()
+    out: list[bytes] = []
+    err: list[bytes] = []
+    code = "import sys; d = sys.stdin.read(); print(d.upper()); sys.stderr.write('e'); sys.stdout.flush(); " \
+           "import time; time.sleep(10)"
+
+    def on_out(b: bytes) -> None:
+        out.append(b)
+        ctrl.abort()
+
+    t0 = time.monotonic()
+    r = await run_process([sys.executable, "-c", code], input=b"abc", on_stdout=on_out, on_stderr=err.append,
+                          signal=ctrl.signal)
+    assert r.stopped == "abort" and time.monotonic() - t0 < 5
+    assert b"".join(out).strip() == b"ABC"
+
+
+async def test_all_output_of_a_normal_run_arrives() -> None:
+    out: list[bytes] = []
+    r = await run_process(["sh", "-c", "head -c 300000 /dev/zero | tr '\\0' x; exit 4"], on_stdout=out.append)
+    assert r.code == 4 and r.drained and len(b"".join(out)) == 300000
+
+
+async def test_a_program_that_cannot_start_raises_oserror() -> None:
+    with pytest.raises(OSError):
+        await run_process(["/definitely/not/here"])

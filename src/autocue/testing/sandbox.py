@@ -12,11 +12,13 @@
     assert result.smoke.events.tool_results_for("plan_list")[0].is_error is False
 
 Steps (each timed in ``result.timings``): build the package's wheel (uv, else ``python -m
-build``); get a wheel of the running autocue (built once per source state, cached); repack
-the dependency closure from the running environment into a local wheelhouse (cached); create
-a fresh virtual environment in a temp dir (``uv venv``, else ``python -m venv``); install both
-wheels with ``--no-index --find-links <wheelhouse>`` (no index is ever contacted when
-``offline``, the default); then, inside that interpreter, ``autocue.testing.sandbox_child``
+build``; build requirements that are not installed here are fetched from the configured
+index when it is reachable, unless ``offline=True``); get a wheel of the running autocue
+(reused when installed from a wheel; built once per source state, cached, from a checkout);
+repack the dependency closure from the running environment into a local wheelhouse (cached);
+create a fresh virtual environment in a temp dir (``uv venv``, else ``python -m venv``);
+install both wheels with ``--no-index --find-links <wheelhouse>`` (the index only with
+``offline=False``); then, inside that interpreter, ``autocue.testing.sandbox_child``
 discovers extensions through the ``autocue.extensions`` entry-point group only, loads them
 for real, binds a session (skills), checks the tools and plays the smoke playbook. The temp
 dir is removed at the end, also on failure and on ``KeyboardInterrupt``.

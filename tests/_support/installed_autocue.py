@@ -114,7 +114,9 @@ class LocalIndex:
         self.server.server_close()
 
 
-def user_env(venv_python: Path, *, index_url: str, cache: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def user_env(
+    venv_python: Path, *, index_url: str, cache: Path, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """A user's environment: the venv's bin first on PATH, pip configured for ``index_url`` only (no
     config files, no find-links, no pip cache), loopback reached without a proxy."""
     env = {k: v for k, v in os.environ.items()

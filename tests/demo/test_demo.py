@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+import pytest
+
+from autocue.cli.demo import SECTIONS
 
 
-def test_demo_runs_every_section_and_passes() -> None:
+@pytest.mark.slow
+def test_demo_runs_every_section_and_passes_in_an_empty_directory(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "autocue.cli.main", "demo"], cwd=ROOT, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "autocue.cli.main", "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=600
     )
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-2000:]
     assert "== summary" in out
     summary = out.split("== summary", 1)[1]
     assert "[FAIL]" not in summary
-    assert summary.count("[PASS]") >= 4
-    assert "in-process agent with real tools" in summary
-    assert "over HTTP" in summary
-    assert out.rstrip().splitlines()[-1].endswith("0 failed")
+    assert re.findall(r"\[PASS\] (.+?) \(\d+\.\d\ds\)", summary) == [name for name, _ in SECTIONS]
+    assert out.rstrip().splitlines()[-1] == "5 passed, 0 failed"
+    assert list(tmp_path.iterdir()) == []  # the examples were played from a temp copy
+    # the rate-limit example: the 429 that was served and its retry, in both scenario sections' summary lines
+    lines = {ln.split("] ", 1)[1].split(" (", 1)[0]: ln for ln in summary.splitlines() if "] " in ln}
+    retried = "rate_limit_retry.yaml: 429 rate_limit_error served, retried"
+    assert retried + " (attempt 1 of 3, succeeded)" in lines["example scenarios, in-process"]
+    assert retried + " (succeeded)" in lines["example scenarios over HTTP: mock LLM server + autocue agent CLI"]
+    assert "✗ model call failed: 429 rate_limit_error: Rate limited: please slow down → retry 1 of 3" in out
+    # a scenario without assert steps says what passed instead of "0 assertion checks"
+    assert "PASS thinking_text.yaml: 2 replies played, 0 tool calls, no assertions" in out
+
+
+def test_demo_help_lists_the_sections_it_runs() -> None:
+    proc = subprocess.run([sys.executable, "-m", "autocue.cli.main", "demo", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    listed = re.findall(r"^  (\d)\. (.+)$", proc.stdout, flags=re.M)
+    assert listed == [(str(i), name) for i, (name, _) in enumerate(SECTIONS, 1)]
+    assert len(listed) == 5
+    assert "shows the 429" in " ".join(proc.stdout.split())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
@@ -83,9 +84,12 @@ def test_unknown_plan_is_an_error_the_model_sees() -> None:
         assert r.is_error and "no plan 'PLAN-nope'" in r.text
 
 
-async def test_plan_command_and_async_session() -> None:
-    async with create_test_session(extensions=[PLANNER], mock_tools=MOCKS) as t:
-        await t.session.prompt("/plan on")  # a slash command: nothing goes to the model
-        await t.run(when("Try to build", [call("bash", {"command": "make"}), say("Blocked.")]))
-        assert t.events.blocked_calls()[0].tool_name == "bash"
-        assert t.provider.calls == 2  # the /plan command never reached the model
+def test_plan_command_and_async_session() -> None:
+    async def play() -> None:  # the async API, run with asyncio.run: no pytest async plugin needed
+        async with create_test_session(extensions=[PLANNER], mock_tools=MOCKS) as t:
+            await t.session.prompt("/plan on")  # a slash command: nothing goes to the model
+            await t.run(when("Try to build", [call("bash", {"command": "make"}), say("Blocked.")]))
+            assert t.events.blocked_calls()[0].tool_name == "bash"
+            assert t.provider.calls == 2  # the /plan command never reached the model
+
+    asyncio.run(play())

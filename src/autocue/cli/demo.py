@@ -1,10 +1,7 @@
-"""``autocue demo``: the main job. Runs example playbooks and scenarios and prints a summary.
+"""Run autocue's shipped examples, each section for real, and end with a pass/fail summary.
 
-Sections (each real, each reported as passed or failed):
-
-1. an in-process scripted agent run with real tools in a temp dir, printed as a transcript;
-2. the example playbook tests (``examples/``) through pytest, when the examples are present;
-3. the example scenarios against the embedded mock LLM server, driven over HTTP.
+The examples (the same files `autocue init` writes out) are copied to a temp dir first, so the
+demo runs the same from a source checkout or an installed wheel and writes nothing where it runs.
 """
 
 from __future__ import annotations
@@ -32,8 +29,8 @@ def _print_header(title: str) -> None:
     print(f"== {title}")
 
 
-def section_agent() -> tuple[bool, str]:
-    """A scripted agent writes, reads and edits a file with the real built-in tools."""
+def section_agent(examples: Path) -> tuple[bool, str]:
+    """A scripted model writes, edits and runs a file with the real built-in tools in a temp dir."""
     from autocue.agent import Agent
     from autocue.llm import AssistantMessage, TextContent, ThinkingContent, ToolResultMessage, UserMessage
     from autocue.script import ScriptedProvider, ScriptedResponse, ScriptedToolCall, scripted_model
@@ -84,30 +81,16 @@ def section_agent() -> tuple[bool, str]:
         return ok, f"file on disk: {content.strip()!r}; {provider.consumed} scripted replies played"
 
 
-def _repo_root() -> Path | None:
-    """The source checkout (the demo uses its examples/); None for an installed wheel without them."""
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "examples").is_dir() and (parent / "pyproject.toml").is_file():
-            return parent
-    return None
+def _example_scenarios(examples: Path) -> list[Path]:
+    return sorted((examples / "scenarios").glob("*.yaml"))
 
 
-_NO_EXAMPLES = "examples/ not found (run the demo from a source checkout)"
-
-
-def _example_scenarios(root: Path) -> list[Path]:
-    return sorted((root / "examples" / "scenarios").glob("*.yaml"))
-
-
-def section_playbook_tests() -> tuple[bool, str]:
-    """The example extension's playbook tests, run by pytest (with autocue's plugin)."""
+def section_playbook_tests(examples: Path) -> tuple[bool, str]:
+    """The planner extension's playbook tests (planner/tests), run by pytest with autocue's plugin."""
     import subprocess
 
-    root = _repo_root()
-    if root is None:
-        return False, _NO_EXAMPLES
-    tests = sorted(str(p.relative_to(root)) for p in (root / "examples").glob("*/tests"))
+    root = examples
+    tests = sorted(p.relative_to(root).as_posix() for p in root.glob("*/tests"))
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests],
         cwd=root, capture_output=True, text=True, timeout=600,
@@ -119,15 +102,13 @@ def section_playbook_tests() -> tuple[bool, str]:
     return proc.returncode == 0, f"pytest {' '.join(tests)}: {summary}"
 
 
-def section_scenarios_in_process() -> tuple[bool, str]:
-    """Every example scenario played in-process through a TestSession, assert steps included."""
+def section_scenarios_in_process(examples: Path) -> tuple[bool, str]:
+    """Every scenarios/*.yaml played in-process through a TestSession, assert steps included."""
     from autocue.testing.scenario_runner import run_scenario
 
-    root = _repo_root()
-    if root is None:
-        return False, _NO_EXAMPLES
-    files = _example_scenarios(root)
+    files = _example_scenarios(examples)
     ok = 0
+    retried: list[str] = []
     for f in files:
         try:
             run = run_scenario(f)
@@ -135,23 +116,33 @@ def section_scenarios_in_process() -> tuple[bool, str]:
             print(f"  FAIL {f.name}: {type(e).__name__}: {str(e).splitlines()[0]}")
             continue
         ok += 1
-        checks = sum(a.spec.count for a in run.assertions)
-        print(
-            f"  PASS {f.name}: {run.session.playbook.consumed} replies, tools {run.events.tool_sequence()}, "
-            f"{checks} assertion checks"
-        )
-    return ok == len(files) and ok > 0, f"{ok} of {len(files)} scenarios passed"
+        print(f"  PASS {f.name}: {run.summary()}")
+        retried += [f"{f.name}: {note}" for note in run.retries()]
+    return ok == len(files) and ok > 0, f"{ok} of {len(files)} scenarios passed" + "".join(f"; {r}" for r in retried)
 
 
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions", "gemini": "google-generative"}
 
 
-def _print_json_events(lines: list[str]) -> None:
+def _print_json_events(lines: list[str]) -> list[str]:
+    """Print what the agent CLI did; return one note per model error that was retried (what was
+    served, and how the retry ended), read from its ``auto_retry_*`` events."""
     import json
 
+    retries: list[str] = []
     for line in lines:
         ev = json.loads(line)
-        if ev.get("type") == "tool_execution_end":
+        if ev.get("type") == "auto_retry_start":
+            served = str(ev.get("errorMessage", "")).split(":", 1)[0]
+            print(f"    ✗ model call failed: {ev.get('errorMessage')} → retry {ev['attempt']} of {ev['maxAttempts']} "
+                  f"in {ev['delayMs']} ms")
+            retries.append(f"{served} served")
+        elif ev.get("type") == "auto_retry_end":
+            outcome = "succeeded" if ev.get("success") else f"failed: {ev.get('finalError')}"
+            print(f"    {'✓' if ev.get('success') else '✗'} retry {ev['attempt']} {outcome}")
+            if retries:
+                retries[-1] += f", retried ({outcome.split(':')[0]})"
+        elif ev.get("type") == "tool_execution_end":
             text = " ".join(b.get("text", "") for b in ev["result"]["content"]).strip().replace("\n", " | ")
             print(f"    {'✗' if ev['isError'] else '✓'} {ev['toolName']} → {text[:80]}")
         elif ev.get("type") == "message_end" and ev["message"]["role"] == "assistant":
@@ -160,9 +151,10 @@ def _print_json_events(lines: list[str]) -> None:
                     print(f"    model: {b['text'][:100]}")
                 elif b["type"] == "thinking":
                     print(f"    model thinks: {b['thinking'][:100]}")
+    return retries
 
 
-def _http_run(path: Path) -> tuple[bool, str]:
+def _http_run(path: Path) -> tuple[bool, str, list[str]]:
     """Serve one scenario on the mock server and drive it with autocue's own agent CLI over HTTP."""
     import json
     import os
@@ -193,6 +185,7 @@ def _http_run(path: Path) -> tuple[bool, str]:
             stdout: list[str] = []
             codes: list[int] = []
             stderr = ""
+            retries: list[str] = []
             for i, text in enumerate(prompts):  # one CLI run per user turn; later turns --continue
                 proc = subprocess.run(
                     [sys.executable, "-m", "autocue.cli.main", "--mode", "json", "--model", "mock/mock-model",
@@ -203,7 +196,7 @@ def _http_run(path: Path) -> tuple[bool, str]:
                 stdout.extend(proc.stdout.splitlines())
                 codes.append(proc.returncode)
                 stderr += proc.stderr
-                _print_json_events(proc.stdout.splitlines())
+                retries += _print_json_events(proc.stdout.splitlines())
             sessions = server.sessions()
         ok = all(c == 0 for c in codes)
         detail = f"{api}, {len(prompts)} turn(s), exit codes {codes}"
@@ -214,39 +207,38 @@ def _http_run(path: Path) -> tuple[bool, str]:
             detail += f", {consumed} served / {remaining} left, {len(sess.get('assertions', []))} assert steps"
         if not all(c == 0 for c in codes):
             detail += f": {stderr.strip()[-200:]}"
-        return ok, detail
+        return ok, detail, retries
 
 
-def section_scenarios_http() -> tuple[bool, str]:
-    """Every example scenario served by the mock LLM server and played by autocue's agent CLI."""
-    root = _repo_root()
-    if root is None:
-        return False, _NO_EXAMPLES
-    files = _example_scenarios(root)
+def section_scenarios_http(examples: Path) -> tuple[bool, str]:
+    """The mock LLM server serves each scenario to autocue's own agent CLI; the rate-limit one shows the 429
+    being served and retried."""
+    files = _example_scenarios(examples)
     passed = 0
+    retried: list[str] = []
     for f in files:
         print(f"  {f.name}")
+        retries: list[str] = []
         try:
-            ok, detail = _http_run(f)
+            ok, detail, retries = _http_run(f)
         except Exception as e:  # report and go on
             ok, detail = False, f"{type(e).__name__}: {e}"
-        print(f"  {'PASS' if ok else 'FAIL'} {f.name}: {detail}")
+        print(f"  {'PASS' if ok else 'FAIL'} {f.name}: {detail}" + "".join(f", {r}" for r in retries))
         passed += ok
-    return passed == len(files) and passed > 0, f"{passed} of {len(files)} scenarios passed over HTTP"
+        retried += [f"{f.name}: {r}" for r in retries]
+    summary = f"{passed} of {len(files)} scenarios passed over HTTP" + "".join(f"; {r}" for r in retried)
+    return passed == len(files) and passed > 0, summary
 
 
-def section_loop() -> tuple[bool, str]:
-    """The example orchestrator loop (mock backend): hats, events, completion, recorded session."""
+def section_loop(examples: Path) -> tuple[bool, str]:
+    """loop/autocue.loop.yml played by the mock backend: hats, events, completion, recorded session."""
     import shutil
     import subprocess
 
     from autocue.loop import read_session
 
-    root = _repo_root()
-    if root is None:
-        return False, _NO_EXAMPLES
     with tempfile.TemporaryDirectory(prefix="autocue-demo-loop-") as tmp:
-        shutil.copy(root / "examples" / "loop" / "autocue.loop.yml", tmp)
+        shutil.copy(examples / "loop" / "autocue.loop.yml", tmp)
         proc = subprocess.run(
             [sys.executable, "-m", "autocue.cli.main", "loop", "-c", "autocue.loop.yml"],
             cwd=tmp, capture_output=True, text=True, timeout=120,
@@ -261,7 +253,7 @@ def section_loop() -> tuple[bool, str]:
         return ok, f"exit {proc.returncode}, {records} session records"
 
 
-SECTIONS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
+SECTIONS: list[tuple[str, Callable[[Path], tuple[bool, str]]]] = [
     ("in-process agent with real tools", section_agent),
     ("example playbook tests (pytest)", section_playbook_tests),
     ("example scenarios, in-process", section_scenarios_in_process),
@@ -270,18 +262,40 @@ SECTIONS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
 ]
 
 
+def _description() -> str:
+    """The module docstring and, from ``SECTIONS`` (so --help cannot drift from what runs), each section."""
+    import textwrap
+
+    lines = [(__doc__ or "").strip(), "", "sections:"]
+    for i, (name, fn) in enumerate(SECTIONS, 1):
+        lines.append(f"  {i}. {name}")
+        what = " ".join((fn.__doc__ or "").split())
+        lines += textwrap.wrap(what, 92, initial_indent="     ", subsequent_indent="     ")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="autocue demo", description=__doc__)
+    ap = argparse.ArgumentParser(prog="autocue demo", description=_description(),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.parse_args(argv)
+    from autocue.example_files import ExamplesNotFoundError, copy_examples
+
     results: list[SectionResult] = []
-    for name, fn in SECTIONS:
-        _print_header(name)
-        t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="autocue-demo-examples-") as tmp:
+        examples = Path(tmp) / "examples"
         try:
-            ok, detail = fn()
-        except Exception as e:  # a failing section is reported, the others still run
-            ok, detail = False, f"{type(e).__name__}: {e}"
-        results.append(SectionResult(name, ok, detail, time.perf_counter() - t0))
+            copy_examples(examples)
+        except ExamplesNotFoundError as e:
+            print(f"autocue demo: {e}", file=sys.stderr)
+            return 1
+        for name, fn in SECTIONS:
+            _print_header(name)
+            t0 = time.perf_counter()
+            try:
+                ok, detail = fn(examples)
+            except Exception as e:  # a failing section is reported, the others still run
+                ok, detail = False, f"{type(e).__name__}: {e}"
+            results.append(SectionResult(name, ok, detail, time.perf_counter() - t0))
     _print_header("summary")
     for r in results:
         print(f"  [{'PASS' if r.ok else 'FAIL'}] {r.name} ({r.seconds:.2f}s): {r.detail}")

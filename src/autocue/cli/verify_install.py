@@ -19,8 +19,11 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="autocue verify-install",
         description="Prove an extension package installs and loads as a user gets it: build its wheel, install it "
-                    "with the running autocue into a fresh venv (offline), discover its autocue.extensions entry "
-                    "points there, load them, and check expectations.",
+                    "with the running autocue into a fresh venv, discover its autocue.extensions entry "
+                    "points there, load them, and check expectations. Installs come from a local wheelhouse (no "
+                    "index); build requirements that are not installed here are fetched from the configured index "
+                    "when it is reachable, and the report says so (--offline forbids it, --online allows the index "
+                    "everywhere).",
     )
     p.add_argument("package_dir", metavar="DIR", help="the package directory (with pyproject.toml)")
     p.add_argument("--expect-tool", action="append", default=[], metavar="NAME",
@@ -37,7 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--python", metavar="PATH", help="interpreter for the sandbox venv (default: this one)")
     p.add_argument("--find-links", action="append", default=[], metavar="DIR",
                    help="a directory of wheels to install dependencies from (repeatable)")
-    p.add_argument("--online", action="store_true", help="allow the package index (default: offline, --no-index)")
+    net = p.add_mutually_exclusive_group()
+    net.add_argument("--offline", dest="offline", action="store_const", const=True,
+                     help="never contact a package index, not even for missing build requirements")
+    net.add_argument("--online", dest="offline", action="store_const", const=False,
+                     help="allow the package index in every step (build requirements, autocue's own wheel, installs)")
     p.add_argument("--cache-dir", metavar="DIR", help="where wheels are cached (default ~/.cache/autocue/sandbox)")
     p.add_argument("--keep", action="store_true", help="keep the sandbox directory for debugging")
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS", help="per-step timeout")
@@ -60,7 +67,7 @@ def main(argv: list[str]) -> int:
     try:
         result = verify_sandbox_install(
             args.package_dir, expect=expect or None, smoke=args.smoke, python=args.python,
-            installer=args.installer, offline=not args.online, find_links=args.find_links,
+            installer=args.installer, offline=args.offline, find_links=args.find_links,
             cache_dir=args.cache_dir, check=False, keep=args.keep, timeout=args.timeout,
         )
     except (SmokeSpecError, TypeError, FileNotFoundError) as e:

@@ -12,11 +12,13 @@
     assert result.smoke.events.tool_results_for("plan_list")[0].is_error is False
 
 Steps (each timed in ``result.timings``): build the package's wheel (uv, else ``python -m
-build``); get a wheel of the running autocue (built once per source state, cached); repack
-the dependency closure from the running environment into a local wheelhouse (cached); create
-a fresh virtual environment in a temp dir (``uv venv``, else ``python -m venv``); install both
-wheels with ``--no-index --find-links <wheelhouse>`` (no index is ever contacted when
-``offline``, the default); then, inside that interpreter, ``autocue.testing.sandbox_child``
+build``; build requirements that are not installed here are fetched from the configured
+index when it is reachable, unless ``offline=True``); get a wheel of the running autocue
+(reused when installed from a wheel; built once per source state, cached, from a checkout);
+repack the dependency closure from the running environment into a local wheelhouse (cached);
+create a fresh virtual environment in a temp dir (``uv venv``, else ``python -m venv``);
+install both wheels with ``--no-index --find-links <wheelhouse>`` (the index only with
+``offline=False``); then, inside that interpreter, ``autocue.testing.sandbox_child``
 discovers extensions through the ``autocue.extensions`` entry-point group only, loads them
 for real, binds a session (skills), checks the tools and plays the smoke playbook. The temp
 dir is removed at the end, also on failure and on ``KeyboardInterrupt``.
@@ -107,6 +109,8 @@ class SandboxResult:
     smoke: SmokeResult | None = None
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the check did that the user should know: build requirements fetched, autocue reused."""
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds per step: build, autocue_wheel, wheelhouse, venv, install, load, total."""
 
@@ -140,6 +144,8 @@ class SandboxResult:
             lines.append(f"  smoke: {'passed' if self.smoke.passed else 'FAILED'} ({seq})")
         if self.timings:
             lines.append("  timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in self.timings.items()))
+        for n in self.notes:
+            lines.append(f"  note: {n}")
         for w in self.warnings:
             lines.append(f"  warning: {w}")
         for i, p in enumerate(self.problems, 1):
@@ -164,6 +170,7 @@ class SandboxResult:
             },
             "problems": [p.to_json() for p in self.problems],
             "warnings": self.warnings,
+            "notes": self.notes,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
         }
 
@@ -245,7 +252,9 @@ class _Context:
     tmp: Path
     cache_dir: Path
     uv: str | None
-    offline: bool
+    offline: bool | None
+    """True: never an index; False: the index for every step; None: installs offline, build
+    requirements fetched when missing here and the configured index is reachable."""
     python: str
     find_links: list[Path]
     timeout: float
@@ -266,14 +275,15 @@ def build_step(ctx: _Context) -> Path:
     out = ctx.tmp / "dist"
     out.mkdir()
     wheel = build_package_wheel(ctx.package_dir, out, uv=ctx.uv, offline=ctx.offline, env=ctx.env,
-                                timeout=ctx.timeout)
+                                timeout=ctx.timeout, notes=ctx.result.notes)
     name, version, _, _ = wheel_metadata(wheel)
     ctx.result.package, ctx.result.version, ctx.result.wheel = name, version, wheel.name
     return wheel
 
 
 def autocue_wheel_step(ctx: _Context) -> Path:
-    return running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout)
+    return running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout, offline=ctx.offline,
+                                 notes=ctx.result.notes)
 
 
 def wheelhouse_step(ctx: _Context, package_wheel: Path, autocue_wheel: Path) -> Wheelhouse:
@@ -315,12 +325,12 @@ def install_step(ctx: _Context, venv: Path, wheels: Sequence[Path], house: Wheel
         links += ["--find-links", str(d)]
     if ctx.uv is not None:
         args = [ctx.uv, "pip", "install", "--no-config", "--python", str(vpy), *links]
-        if ctx.offline:
+        if ctx.offline is not False:
             args += ["--no-index", "--offline"]
     else:
         args = [sys.executable, "-m", "pip", "--python", str(vpy), "install", "--no-compile",
                 "--disable-pip-version-check", *links]
-        if ctx.offline:
+        if ctx.offline is not False:
             args.append("--no-index")
     args += [str(w) for w in wheels]
     res = run(args, cwd=ctx.tmp, env=ctx.env, timeout=ctx.timeout)
@@ -368,7 +378,7 @@ def classify_install_failure(output: str, shown: str, house: Wheelhouse, ctx: _C
     which = ", ".join(names) or "a dependency"
     mode = ("Installs run offline (--no-index) from a wheelhouse repacked from the running environment"
             + (f" plus {', '.join(map(str, ctx.find_links))}" if ctx.find_links else "") + "; nothing is downloaded."
-            if ctx.offline else "The package index did not have a matching version.")
+            if ctx.offline is not False else "The package index did not have a matching version.")
     return Problem(
         ProblemKind.MISSING_DEPENDENCY,
         f"the package's dependencies cannot be installed: {which} not available",
@@ -481,7 +491,7 @@ def verify_sandbox_install(
     smoke: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     python: str | os.PathLike[str] | None = None,
     installer: Installer = "auto",
-    offline: bool = True,
+    offline: bool | None = None,
     find_links: Sequence[str | os.PathLike[str]] = (),
     cache_dir: str | os.PathLike[str] | None = None,
     check: bool = True,
@@ -494,7 +504,10 @@ def verify_sandbox_install(
     ``expect``: ``{"extensions": n, "tools": [...], "skills": [...] or n}``. ``smoke``: a dict
     ``{"mock_tools", "mock_ui", "script": [when(...)...]}`` (static data only) or a smoke file path.
     ``python``: the interpreter for the venv (default: the running one). ``installer``: ``auto``
-    (uv when found), ``uv`` or ``pip``. ``offline``: never contact a package index (default).
+    (uv when found), ``uv`` or ``pip``. ``offline``: ``None`` (default) installs from the local
+    wheelhouse only and fetches missing build requirements from the configured index when it is
+    reachable (said in ``result.notes``); ``True`` never contacts an index; ``False`` allows the
+    index in every step.
     ``find_links``: more directories of wheels. ``cache_dir``: default ``default_cache_dir()``.
     ``keep``: leave the temp dir (its path is in the report) for debugging.
     """
@@ -508,7 +521,7 @@ def verify_sandbox_install(
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     env = clean_env({"UV_CACHE_DIR": str(cache / "uv")})
-    if offline:
+    if offline is not False:  # installs never use an index unless offline=False
         env["UV_OFFLINE"] = "1"
         env["PIP_NO_INDEX"] = "1"
     if temp_parent is not None:

@@ -2,11 +2,13 @@
 
 * ``build_package_wheel``: builds the package with ``uv build`` (or ``python -m build``). When
   its build backend (``[build-system] requires``) is installed in the running environment the
-  build runs without isolation, so it needs no network; otherwise an isolated build is tried
-  (``--offline`` for uv: it then needs uv's cache).
+  build runs without isolation, so it needs no network; otherwise an isolated build fetches the
+  build requirements from the configured index (``offline=False``, or by default when that index
+  is reachable) or runs offline (``offline=True``: uv then needs its cache).
 * ``running_autocue_wheel``: the autocue that runs this check, as a wheel. An editable install
   (a source checkout) is built once per source state and cached under
-  ``<cache>/autocue/<hash>/``; an ordinary install is repacked from its installed files.
+  ``<cache>/autocue/<hash>/``; an ordinary install (from a wheel) is reused: repacked from its
+  installed files, never rebuilt.
 * ``ensure_wheelhouse``: the dependency closure of autocue and of the package, repacked from
   the running environment's installed distributions into ``<cache>/wheelhouse/`` (each wheel
   written once, atomically). Installs then run with ``--no-index --find-links <wheelhouse>``:
@@ -149,41 +151,49 @@ def backend_installed(pyproject: Mapping[str, Any]) -> bool:
 
 
 def build_package_wheel(
-    package_dir: Path, out_dir: Path, *, uv: str | None, offline: bool, env: Mapping[str, str], timeout: float
+    package_dir: Path, out_dir: Path, *, uv: str | None, offline: bool | None, env: Mapping[str, str],
+    timeout: float, notes: list[str] | None = None,
 ) -> Path:
-    """Build ``package_dir``'s wheel into ``out_dir``; raise ``SandboxStepError(BUILD_FAILED)`` on failure."""
+    """Build ``package_dir``'s wheel into ``out_dir``; raise ``SandboxStepError(BUILD_FAILED)`` on failure.
+
+    Without its build backend installed here the build is isolated and needs the build
+    requirements: ``offline=True`` never downloads them; ``offline=False`` fetches them from the
+    configured index; ``offline=None`` (auto) fetches them when a configured index or find-links
+    location is reachable, else builds offline. A fetch is said in ``notes``.
+    """
     pyproject = read_pyproject(package_dir)
     isolated = not backend_installed(pyproject)
-    run_env = dict(env)
-    if uv is not None:
-        args = [uv, "build", "--wheel", "--out-dir", str(out_dir), "--python", sys.executable, "--no-config"]
-        if not isolated:
-            args.append("--no-build-isolation")
-        elif offline:
-            args.append("--offline")
-        args.append(str(package_dir))
+    requires = list((pyproject.get("build-system") or {}).get("requires", ["setuptools>=40.8.0"]))
+    configured: list[str] = []
+    sources: list[str] = []  # where the build requirements may come from
+    if isolated and offline is not True:
+        from autocue.testing.sandbox_index import configured_sources, reachable
+
+        configured = configured_sources()
+        sources = configured if offline is False else [src for src in configured if reachable(src)]
+    fetch = isolated and (offline is False or bool(sources))
+    if fetch:
+        args, run_env = _fetching_build(package_dir, out_dir, uv)
     else:
-        if importlib.util.find_spec("build") is not None:
-            args = [sys.executable, "-m", "build", "--wheel", "--outdir", str(out_dir)]
-            if not isolated:
-                args.append("--no-isolation")
-        else:
-            args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out_dir)]
-            if not isolated:
-                args.append("--no-build-isolation")
-        if isolated and offline:
-            run_env["PIP_NO_INDEX"] = "1"
-        args.append(str(package_dir))
+        args, run_env = _local_build(package_dir, out_dir, uv, isolated=isolated, env=env)
     res = run(args, cwd=package_dir, env=run_env, timeout=timeout)
     wheels = sorted(out_dir.glob("*.whl"))
     if res.ok and wheels:
+        if fetch and notes is not None:
+            notes.append(f"building {package_dir.name}: its build requirements {requires} are not installed here, "
+                         f"so they were fetched from the configured index ({', '.join(sources) or 'the default'}); "
+                         "--offline forbids this")
         return wheels[0]
-    bs = pyproject.get("build-system") or {}
-    if isolated and offline:
-        why = (f"Its build requirements {bs.get('requires', ['setuptools'])} are not installed in the running "
-               "environment, so the build needs an isolated environment, and offline nothing can be downloaded.")
-        fix = ("Install the build backend in the environment that runs the check (e.g. pip install hatchling), "
-               "or allow network access (offline=False / --online).")
+    if isolated and not fetch:
+        where = ", ".join(configured)
+        why = (f"Its build requirements {requires} are not installed in the running environment, so the build needs "
+               "an isolated environment with them, and "
+               + ("--offline forbids downloading them." if offline else
+                  f"no configured package index is reachable ({where}), so they cannot be downloaded."))
+        fix = ("Install the build backend in the environment that runs the check (e.g. pip install "
+               f"{' '.join(repr(r) for r in requires)}), "
+               + ("or drop --offline (offline=None) to fetch it from the configured index." if offline else
+                  "or make the package index reachable (pip config / PIP_INDEX_URL, --find-links)."))
     else:
         why = "The build backend reported an error (see details): the package's build configuration is wrong."
         fix = f"Run the same build yourself ({' '.join(args[:3])} ... {package_dir}) and fix what it reports."
@@ -193,6 +203,42 @@ def build_package_wheel(
         f"building the wheel of {package_dir} failed (exit {res.returncode})" + (f": {said}" if said else ""),
         why, fix, res.shown(),
     ))
+
+
+def _local_build(
+    package_dir: Path, out_dir: Path, uv: str | None, *, isolated: bool, env: Mapping[str, str]
+) -> tuple[list[str], dict[str, str]]:
+    """A build that downloads nothing: no isolation when the backend is here, else an offline isolated one."""
+    run_env = dict(env)
+    if uv is not None:
+        args = [uv, "build", "--wheel", "--out-dir", str(out_dir), "--python", sys.executable, "--no-config"]
+        args.append("--offline" if isolated else "--no-build-isolation")
+    elif importlib.util.find_spec("build") is not None:
+        args = [sys.executable, "-m", "build", "--wheel", "--outdir", str(out_dir)]
+        if not isolated:
+            args.append("--no-isolation")
+    else:
+        args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out_dir)]
+        if not isolated:
+            args.append("--no-build-isolation")
+    if isolated:
+        run_env["PIP_NO_INDEX"] = "1"
+        run_env["UV_OFFLINE"] = "1"
+    args.append(str(package_dir))
+    return args, run_env
+
+
+def _fetching_build(package_dir: Path, out_dir: Path, uv: str | None) -> tuple[list[str], dict[str, str]]:
+    """An isolated build that installs the build requirements from the index configured here (pip's
+    configuration when pip is installed, else uv's)."""
+    from autocue.testing.sandbox_index import index_env, pip_available
+
+    run_env = index_env()
+    if pip_available() or uv is None:
+        args = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(out_dir), str(package_dir)]
+    else:
+        args = [uv, "build", "--wheel", "--out-dir", str(out_dir), "--python", sys.executable, str(package_dir)]
+    return args, run_env
 
 
 def error_summary(output: str, limit: int = 3) -> str:
@@ -276,8 +322,13 @@ def _tree_key(root: Path, package_dir: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def running_autocue_wheel(cache_dir: Path, *, uv: str | None, env: Mapping[str, str], timeout: float) -> Path:
-    """A wheel of the running autocue (cached; rebuilt only when its source changed)."""
+def running_autocue_wheel(
+    cache_dir: Path, *, uv: str | None, env: Mapping[str, str], timeout: float, offline: bool | None = True,
+    notes: list[str] | None = None,
+) -> Path:
+    """A wheel of the running autocue: an autocue installed from a wheel is repacked from its installed
+    files (reused, never rebuilt); a source checkout is built once per source state (cached), with
+    ``offline`` deciding whether missing build requirements may be fetched (see ``build_package_wheel``)."""
     import autocue
 
     pkg = Path(autocue.__file__).resolve().parent
@@ -297,7 +348,11 @@ def running_autocue_wheel(cache_dir: Path, *, uv: str | None, env: Mapping[str, 
                 "Install autocue (pip install autocue, or pip install -e <checkout>).",
             ))
         # An ordinary install: repack the installed files.
-        return repack(dist, base / f"installed-{dist.version}")
+        wheel = repack(dist, base / f"installed-{dist.version}")
+        if notes is not None:
+            notes.append(f"autocue {dist.version}: the installed distribution is reused (repacked from its installed "
+                         "files), not rebuilt")
+        return wheel
     key = _tree_key(root, pkg)
     target = base / key
     found = sorted(target.glob("autocue-*.whl")) if target.is_dir() else []
@@ -308,7 +363,7 @@ def running_autocue_wheel(cache_dir: Path, *, uv: str | None, env: Mapping[str, 
     base.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="build-", dir=base))
     try:
-        wheel = build_package_wheel(root, tmp, uv=uv, offline=True, env=env, timeout=timeout)
+        wheel = build_package_wheel(root, tmp, uv=uv, offline=offline, env=env, timeout=timeout, notes=notes)
         add_bytecode(wheel, pkg.parent)
         target.mkdir(parents=True, exist_ok=True)
         final = target / wheel.name

@@ -38,9 +38,7 @@ def main(argv: list[str]) -> int:
                 print("  " + str(e).replace("\n", "\n  "))
                 continue
             passed += 1
-            checks = sum(a.spec.count for a in run.assertions)
-            print(f"PASS {sc.name}: {run.session.playbook.consumed} replies, tools {run.events.tool_sequence()}, "
-                  f"{checks} checks")
+            print(f"PASS {sc.name}: {run.summary()}")
             if args.verbose:
                 print("  " + run.session.transcript().replace("\n", "\n  "))
     print(f"{passed} passed, {failed} failed")

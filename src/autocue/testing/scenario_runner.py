@@ -56,6 +56,34 @@ class ScenarioRun:
     def events(self) -> Any:
         return self.session.events
 
+    def retries(self) -> list[str]:
+        """One note per model error the session retried: what was served and how the retry ended."""
+        ends = self.events.of_type("auto_retry_end")
+        notes: list[str] = []
+        for start in self.events.of_type("auto_retry_start"):
+            served = str(start.error_message).split(":", 1)[0]
+            done = next((e for e in ends if e.attempt == start.attempt), None)
+            outcome = "" if done is None else ", succeeded" if done.success else ", failed"
+            notes.append(f"{served} served, retried (attempt {start.attempt} of {start.max_attempts}{outcome})")
+        return notes
+
+    def summary(self) -> str:
+        """What the run did, from its events: replies played, tool calls, errors served and retried,
+        assert steps — e.g. ``3 replies played, 2 tool calls (read, write), no assertions``."""
+        n = self.session.playbook.consumed
+        tools = self.events.tool_sequence()
+        parts = [f"{n} repl{'y' if n == 1 else 'ies'} played",
+                 f"{len(tools)} tool call{'s' * (len(tools) != 1)}" + (f" ({', '.join(tools)})" if tools else "")]
+        parts += self.retries()
+        if self.assertions:
+            checks = sum(a.spec.count for a in self.assertions)
+            k = len(self.assertions)
+            parts.append(f"{k} assert step{'s' * (k != 1)} ({checks} check{'s' * (checks != 1)}) passed"
+                         if self.passed else f"{sum(not a.passed for a in self.assertions)} of {k} assert steps failed")
+        else:
+            parts.append("no assertions")
+        return ", ".join(parts)
+
 
 def _run_text(messages: list[Any]) -> str:
     """What a terminal would have shown: assistant text and tool output so far."""

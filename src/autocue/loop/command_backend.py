@@ -86,18 +86,57 @@ class CommandBackend:
                 "Install it, give its full path in the backend config, or use the mock backend."
             )
             return BackendResult(stderr=msg, exit_code=127, error=msg, fatal=True)
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE if self.prompt_mode == "stdin" else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(invocation.cwd),
-            env=env,
-            start_new_session=True,
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE if self.prompt_mode == "stdin" else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=str(invocation.cwd),
+                env=env,
+                start_new_session=True,
+            )
         )
-        self._running.add(proc.pid)
+        # The fork happens in the spawn's first step, the pipes connect in later ones: a cancel in
+        # between must neither lose the pid nor leave the group running. So the spawn is shielded
+        # (it always finishes and hands over the process) and registers the group the moment it
+        # finishes, in the loop's own callback, before any other task can run.
+        spawn.add_done_callback(self._register_spawned)
+        try:
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            await self._end_cancelled_spawn(spawn)
+            raise
+        except OSError as e:
+            msg = f"backend command {self.command!r} could not be started (hat '{invocation.hat}'): {e}"
+            return BackendResult(stderr=msg, exit_code=126, error=msg, fatal=True)
         try:
             return await self._supervise(proc, invocation)
+        finally:
+            self._running.discard(proc.pid)
+
+    def _register_spawned(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        if not spawn.cancelled() and spawn.exception() is None:
+            self._running.add(spawn.result().pid)
+
+    def _kill_spawned(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        if not spawn.cancelled() and spawn.exception() is None:
+            pid = spawn.result().pid
+            kill_process_group(pid, signal.SIGKILL)
+            self._running.discard(pid)
+
+    async def _end_cancelled_spawn(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        """The run was cancelled while its process was being spawned: let the spawn finish, end the group."""
+        try:
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # cancelled again while waiting: the spawn still finishes; end the group from its callback
+            spawn.add_done_callback(self._kill_spawned)
+            raise
+        except OSError:
+            return
+        try:
+            await self._terminate(proc)
         finally:
             self._running.discard(proc.pid)
 

@@ -9,7 +9,6 @@ Sections (each real, each reported as passed or failed):
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import tempfile
@@ -17,6 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from autocue.cli.args import CliParser
 
 
 @dataclass
@@ -271,7 +272,7 @@ SECTIONS: list[tuple[str, Callable[[], tuple[bool, str]]]] = [
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="autocue demo", description=__doc__)
+    ap = CliParser(prog="autocue demo", description=__doc__)
     ap.parse_args(argv)
     results: list[SectionResult] = []
     for name, fn in SECTIONS:

@@ -8,12 +8,13 @@ protocol.
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+from autocue.cli.args import CliParser
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
+    p = CliParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
     p.add_argument("--root", help="workspace root directory")
     p.add_argument("--stale-after", type=float, default=None, help="delete workspaces idle this many seconds at start")
     args = p.parse_args(argv)

@@ -5,9 +5,10 @@ Public surface: ``CommandBackend(command, args=(), prompt_mode="stdin", env=None
 The program runs in the workspace, in its own session (process group), with the
 environment plus ``AUTOCUE_HAT``, ``AUTOCUE_ITERATION``, ``AUTOCUE_EVENTS_FILE`` and
 ``AUTOCUE_SCRATCHPAD``. Output is streamed chunk by chunk to the loop. When the run is
-cancelled (loop timeout or interrupt) the whole process group gets SIGTERM, then SIGKILL
-after ``kill_grace_secs``; when the program exits, whatever it left running in its group is
-killed too: no orphaned grandchildren keep running.
+cancelled (loop timeout or interrupt), even while the program is still being started, the
+whole process group gets SIGTERM, then SIGKILL after ``kill_grace_secs``; when the program
+exits, whatever it left running in its group is killed too: no orphaned grandchildren keep
+running.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ class CommandBackend:
         )
         # The fork happens in the spawn's first step, the pipes connect in later ones: a cancel in
         # between must neither lose the pid nor leave the group running. So the spawn is shielded
-        # (it always finishes and hands over the process) and registers the group the moment it
-        # finishes, in the loop's own callback, before any other task can run.
+        # (it always finishes and hands over the process), its done callback registers the group
+        # (for kill_running) before this task resumes, and a cancel that lands while it runs waits
+        # for it and ends the group (_end_cancelled_spawn).
         spawn.add_done_callback(self._register_spawned)
         try:
             proc = await asyncio.shield(spawn)

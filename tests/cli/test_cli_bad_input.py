@@ -118,6 +118,7 @@ CASES: list[tuple[list[str], int, str]] = [
     # mcp
     (["mcp", "--stale-after", "soon"], 2, "--stale-after: invalid float value: 'soon'"),
     (["mcp", "--stale-after", "-1"], 2, "--stale-after must be >= 0"),
+    (["mcp", "--root", "afile"], 2, "--root afile: is a file, not a directory"),
     # verify-install
     (["verify-install", "adir", "--timeout", "long"], 2, "--timeout: invalid float value: 'long'"),
     (["verify-install", "adir", "--smoke", "missing.yaml"], 2, "smoke file missing.yaml does not exist"),

@@ -8,6 +8,7 @@ protocol.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from autocue.cli.args import CliParser
@@ -23,6 +24,9 @@ def main(argv: list[str]) -> int:
     stale = STALE_AFTER_SECS if args.stale_after is None else args.stale_after
     if stale < 0:
         print("autocue mcp: --stale-after must be >= 0", file=sys.stderr)
+        return 2
+    if args.root and os.path.exists(args.root) and not os.path.isdir(args.root):
+        print(f"autocue mcp: --root {args.root}: is a file, not a directory", file=sys.stderr)
         return 2
     try:
         serve_stdio(args.root, stale)

@@ -55,6 +55,13 @@ def test_missing_program_is_a_clear_fatal_error(tmp_path: Path) -> None:
     assert "not found on PATH" in (result.error or "")
 
 
+def test_program_that_cannot_be_started_is_a_clear_fatal_error(tmp_path: Path) -> None:
+    (tmp_path / "agent.sh").write_text("#!/bin/sh\necho LOOP_COMPLETE\n")  # not executable
+    result = _loop(tmp_path, {"command": "./agent.sh"})
+    assert result.reason is TerminationReason.VALIDATION_FAILURE
+    assert "'./agent.sh' could not be started" in (result.error or "") and "Permission denied" in result.error
+
+
 def _dead(pid: int) -> bool:
     try:
         os.kill(pid, 0)

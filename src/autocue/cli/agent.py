@@ -33,8 +33,18 @@ DEFAULT_SYSTEM_PROMPT = (
 def _parser() -> Any:
     import argparse
 
-    p = argparse.ArgumentParser(prog="autocue", description="Run the autocue agent.", allow_abbrev=False)
-    p.add_argument("messages", nargs="*", help="prompt(s) to send, one after another")
+    from autocue.cli.args import CliParser
+    from autocue.cli.main import commands_help
+
+    p = CliParser(
+        prog="autocue",
+        usage="autocue [options] [PROMPT ...]    run the agent\n       autocue COMMAND [args]           run a command",
+        description="Run the autocue agent, or one of the commands below.",
+        epilog=commands_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    p.add_argument("messages", nargs="*", metavar="PROMPT", help="prompt(s) to send, one after another")
     p.add_argument("-p", "--print", action="store_true", help="print the final answer and exit")
     p.add_argument("--mode", choices=("text", "json", "rpc"), default="text", help="output mode (default: text)")
     p.add_argument("--model", help="provider/model (or a model id one provider lists)")
@@ -86,7 +96,9 @@ def main(argv: list[str]) -> int:
     try:
         return asyncio.run(_amain(args))
     except CliError as e:
-        print(f"autocue: {e}", file=sys.stderr)
+        from autocue.cli.args import one_line
+
+        print(f"autocue: {one_line(str(e))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -139,6 +151,8 @@ def _load_playbook(path: str) -> list[Any]:
 
 
 def _session_manager(args: Any, cwd: str) -> Any:
+    from pathlib import Path
+
     from autocue.session.errors import SessionFileError, SessionFileNotFoundError
     from autocue.session.manager import SessionManager
 
@@ -146,6 +160,9 @@ def _session_manager(args: Any, cwd: str) -> Any:
         if args.no_session:
             return SessionManager.in_memory(cwd)
         if args.session:
+            parent = next((d for d in Path(args.session).absolute().parents if d.exists()), None)
+            if parent is not None and not parent.is_dir():
+                raise CliError(f"--session {args.session}: {parent} is a file, not a directory")
             try:
                 return SessionManager.open(args.session)
             except SessionFileNotFoundError:  # --session means "use or create": create it, explicitly
@@ -156,6 +173,11 @@ def _session_manager(args: Any, cwd: str) -> Any:
     except SessionFileError as e:
         flag = "--session" if args.session else "--continue" if args.continue_ else None
         raise CliError(f"{flag}: {e.one_line()}" if flag else e.one_line()) from None
+    except IsADirectoryError:
+        raise CliError(f"--session {args.session}: is a directory; give a session file (.jsonl)") from None
+    except OSError as e:
+        where = "--session " + args.session if args.session else f"the session directory for {cwd}"
+        raise CliError(f"{where}: {e.strerror or e}" + (f" ({e.filename})" if e.filename else "")) from None
 
 
 async def _amain(args: Any) -> int:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from autocue.cli.args import CliParser
+
 
 @dataclass
 class SectionResult:
@@ -275,8 +277,8 @@ def _description() -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="autocue demo", description=_description(),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = CliParser(prog="autocue demo", description=_description(),
+                   formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.parse_args(argv)
     from autocue.example_files import ExamplesNotFoundError, copy_examples
 

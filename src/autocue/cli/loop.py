@@ -15,21 +15,40 @@ import signal
 import sys
 from pathlib import Path
 
+from autocue.cli.args import CliParser, one_line, positive_float, positive_int
+
 DEFAULT_CONFIGS = ("autocue.loop.yml", "autocue.loop.yaml")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="autocue loop", description="Run the hat-based orchestrator loop.")
+    p = CliParser(prog="autocue loop", description="Run the hat-based orchestrator loop.")
     p.add_argument("prompt", nargs="?", help="the task (default: event_loop.prompt, or PROMPT.md)")
     p.add_argument("-c", "--config", help="loop config (default: ./autocue.loop.yml)")
     p.add_argument("-C", "--workspace", help="directory the loop works in (default: current directory)")
-    p.add_argument("--max-iterations", type=int, help="override event_loop.max_iterations")
-    p.add_argument("--max-runtime", type=float, help="override event_loop.max_runtime_seconds")
+    p.add_argument("--max-iterations", type=positive_int, help="override event_loop.max_iterations")
+    p.add_argument("--max-runtime", type=positive_float, metavar="SECONDS",
+                   help="override event_loop.max_runtime_seconds")
     p.add_argument("--record-session", help="session file (default: <workspace>/.autocue/session.jsonl)")
     p.add_argument("--no-record", action="store_true", help="do not write a session file")
     p.add_argument("-q", "--quiet", action="store_true", help="no status lines, no backend output echo")
     p.add_argument("--json", action="store_true", help="print the run result as JSON on stdout at the end")
     return p
+
+
+def _path_problem(workspace: Path, record_session: str | None, no_record: bool) -> str | None:
+    """Why the workspace or the session file cannot be used (they are created when missing)."""
+    if workspace.exists() and not workspace.is_dir():
+        return f"-C {workspace}: not a directory; give the directory the loop works in"
+    if no_record:
+        return None
+    session = Path(record_session) if record_session else workspace / ".autocue" / "session.jsonl"
+    option = f"--record-session {record_session}" if record_session else f"session file {session}"
+    if session.is_dir():
+        return f"{option}: is a directory; give a file path (or --no-record)"
+    blocked = next((d for d in session.absolute().parents if d.exists()), None)
+    if blocked is not None and not blocked.is_dir():
+        return f"{option}: {blocked} is a file, not a directory"
+    return None
 
 
 def main(argv: list[str]) -> int:
@@ -38,6 +57,10 @@ def main(argv: list[str]) -> int:
     from autocue.loop.safe_files import UnsafeFileError
 
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
+    problem = _path_problem(workspace, args.record_session, args.no_record)
+    if problem:
+        print(f"autocue loop: {problem}", file=sys.stderr)
+        return 2
     cfg_path: Path | None = Path(args.config) if args.config else None
     if cfg_path is None:
         for name in DEFAULT_CONFIGS:
@@ -78,7 +101,7 @@ def main(argv: list[str]) -> int:
             on_output=None if quiet else echo, on_status=None if args.quiet else status,
         )
     except LoopConfigError as e:
-        print(f"autocue loop: {e}", file=sys.stderr)
+        print(f"autocue loop: {one_line(str(e))}", file=sys.stderr)
         return 2
 
     async def run() -> int:

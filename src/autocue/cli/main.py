@@ -1,12 +1,21 @@
 """``autocue`` entry point: dispatches to sub-commands, imported lazily to keep startup fast.
 
 Each sub-command lives in its own module under ``autocue.cli`` with ``main(argv) -> int``.
-Without a sub-command, the arguments go to the agent CLI (``autocue -p "..."``).
+Without a sub-command, the arguments go to the agent CLI (``autocue -p "..."``), except a
+first word that is a near miss of a command (``autocue srve x.yaml``): that is refused with
+"did you mean", not sent to the model (``autocue -- WORDS`` sends it all the same).
+
+Every error ends in one line on stderr and a non-zero exit: the commands report the errors
+they know; an unexpected exception becomes one line naming it, with a hint to rerun with
+``AUTOCUE_DEBUG=1`` for the traceback.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import os
+import re
 import sys
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -38,8 +47,55 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+def commands_help() -> str:
+    """The sub-commands, one line each (for ``autocue --help``)."""
+    lines = ["commands:"]
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        lines.append(f"  {name:<16} {help_text}")
+    lines.append("Run 'autocue COMMAND --help' for a command's options.")
+    return "\n".join(lines)
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
+
+
+def near_command(word: str) -> str | None:
+    """The sub-command ``word`` is a near miss of (a typo, or a prefix of 3 letters or more), or None."""
+    if not _WORD.fullmatch(word):
+        return None
+    w = word.lower()
+    if w in SUBCOMMANDS:
+        return w
+    prefixed = [c for c in SUBCOMMANDS if len(w) >= 3 and c.startswith(w)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(w, SUBCOMMANDS, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # the reader went away (autocue ... | head): no traceback, and none at exit either
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except Exception as e:
+        if os.environ.get("AUTOCUE_DEBUG"):
+            raise
+        from autocue.cli.args import one_line
+
+        what = one_line(str(e)) or "(no message)"
+        print(f"autocue: unexpected error: {type(e).__name__}: {what} "
+              "(rerun with AUTOCUE_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+def _dispatch(args: list[str]) -> int:
     if args and args[0] in ("--version", "-V"):
         from autocue import __version__
 
@@ -52,6 +108,13 @@ def main(argv: list[str] | None = None) -> int:
         module_name = SUBCOMMANDS[args[0]][0]
         rest = args[1:]
     else:
+        near = near_command(args[0]) if args else None
+        if near is not None:
+            import shlex
+
+            print(f"autocue: {args[0]!r} is not a command; did you mean 'autocue {near}'? "
+                  f"(to send it to the model as a prompt: {shlex.join(['autocue', '--', *args])})", file=sys.stderr)
+            return 2
         module_name = AGENT_CLI
         rest = args
     try:

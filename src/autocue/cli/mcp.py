@@ -9,12 +9,14 @@ protocol.
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
+
+from autocue.cli.args import CliParser
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
+    p = CliParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
     p.add_argument("--root", help="workspace root directory")
     p.add_argument("--stale-after", type=float, default=None, help="delete workspaces idle this many seconds at start")
     args = p.parse_args(argv)
@@ -23,6 +25,9 @@ def main(argv: list[str]) -> int:
     stale = STALE_AFTER_SECS if args.stale_after is None else args.stale_after
     if stale < 0:
         print("autocue mcp: --stale-after must be >= 0", file=sys.stderr)
+        return 2
+    if args.root and os.path.exists(args.root) and not os.path.isdir(args.root):
+        print(f"autocue mcp: --root {args.root}: is a file, not a directory", file=sys.stderr)
         return 2
     try:
         serve_stdio(args.root, stale)

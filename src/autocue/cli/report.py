@@ -99,9 +99,19 @@ def loop_session_report(path: Path) -> dict[str, Any]:
     return out
 
 
+def _read_problem(path: Path, e: OSError) -> str:
+    if isinstance(e, IsADirectoryError):
+        return f"{path}: is a directory; give a session file (an agent session .jsonl or a loop session.jsonl)"
+    if isinstance(e, FileNotFoundError):
+        return f"{path}: no such file"
+    return f"{e.filename or path}: cannot read: {e.strerror or e}"
+
+
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="autocue report", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    from autocue.cli.args import CliParser, one_line
+    from autocue.session.errors import SessionError
+
+    ap = CliParser(prog="autocue report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", type=Path, help="a session file (agent JSONL or loop session.jsonl)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
@@ -109,8 +119,11 @@ def main(argv: list[str]) -> int:
     try:
         first = _first_line(path)
         report = agent_session_report(path) if first.get("type") == "session" else loop_session_report(path)
-    except (OSError, ValueError) as e:
-        print(f"autocue report: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"autocue report: {_read_problem(path, e)}", file=sys.stderr)
+        return 1
+    except (SessionError, ValueError) as e:
+        print(f"autocue report: {one_line(str(e))}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))

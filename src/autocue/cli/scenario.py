@@ -13,11 +13,13 @@ import argparse
 import json
 import sys
 
+from autocue.cli.args import CliParser
+
 USAGE = "usage: autocue scenario {schema,check,run} ..."
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="autocue scenario", description="Check scenario files or print their JSON Schema.")
+    p = CliParser(prog="autocue scenario", description="Check scenario files or print their JSON Schema.")
     sub = p.add_subparsers(dest="cmd", metavar="{schema,check,run}")
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files (for editors)")
     s.add_argument("--indent", type=int, default=2, help="indentation (0 for one line)")

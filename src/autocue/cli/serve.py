@@ -11,22 +11,39 @@ agents at it, then serves until interrupted. ``--json`` prints one JSON line ins
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
+from pathlib import Path
 
 import orjson
 
+from autocue.cli.args import CliParser, one_line
 from autocue.mockllm.app import create_app
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MockState, ServerOptions
 
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+def port_number(text: str) -> int:
+    """``--port``: an integer 0-65535 (0: any free port)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a port 0-65535 (0: any free port)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is out of range; give a port 0-65535 (0: any free port)")
+    return port
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="autocue serve", description="Run the mock LLM API server (OpenAI Chat, "
+    p = CliParser(prog="autocue serve", description="Run the mock LLM API server (OpenAI Chat, "
                                 "OpenAI Responses, Anthropic Messages, Gemini) on scenarios.")
     p.add_argument("sources", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario YAML files or directories")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    p.add_argument("--port", type=port_number, default=0, help="port 0-65535 (default 0: any free port)")
     p.add_argument("--speed", type=float, default=0.0,
                    help="multiplier of scripted [ms, text] delays (default 0: no delay; 1: as written)")
     p.add_argument("--strict-tools", action="store_true",
@@ -36,17 +53,45 @@ def parser() -> argparse.ArgumentParser:
                    help="tool profile for every session (autocue, pi, claude-code, codex, opencode, gemini-cli)")
     p.add_argument("--workspace", default=None, help="root for fs/json/git assertions (default: current dir)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
-    p.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
+    p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
+                   help="uvicorn log level (default warning)")
     return p
+
+
+def _dir_problem(option: str, value: str | None, *, must_exist: bool) -> str | None:
+    if value is None:
+        return None
+    p = Path(value)
+    if p.is_dir():
+        return None
+    if p.exists():
+        return f"{option} {value}: not a directory; give a directory"
+    if must_exist:
+        return f"{option} {value}: no such directory"
+    return None
+
+
+def _bind_problem(host: str, port: int, e: OSError) -> str:
+    where = f"{host}:{port}"
+    if e.errno == errno.EADDRINUSE:
+        return f"cannot listen on {where}: the port is in use; pick another --port, or --port 0 for any free one"
+    if e.errno in (errno.EADDRNOTAVAIL, errno.EACCES):
+        return f"cannot listen on {where}: {e.strerror}; check --host and --port"
+    if isinstance(e, socket.gaierror):
+        return f"cannot listen on {where}: unknown host {host!r} ({e.strerror}); check --host"
+    return f"cannot listen on {where}: {e.strerror or e}"
 
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    if args.speed < 0:
-        print("autocue serve: --speed must be 0 or more", file=sys.stderr)
+    if not args.speed >= 0:  # also NaN
+        print(f"autocue serve: --speed {args.speed}: must be 0 or more (0: no delay, 1: as written)", file=sys.stderr)
         return 2
-    from pathlib import Path
-
+    problem = _dir_problem("--workspace", args.workspace, must_exist=True) or _dir_problem(
+        "--record-dir", args.record_dir, must_exist=False)
+    if problem:
+        print(f"autocue serve: {problem}", file=sys.stderr)
+        return 2
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile)
     if args.workspace:
@@ -54,7 +99,7 @@ def main(argv: list[str]) -> int:
     try:
         state = MockState([Path(s) for s in args.sources], options)
     except (ScenarioSourceError, ValueError) as e:
-        print(f"autocue serve: {e}", file=sys.stderr)
+        print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
         return 2
     for p in state.playables.values():
         for w in p.warnings:
@@ -62,7 +107,7 @@ def main(argv: list[str]) -> int:
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
-        print(f"autocue serve: cannot bind {args.host}:{args.port}: {e}", file=sys.stderr)
+        print(f"autocue serve: {_bind_problem(args.host, args.port, e)}", file=sys.stderr)
         return 2
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host

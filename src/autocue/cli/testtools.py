@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from autocue.cli.args import CliParser
+
 TOOLS = ("setup", "run", "assert", "inspect", "cleanup", "mock-backend", "snapshot", "diff", "list")
 POSITIONALS: dict[str, tuple[str, ...]] = {
     "setup": ("workspace_id",), "run": ("workspace_id", "task"), "assert": ("workspace_id", "assertions"),
@@ -59,7 +61,7 @@ def _pairs(items: list[str] | None, what: str) -> dict[str, str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="autocue test", description="Orchestrator test tools (JSON output).")
+    p = CliParser(prog="autocue test", description="Orchestrator test tools (JSON output).")
     sub = p.add_subparsers(dest="tool", required=True, metavar="TOOL")
 
     def tool(name: str, help_text: str, *, ws: bool = True) -> argparse.ArgumentParser:
@@ -126,7 +128,10 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
     if t == "setup":
         fixtures = dict(params.get("fixtures") or {})
         if args.fixtures:
-            fixtures.update(_json_value(args.fixtures, "--fixtures"))
+            given = _json_value(args.fixtures, "--fixtures")
+            if not isinstance(given, dict):
+                raise _Usage("--fixtures must be a JSON object of path → content")
+            fixtures.update(given)
         fixtures.update(_pairs(args.fixture, "--fixture"))
         if fixtures:
             params["fixtures"] = fixtures
@@ -228,9 +233,12 @@ def main(argv: list[str]) -> int:
     except TypeError as e:
         print(f"autocue test {args.tool}: bad parameters: {e}", file=sys.stderr)
         return 2
-    except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable
-        _emit({"error": {"code": "os_error", "message": str(e)}})
-        print(f"autocue test {args.tool}: {e}", file=sys.stderr)
+    except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable, or a bad --root
+        root = tools.store.root
+        why = f"--root {root}: is a file, not a directory" if root.exists() and not root.is_dir() else (
+            f"{e.filename}: {e.strerror or e}" if e.filename else str(e))
+        _emit({"error": {"code": "os_error", "message": why}})
+        print(f"autocue test {args.tool}: {why}", file=sys.stderr)
         return 1
     _emit(result)
     for w in result.get("warnings", []) if isinstance(result, dict) else []:

@@ -14,9 +14,11 @@ import argparse
 import json
 import sys
 
+from autocue.cli.args import CliParser
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = CliParser(
         prog="autocue verify-install",
         description="Prove an extension package installs and loads as a user gets it: build its wheel, install it "
                     "with the running autocue into a fresh venv, discover its autocue.extensions entry "

@@ -5,9 +5,10 @@ Public surface: ``CommandBackend(command, args=(), prompt_mode="stdin", env=None
 The program runs in the workspace, in its own session (process group), with the
 environment plus ``AUTOCUE_HAT``, ``AUTOCUE_ITERATION``, ``AUTOCUE_EVENTS_FILE`` and
 ``AUTOCUE_SCRATCHPAD``. Output is streamed chunk by chunk to the loop. When the run is
-cancelled (loop timeout or interrupt) the whole process group gets SIGTERM, then SIGKILL
-after ``kill_grace_secs``; when the program exits, whatever it left running in its group is
-killed too: no orphaned grandchildren keep running.
+cancelled (loop timeout or interrupt), even while the program is still being started, the
+whole process group gets SIGTERM, then SIGKILL after ``kill_grace_secs``; when the program
+exits, whatever it left running in its group is killed too: no orphaned grandchildren keep
+running.
 """
 
 from __future__ import annotations
@@ -86,18 +87,58 @@ class CommandBackend:
                 "Install it, give its full path in the backend config, or use the mock backend."
             )
             return BackendResult(stderr=msg, exit_code=127, error=msg, fatal=True)
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE if self.prompt_mode == "stdin" else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(invocation.cwd),
-            env=env,
-            start_new_session=True,
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE if self.prompt_mode == "stdin" else asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=str(invocation.cwd),
+                env=env,
+                start_new_session=True,
+            )
         )
-        self._running.add(proc.pid)
+        # The fork happens in the spawn's first step, the pipes connect in later ones: a cancel in
+        # between must neither lose the pid nor leave the group running. So the spawn is shielded
+        # (it always finishes and hands over the process), its done callback registers the group
+        # (for kill_running) before this task resumes, and a cancel that lands while it runs waits
+        # for it and ends the group (_end_cancelled_spawn).
+        spawn.add_done_callback(self._register_spawned)
+        try:
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            await self._end_cancelled_spawn(spawn)
+            raise
+        except OSError as e:
+            msg = f"backend command {self.command!r} could not be started (hat '{invocation.hat}'): {e}"
+            return BackendResult(stderr=msg, exit_code=126, error=msg, fatal=True)
         try:
             return await self._supervise(proc, invocation)
+        finally:
+            self._running.discard(proc.pid)
+
+    def _register_spawned(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        if not spawn.cancelled() and spawn.exception() is None:
+            self._running.add(spawn.result().pid)
+
+    def _kill_spawned(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        if not spawn.cancelled() and spawn.exception() is None:
+            pid = spawn.result().pid
+            kill_process_group(pid, signal.SIGKILL)
+            self._running.discard(pid)
+
+    async def _end_cancelled_spawn(self, spawn: asyncio.Future[asyncio.subprocess.Process]) -> None:
+        """The run was cancelled while its process was being spawned: let the spawn finish, end the group."""
+        try:
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            # cancelled again while waiting: the spawn still finishes; end the group from its callback
+            spawn.add_done_callback(self._kill_spawned)
+            raise
+        except OSError:
+            return
+        try:
+            await self._terminate(proc)
         finally:
             self._running.discard(proc.pid)
 

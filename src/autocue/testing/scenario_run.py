@@ -7,16 +7,16 @@ assert steps evaluated between replies. Prints one line per scenario (and the tr
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+from autocue.cli.args import CliParser
 from autocue.scenario import ScenarioError, load_scenarios
 from autocue.testing.errors import HarnessError
 from autocue.testing.scenario_runner import run_scenario
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="autocue scenario run", description=__doc__)
+    ap = CliParser(prog="autocue scenario run", description=__doc__)
     ap.add_argument("paths", nargs="+", help="scenario files or directories")
     ap.add_argument("--profile", default="autocue", help="tool profile mapping scenario tools to the agent's")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every transcript")

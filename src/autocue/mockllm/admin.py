@@ -168,17 +168,23 @@ class AdminApi:
             return json_response({"reset": self.state.reset(sid)})
         found = self.state.session_status(sid)
         if not found:
-            known = [s["session"] for s in self.state.session_status()]
-            return error_response(API, 404, f"no session {sid!r} (sessions: {', '.join(known) or 'none'})",
-                                  code="not_found")
+            return self._no_session(sid)
         return json_response(found[0] if len(found) == 1 else {"sessions": found})
+
+    def _no_session(self, sid: str) -> Response:
+        known = [s["session"] for s in self.state.session_status()]
+        return error_response(API, 404, f"no session {sid!r} (sessions: {', '.join(known) or 'none'})",
+                              code="not_found")
 
     async def reset_session(self, request: Request) -> Response:
         refused = self.guard(request) or await self._body(request)
         if isinstance(refused, Response):
             return refused
-        n = self.state.reset(request.path_params["sid"])
-        return json_response({"reset": n}, 200 if n else 404)
+        sid = request.path_params["sid"]
+        n = self.state.reset(sid)
+        if not n:
+            return self._no_session(sid)
+        return json_response({"reset": n})
 
     async def reset_all(self, request: Request) -> Response:
         refused = self.guard(request) or await self._body(request)

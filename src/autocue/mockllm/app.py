@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 import orjson
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
@@ -88,7 +89,7 @@ class MockApp:
             Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
             Route("/{rest:path}", self.not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
         ]
-        self.app = Starlette(routes=routes)
+        self.app = Starlette(routes=routes, exception_handlers={HTTPException: self.http_error})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         typ = scope["type"]
@@ -226,6 +227,15 @@ class MockApp:
 
     async def root(self, request: Request) -> Response:
         return _json({"ok": True, "server": "autocue-mockllm", "scenarios": list(self.state.playables)})
+
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        """What the router itself refuses (a path no route matches, such as one with a
+        newline; a method no route takes), in the shape of the API the path belongs to."""
+        status = exc.status_code if isinstance(exc, HTTPException) else 400
+        path = request.url.path
+        what = "is not an endpoint of" if status == 404 else f"is refused ({status}) by"
+        return error_response(_api_of_path(path), status, f"{request.method} {path!r} {what} the autocue mock LLM "
+                                                          "server", headers=dict(getattr(exc, "headers", None) or {}))
 
     async def not_found(self, request: Request) -> Response:
         path = request.url.path

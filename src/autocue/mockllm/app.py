@@ -3,10 +3,14 @@
 Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/messages``
 (``?beta=true`` too), ``POST /v1/messages/count_tokens``,
 ``POST /v1beta/models/{model}:generateContent`` / ``:streamGenerateContent`` /
-``:countTokens``, ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/``. The
-OpenAI paths also answer without ``/v1``. A ``GET`` on an API path (a WebSocket upgrade
-attempt, as Codex makes) gets 404 at once. ``/s/{session}/`` and ``/scenario/{name}/`` path
-prefixes (either order) name the session and the scenario.
+``:countTokens``, ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see
+``admin``). The OpenAI paths also answer without ``/v1``. A ``GET`` on an API path (a
+WebSocket upgrade attempt, as Codex makes) gets 404 at once. ``/s/{session}/`` and
+``/scenario/{name}/`` path prefixes (either order) name the session and the scenario.
+
+A request body must be JSON (415 for another ``Content-Type``), a JSON object, at most
+``max_body`` bytes (413), and well-formed for its API (``validate``); every refusal, and
+whatever the router refuses, is a 4xx in the API's error shape.
 """
 
 from __future__ import annotations

@@ -195,3 +195,15 @@ def test_admin_post_bodies_are_checked(roots: tuple[MockLLMServer, Path, Path]) 
     r = httpx2.post(server.base_url + "/_autocue/scenarios", content=b"{nope",
                     headers={"content-type": "application/json"})
     assert "malformed JSON" in admin_error(r, 400)
+
+
+@pytest.mark.slow
+def test_cli_serve_refuses_devices_and_fifos_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    for path, kind in (("/dev/zero", "a character device"), (str(fifo), "a FIFO")):
+        out = subprocess.run([sys.executable, "-m", "autocue.cli.main", "serve", path], capture_output=True, text=True,
+                             timeout=60)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+        assert out.stderr.strip() == (f"autocue serve: scenario path {path!r} is not a regular file ({kind}): give a "
+                                      "scenario YAML file or a directory of them")

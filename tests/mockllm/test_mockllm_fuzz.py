@@ -2,7 +2,7 @@
 server on loopback (the four wire APIs and the admin API). Every answer is below 500 and,
 when it is an error, has the error shape of the API the route belongs to; after each one the
 server still plays a well-formed request. Bounded by the suite's hypothesis profile
-(``--fuzz-long`` for a long hunt)."""
+(``--fuzz-long`` for a long hunt, with ``--timeout 0``: 5,000 examples take minutes)."""
 
 from __future__ import annotations
 
@@ -183,15 +183,16 @@ def server() -> Iterator[MockLLMServer]:
 def well_formed(server: MockLLMServer, api: str) -> str:
     """The reply to a well-formed request of ``api`` (a fresh session each time), via the SDK."""
     key = uuid.uuid4().hex
+    pick = {"x-scenario-name": "fuzz"}  # the fuzzer may have loaded another scenario through the admin API
     if api == "anthropic":
-        client = anthropic.Anthropic(base_url=server.base_url, api_key=key, max_retries=0)
+        client = anthropic.Anthropic(base_url=server.base_url, api_key=key, max_retries=0, default_headers=pick)
         msg = client.messages.create(model="m", max_tokens=5, messages=[{"role": "user", "content": "hi"}])
         return str(msg.content[0].text)  # type: ignore[union-attr]
     if api == "gemini":
         r = httpx2.post(server.base_url + "/v1beta/models/g:generateContent", json=GEMINI_OK,
-                        headers={"x-goog-api-key": key})
+                        headers={"x-goog-api-key": key, **pick})
         return str(r.json()["candidates"][0]["content"]["parts"][0]["text"])
-    oa = openai.OpenAI(base_url=server.openai_base_url, api_key=key, max_retries=0)
+    oa = openai.OpenAI(base_url=server.openai_base_url, api_key=key, max_retries=0, default_headers=pick)
     if api == "responses":
         return oa.responses.create(model="m", input="hi").output_text
     return str(oa.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
@@ -219,7 +220,8 @@ def test_unknown_model_names_are_played_not_refused(server: MockLLMServer) -> No
     """Any model name is a model of the mock (agents name real ones); a non-string is a 400."""
     for model in ("gpt-unknown", "", "claude-🙂", "x" * 300):
         r = httpx2.post(server.openai_base_url + "/chat/completions", json={**CHAT_OK, "model": model},
-                        headers={"authorization": f"Bearer {uuid.uuid4().hex}"})
+                        headers={"authorization": f"Bearer {uuid.uuid4().hex}", "x-scenario-name": "fuzz"})
         assert r.json()["choices"][0]["message"]["content"] == "still here"
-    r = httpx2.post(server.base_url + "/v1beta/models/no%20such:generateContent", json=GEMINI_OK)
+    r = httpx2.post(server.base_url + "/v1beta/models/no%20such:generateContent", json=GEMINI_OK,
+                    headers={"x-scenario-name": "fuzz", "x-goog-api-key": uuid.uuid4().hex})
     assert r.status_code == 200, r.text

@@ -55,6 +55,8 @@ CASES: list[tuple[str, str, bytes, str, int, str]] = [
      "model must be a string, got an array"),
     ("tools-not-list", CHAT, body(model="m", messages=USER, tools={"a": 1}), "application/json", 400,
      "tools must be an array, got an object"),
+    ("gemini-tools-empty-object", GEMINI, body(contents=[{"role": "user", "parts": [{"text": "hi"}]}], tools={}),
+     "application/json", 400, "tools must be an array, got an object"),
     ("declarations-not-list", GEMINI, body(contents=[{"role": "user", "parts": [{"text": "hi"}]}],
                                            tools=[{"functionDeclarations": 3}]), "application/json", 400,
      "tools[0].functionDeclarations must be an array, got 3"),

@@ -240,7 +240,8 @@ def _gemini(b: dict[str, Any]) -> None:
             raise _fail(key, "a Content object", si)
     for i, c in enumerate(_required_list(b, "contents")):
         _content(_obj(c, f"contents[{i}]"), f"contents[{i}]")
-    for i, t in enumerate(_list(b.get("tools") or [], "tools")):
+    tools = b.get("tools")
+    for i, t in enumerate(_list(tools, "tools") if tools is not None else []):
         w = f"tools[{i}]"
         for key in ("functionDeclarations", "function_declarations"):
             decls = _obj(t, w).get(key)

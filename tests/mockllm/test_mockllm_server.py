@@ -120,7 +120,7 @@ def test_checks_run_before_the_next_reply(tmp_path: Path) -> None:
 
 
 def test_admin_endpoints(tmp_path: Path) -> None:
-    with serve(counting("c")) as server:
+    with serve([counting("c"), tmp_path]) as server:  # files in tmp_path may be loaded later
         base = server.base_url
         chat(server)
         chat(server)
@@ -129,9 +129,9 @@ def test_admin_endpoints(tmp_path: Path) -> None:
                                                                                      'say("c 2")')
         assert httpx2.get(base + "/_autocue/sessions/k").json()["consumed"] == 2
         assert httpx2.get(base + "/_autocue/sessions/nope").status_code == 404
-        assert httpx2.post(base + "/_autocue/sessions/k/reset").json() == {"reset": 1}
+        assert httpx2.post(base + "/_autocue/sessions/k/reset", json={}).json() == {"reset": 1}
         assert text_of(chat(server)) == "c 0"
-        assert httpx2.post(base + "/_autocue/reset").json() == {"reset": 1}
+        assert httpx2.post(base + "/_autocue/reset", json={}).json() == {"reset": 1}
         f = tmp_path / "late.yaml"
         f.write_text("name: late\ntimeline:\n  - llmResponse:\n      - assistant:\n          - [10, 'late reply']\n")
         r = httpx2.post(base + "/_autocue/scenarios", json={"path": str(f)})
@@ -144,7 +144,7 @@ def test_admin_endpoints(tmp_path: Path) -> None:
         names = [x["name"] for x in httpx2.get(base + "/_autocue/scenarios").json()["scenarios"]]
         assert names == ["c", "late", "inline"]
         r = httpx2.post(base + "/_autocue/scenarios", json={"path": str(tmp_path / "missing.yaml")})
-        assert r.status_code == 400 and "does not exist" in r.json()["error"]
+        assert r.status_code == 400 and "does not exist" in r.json()["error"]["message"]
 
 
 def test_head_root_models_404_413_and_malformed_json() -> None:

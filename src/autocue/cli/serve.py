@@ -2,6 +2,7 @@
 
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
+                  [--admin-token TOKEN]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import socket
 import sys
 from pathlib import Path
@@ -52,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", default=None,
                    help="tool profile for every session (autocue, pi, claude-code, codex, opencode, gemini-cli)")
     p.add_argument("--workspace", default=None, help="root for fs/json/git assertions (default: current dir)")
+    p.add_argument("--admin-token", default=os.environ.get("AUTOCUE_ADMIN_TOKEN") or None, metavar="TOKEN",
+                   help="require TOKEN (Authorization: Bearer or X-Autocue-Admin-Token) on the /_autocue/ admin "
+                        "routes (default: $AUTOCUE_ADMIN_TOKEN)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
                    help="uvicorn log level (default warning)")
@@ -93,7 +98,8 @@ def main(argv: list[str]) -> int:
         print(f"autocue serve: {problem}", file=sys.stderr)
         return 2
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
-                            record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile)
+                            record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
+                            admin_token=args.admin_token or None)
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:

@@ -17,7 +17,7 @@ Public surface:
   ASGI app, for embedding.
 
 CLI: ``autocue serve [SCENARIO_OR_DIR ...] [--host] [--port] [--speed] [--strict-tools]
-[--record-dir DIR] [--profile NAME]``. Docs: ``docs/mock-server.md``.
+[--record-dir DIR] [--profile NAME] [--admin-token TOKEN]``. Docs: ``docs/mock-server.md``.
 """
 
 from __future__ import annotations

@@ -3,44 +3,49 @@
 Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/messages``
 (``?beta=true`` too), ``POST /v1/messages/count_tokens``,
 ``POST /v1beta/models/{model}:generateContent`` / ``:streamGenerateContent`` /
-``:countTokens``, ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/``. The
-OpenAI paths also answer without ``/v1``. A WebSocket upgrade attempt (Codex makes one
-on ``GET /v1/responses``) gets ``426 Upgrade Required`` at once, which makes Codex fall back
-to HTTP without retrying. ``/s/{session}/`` and ``/scenario/{name}/`` path
-prefixes (either order) name the session and the scenario.
+``:countTokens``, ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see
+``admin``). The OpenAI paths also answer without ``/v1``. A WebSocket upgrade attempt (Codex
+makes one on ``GET /v1/responses``) gets ``426 Upgrade Required`` at once, which makes Codex
+fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
+``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (either order) name the session
+and the scenario.
+
+A request body must be JSON (415 for another ``Content-Type``), a JSON object, at most
+``max_body`` bytes (413), and well-formed for its API (``validate``); every refusal, and
+whatever the router refuses, is a 4xx in the API's error shape.
 """
 
 from __future__ import annotations
 
 import asyncio
-import tempfile
+import logging
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import orjson
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.errors import error_body
+from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
+from autocue.mockllm.http import json_response as _json
 from autocue.mockllm.ids import digest
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.state import MockState, Outcome
+from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
 from autocue.mockllm.wire.common import Segments, now
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
-JSON = "application/json"
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 WEBSOCKET_REFUSED = "WebSocket is not supported by the autocue mock LLM server; use HTTP POST (426: fall back at once)"
-
-
-def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(orjson.dumps(data), status, headers, media_type=JSON)
+log = logging.getLogger(__name__)
 
 
 def _api_of_path(path: str) -> ApiName:
@@ -74,12 +79,7 @@ class MockApp:
         self.state = state
         routes = [
             Route("/", self.root, methods=["GET", "HEAD"]),
-            Route("/_autocue/health", self.health, methods=["GET"]),
-            Route("/_autocue/sessions", self.sessions, methods=["GET"]),
-            Route("/_autocue/sessions/{sid:path}/reset", self.reset_session, methods=["POST"]),
-            Route("/_autocue/sessions/{sid:path}", self.session, methods=["GET", "DELETE"]),
-            Route("/_autocue/reset", self.reset_all, methods=["POST"]),
-            Route("/_autocue/scenarios", self.scenarios, methods=["GET", "POST"]),
+            *AdminApi(state).routes(),
         ]
         for prefix in ("/v1", ""):
             routes += [
@@ -96,7 +96,7 @@ class MockApp:
             Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
             Route("/{rest:path}", self.not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
         ]
-        self.app = Starlette(routes=routes)
+        self.app = Starlette(routes=routes, exception_handlers={HTTPException: self.http_error})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         typ = scope["type"]
@@ -138,33 +138,26 @@ class MockApp:
             return await self.not_found(request)
         return await self.handle(request, "gemini", model, action == "streamGenerateContent")
 
-    async def _read(self, request: Request, api: str) -> bytes | Response:
-        limit = self.state.options.max_body
-        cl = request.headers.get("content-length")
-        if cl is not None and cl.isdigit() and int(cl) > limit:
-            return _json(error_body(api, 413, f"request body of {cl} bytes is larger than the mock server's "
-                                              f"limit of {limit} bytes"), 413)
-        parts: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                return _json(error_body(api, 413, f"request body is larger than the mock server's limit of "
-                                                  f"{limit} bytes"), 413)
-            parts.append(chunk)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
-
     async def _parse(self, request: Request, api: str) -> tuple[bytes, dict[str, Any]] | Response:
-        raw = await self._read(request, api)
+        ctype = request.headers.get("content-type")
+        if ctype is not None and not is_json_type(ctype):
+            return error_response(api, 415, f"the request body must be JSON (Content-Type: application/json), got "
+                                            f"Content-Type {ctype[:80]!r}", code="unsupported_media_type")
+        raw = await read_body(request, api, self.state.options.max_body)
         if isinstance(raw, Response):
             return raw
         try:
             body = orjson.loads(raw)
         except orjson.JSONDecodeError as e:
-            return _json(error_body(api, 400, f"malformed JSON in the request body: {e}"), 400)
+            what = "the request body is empty: send a JSON object" if not raw.strip() else \
+                f"malformed JSON in the request body: {e}"
+            return error_response(api, 400, what, code="invalid_json")
         if not isinstance(body, dict):
-            return _json(error_body(api, 400, f"the request body must be a JSON object, got {type(body).__name__}"),
-                         400)
+            return error_response(api, 400, f"the request body must be a JSON object, got {type(body).__name__}",
+                                  code="invalid_request")
+        bad = problem(api, body)
+        if bad is not None:
+            return error_response(api, 400, bad, code="invalid_request")
         return raw, body
 
     async def handle(self, request: Request, api: ApiName, model: str | None, stream: bool | None) -> Response:
@@ -188,8 +181,13 @@ class MockApp:
             profile=headers.get("x-autocue-profile") or None,
             query=query,
         )
-        out = self.state.respond(req)
-        return await self.render(req, out)
+        try:
+            return await self.render(req, self.state.respond(req))
+        except Exception as e:  # a bug in the server: still an answer the client's SDK can parse
+            log.exception("autocue mock LLM: internal error answering %s %s", request.method, scope["path"])
+            return error_response(api, 500, f"autocue mock LLM: internal error answering this request "
+                                            f"({type(e).__name__}: {e}); this is a bug in autocue, please report it "
+                                            "with the request")
 
     async def render(self, req: Incoming, out: Outcome) -> Response:
         reply = out.reply
@@ -236,6 +234,15 @@ class MockApp:
     async def root(self, request: Request) -> Response:
         return _json({"ok": True, "server": "autocue-mockllm", "scenarios": list(self.state.playables)})
 
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        """What the router itself refuses (a path no route matches, such as one with a
+        newline; a method no route takes), in the shape of the API the path belongs to."""
+        status = exc.status_code if isinstance(exc, HTTPException) else 400
+        path = request.url.path
+        what = "is not an endpoint of" if status == 404 else f"is refused ({status}) by"
+        return error_response(_api_of_path(path), status, f"{request.method} {path!r} {what} the autocue mock LLM "
+                                                          "server", headers=dict(getattr(exc, "headers", None) or {}))
+
     async def not_found(self, request: Request) -> Response:
         path = request.url.path
         api = _api_of_path(path)
@@ -243,54 +250,6 @@ class MockApp:
             return _json(error_body(api, 426, f"{path}: {WEBSOCKET_REFUSED}"), 426, {"x-should-retry": "false"})
         msg = f"{request.method} {path} is not an endpoint of the autocue mock LLM server"
         return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
-
-    # ------------------------------------------------------------------ admin
-    async def health(self, request: Request) -> Response:
-        return _json({"ok": True, "scenarios": len(self.state.playables), "sessions": len(self.state.sessions)})
-
-    async def sessions(self, request: Request) -> Response:
-        return _json({"sessions": self.state.session_status()})
-
-    async def session(self, request: Request) -> Response:
-        sid = request.path_params["sid"]
-        if request.method == "DELETE":
-            return _json({"reset": self.state.reset(sid)})
-        found = self.state.session_status(sid)
-        if not found:
-            return _json({"error": f"no session {sid!r}", "sessions": [s["session"] for s in
-                                                                      self.state.session_status()]}, 404)
-        return _json(found[0] if len(found) == 1 else {"sessions": found})
-
-    async def reset_session(self, request: Request) -> Response:
-        n = self.state.reset(request.path_params["sid"])
-        return _json({"reset": n}, 200 if n else 404)
-
-    async def reset_all(self, request: Request) -> Response:
-        return _json({"reset": self.state.reset()})
-
-    async def scenarios(self, request: Request) -> Response:
-        if request.method == "GET":
-            return _json({"scenarios": self.state.scenarios()})
-        try:
-            body = orjson.loads(await request.body())
-        except orjson.JSONDecodeError as e:
-            return _json({"error": f"malformed JSON: {e}"}, 400)
-        if not isinstance(body, dict):
-            return _json({"error": "expected {\"path\": ...}, {\"paths\": [...]} or {\"yaml\": ...}"}, 400)
-        try:
-            if "yaml" in body:
-                with tempfile.TemporaryDirectory() as d:
-                    f = Path(d) / (str(body.get("name") or "scenario") + ".yaml")
-                    f.write_text(str(body["yaml"]), encoding="utf-8")
-                    names = self.state.add(f)
-            else:
-                paths = body.get("paths") or ([body["path"]] if "path" in body else [])
-                if not paths:
-                    return _json({"error": "expected {\"path\": ...}, {\"paths\": [...]} or {\"yaml\": ...}"}, 400)
-                names = self.state.add([Path(p) for p in paths])
-        except ValueError as e:
-            return _json({"error": str(e)}, 400)
-        return _json({"loaded": names, "scenarios": list(self.state.playables)})
 
 
 async def _timed(segments: Segments) -> AsyncIterator[bytes]:

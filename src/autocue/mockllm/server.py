@@ -46,10 +46,11 @@ class MockLLMServer:
 
     def __init__(self, source: Source = (), *, host: str = "127.0.0.1", port: int = 0, speed: float = 0.0,
                  strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
-                 workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY) -> None:
+                 workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
+                 admin_token: str | None = None) -> None:
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
-                                max_body=max_body)
+                                max_body=max_body, admin_token=admin_token or None)
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
@@ -170,7 +171,7 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
     """``with serve(script_or_scenario_or_path) as server:`` — a started server on a free port.
 
     Keyword arguments are ``MockLLMServer``'s (``speed``, ``strict_tools``, ``record_dir``,
-    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``).
+    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``).
     """
     server = MockLLMServer(source, **kwargs)
     server.start()

@@ -26,7 +26,15 @@ from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_
 from autocue.mockllm.reply import Reply, build_reply
 from autocue.mockllm.session import ChecksFailed, Exhausted, Playable, Session
 from autocue.mockllm.sidecalls import side_call
-from autocue.mockllm.sources import Source, load_playables
+from autocue.mockllm.sources import (
+    ScenarioSourceError,
+    Source,
+    allowed,
+    load_playables,
+    load_text,
+    path_roots,
+    scenario_file_paths,
+)
 from autocue.script.model import ScriptedResponse
 
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
@@ -47,6 +55,9 @@ class ServerOptions:
     """Root for ``fs`` / ``json`` / ``git`` assertions."""
     max_body: int = DEFAULT_MAX_BODY
     """Request bodies above this many bytes get 413."""
+    admin_token: str | None = None
+    """When set, admin routes (``/_autocue/...``) need it as ``Authorization: Bearer`` or
+    ``X-Autocue-Admin-Token``."""
 
 
 @dataclass(slots=True)
@@ -88,6 +99,9 @@ class MockState:
         self._lock = threading.Lock()
         self._record_n = 0
         self._forced: Profile | None = get_profile(self.options.profile) if self.options.profile else None
+        self.roots: list[Path] = path_roots(sources)
+        """The scenario files and directories the server was started with: the only paths
+        ``add_paths`` (the admin API) reads."""
         self.add(sources)
 
     # ------------------------------------------------------------------ scenarios
@@ -100,6 +114,28 @@ class MockState:
                 self.playables[p.name] = p
             names.append(p.name)
         return names
+
+    def add_paths(self, paths: list[str]) -> list[str]:
+        """Load scenario files for the admin API: each path (and each file of a directory)
+        must be one of ``roots`` or inside a root directory (``ScenarioSourceError`` 403)."""
+        checked: list[Path] = []
+        for raw in paths:
+            p = Path(raw)
+            if not allowed(p, self.roots):
+                started = ", ".join(str(r) for r in self.roots) or "none"
+                raise ScenarioSourceError(
+                    f"path {raw!r} is not one of the scenario files or directories this server was started with "
+                    f"({started}): start it with that path, or post the YAML itself as {{\"yaml\": ...}}", 403)
+            for f in scenario_file_paths(p):
+                if not allowed(f, self.roots):
+                    raise ScenarioSourceError(f"{str(f)!r} in {raw!r} leads outside the scenario files and "
+                                              "directories this server was started with", 403)
+            checked.append(p)
+        return self.add(checked)
+
+    def add_yaml(self, text: str, name: str) -> list[str]:
+        """Load a posted scenario from its YAML text (kept in memory; no file is written)."""
+        return self.add(load_text(text, f"<posted>/{name}.yaml"))
 
     def scenarios(self) -> list[dict[str, Any]]:
         return [

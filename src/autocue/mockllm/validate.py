@@ -1,0 +1,289 @@
+"""What makes an API request malformed: checked before the server acts on it, so a bad
+request gets an API-shaped 400 naming the key (``messages[2].content[0].type``) instead of
+reaching code that trusts the body's shape.
+
+Checked for the API of the route: the body is a JSON object nested at most ``MAX_DEPTH``
+levels; ``model`` is a string; ``stream`` a boolean; token limits integers; the message list
+(``messages``, ``input``, ``contents``) has the API's shape, with known roles, content parts
+of known types and the ids and names tool calls and results need; ``tools`` is a list of
+objects. Optional fields may be ``null`` or absent. Anything else (extra fields, unknown tool
+types, new Responses item types, beta fields) passes, as the real APIs accept what real agents
+send.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from autocue.mockllm.incoming import API_LABEL
+
+MAX_DEPTH = 100
+"""The deepest JSON nesting a request may have (real requests, tool schemas included, stay
+far below)."""
+
+CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+CHAT_PARTS = ("text", "image_url", "input_audio", "file", "refusal")
+RESPONSES_ROLES = ("user", "assistant", "system", "developer")
+RESPONSES_PARTS = ("input_text", "input_image", "input_file", "input_audio", "output_text", "refusal",
+                   "summary_text", "reasoning_text", "text")
+ANTHROPIC_ROLES = ("user", "assistant", "system", "developer")
+ANTHROPIC_BLOCKS = ("text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
+                    "redacted_thinking", "server_tool_use", "container_upload", "tool_reference")
+_ANTHROPIC_TOOL_BLOCK = re.compile(r"[a-z_]+_tool_(use|result)")
+"""Server-tool blocks (``web_search_tool_result``, ``mcp_tool_use``, ...)."""
+GEMINI_PART_KEYS = frozenset({
+    "text", "inlineData", "inline_data", "fileData", "file_data", "functionCall", "function_call",
+    "functionResponse", "function_response", "executableCode", "executable_code", "codeExecutionResult",
+    "code_execution_result", "thought", "thoughtSignature", "thought_signature", "videoMetadata",
+    "video_metadata", "partMetadata", "part_metadata", "mediaResolution", "media_resolution",
+})
+
+
+class _Bad(Exception):
+    pass
+
+
+def problem(api: str, body: dict[str, Any]) -> str | None:
+    """Why ``body`` is not a well-formed request of ``api``, or None."""
+    label = API_LABEL.get(api, api)
+    if _too_deep(body):
+        return f"malformed {label} request: JSON nested deeper than {MAX_DEPTH} levels"
+    try:
+        _CHECKS[api](body)
+    except _Bad as e:
+        return f"malformed {label} request: {e}"
+    return None
+
+
+def _too_deep(v: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(v, 1)]
+    while stack:
+        x, d = stack.pop()
+        children = x.values() if isinstance(x, dict) else x
+        if d > MAX_DEPTH:
+            return True
+        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+# ---------------------------------------------------------------------- primitives
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    return "an array" if isinstance(v, list) else "an object"
+
+
+def _fail(where: str, want: str, got: Any) -> _Bad:
+    shown = repr(got)[:60] if isinstance(got, (str, int, float)) and not isinstance(got, bool) else _kind(got)
+    return _Bad(f"{where} must be {want}, got {shown}")
+
+
+def _obj(v: Any, where: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise _fail(where, "an object", v)
+    return v
+
+
+def _list(v: Any, where: str) -> list[Any]:
+    if not isinstance(v, list):
+        raise _fail(where, "an array", v)
+    return v
+
+
+def _opt(body: dict[str, Any], key: str, kind: type, want: str, where: str = "") -> None:
+    """``key`` is absent, null, or of ``kind`` (a boolean is no integer)."""
+    v = body.get(key)
+    if v is None:
+        return
+    if (isinstance(v, bool) and kind is not bool) or not isinstance(v, kind):
+        raise _fail(where + key, want, v)
+
+
+def _str(body: dict[str, Any], key: str, where: str) -> None:
+    """``key`` is required and a string."""
+    v = body.get(key)
+    if not isinstance(v, str):
+        raise _fail(f"{where}.{key}", "a string", v) if key in body else _Bad(f"{where}.{key} is required")
+
+
+def _one_of(v: Any, allowed: tuple[str, ...], where: str, what: str) -> str:
+    if not isinstance(v, str):
+        raise _fail(where, f"a string ({what}: {', '.join(allowed)})", v) if v is not None else \
+            _Bad(f"{where} is required ({what}: {', '.join(allowed)})")
+    if v not in allowed:
+        raise _Bad(f"{where}: unknown {what} {v[:60]!r} (expected one of {', '.join(allowed)})")
+    return v
+
+
+def _common(b: dict[str, Any], ints: tuple[str, ...]) -> None:
+    _opt(b, "model", str, "a string")
+    _opt(b, "stream", bool, "a boolean")
+    for k in ints:
+        _opt(b, k, int, "an integer")
+    tools = b.get("tools")
+    if tools is not None:
+        for i, t in enumerate(_list(tools, "tools")):
+            _obj(t, f"tools[{i}]")
+
+
+def _required_list(b: dict[str, Any], key: str) -> list[Any]:
+    if b.get(key) is None:
+        raise _Bad(f"{key} is required")
+    return _list(b[key], key)
+
+
+# ---------------------------------------------------------------------- per API
+def _chat(b: dict[str, Any]) -> None:
+    _common(b, ("max_tokens", "max_completion_tokens", "n"))
+    for i, m in enumerate(_required_list(b, "messages")):
+        w = f"messages[{i}]"
+        _obj(m, w)
+        _one_of(m.get("role"), CHAT_ROLES, w + ".role", "role")
+        content = m.get("content")
+        if isinstance(content, list):
+            for j, part in enumerate(content):
+                _typed(part, f"{w}.content[{j}]", CHAT_PARTS, "content part type")
+        elif content is not None and not isinstance(content, str):
+            raise _fail(w + ".content", "a string or an array of content parts", content)
+        _opt(m, "tool_call_id", str, "a string", w + ".")
+        calls = m.get("tool_calls")
+        if calls is not None:
+            for j, tc in enumerate(_list(calls, w + ".tool_calls")):
+                wc = f"{w}.tool_calls[{j}]"
+                _opt(_obj(tc, wc), "id", str, "a string", wc + ".")
+                fn = tc.get("function")
+                if fn is not None:
+                    _str(_obj(fn, wc + ".function"), "name", wc + ".function")
+                    _opt(fn, "arguments", str, "a string", wc + ".function.")
+    for i, t in enumerate(b.get("tools") or []):
+        fn = t.get("function")
+        if fn is not None:
+            _str(_obj(fn, f"tools[{i}].function"), "name", f"tools[{i}].function")
+
+
+def _responses(b: dict[str, Any]) -> None:
+    _common(b, ("max_output_tokens",))
+    _opt(b, "instructions", str, "a string")
+    inp = b.get("input")
+    if inp is None or isinstance(inp, str):
+        return
+    for i, item in enumerate(_list(inp, "input")):
+        w = f"input[{i}]"
+        _obj(item, w)
+        _opt(item, "type", str, "a string", w + ".")
+        typ = item.get("type")
+        if typ in (None, "message"):
+            _one_of(item.get("role"), RESPONSES_ROLES, w + ".role", "role")
+            content = item.get("content")
+            if isinstance(content, list):
+                for j, part in enumerate(content):
+                    _typed(part, f"{w}.content[{j}]", RESPONSES_PARTS, "content part type")
+            elif not isinstance(content, str):
+                raise _fail(w + ".content", "a string or an array of content parts", content)
+        elif typ in ("function_call", "custom_tool_call"):
+            _str(item, "call_id", w)
+            _str(item, "name", w)
+        elif typ in ("function_call_output", "custom_tool_call_output"):
+            _str(item, "call_id", w)
+
+
+def _anthropic(b: dict[str, Any]) -> None:
+    _common(b, ("max_tokens",))
+    system = b.get("system")
+    if isinstance(system, list):
+        for j, part in enumerate(system):
+            _typed(part, f"system[{j}]", ("text",), "system block type")
+    elif system is not None and not isinstance(system, str):
+        raise _fail("system", "a string or an array of text blocks", system)
+    for i, m in enumerate(_required_list(b, "messages")):
+        w = f"messages[{i}]"
+        _obj(m, w)
+        _one_of(m.get("role"), ANTHROPIC_ROLES, w + ".role", "role")
+        content = m.get("content")
+        if isinstance(content, str):
+            continue
+        for j, block in enumerate(_list(content, w + ".content")):
+            wb = f"{w}.content[{j}]"
+            typ = _typed(block, wb, ANTHROPIC_BLOCKS, "content block type", _ANTHROPIC_TOOL_BLOCK)
+            if typ == "tool_use":
+                _str(block, "id", wb)
+                _str(block, "name", wb)
+                _opt(block, "input", dict, "an object", wb + ".")
+            elif typ == "tool_result":
+                _str(block, "tool_use_id", wb)
+                _opt(block, "is_error", bool, "a boolean", wb + ".")
+                inner = block.get("content")
+                if isinstance(inner, list):
+                    for k, part in enumerate(inner):
+                        _typed(part, f"{wb}.content[{k}]", ANTHROPIC_BLOCKS, "content block type")
+                elif inner is not None and not isinstance(inner, str):
+                    raise _fail(wb + ".content", "a string or an array of content blocks", inner)
+            elif typ == "thinking":
+                _str(block, "thinking", wb)
+
+
+def _gemini(b: dict[str, Any]) -> None:
+    for key in ("generationConfig", "generation_config"):
+        _opt(b, key, dict, "an object")
+    for key in ("systemInstruction", "system_instruction"):
+        si = b.get(key)
+        if isinstance(si, dict):
+            _content(si, key)
+        elif si is not None and not isinstance(si, str):
+            raise _fail(key, "a Content object", si)
+    for i, c in enumerate(_required_list(b, "contents")):
+        _content(_obj(c, f"contents[{i}]"), f"contents[{i}]")
+    tools = b.get("tools")
+    for i, t in enumerate(_list(tools, "tools") if tools is not None else []):
+        w = f"tools[{i}]"
+        for key in ("functionDeclarations", "function_declarations"):
+            decls = _obj(t, w).get(key)
+            if decls is not None:
+                for j, d in enumerate(_list(decls, f"{w}.{key}")):
+                    _str(_obj(d, f"{w}.{key}[{j}]"), "name", f"{w}.{key}[{j}]")
+
+
+def _content(c: dict[str, Any], w: str) -> None:
+    _opt(c, "role", str, "a string", w + ".")
+    parts = c.get("parts")
+    if parts is None:
+        return
+    for j, p in enumerate(_list(parts, w + ".parts")):
+        wp = f"{w}.parts[{j}]"
+        _obj(p, wp)
+        if not GEMINI_PART_KEYS.intersection(p):
+            keys = ", ".join(list(p)[:5]) or "none"
+            raise _Bad(f"{wp}: a part needs one of text, inlineData, fileData, functionCall, functionResponse, "
+                       f"executableCode, codeExecutionResult (keys: {keys})")
+        _opt(p, "text", str, "a string", wp + ".")
+        _opt(p, "thought", bool, "a boolean", wp + ".")
+        for key in ("functionCall", "functionResponse"):
+            v = p.get(key)
+            if v is not None:
+                _str(_obj(v, f"{wp}.{key}"), "name", f"{wp}.{key}")
+                _opt(v, "id", str, "a string", f"{wp}.{key}.")
+        fc = p.get("functionCall")
+        if isinstance(fc, dict):
+            _opt(fc, "args", dict, "an object", wp + ".functionCall.")
+
+
+def _typed(part: Any, where: str, allowed: tuple[str, ...], what: str, pattern: re.Pattern[str] | None = None) -> str:
+    """A content part: an object whose ``type`` is one of ``allowed`` (or matches ``pattern``);
+    a ``text`` part's ``text`` is a string."""
+    _obj(part, where)
+    typ = part.get("type")
+    if not (isinstance(typ, str) and pattern is not None and pattern.fullmatch(typ)):
+        _one_of(typ, allowed, where + ".type", what)
+    if typ == "text":
+        _str(part, "text", where)
+    return str(typ)
+
+
+_CHECKS = {"chat": _chat, "responses": _responses, "anthropic": _anthropic, "gemini": _gemini}

@@ -56,22 +56,14 @@ class Redactor:
             except re.error as e:
                 raise RedactionError(f"--redact {p!r}: not a regular expression: {e}") from None
         self._patterns = compiled
-        self._literal: re.Pattern[str] | None = None
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        if self._secrets:
-            alts = sorted(self._secrets, key=len, reverse=True)
-            self._literal = re.compile("|".join(re.escape(s) for s in alts))
-        else:
-            self._literal = None
+        self._ordered: list[str] | None = None
 
     def add_secret(self, value: str) -> None:
         """Redact ``value`` from now on (ignored when shorter than ``MIN_SECRET``)."""
         value = value.strip()
         if len(value) >= MIN_SECRET and value not in self._secrets:
             self._secrets.add(value)
-            self._rebuild()
+            self._ordered = None
 
     def learn_headers(self, headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> None:
         """Remember the credentials of a request (lower-case header names)."""
@@ -86,8 +78,12 @@ class Redactor:
             self.add_secret(query["key"])
 
     def text(self, s: str) -> str:
-        if self._literal is not None:
-            s = self._literal.sub(REDACTED, s)
+        if self._secrets:
+            if self._ordered is None:  # longest first, so a secret containing another goes whole
+                self._ordered = sorted(self._secrets, key=len, reverse=True)
+            for secret in self._ordered:
+                if secret in s:
+                    s = s.replace(secret, REDACTED)
         for p in self._patterns:
             s = p.sub(REDACTED, s)
         return s

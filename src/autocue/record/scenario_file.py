@@ -17,25 +17,27 @@ Every string goes through the ``Redactor`` before it is written; nothing else of
 
 from __future__ import annotations
 
-import io
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+import orjson
 
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from autocue.record.capture import ParsedReply
 from autocue.record.redact import Redactor
 
+_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+"""Characters YAML does not allow raw (DEL, C1 controls, U+FFFE/FFFF) or may read as a line break or BOM."""
 
-def _flow(items: list[Any]) -> CommentedSeq:
-    s = CommentedSeq(items)
-    s.fa.set_flow_style()
-    return s
+
+def flow(value: Any) -> str:
+    """``value`` as a YAML flow node: JSON (a subset of YAML 1.2), with the characters YAML does
+    not accept raw written as ``\\uXXXX`` escapes."""
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", orjson.dumps(value).decode())
 
 
 def _ms(seconds: float) -> int:
@@ -44,16 +46,19 @@ def _ms(seconds: float) -> int:
 
 @dataclass
 class Recording:
-    """The scenario being recorded for one session."""
+    """The scenario being recorded for one session. Items are rendered once, when they happen;
+    ``write`` appends the new ones to the file (the scenario's ``timeline`` is its last key)."""
 
     name: str
     redactor: Redactor
     initial_prompt: str | None = None
-    timeline: list[CommentedMap] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    """Rendered timeline items (YAML text, each ending in a newline)."""
     replies: int = 0
     errors: int = 0
     _last_error: bool = False
     _started: bool = False
+    _flushed: int = 0
 
     # ------------------------------------------------------------------ requests
     def request(self, first_user_text: str, last_user_text: str) -> None:
@@ -64,45 +69,45 @@ class Recording:
             self.initial_prompt = self.redactor.text(first_user_text) if first_user_text else None
             return
         if last_user_text and not self._last_error:
-            self.timeline.append(CommentedMap(userInputs=[_flow([0, self.redactor.text(last_user_text)])]))
+            self.items.append(f"  - userInputs: [[0, {flow(self.redactor.text(last_user_text))}]]\n")
 
     # ------------------------------------------------------------------ replies
     def reply(self, parsed: ParsedReply) -> None:
-        """A reply read by the provider parser (a streamed error inside the reply is an error step)."""
+        """A reply read by the provider parser (a failed reply without content is an error step)."""
         msg = parsed.message
         if msg.stop_reason in ("error", "aborted") and not msg.content:
             self.error(msg.error_status or 500, None, msg.error_message or "the upstream reply failed",
                        msg.retry_after)
             return
-        parts = CommentedSeq()
+        red = self.redactor
+        lines = ["  - llmResponse:\n"]
         prev = 0.0
         for block, t in zip(msg.content, parsed.block_times, strict=False):
             ms = _ms(t - prev)
             prev = max(prev, t)
             if isinstance(block, ThinkingContent):
-                parts.append(CommentedMap(think=[_flow([ms, self.redactor.text(block.thinking)])]))
+                lines.append(f"      - think: [[{ms}, {flow(red.text(block.thinking))}]]\n")
             elif isinstance(block, TextContent):
-                parts.append(CommentedMap(assistant=[_flow([ms, self.redactor.text(block.text)])]))
+                lines.append(f"      - assistant: [[{ms}, {flow(red.text(block.text))}]]\n")
             elif isinstance(block, ToolCall):
                 args = block.arguments if isinstance(block.arguments, dict) else {"arguments": block.arguments}
-                use = CommentedMap(toolName=block.name)
+                use: dict[str, Any] = {"toolName": block.name}
                 if block.id:
-                    use["toolCallId"] = self.redactor.text(block.id)
-                use["args"] = self.redactor.value(args)
-                parts.append(CommentedMap(agentToolUse=use))
-        if not parts:
-            parts.append(CommentedMap(assistant=[_flow([_ms(parsed.end_time), ""])]))
-        item = CommentedMap(llmResponse=parts)
-        item["_meta"] = self._meta(msg)
-        self.timeline.append(item)
+                    use["toolCallId"] = red.text(block.id)
+                use["args"] = red.value(args)
+                lines.append(f"      - agentToolUse: {flow(use)}\n")
+        if len(lines) == 1:
+            lines.append(f"      - assistant: [[{_ms(parsed.end_time)}, \"\"]]\n")
+        lines.append(f"    _meta: {flow(self._meta(msg))}\n")
+        self.items.append("".join(lines))
         self.replies += 1
         self._last_error = False
 
     @staticmethod
-    def _meta(msg: AssistantMessage) -> CommentedMap:
+    def _meta(msg: AssistantMessage) -> dict[str, Any]:
         u = msg.usage
-        meta = CommentedMap(stopReason=msg.stop_reason)
-        meta["usage"] = _flow_map(input=u.input, output=u.output, cacheRead=u.cache_read, cacheWrite=u.cache_write)
+        meta: dict[str, Any] = {"stopReason": msg.stop_reason, "usage": {
+            "input": u.input, "output": u.output, "cacheRead": u.cache_read, "cacheWrite": u.cache_write}}
         if msg.model and msg.model != "recorded":
             meta["model"] = msg.model
         if msg.response_id:
@@ -112,7 +117,7 @@ class Recording:
     def error(self, status: int, body: Any, message: str, retry_after: float | None,
               error_type: str | None = None) -> None:
         """A failed call: an ``error`` step (retry-after in seconds, the API body when it is an object)."""
-        err = CommentedMap(statusCode=status)
+        err: dict[str, Any] = {"statusCode": status}
         if error_type:
             err["errorType"] = self.redactor.text(error_type)
         err["message"] = self.redactor.text(message)
@@ -120,37 +125,28 @@ class Recording:
             err["body"] = self.redactor.value(body)
         if retry_after is not None:
             err["retryAfterSeconds"] = round(retry_after, 3)
-        self.timeline.append(CommentedMap(llmResponse=[CommentedMap(error=err)]))
+        self.items.append(f"  - llmResponse:\n      - error: {flow(err)}\n")
         self.errors += 1
         self._last_error = True
 
     # ------------------------------------------------------------------ output
-    def document(self) -> CommentedMap:
-        doc = CommentedMap(name=self.name)
+    def head(self) -> str:
+        text = f"# recorded by autocue record\nname: {flow(self.name)}\n"
         if self.initial_prompt is not None:
-            doc["initialPrompt"] = self.initial_prompt
-        doc["timeline"] = self.timeline
-        return doc
+            text += f"initialPrompt: {flow(self.initial_prompt)}\n"
+        return text + "timeline:\n"
 
     def dumps(self) -> str:
-        yaml = YAML(typ="rt", pure=True)
-        yaml.width = 4096
-        yaml.allow_unicode = True
-        buf = io.StringIO()
-        buf.write(f"# recorded by autocue record: {self.replies} repl{'y' if self.replies == 1 else 'ies'}, "
-                  f"{self.errors} error(s)\n")
-        yaml.dump(self.document(), buf)
-        return buf.getvalue()
+        return self.head() + "".join(self.items)
 
     def write(self, path: Path) -> None:
-        """Write atomically (a temp file in the same directory, then rename)."""
-        write_atomic(path, self.dumps())
-
-
-def _flow_map(**kw: Any) -> CommentedMap:
-    m = CommentedMap(kw)
-    m.fa.set_flow_style()
-    return m
+        """The first write creates the file atomically; later ones append the new items."""
+        if self._flushed == 0 or not path.exists():
+            write_atomic(path, self.dumps())
+        elif self._flushed < len(self.items):
+            with path.open("a", encoding="utf-8") as f:
+                f.write("".join(self.items[self._flushed:]))
+        self._flushed = len(self.items)
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -18,8 +18,9 @@ from typing import Any
 
 import orjson
 import uvicorn
+from starlette.types import ASGIApp
 
-from autocue.mockllm.app import MockApp, create_app
+from autocue.mockllm.app import create_app
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import DEFAULT_MAX_BODY, MockState, ServerOptions
 
@@ -36,7 +37,7 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
-def uvicorn_config(app: MockApp, log_level: str = "warning") -> uvicorn.Config:
+def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
     return uvicorn.Config(app, http="h11", ws="none", lifespan="off", access_log=False, log_level=log_level,
                           timeout_keep_alive=30, server_header=False)
 

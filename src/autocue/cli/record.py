@@ -1,0 +1,110 @@
+"""``autocue record``: a recording proxy; real traffic becomes scenarios.
+
+    autocue record --upstream URL [--api auto|chat|responses|anthropic|gemini] [-o DIR]
+                   [--host 127.0.0.1] [--port 0] [--redact REGEX ...] [--redact-env NAME ...]
+                   [--no-default-redaction] [--json]
+
+Prints the bound URL first (``autocue record proxy: http://127.0.0.1:PORT -> UPSTREAM``, or one
+JSON line with ``--json``), then one line per session as its scenario file is created, and
+serves until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import orjson
+
+from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
+from autocue.record.redact import RedactionError, Redactor
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="autocue record", description="Record real LLM API traffic into scenarios: a "
+                                "proxy for OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini.")
+    p.add_argument("--upstream", required=True, metavar="URL",
+                   help="the API to forward to, e.g. https://api.openai.com or http://127.0.0.1:8000")
+    p.add_argument("--api", default="auto", choices=API_CHOICES,
+                   help="wire protocol of the model calls (default auto: from each request's path)")
+    p.add_argument("-o", "--out", default="recordings", metavar="DIR",
+                   help="directory for the scenario files, one per client session (default ./recordings)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    p.add_argument("--redact", action="append", default=[], metavar="REGEX",
+                   help="also replace matches of REGEX with [REDACTED] in what is written (repeatable)")
+    p.add_argument("--redact-env", action="append", default=[], metavar="NAME",
+                   help="replace the value of environment variable NAME wherever it appears (repeatable)")
+    p.add_argument("--no-default-redaction", action="store_true",
+                   help="do not apply the built-in API-key patterns (credentials seen in requests are still redacted)")
+    p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
+    p.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
+    return p
+
+
+def _check_upstream(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"--upstream {url!r}: expected an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000"
+    return None
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    problem = _check_upstream(args.upstream)
+    if problem:
+        print(f"autocue record: {problem}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"autocue record: -o {out}: exists and is not a directory (name a directory for the scenarios)",
+              file=sys.stderr)
+        return 2
+    try:
+        redactor = Redactor(args.redact, args.redact_env, defaults=not args.no_default_redaction)
+    except RedactionError as e:
+        print(f"autocue record: {e}", file=sys.stderr)
+        return 2
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"autocue record: -o {out}: cannot create the directory: {e.strerror or e}", file=sys.stderr)
+        return 2
+    from autocue.mockllm.server import bind_socket, uvicorn_config
+
+    try:
+        sock = bind_socket(args.host, args.port)
+    except OSError as e:
+        print(f"autocue record: cannot bind {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 2
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    url = f"http://{host}:{port}"
+
+    def announce(name: str, path: Path) -> None:
+        if args.json:
+            print(orjson.dumps({"session": name, "file": str(path)}).decode(), flush=True)
+        else:
+            print(f"  recording session {name} -> {path}", flush=True)
+
+    proxy = RecordingProxy(RecordOptions(upstream=args.upstream, out_dir=out, api=args.api, redactor=redactor,
+                                         on_new_file=announce))
+    if args.json:
+        print(orjson.dumps({"url": url, "port": port, "upstream": args.upstream, "out": str(out)}).decode(),
+              flush=True)
+    else:
+        print(f"autocue record proxy: {url} -> {args.upstream}", flush=True)
+        print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
+        print(f"  scenarios: {out}/ (one file per session)", flush=True)
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn_config(proxy, args.log_level))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    return 0

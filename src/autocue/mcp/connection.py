@@ -21,11 +21,11 @@ from typing import Any, Literal, TextIO, TypeAlias
 import anyio
 import mcp_types as mt
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from autocue.mcp.config import HttpServerConfig, ServerConfig, StdioServerConfig
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 Status: TypeAlias = Literal["connecting", "ready", "reconnecting", "failed", "closed"]
 DEFAULT_RECONNECT_DELAYS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
@@ -119,15 +119,16 @@ class ServerConnection:
                 except Exception as e:  # a failed connect or a broken connection: report, maybe retry
                     if self._closing:
                         break
-                    self._fail(describe_error(e))
                     if self.connects == 0:  # never came up: a config or server problem, not a drop
                         self.status = "failed"
+                        self._fail(f"did not start: {describe_error(e)}")
                         return
+                    self._fail(f"reconnect failed: {describe_error(e)}")
                     failures += 1
-                else:
+                else:  # the connection was up and dropped: reconnect at once (first backoff step)
                     if self._closing:
                         break
-                    failures = 0 if self.status == "ready" else failures + 1
+                    failures = 0
                 if failures > self._max_reconnects:
                     self.status = "failed"
                     self._fail(f"gave up after {self._max_reconnects} reconnect attempts")
@@ -144,6 +145,7 @@ class ServerConnection:
     async def _connect_once(self) -> None:
         dropped = anyio.Event()
         self._dropped = dropped
+        came_up = False
         with anyio.CancelScope() as scope:
             self._scope = scope
             if self._closing:
@@ -160,6 +162,7 @@ class ServerConnection:
                 await session.initialize()
                 tools = await self._list_tools(session)
                 scope.deadline = math.inf
+                came_up = True
                 self._tg = tg
                 self.session = session
                 self.tools = tools
@@ -173,10 +176,14 @@ class ServerConnection:
                 finally:
                     self.ready.clear()
                     self.session = None
+                    if not self._closing:
+                        self.status = "reconnecting"
                     self._tg = None
                     tg.cancel_scope.cancel()
-        if scope.cancelled_caught and not self._closing and self.session is None and not dropped.is_set():
-            raise TimeoutError(f"no answer within {self.config.timeout:g} s")
+        if not came_up and not self._closing:
+            if scope.cancelled_caught:
+                raise TimeoutError(f"no answer within {self.config.timeout:g} s")
+            raise ConnectionError("the connection closed before the server was ready")
 
     @asynccontextmanager
     async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:

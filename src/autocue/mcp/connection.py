@@ -154,7 +154,7 @@ class ServerConnection:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 tg = await stack.enter_async_context(anyio.create_task_group())
-                send, recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                send, recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
                 tg.start_soon(_pump, read, send, dropped)
                 session = await stack.enter_async_context(
                     ClientSession(recv, write, message_handler=self._on_message)

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+import anyio
+
 from autocue.agent.tool import AgentTool, ToolResult
 from autocue.llm.abort import AbortError, AbortSignal
 from autocue.mcp.config import MCPConfigError, ServerConfig, load_config, parse_server
@@ -245,15 +247,13 @@ class MCPManager:
             raise MCPToolError(str(e)) from None
         if signal is not None and signal.aborted:
             raise AbortError(signal.reason or "aborted")
-        call = asyncio.ensure_future(session.call_tool(tool, dict(args)))
-        remove = signal.add_listener(call.cancel) if signal is not None else None
+        result: Any = None
+        remove = None
         try:
-            result = await call
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if signal is not None and signal.aborted and (task is None or not task.cancelling()):
-                raise AbortError(signal.reason or "aborted") from None
-            raise
+            with anyio.CancelScope() as scope:  # cancelled by the abort (no extra task per call)
+                if signal is not None:
+                    remove = signal.add_listener(scope.cancel)
+                result = await session.call_tool(tool, dict(args))
         except Exception as e:
             if is_connection_error(e):
                 conn.mark_dropped()
@@ -265,6 +265,8 @@ class MCPManager:
         finally:
             if remove is not None:
                 remove()
+        if scope.cancelled_caught:
+            raise AbortError((signal.reason if signal is not None else None) or "aborted")
         import mcp_types as mt
 
         if not isinstance(result, mt.CallToolResult):

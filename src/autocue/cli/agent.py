@@ -14,7 +14,9 @@ Options: ``--model provider/model``, ``--extension PATH`` (repeatable), ``--tool
 ``--playbook FILE`` (replies for ``autocue/playbook``), ``--no-discover``.
 
 Models come from ``ModelRegistry`` (``$AUTOCUE_DIR/models.json``, ``.autocue/models.json``,
-env overrides); sessions are stored under ``<autocue dir>/sessions/<cwd slug>/`` as pi v3 JSONL.
+env overrides); MCP servers from ``$AUTOCUE_DIR/mcp.json`` and ``.autocue/mcp.json`` add their tools
+(``mcp__server__tool``; failures are printed, never fatal; see docs/mcp.md); sessions are stored
+under ``<autocue dir>/sessions/<cwd slug>/`` as pi v3 JSONL.
 Everything heavy is imported inside ``main`` so ``autocue --version`` stays fast.
 """
 
@@ -236,8 +238,6 @@ async def _amain(args: Any) -> int:
 
         ui = TerminalUI(sys.stdout)
 
-    from autocue.session.agent_session import create_agent_session
-    from autocue.session.settings import SettingsError
     from autocue.tools import BUILTIN_TOOL_NAMES
 
     # all seven built-ins by default (pi's CLI starts with four): scenarios map listDir to ls, find to find
@@ -247,6 +247,47 @@ async def _amain(args: Any) -> int:
     elif args.tools is not None:
         active = [t.strip() for t in args.tools.split(",") if t.strip()]
     system_prompt = args.system_prompt if args.system_prompt is not None else DEFAULT_SYSTEM_PROMPT.format(cwd=cwd)
+    mcp = await _start_mcp(cwd, registry.agent_dir) if not args.no_discover else None
+    try:
+        return await _run_session(args, registry, model, sm, ui, mode, interactive, prompts, cwd, active,
+                                  system_prompt, mcp)
+    finally:
+        if mcp is not None:
+            await mcp.disconnect()
+
+
+async def _start_mcp(cwd: str, agent_dir: Any) -> Any:
+    """The MCP servers of ``mcp.json`` (none: no manager, and the SDK is not imported)."""
+    from pathlib import Path
+
+    if not any(p.is_file() for p in (Path(agent_dir) / "mcp.json", Path(cwd) / ".autocue" / "mcp.json")):
+        return None
+    from autocue.mcp import MCPManager
+    from autocue.mcp.manager import DEFAULT_GRACE_PERIOD
+
+    grace = os.environ.get("AUTOCUE_MCP_GRACE_MS", "")
+    try:
+        grace_period = float(grace) / 1000 if grace else DEFAULT_GRACE_PERIOD
+    except ValueError:
+        raise CliError(f"AUTOCUE_MCP_GRACE_MS={grace!r}: must be a number of milliseconds") from None
+    manager = MCPManager(cwd=cwd, agent_dir=agent_dir, grace_period=grace_period)
+    manager.add_failure_listener(lambda f: print(f"autocue: {f}", file=sys.stderr))
+    await manager.discover_and_connect()
+    return manager
+
+
+async def _run_session(
+    args: Any, registry: Any, model: Any, sm: Any, ui: Any, mode: str, interactive: bool, prompts: list[str],
+    cwd: str, active: list[str], system_prompt: str, mcp: Any,
+) -> int:
+    from autocue.session.agent_session import create_agent_session
+    from autocue.session.settings import SettingsError
+
+    factories: list[Any] = []
+    if mcp is not None:
+        from autocue.mcp import mcp_extension
+
+        factories.append(mcp_extension(mcp))
     try:
         result = await create_agent_session(
             provider=registry.router(),
@@ -255,6 +296,7 @@ async def _amain(args: Any) -> int:
             session_manager=sm,
             active_tools=active,
             extensions=list(args.extension),
+            extension_factories=factories,
             discover=not args.no_discover,
             agent_dir=registry.agent_dir,
             ui=ui,

@@ -29,6 +29,7 @@ from autocue.testing.errors import (
     UnknownToolError,
 )
 from autocue.testing.events import TestEvents
+from autocue.testing.fake_mcp import FakeMCPServer, FakeTool, fake_mcp_server
 from autocue.testing.playbook import Playbook
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
 from autocue.testing.session import TestSession, create_test_session
@@ -39,6 +40,7 @@ __all__ = [
     "SayAction", "TestEvents", "TestSession", "ThinkAction", "ToolCallRecord", "ToolExecutionError",
     "ToolResultRecord", "TurnSpec", "UICallRecord", "UnknownToolError", "call", "create_test_session", "fail",
     "parallel", "say", "think", "when",
+    "FakeMCPServer", "FakeTool", "fake_mcp_server",
 ]
 
 

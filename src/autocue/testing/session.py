@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.agent.tool import AgentTool
 from autocue.script.model import Turn
@@ -33,6 +33,9 @@ from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
 from autocue.testing.playbook import Playbook
 from autocue.testing.transcript import render_transcript
+
+if TYPE_CHECKING:
+    from autocue.testing.mcp_servers import HarnessMCP
 
 _ACTIVE: ContextVar[list[TestSession] | None] = ContextVar("autocue_test_sessions", default=None)
 
@@ -86,6 +89,7 @@ class TestSession:
         settings: Mapping[str, Any] | Settings | None = None,
         auto_assert: bool = True,
         propagate_errors: bool = True,
+        mcp_servers: Mapping[str, Any] | None = None,
     ) -> None:
         self.auto_assert = auto_assert
         self.propagate_errors = propagate_errors
@@ -93,6 +97,8 @@ class TestSession:
         self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
         self._disposed = False
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._mcp_servers = mcp_servers
+        self.mcp: HarnessMCP | None = None
         registry = _ACTIVE.get()
         if registry is not None:
             registry.append(self)
@@ -129,6 +135,12 @@ class TestSession:
             st = settings
         else:
             st = Settings.from_dict(_merge(_TEST_DEFAULT_SETTINGS, settings or {}), source="create_test_session")
+        factories = list(extension_factories or ())
+        if self._mcp_servers:
+            from autocue.testing.mcp_servers import HarnessMCP
+
+            self.mcp = HarnessMCP(self._mcp_servers, cwd=str(self.cwd), exclude=self._mock_names, warn=self.events.warn)
+            factories.append(self.mcp.factory)
         # Extension paths resolve against the process's working directory, as a user writes them.
         specs = [os.fspath(Path(e).resolve()) if _looks_like_path(e) else os.fspath(e) for e in extensions or ()]
         self.collector = EventCollector(
@@ -142,7 +154,7 @@ class TestSession:
             cwd=self.cwd,
             tools=base,
             extensions=specs,
-            extension_factories=list(extension_factories or ()),
+            extension_factories=factories,
             ui=ui,  # type: ignore[arg-type]
             has_ui=has_ui,
             system_prompt=system_prompt or "",
@@ -187,6 +199,8 @@ class TestSession:
         """Play ``when()`` turns: send each prompt and feed its actions as the model's replies."""
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
+        if self.mcp is not None:
+            await self.mcp.start()
         await self.session.bind_extensions()
         for spec in turns:
             turn = spec.compile() if isinstance(spec, TurnSpec) else spec
@@ -254,6 +268,8 @@ class TestSession:
             return
         self._disposed = True
         try:
+            if self.mcp is not None:
+                await self.mcp.stop()
             await self.session.dispose()
         finally:
             # break the harness's own cycles too: the provider calls back into the playbook, the
@@ -294,6 +310,8 @@ class TestSession:
         self.dispose()
 
     async def __aenter__(self) -> TestSession:
+        if self.mcp is not None:
+            await self.mcp.start()
         await self.session.bind_extensions()
         return self
 
@@ -319,6 +337,7 @@ def create_test_session(
     settings: Mapping[str, Any] | Settings | None = None,
     auto_assert: bool = True,
     propagate_errors: bool = True,
+    mcp_servers: Mapping[str, Any] | None = None,
 ) -> TestSession:
     """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option)."""
     return TestSession(
@@ -333,4 +352,5 @@ def create_test_session(
         settings=settings,
         auto_assert=auto_assert,
         propagate_errors=propagate_errors,
+        mcp_servers=mcp_servers,
     )

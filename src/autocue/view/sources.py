@@ -325,7 +325,8 @@ def run_dir_doc(path: Path) -> ViewDoc:
         offset = end_t + 1
     if ev.out:
         ev.add(ev.out[-1]["t"], "session.end", status="ended")
-    summary: dict[str, Any] = {"scenarios": len(scenarios), "passed": report.get("passed"), "failed": report.get("failed")}
+    summary: dict[str, Any] = {"scenarios": len(scenarios), "passed": report.get("passed"),
+                               "failed": report.get("failed")}
     return ViewDoc("run", path.name, ev.out, summary, warnings)
 
 

@@ -185,8 +185,8 @@ def session_file_doc(path: Path) -> ViewDoc:
             ev.add(t, "info", kind="thinking level", text=f"thinking level {d.get('thinkingLevel')}", **common)
         elif kind == "label":
             labels += 1
-            ev.add(t, "marker", kind="label", label=str(d.get("label") or "(label removed)"),
-                   spec={"targetId": d.get("targetId")}, **{**common, "label": None})
+            common["label"] = str(d.get("label") or "(label removed)")
+            ev.add(t, "marker", kind="label", spec={"targetId": d.get("targetId")}, **common)
         elif kind == "session_info":
             ev.add(t, "info", kind="session", text=f"session name {d.get('name')!r}", **common)
         elif kind == "custom_message":

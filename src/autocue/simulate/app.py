@@ -141,6 +141,7 @@ def create_app(state: SimState) -> Starlette:
                 released = session.released
                 if pos < len(released):
                     chunk = b"".join(frame(e) for e in released[pos:])
+                    session.sent += len(released) - pos
                     pos = len(released)
                     yield chunk
                     continue

@@ -29,6 +29,8 @@ class SimSession:
         self.released: list[Event] = []
         self.status = "running"
         self.created = time.time()
+        self.sent = 0
+        """Events written to clients, over all streams (a resumed stream sends only what is new)."""
         self.generation = 0
         """Bumped by ``drop_clients``: a stream that sees it change closes."""
         self._changed = asyncio.Event()

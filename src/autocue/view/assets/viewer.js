@@ -74,7 +74,7 @@
           let j = i + 2; while (j < s.length && s[j] !== '\x07' && !(s[j] === '\x1b' && s[j + 1] === '\\')) j++;
           i = s[j] === '\x07' ? j : j + 1;
         } else if (n === 'c') { this.clear(); i++; } else { i++; }
-      } else if (c === '\n') { this.y++; this.line(); }
+      } else if (c === '\n') { this.y++; this.x = 0; this.line(); }  // newline mode: piped output has no \r
       else if (c === '\r') { this.x = 0; }
       else if (c === '\b') { this.x = Math.max(0, this.x - 1); }
       else if (c === '\t') { this.x = Math.min(this.cols - 1, (this.x + 8) & ~7); }
@@ -103,7 +103,7 @@
   function player(frames, cols, lines, total) {
     // frames: [[seconds, text], ...]; returns an element with a screen and controls
     const box = document.createElement('div'); box.className = 'player';
-    box.innerHTML = '<button type="button" data-act="play">▶ play</button> <input type="range" min="0" max="1000" value="1000" aria-label="position"> <span class="meta"></span><pre class="screen"></pre>';
+    box.innerHTML = '<button type="button" data-act="play">▶ play</button> <input type="range" min="0" max="1000" value="1000" aria-label="position"> <span class="meta"></span><pre class="term"></pre>';
     const pre = box.querySelector('pre'), range = box.querySelector('input'), meta = box.querySelector('.meta'), btn = box.querySelector('button');
     let timer = null;
     function show(at) {
@@ -150,8 +150,8 @@
   function screensHtml(e) {
     const a = (e.actual || '').split('\n'), g = e.golden == null ? null : e.golden.split('\n');
     const mark = (ls, other) => ls.map((l, i) => other && other[i] !== l ? '<span class="bad">' + esc(l || ' ') + '</span>' : esc(l)).join('\n');
-    return '<div class="screens"><div><h4>actual</h4><pre class="screen">' + mark(a, g) + '</pre></div>' +
-      (g ? '<div><h4>golden</h4><pre class="screen">' + mark(g, a) + '</pre></div>' : '<div><h4>golden</h4><p class="meta">no golden yet: this screen becomes it</p></div>') + '</div>';
+    return '<div class="screens"><div><h4>actual</h4><pre class="term">' + mark(a, g) + '</pre></div>' +
+      (g ? '<div><h4>golden</h4><pre class="term">' + mark(g, a) + '</pre></div>' : '<div><h4>golden</h4><p class="meta">no golden yet: this screen becomes it</p></div>') + '</div>';
   }
   function toolBody(r) {
     const e = r.ev; let h = '<div class="meta">arguments</div><pre>' + esc(json(e.args)) + '</pre>';
@@ -183,7 +183,7 @@
     const e = r.ev, t = e.type; let head = '', body = '';
     if (t === 'tool.start') {
       const end = toolEnd(r), st = end ? end.status : 'running';
-      head = '<b>' + esc(e.toolName) + '</b> <span class="args">' + esc(short(e.args, 140)) + '</span><span class="status' + (r.err ? ' bad' : '') + '">' + esc(st) + '</span>';
+      head = '<b>' + esc(e.toolName) + '</b> <span class="args">' + esc(short(e.args, 140)) + '</span><span class="pill' + (r.err ? ' bad' : '') + '">' + esc(st) + '</span>';
       body = toolBody(r);
     } else if (t === 'assistant') {
       head = esc(e.text);
@@ -194,7 +194,7 @@
       if (e.errorMessage) m.push('<span style="color:var(--err)">' + esc(e.errorMessage) + '</span>');
       if (m.length) head += (e.text ? '<div class="meta">' : '<span class="meta">') + m.join(' · ') + (e.text ? '</div>' : '</span>');
     } else if (t === 'file.change') head = '<b>' + esc(e.path) + '</b> <span style="color:var(--ok)">+' + esc(e.linesAdded) + '</span> <span style="color:var(--err)">−' + esc(e.linesRemoved) + '</span>' + (e.diff ? '' : '');
-    else if (t === 'marker') head = esc(e.kind) + (e.label ? ': <b>' + esc(e.label) + '</b>' : '') + (e.spec != null && e.kind !== 'label' ? ' <span class="args">' + esc(short(e.spec, 160)) + '</span>' : '');
+    else if (t === 'marker') head = (e.label && String(e.label).startsWith(e.kind) ? '' : esc(e.kind) + (e.label ? ': ' : '')) + (e.label ? '<b>' + esc(e.label) + '</b>' : '') + (e.spec != null && e.kind !== 'label' ? ' <span class="args">' + esc(short(e.spec, 160)) + '</span>' : '');
     else if (t === 'status') head = 'status <b>' + esc(e.status) + '</b>';
     else if (t === 'session.start') head = '<b>' + esc(e.title || e.scenario || '') + '</b>' + (e.prompt ? '' : '') + (e.source ? ' <span class="meta">' + esc(e.source) + '</span>' : '');
     else if (t === 'session.end') head = 'end of stream · ' + esc(e.status);
@@ -204,7 +204,7 @@
     else if (t === 'bus') { head = '<b>' + esc(e.topic) + '</b>' + (e.source ? ' from ' + esc(e.source) : '') + (e.target ? ' → ' + esc(e.target) : '') + ' <span class="args">' + esc(short(e.payload, 200)) + '</span>'; body = '<pre>' + esc(e.payload) + '</pre>'; }
     else if (t === 'terminal') { const s = plain(e.content); head = '<span class="args">' + esc(short(s, 240)) + '</span>'; body = '<pre class="' + (e.stream || '') + '">' + esc(s) + '</pre>'; }
     else if (t === 'loop.end') head = 'loop ended: <b>' + esc(e.reason) + '</b>' + (e.iterations != null ? ' after ' + esc(e.iterations) + ' iterations' : '');
-    else if (t === 'screen') { head = 'screenshot <b>' + esc(e.label) + '</b><span class="status' + (e.passed ? '' : ' bad') + '">' + (e.golden == null ? 'new' : e.passed ? 'matches golden' : 'differs from golden') + '</span>'; body = screensHtml(e); }
+    else if (t === 'screen') { head = 'screenshot <b>' + esc(e.label) + '</b><span class="pill' + (e.passed ? '' : ' bad') + '">' + (e.golden == null ? 'new' : e.passed ? 'matches golden' : 'differs from golden') + '</span>'; body = screensHtml(e); }
     else if (t === 'cast') { head = 'terminal recording <b>' + esc(e.name) + '</b> <span class="meta">(asciicast)</span>'; body = '<div class="castslot"></div>'; }
     else if (t === 'failure') head = '<b>' + esc(e.kind) + '</b>: ' + esc(e.message) + (e.position ? ' <span class="meta">' + esc(e.position) + '</span>' : '');
     else if (t === 'user.edit') head = 'applies <b>' + esc(e.patch) + '</b>';
@@ -214,7 +214,7 @@
       if (collapsible(r)) { head = esc(short(s, 240)); body = '<pre>' + esc(s) + '</pre>'; } else head = esc(s);
       if (t === 'user' && e.target) head += '<span class="chip">' + esc(e.target) + '</span>';
     } else head = '<span class="args">' + esc(short(e, 300)) + '</span>';
-    if (e.label && t !== 'marker') head += '<span class="chip label">🏷 ' + esc(e.label) + '</span>';
+    if (e.label && e.entryId && t !== 'marker') head += '<span class="chip label">label: ' + esc(e.label) + '</span>';
     if (e.branch) head += '<span class="chip">branch ' + esc(e.branch) + '</span>';
     if (e.scenario && DOC.kind === 'run' && t === 'session.start') head += '<span class="chip">scenario</span>';
     return [head, body];
@@ -296,10 +296,10 @@
     if (e.type === 'session.start') text = '▸ ' + (e.title || e.scenario || 'start');
     else if (e.type === 'iteration') text = 'iteration ' + e.n + (e.hat ? ' · ' + e.hat : '');
     else if (e.type === 'compaction') text = '⇣ compaction';
-    else if (e.type === 'marker' && e.kind === 'label') text = '🏷 ' + e.label;
-    else if (e.label) text = '🏷 ' + e.label;
-    else if (e.type === 'screen') { text = '▢ ' + e.label; cls = e.passed ? '' : 'error'; }
+    else if (e.type === 'marker' && e.kind === 'label') text = 'label: ' + e.label;
     else if (e.type === 'failure' || (e.type === 'marker' && e.kind === 'result') || e.type === 'loop.end') { text = e.message || e.label || e.reason; cls = r.err ? 'error' : ''; }
+    else if (e.label && e.entryId) text = 'label: ' + e.label;
+    else if (e.type === 'screen') { text = 'screen ' + e.label; cls = e.passed ? '' : 'error'; }
     else if (e.branch !== undefined && e.branch !== lastBranch) { text = '⑂ branch ' + e.branch; cls = 'b'; }
     if (e.branch !== undefined) lastBranch = e.branch;
     if (text === null || outlined >= 400) return;

@@ -21,11 +21,14 @@ import gc
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from autocue.simulate.schema import EVENT_SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from autocue.session.manager import SessionManager
 
 Event = dict[str, Any]
 
@@ -95,13 +98,19 @@ def _branches(entries: list[Any], leaf: str | None) -> dict[str, int]:
 
 
 def session_file_doc(path: Path) -> ViewDoc:
-    from autocue.session.entries import iso_to_ms
     from autocue.session.manager import SessionManager
 
     try:
         sm = SessionManager.open(path)
     except (OSError, ValueError) as err:
         raise ViewSourceError(f"{path}: cannot read the session file: {err}") from None
+    return session_doc(sm, path.name, str(path))
+
+
+def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
+    """The ``ViewDoc`` of a ``SessionManager`` (a file or an in-memory session of a test)."""
+    from autocue.session.entries import iso_to_ms
+
     header = sm.get_header()
     entries = sm.get_entries()
     leaf = sm.get_leaf_id()
@@ -112,7 +121,7 @@ def session_file_doc(path: Path) -> ViewDoc:
         t0 = 0
     ev = _Events()
     name = sm.get_session_name()
-    ev.add(0, "session.start", kind="session", title=name or path.name, source=str(path))
+    ev.add(0, "session.start", kind="session", title=name or title, source=source)
     usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
     tools = errors = messages = 0
     models: list[str] = []
@@ -201,7 +210,7 @@ def session_file_doc(path: Path) -> ViewDoc:
                                "tokens in": usage["input"], "tokens out": usage["output"],
                                "cache read": usage["cacheRead"], "cache write": usage["cacheWrite"],
                                "cost": f"${usage['cost']:.4f}"}
-    return ViewDoc("session", name or path.name, ev.out, summary, [str(w) for w in sm.warnings])
+    return ViewDoc("session", name or title, ev.out, summary, [str(w) for w in sm.warnings])
 
 
 # ---------------------------------------------------------------------------- loop recordings
@@ -403,4 +412,5 @@ def _load_doc(source: str) -> ViewDoc:
                           "recording (lines {\"ts\", \"event\", \"data\"})")
 
 
-__all__ = ["ViewDoc", "ViewSourceError", "live_doc", "load_doc", "loop_doc", "run_dir_doc", "session_file_doc"]
+__all__ = ["ViewDoc", "ViewSourceError", "live_doc", "load_doc", "loop_doc", "run_dir_doc", "session_doc",
+           "session_file_doc"]

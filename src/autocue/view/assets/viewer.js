@@ -426,5 +426,6 @@
   });
   window.addEventListener('beforeprint', () => { if (vlen() <= 3000) renderWindow(0, vlen()); });
   window.autocueView = {doc: DOC, rows: rows, events: events, jumpTo: jumpTo, search: search, window: () => [lo, hi]};
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = '1';
 })();

@@ -80,7 +80,10 @@ def _tool(c: _Clock, tool: ToolUse) -> str:
                 c.emit(at, {"type": "tool.progress", "toolCallId": cid, "message": ev.content or ""})
             else:
                 code = ev.exit_code if ev.exit_code is not None else 0
-                c.emit(at, {"type": "tool.completion", "toolCallId": cid, "exitCode": code, "error": code != 0})
+                done: Event = {"type": "tool.completion", "toolCallId": cid, "exitCode": code}
+                if code:
+                    done["error"] = True
+                c.emit(at, done)
     else:
         for step in tool.progress:
             end += max(0, step.ms)

@@ -29,6 +29,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("autocue.cli.mcp", "serve the orchestrator test tools over MCP (stdio)"),
     "verify-install": ("autocue.cli.verify_install", "build, install and load an extension package in a sandbox"),
     "report": ("autocue.cli.report", "summarize a recorded session"),
+    "simulate": ("autocue.cli.simulate", "stream scenarios as simulated sessions (REST + SSE)"),
+    "view": ("autocue.cli.view", "render a session, loop recording, run or live stream as one HTML page"),
 }
 
 AGENT_CLI = "autocue.cli.agent"

@@ -31,6 +31,7 @@ HELP = """commands:
   /new                      start a new session           /compact   compact the context
   /session                  session file and usage        /tools     active tools
   /name NAME                name this session             /quit      leave (or Ctrl-D)
+  /export [FILE.html]       write the session as one HTML page (autocue view)
 Ctrl-C while the agent runs aborts it."""
 
 
@@ -288,6 +289,14 @@ async def _builtin(line: str, session: Any, registry: Any, p: _Printer) -> str |
             p.write("compacted\n")
         except Exception as e:
             p.write(p.c(RED, f"compaction failed: {e}") + "\n")
+        return "done"
+    if name == "export":
+        from autocue.view.export import export_session_html
+
+        try:
+            p.write(f"wrote {export_session_html(session.session_manager, session.cwd, arg or None)}\n")
+        except (OSError, ValueError) as e:
+            p.write(p.c(RED, f"/export: {e}") + "\n")
         return "done"
     if name == "session":
         sm = session.session_manager

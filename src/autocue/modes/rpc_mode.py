@@ -14,8 +14,9 @@ events follow, a later failure comes as an error response), ``steer{message}``,
 ``set_auto_compaction{enabled}``, ``set_auto_retry{enabled}``, ``abort_retry``,
 ``bash{command}`` → ``{output, exitCode, cancelled, truncated, fullOutputPath?}`` (run by the bash
 tool's runner), ``abort_bash``, ``get_session_stats``, ``get_last_assistant_text``,
-``set_session_name{name}``, ``get_commands``. Unsupported pi commands (``export_html``,
-``switch_session``, ``fork``, ``get_fork_messages``) answer ``success: false`` saying so.
+``set_session_name{name}``, ``get_commands``, ``export_html{outputPath?}`` → ``{path}`` (the
+``autocue view`` page of the session). Unsupported pi commands (``switch_session``, ``fork``,
+``get_fork_messages``) answer ``success: false`` saying so.
 
 Events: every session event as a JSON line. Extension dialogs use the UI sub-protocol of
 ``rpc_ui.RpcUI`` (``extension_ui_request`` out, ``extension_ui_response`` in). When stdin
@@ -314,11 +315,22 @@ class RpcServer:
         if self.bash_abort is not None:
             self.bash_abort.abort()
 
+    async def cmd_export_html(self, msg: dict[str, Any]) -> Any:
+        from autocue.view.export import export_session_html
+
+        out = msg.get("outputPath")
+        if out is not None and not isinstance(out, str):
+            raise RpcCommandError("export_html: 'outputPath' must be a string")
+        try:
+            return {"path": str(export_session_html(self.session.session_manager, self.session.cwd, out))}
+        except (OSError, ValueError) as e:
+            raise RpcCommandError(f"export_html: {e}") from None
+
     # ------------------------------------------------------------------ not supported here
     async def _unsupported(self, msg: dict[str, Any]) -> Any:
         raise RpcCommandError(f"{msg.get('type')} is not supported by autocue's RPC mode")
 
-    cmd_export_html = cmd_switch_session = cmd_fork = cmd_get_fork_messages = _unsupported
+    cmd_switch_session = cmd_fork = cmd_get_fork_messages = _unsupported
 
 
 _NO_RESPONSE = object()

@@ -1,0 +1,171 @@
+"""The simulation REST API (starlette): scenarios played as sessions, events as SSE.
+
+    GET  /api/v1/scenarios                 the scenarios loaded
+    GET  /api/v1/schema                    the event JSON Schema
+    POST /api/v1/sessions {"scenario": N}  start a session → 201 {"id": ...}
+    GET  /api/v1/sessions[?all=1]          running and merged sessions (all=1: also completed/ended ones)
+    GET  /api/v1/sessions/{id}             one session
+    GET  /api/v1/sessions/{id}/events      SSE: ``id:`` per event, resumes after ``Last-Event-ID``
+
+Errors answer ``{"error": "..."}`` with 400 or 404. Every answer allows any origin (CORS), so
+a viewer page opened from a file can follow a stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from autocue.scenario import Scenario
+from autocue.simulate.schema import event_json_schema
+from autocue.simulate.sessions import SimSession
+
+KEEPALIVE_S = 15.0
+RETRY_MS = 500
+
+
+class SimState:
+    """The loaded scenarios (by name) and the sessions started on them."""
+
+    def __init__(self, scenarios: list[Scenario], *, speed: float = 1.0, loop: bool = False) -> None:
+        self.scenarios: dict[str, Scenario] = {}
+        for s in scenarios:
+            if s.name in self.scenarios:
+                raise ValueError(f"{s.pos.short}: scenario name {s.name!r} is also used by "
+                                 f"{self.scenarios[s.name].pos.short}; scenario names must be unique")
+            self.scenarios[s.name] = s
+        self.speed = speed
+        self.loop = loop
+        self.sessions: dict[str, SimSession] = {}
+
+    def start(self, name: str) -> SimSession:
+        session = SimSession(self.scenarios[name], speed=self.speed, loop=self.loop)
+        self.sessions[session.id] = session
+        session.start()
+        return session
+
+    def drop_clients(self) -> None:
+        for s in self.sessions.values():
+            s.drop_clients()
+
+    def stop(self) -> None:
+        for s in self.sessions.values():
+            s.stop()
+
+
+def _json(value: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(value), status_code=status, media_type="application/json")
+
+
+def _error(message: str, status: int) -> Response:
+    return _json({"error": message}, status)
+
+
+def frame(event: dict[str, Any]) -> bytes:
+    """One SSE frame: ``id: N`` and the event as one ``data:`` line."""
+    return b"id: %d\ndata: %s\n\n" % (event["id"], orjson.dumps(event))
+
+
+def create_app(state: SimState) -> Starlette:
+    def names() -> str:
+        return ", ".join(state.scenarios) or "none"
+
+    async def scenarios(request: Request) -> Response:
+        return _json({"items": [{"name": s.name, "file": s.file, "tags": s.tags, "prompt": s.initial_prompt}
+                                for s in state.scenarios.values()]})
+
+    async def schema(request: Request) -> Response:
+        return _json(event_json_schema())
+
+    async def create(request: Request) -> Response:
+        raw = await request.body()
+        try:
+            body = orjson.loads(raw) if raw.strip() else {}
+        except orjson.JSONDecodeError as e:
+            return _error(f"POST /api/v1/sessions: the body is not JSON ({e}); send {{\"scenario\": NAME}}", 400)
+        if not isinstance(body, dict):
+            return _error("POST /api/v1/sessions: the body must be a JSON object {\"scenario\": NAME}", 400)
+        name = body.get("scenario")
+        if name is None and len(state.scenarios) == 1:
+            name = next(iter(state.scenarios))
+        if not isinstance(name, str):
+            return _error(f"POST /api/v1/sessions: give \"scenario\": one of {names()}", 400)
+        if name not in state.scenarios:
+            return _error(f"POST /api/v1/sessions: no scenario {name!r} (loaded: {names()})", 404)
+        session = state.start(name)
+        return _json({"id": session.id, **session.describe()}, 201)
+
+    async def listing(request: Request) -> Response:
+        every = request.query_params.get("all") in ("1", "true", "yes")
+        items = [s.describe() for s in state.sessions.values()
+                 if every or s.status in ("running", "merged")]
+        return _json({"items": items})
+
+    def find(request: Request) -> SimSession | Response:
+        sid = request.path_params["sid"]
+        session = state.sessions.get(sid)
+        if session is None:
+            return _error(f"{request.url.path}: no session {sid!r} (start one with POST /api/v1/sessions)", 404)
+        return session
+
+    async def describe(request: Request) -> Response:
+        found = find(request)
+        return found if isinstance(found, Response) else _json(found.describe())
+
+    async def events(request: Request) -> Response:
+        found = find(request)
+        if isinstance(found, Response):
+            return found
+        session = found
+        raw = request.headers.get("last-event-id") or request.query_params.get("lastEventId") or "0"
+        try:
+            after = int(raw)
+            if after < 0:
+                raise ValueError
+        except ValueError:
+            return _error(f"{request.url.path}: Last-Event-ID {raw!r} is not an event id (a whole number >= 0)", 400)
+
+        async def stream() -> AsyncIterator[bytes]:
+            pos = after  # ids are 1, 2, 3, ...: event k sits at released[k - 1]
+            generation = session.generation
+            yield b"retry: %d\n\n" % RETRY_MS
+            while True:
+                released = session.released
+                if pos < len(released):
+                    chunk = b"".join(frame(e) for e in released[pos:])
+                    session.sent += len(released) - pos
+                    pos = len(released)
+                    yield chunk
+                    continue
+                if session.done or session.generation != generation:
+                    return
+                before = len(released)
+                await session.wait(KEEPALIVE_S)
+                if len(session.released) == before and session.generation == generation:
+                    yield b": keep-alive\n\n"
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
+
+    routes = [
+        Route("/api/v1/scenarios", scenarios, methods=["GET"]),
+        Route("/api/v1/schema", schema, methods=["GET"]),
+        Route("/api/v1/sessions", create, methods=["POST"]),
+        Route("/api/v1/sessions", listing, methods=["GET"]),
+        Route("/api/v1/sessions/{sid}", describe, methods=["GET"]),
+        Route("/api/v1/sessions/{sid}/events", events, methods=["GET"]),
+    ]
+    middleware = [Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
+                             allow_headers=["*"], expose_headers=["*"])]
+    return Starlette(routes=routes, middleware=middleware)
+
+
+__all__ = ["SimState", "create_app", "frame"]

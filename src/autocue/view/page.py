@@ -1,0 +1,40 @@
+"""One self-contained HTML page from a ``ViewDoc``: CSS, JavaScript and data inline, no network.
+
+The data is one JSON block (``<`` escaped as ``\\u003c`` so no text ends the script); the
+page's Content-Security-Policy allows no request at all, except the event stream of a live
+page (``connect-src`` that server).
+"""
+
+from __future__ import annotations
+
+import html
+from functools import cache
+from importlib import resources
+from urllib.parse import urlsplit
+
+import orjson
+
+from autocue.view.sources import ViewDoc
+
+
+@cache
+def _asset(name: str) -> str:
+    return resources.files("autocue.view").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def render_html(doc: ViewDoc) -> str:
+    data = orjson.dumps(doc.to_json()).decode("utf-8").replace("<", "\\u003c")
+    connect = "'none'"
+    if doc.live_url:
+        u = urlsplit(doc.live_url)
+        connect = f"{u.scheme}://{u.netloc}"
+    page = _asset("page.html")
+    # the data goes in last: nothing inside it is ever taken for a placeholder
+    head, tail = page.split("__DATA__")
+    head = (head.replace("__CONNECT__", connect).replace("__TITLE__", html.escape(doc.title))
+            .replace("__CSS__", _asset("viewer.css")))
+    tail = tail.replace("__JS__", _asset("viewer.js").replace("</", "<\\/"))
+    return head + data + tail
+
+
+__all__ = ["render_html"]

@@ -1,0 +1,416 @@
+"""Everything autocue records, read into one ``ViewDoc``: session events (the simulation schema) plus a summary.
+
+- ``session_file_doc(path)``: a pi-compatible session file (``SessionManager``): every entry,
+  on which branch of the tree it sits, labels, compactions, thinking, tool calls with their
+  results and diffs, usage and cost;
+- ``loop_doc(path)``: an orchestrator loop recording (``autocue.loop.read_session``):
+  iterations, hats, bus events, terminal output;
+- ``run_dir_doc(path)``: a scenario run directory of ``autocue run``: ``report.json`` and, per
+  scenario, ``screenshots/<label>.actual`` / ``.golden`` and ``*.cast`` in its ``out_dir``
+  (relative paths are read from the run directory; default ``<run dir>/<scenario name>``);
+- ``live_doc(url)``: a session of ``autocue simulate``: the page follows its event stream.
+
+``load_doc(path_or_url)`` picks the reader. Bad input raises ``ViewSourceError`` naming the
+file (and line) and what to do.
+"""
+
+from __future__ import annotations
+
+import base64
+import gc
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from autocue.simulate.schema import EVENT_SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from autocue.session.manager import SessionManager
+
+Event = dict[str, Any]
+
+
+class ViewSourceError(ValueError):
+    """Input the viewer cannot read (the message names where and what to do)."""
+
+
+@dataclass(slots=True)
+class ViewDoc:
+    kind: str
+    """``session``, ``loop``, ``run`` or ``live``."""
+    title: str
+    events: list[Event] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    live_url: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"schema": EVENT_SCHEMA_VERSION, "kind": self.kind, "title": self.title, "summary": self.summary,
+                "warnings": self.warnings, "live": self.live_url, "events": self.events}
+
+
+class _Events:
+    def __init__(self) -> None:
+        self.out: list[Event] = []
+
+    def add(self, t: float, type_: str, **fields: Any) -> Event:
+        ev: Event = {"v": EVENT_SCHEMA_VERSION, "id": len(self.out) + 1, "t": max(0, t), "type": type_}
+        for k, v in fields.items():
+            if v is not None:
+                ev[k] = v
+        self.out.append(ev)
+        return ev
+
+
+# ---------------------------------------------------------------------------- session files
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for b in content or ():
+        if isinstance(b, dict):
+            if b.get("type") == "text":
+                parts.append(str(b.get("text", "")))
+            elif b.get("type") == "image":
+                parts.append(f"[image {b.get('mimeType', '')}]")
+    return "\n".join(parts)
+
+
+def _branches(entries: list[Any], leaf: str | None) -> dict[str, int]:
+    """Entry id → branch number: 0 for the path to the current leaf, 1, 2, ... for the others (file order)."""
+    has_child: set[str] = {e.parent_id for e in entries if e.parent_id is not None}
+    parents = {e.id: e.parent_id for e in entries}
+    leaves = [e.id for e in entries if e.id not in has_child]
+    if leaf in parents:
+        leaves = [leaf, *(x for x in leaves if x != leaf)]
+    out: dict[str, int] = {}
+    for n, lid in enumerate(leaves):
+        cur: str | None = lid
+        while cur is not None and cur not in out and cur in parents:
+            out[cur] = n
+            cur = parents[cur]
+    return out
+
+
+def session_file_doc(path: Path) -> ViewDoc:
+    from autocue.session.manager import SessionManager
+
+    try:
+        sm = SessionManager.open(path)
+    except (OSError, ValueError) as err:
+        raise ViewSourceError(f"{path}: cannot read the session file: {err}") from None
+    return session_doc(sm, path.name, str(path))
+
+
+def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
+    """The ``ViewDoc`` of a ``SessionManager`` (a file or an in-memory session of a test)."""
+    from autocue.session.entries import iso_to_ms
+
+    header = sm.get_header()
+    entries = sm.get_entries()
+    leaf = sm.get_leaf_id()
+    branch = _branches(entries, leaf)
+    try:
+        t0 = iso_to_ms(header.timestamp)
+    except (ValueError, TypeError):
+        t0 = 0
+    ev = _Events()
+    name = sm.get_session_name()
+    ev.add(0, "session.start", kind="session", title=name or title, source=source)
+    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
+    tools = errors = messages = 0
+    models: list[str] = []
+    labels = 0
+    for e in entries:
+        d = e.to_json()
+        try:
+            t = iso_to_ms(d.get("timestamp", "")) - t0
+        except (ValueError, TypeError):
+            t = 0
+        common: dict[str, Any] = {"entryId": e.id, "parentId": e.parent_id, "branch": branch.get(e.id, 0),
+                                  "label": sm.get_label(e.id)}
+        kind = d.get("type")
+        if kind == "message":
+            messages += 1
+            m = d.get("message") or {}
+            role = m.get("role")
+            if role == "user":
+                ev.add(t, "user", text=_text_of(m.get("content")), **common)
+            elif role == "assistant":
+                texts: list[str] = []
+                calls: list[dict[str, Any]] = []
+                for b in m.get("content") or ():
+                    if not isinstance(b, dict):
+                        continue
+                    if b.get("type") == "thinking":
+                        ev.add(t, "thinking", text=str(b.get("thinking", "")), **common)
+                    elif b.get("type") == "text":
+                        texts.append(str(b.get("text", "")))
+                    elif b.get("type") == "toolCall":
+                        calls.append(b)
+                u = m.get("usage") if isinstance(m.get("usage"), dict) else None
+                if u:
+                    for k in ("input", "output", "cacheRead", "cacheWrite"):
+                        usage[k] += int(u.get(k) or 0)
+                    cost = u.get("cost")
+                    if isinstance(cost, dict):
+                        usage["cost"] += float(cost.get("total") or 0)
+                model = f"{m.get('provider', '')}/{m.get('model', '')}".strip("/") or None
+                if model and model not in models:
+                    models.append(model)
+                stop = m.get("stopReason")
+                failed = stop in ("error", "aborted")
+                errors += failed
+                ev.add(t, "assistant", text="\n".join(texts), model=model, usage=u, stopReason=stop,
+                       errorMessage=m.get("errorMessage"), error=True if failed else None, **common)
+                for b in calls:
+                    tools += 1
+                    ev.add(t, "tool.start", toolCallId=str(b.get("id", "")), toolName=str(b.get("name", "")),
+                           args=b.get("arguments", {}), **common)
+            elif role == "toolResult":
+                is_error = bool(m.get("isError"))
+                errors += is_error
+                details = m.get("details")
+                diff = details.get("diff") if isinstance(details, dict) else None
+                ev.add(t, "tool.end", toolCallId=str(m.get("toolCallId", "")), toolName=m.get("toolName"),
+                       status="error" if is_error else "ok", result=_text_of(m.get("content")),
+                       diff=diff if isinstance(diff, str) else None,
+                       isError=is_error, error=True if is_error else None, **common)
+            else:
+                text = _text_of(m.get("content")) or str(m.get("command") or m.get("output") or "")
+                ev.add(t, "info", kind=str(role), text=text, **common)
+        elif kind == "compaction":
+            ev.add(t, "compaction", summary=str(d.get("summary", "")), tokensBefore=d.get("tokensBefore"), **common)
+        elif kind == "branch_summary":
+            ev.add(t, "summary", summary=str(d.get("summary", "")), **common)
+        elif kind == "model_change":
+            ev.add(t, "info", kind="model", text=f"model {d.get('provider')}/{d.get('modelId')}", **common)
+        elif kind == "thinking_level_change":
+            ev.add(t, "info", kind="thinking level", text=f"thinking level {d.get('thinkingLevel')}", **common)
+        elif kind == "label":
+            labels += 1
+            common["label"] = str(d.get("label") or "(label removed)")
+            ev.add(t, "marker", kind="label", spec={"targetId": d.get("targetId")}, **common)
+        elif kind == "session_info":
+            ev.add(t, "info", kind="session", text=f"session name {d.get('name')!r}", **common)
+        elif kind == "custom_message":
+            ev.add(t, "info", kind=str(d.get("customType", "custom")), text=_text_of(d.get("content")), **common)
+        else:
+            body = {k: v for k, v in d.items() if k not in ("type", "id", "parentId", "timestamp")}
+            ev.add(t, "info", kind=str(kind), text=json.dumps(body, ensure_ascii=False)[:2000], **common)
+    ev.add(ev.out[-1]["t"] if ev.out else 0, "session.end", status="ended")
+    summary: dict[str, Any] = {"entries": len(entries), "messages": messages, "tool calls": tools, "errors": errors,
+                               "branches": (max(branch.values()) + 1) if branch else 0, "labels": labels,
+                               "cwd": getattr(header, "cwd", None), "models": ", ".join(models) or None,
+                               "tokens in": usage["input"], "tokens out": usage["output"],
+                               "cache read": usage["cacheRead"], "cache write": usage["cacheWrite"],
+                               "cost": f"${usage['cost']:.4f}"}
+    return ViewDoc("session", name or title, ev.out, summary, [str(w) for w in sm.warnings])
+
+
+# ---------------------------------------------------------------------------- loop recordings
+
+
+def loop_doc(path: Path) -> ViewDoc:
+    from autocue.loop import SessionParseError, read_session
+
+    try:
+        records = read_session(path)
+    except (OSError, SessionParseError) as e:
+        raise ViewSourceError(str(e)) from None
+    t0 = next((r.ts for r in records if r.ts is not None), 0) or 0
+    ev = _Events()
+    ev.add(0, "session.start", kind="loop", title=path.name, source=str(path))
+    iterations = 0
+    hats: list[str] = []
+    end: dict[str, Any] | None = None
+    for r in records:
+        t = (r.ts - t0) if r.ts is not None else (ev.out[-1]["t"] if ev.out else 0)
+        d = r.data
+        if r.event == "ux.terminal.write":
+            raw = d.get("bytes")
+            text = base64.b64decode(raw).decode("utf-8", "replace") if isinstance(raw, str) else ""
+            ev.add(t, "terminal", content=text, stream="stdout" if d.get("stdout", True) else "stderr")
+        elif r.event == "_meta.iteration":
+            iterations += 1
+            hat = d.get("hat") if isinstance(d.get("hat"), str) else None
+            if hat and hat not in hats:
+                hats.append(hat)
+            n = d.get("n")
+            ev.add(t, "iteration", n=n if isinstance(n, int) else iterations, hat=hat, elapsedMs=d.get("elapsed_ms"))
+        elif r.event == "bus.publish":
+            ev.add(t, "bus", topic=r.topic or "?", payload=r.payload_text, source=r.source,
+                   target=d.get("target") if isinstance(d.get("target"), str) else None)
+        elif r.event == "_meta.termination":
+            end = d
+            reason = str(d.get("reason", "?"))
+            failed = reason not in ("CompletionPromise", "completed", "Completed")
+            ev.add(t, "loop.end", reason=reason, iterations=d.get("iterations"), error=True if failed else None)
+        elif r.event == "_meta.loop_start":
+            ev.add(t, "info", kind="loop", text="loop start " + json.dumps(d, ensure_ascii=False))
+        elif r.event == "_meta.event_dropped":
+            ev.add(t, "info", kind="dropped", text=f"event dropped: {d.get('topic')}: {d.get('reason')}", error=True)
+        else:
+            ev.add(t, "info", kind=r.event, text=json.dumps(d, ensure_ascii=False)[:2000])
+    ev.add(ev.out[-1]["t"], "session.end", status="ended")
+    summary: dict[str, Any] = {"records": len(records), "iterations": iterations, "hats": ", ".join(hats) or None,
+                               "ended": end.get("reason") if end else "no termination record"}
+    return ViewDoc("loop", path.name, ev.out, summary)
+
+
+# ---------------------------------------------------------------------------- scenario run directories
+
+
+def _read_text(p: Path, limit: int = 2_000_000) -> str:
+    with p.open("rb") as f:
+        return f.read(limit).decode("utf-8", "replace")
+
+
+def run_dir_doc(path: Path) -> ViewDoc:
+    report_path = path / "report.json"
+    try:
+        report = orjson.loads(report_path.read_bytes())
+    except FileNotFoundError:
+        raise ViewSourceError(f"{path}: not a run directory of `autocue run` (no report.json in it)") from None
+    except orjson.JSONDecodeError as e:
+        raise ViewSourceError(f"{report_path}: not JSON ({e}); re-run `autocue run` to write it again") from None
+    scenarios = report.get("scenarios") if isinstance(report, dict) else None
+    if not isinstance(scenarios, list):
+        raise ViewSourceError(f"{report_path}: expected {{\"scenarios\": [...]}} (the report of `autocue run`)")
+    ev = _Events()
+    warnings: list[str] = []
+    offset = 0.0
+    for n, sc in enumerate(scenarios):
+        if not isinstance(sc, dict):
+            raise ViewSourceError(f"{report_path}: scenarios[{n}] is not an object")
+        name = str(sc.get("name", f"scenario {n + 1}"))
+        passed = bool(sc.get("passed"))
+        ev.add(offset, "session.start", kind="run", title=name, scenario=name, source=str(sc.get("file", "")))
+        # the scenario's timeline, as the simulation plays it
+        file = sc.get("file")
+        if isinstance(file, str) and file:
+            fp = Path(file) if Path(file).is_absolute() else path / file
+            if fp.is_file():
+                from autocue.scenario import ScenarioError, load_scenarios
+                from autocue.simulate.timeline import scenario_events
+
+                try:
+                    found = [s for s in load_scenarios(fp) if s.name == name] or load_scenarios(fp)[:1]
+                    for se in scenario_events(found[0])[1:-1] if found else ():
+                        fields = {k: v for k, v in se.items() if k not in ("v", "id", "t", "type", "scenario")}
+                        ev.add(offset + se["t"], se["type"], **fields, scenario=name)
+                except ScenarioError as err:
+                    warnings.append(f"{name}: timeline not shown: {err}")
+        raw_out = sc.get("out_dir")
+        out = Path(raw_out) if isinstance(raw_out, str) and raw_out else path / name
+        if not out.is_absolute():
+            out = path / out
+        shots = out / "screenshots"
+        end_t = ev.out[-1]["t"]
+        if shots.is_dir():
+            for actual in sorted(shots.glob("*.actual")):
+                golden = actual.with_suffix(".golden")
+                a = _read_text(actual)
+                g = _read_text(golden) if golden.is_file() else None
+                ok = g is None or g == a
+                ev.add(end_t, "screen", label=actual.stem, actual=a, golden=g, passed=ok, scenario=name,
+                       error=None if ok else True)
+        for cast in sorted(out.glob("*.cast")) if out.is_dir() else ():
+            ev.add(end_t, "cast", name=cast.name, cast=_read_text(cast, 20_000_000), scenario=name)
+        for f in sc.get("failures") or ():
+            if isinstance(f, dict):
+                ev.add(end_t, "failure", kind=str(f.get("kind", "failure")), message=str(f.get("message", "")),
+                       position=f.get("position") if isinstance(f.get("position"), str) else None, scenario=name,
+                       error=True)
+        dur = sc.get("duration_s")
+        took = f" in {dur:.2f} s" if isinstance(dur, (int, float)) else ""
+        ev.add(end_t, "marker", kind="result", label=("passed" if passed else "FAILED") + took, scenario=name,
+               error=None if passed else True)
+        offset = end_t + 1
+    if ev.out:
+        ev.add(ev.out[-1]["t"], "session.end", status="ended")
+    summary: dict[str, Any] = {"scenarios": len(scenarios), "passed": report.get("passed"),
+                               "failed": report.get("failed")}
+    return ViewDoc("run", path.name, ev.out, summary, warnings)
+
+
+# ---------------------------------------------------------------------------- live streams
+
+
+def live_doc(url: str) -> ViewDoc:
+    import httpx2
+
+    from autocue.simulate.client import events_url
+
+    base = url.rstrip("/").removesuffix("/events")
+    try:
+        r = httpx2.get(base, timeout=10)
+    except httpx2.HTTPError as e:
+        raise ViewSourceError(f"{url}: cannot reach the simulation server ({e}); is `autocue simulate` running?") \
+            from None
+    if r.status_code != 200:
+        raise ViewSourceError(f"{url}: HTTP {r.status_code}: {r.text.strip()[:200]} (give a session URL "
+                              "http://HOST:PORT/api/v1/sessions/ID)")
+    try:
+        info = r.json()
+    except ValueError:
+        raise ViewSourceError(f"{url}: not a session of `autocue simulate` (the answer is not JSON)") from None
+    title = str(info.get("scenario") or info.get("id") or base) if isinstance(info, dict) else base
+    return ViewDoc("live", title, [], {"session": info.get("id") if isinstance(info, dict) else None,
+                                       "url": base}, live_url=events_url(base))
+
+
+def load_doc(source: str) -> ViewDoc:
+    """The ``ViewDoc`` of a session file, loop recording, run directory or live session URL.
+
+    The cyclic garbage collector is paused meanwhile (the events hold no cycles; bulk allocation
+    would trigger it thousands of times on a large session)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_doc(source)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_doc(source: str) -> ViewDoc:
+    if source.startswith(("http://", "https://")):
+        return live_doc(source)
+    path = Path(source)
+    if path.is_dir():
+        return run_dir_doc(path)
+    try:
+        with path.open("rb") as f:
+            first = b""
+            for raw in f:
+                if raw.strip():
+                    first = raw
+                    break
+    except FileNotFoundError:
+        raise ViewSourceError(f"{path}: no such file or directory") from None
+    except OSError as e:
+        raise ViewSourceError(f"{path}: cannot read it ({e.strerror})") from None
+    if not first:
+        raise ViewSourceError(f"{path}: the file is empty; give a session file, a loop session.jsonl, a run "
+                              "directory or a simulation URL")
+    try:
+        head = orjson.loads(first)
+    except orjson.JSONDecodeError as e:
+        raise ViewSourceError(f"{path}:1: not JSON ({e}); give a session file (JSONL), a loop session.jsonl, "
+                              "a run directory or a simulation URL") from None
+    if isinstance(head, dict) and head.get("type") == "session":
+        return session_file_doc(path)
+    if isinstance(head, dict) and "event" in head:
+        return loop_doc(path)
+    raise ViewSourceError(f"{path}:1: neither a session file (first line {{\"type\": \"session\"}}) nor a loop "
+                          "recording (lines {\"ts\", \"event\", \"data\"})")
+
+
+__all__ = ["ViewDoc", "ViewSourceError", "live_doc", "load_doc", "loop_doc", "run_dir_doc", "session_doc",
+           "session_file_doc"]

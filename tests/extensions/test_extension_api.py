@@ -103,6 +103,30 @@ async def test_slash_command_runs_handler_and_nothing_reaches_the_model() -> Non
     assert ("plan", "extension") in names
 
 
+async def test_pi_style_command_spec_dict_runs_its_handler() -> None:
+    got: list[str] = []
+
+    def ext(api: Any) -> None:
+        api.register_command("count", {"description": "count things", "handler": lambda args, ctx: got.append(args),
+                                       "getArgumentCompletions": lambda prefix: ["one", "two"]})
+
+    s, p = make_session([], extensions=[ext])
+    await s.prompt("/count three")
+    assert got == ["three"] and p.calls == 0
+    [cmd] = [c for c in s.get_commands() if c.name == "count"]
+    assert cmd.description == "count things"
+
+
+def test_a_command_spec_dict_without_a_handler_is_a_clear_error() -> None:
+    def ext(api: Any) -> None:
+        api.register_command("x", {"description": "no handler", "hanlder": lambda a, c: None})
+
+    s, _ = make_session([], extensions=[ext])
+    [err] = s.extensions_result.errors
+    assert "register_command('x', {...}): unknown keys ['hanlder']" in str(err.error)
+    assert not [c for c in s.get_commands() if c.name == "x"]
+
+
 async def test_failing_command_is_reported() -> None:
     def ext(api: Any) -> None:
         api.register_command("/bad", lambda args, ctx: 1 / 0)

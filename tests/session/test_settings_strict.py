@@ -81,3 +81,10 @@ def test_the_cli_reports_a_bad_setting_in_one_line(tmp_path: Path) -> None:
     assert r.stderr.strip() == (
         f'autocue: {home / "settings.json"}: retry.maxRetries must be a whole number >= 0, got "lots"'
     ), r.stderr
+
+
+def test_an_agent_dir_that_is_a_file_is_a_settings_error(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(SettingsError, match=r"afile is a file, not a directory; point AUTOCUE_DIR at a directory"):
+        Settings.load(tmp_path, agent_dir=afile)

@@ -80,3 +80,16 @@ def test_scenario_run_cli(tmp_path: Path) -> None:
     assert failing.returncode == 1
     assert "FAIL needs_a_file: ScenarioAssertionError" in failing.stdout
     assert "FAIL fs.exists nowhere.txt" in failing.stdout
+
+
+def test_scenario_run_of_a_folder_without_scenarios_fails(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "autocue.cli.main", "scenario", "run", str(tmp_path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"ERROR {tmp_path}: no scenario files (*.yaml, *.yml) here" in r.stdout
+    assert r.stdout.rstrip().endswith("0 passed, 1 failed")

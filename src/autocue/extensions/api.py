@@ -18,7 +18,7 @@ ctx: use ``api.ctx`` inside it.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from autocue.agent.tool import AgentTool, tool_from_function
@@ -132,13 +132,29 @@ class ExtensionAPI:
     def register_command(
         self,
         name: str,
-        handler: CommandHandler | None = None,
+        handler: CommandHandler | Mapping[str, Any] | None = None,
         *,
         description: str | None = None,
         get_argument_completions: Callable[[str], Any] | None = None,
     ) -> Any:
-        """Register ``/name``: ``handler(args, ctx)``; usable as a decorator."""
+        """Register ``/name``: ``handler(args, ctx)``; usable as a decorator.
+
+        pi's form works too: ``register_command(name, {"description", "handler",
+        "get_argument_completions"})`` (camelCase keys accepted)."""
         cname = name[1:] if name.startswith("/") else name
+        if isinstance(handler, Mapping):
+            spec = dict(handler)
+            fn = spec.pop("handler", None)
+            description = spec.pop("description", description)
+            get_argument_completions = spec.pop(
+                "get_argument_completions", spec.pop("getArgumentCompletions", get_argument_completions))
+            if not callable(fn) or spec:
+                problem = f"unknown keys {sorted(spec)}" if spec else "'handler' must be a function"
+                raise TypeError(f"register_command({cname!r}, {{...}}): {problem}; "
+                                "give {'description', 'handler', 'get_argument_completions'}")
+            command: CommandHandler | None = fn
+        else:
+            command = handler
 
         def add(fn: CommandHandler) -> CommandHandler:
             self.extension.commands[cname] = RegisteredCommand(
@@ -146,7 +162,7 @@ class ExtensionAPI:
             )
             return fn
 
-        return add(handler) if handler is not None else add
+        return add(command) if command is not None else add
 
     def register_shortcut(self, key: str, handler: Callable[..., Any], *, description: str | None = None) -> None:
         """Recorded for UIs that support key bindings (none of autocue's modes do)."""

@@ -204,6 +204,12 @@ def read_settings_file(path: Path) -> dict[str, Any] | None:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except NotADirectoryError:
+        raise SettingsError(
+            f"{path}: {path.parent} is a file, not a directory; point AUTOCUE_DIR at a directory"
+        ) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SettingsError(f"{path}: cannot read the settings file ({getattr(e, 'strerror', None) or e})") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

@@ -29,6 +29,10 @@ def main(argv: list[str]) -> int:
             print(f"ERROR {p}: {e}")
             failed += 1
             continue
+        if not scenarios:
+            print(f"ERROR {p}: no scenario files (*.yaml, *.yml) here")
+            failed += 1
+            continue
         for sc in scenarios:
             try:
                 run = run_scenario(sc, profile=args.profile)

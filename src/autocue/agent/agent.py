@@ -176,6 +176,11 @@ class Agent:
     def has_queued_messages(self) -> bool:
         return bool(self._steering or self._follow_up)
 
+    @property
+    def queued_message_count(self) -> int:
+        """Steering and follow-up messages waiting to be delivered."""
+        return len(self._steering) + len(self._follow_up)
+
     def _take(self, queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
         if not queue:
             return []

@@ -17,9 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from autocue.scenario import profiles as scenario_profiles
+
 
 class Profile(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def map_call(self, scenario_tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
 
@@ -44,29 +47,14 @@ class ToolDifference:
         return "; ".join(parts) or "no difference"
 
 
-def _module() -> Any:
-    try:
-        from autocue.scenario import profiles
-    except ImportError:  # the scenario package is optional for Script-only use
-        return None
-    return profiles
-
-
 def profile_names() -> list[str]:
-    mod = _module()
-    if mod is None:
-        return []
-    names = getattr(mod, "PROFILE_NAMES", None) or getattr(mod, "PROFILES", None) or []
-    return sorted(names)
+    return sorted(scenario_profiles.PROFILE_NAMES)
 
 
 def get_profile(name: str) -> Profile:
     """The named profile; ``ValueError`` naming the known ones otherwise."""
-    mod = _module()
-    if mod is None:
-        raise ValueError(f"unknown tool profile {name!r}: autocue.scenario.profiles is not available")
     try:
-        profile: Profile = mod.get_profile(name)
+        profile: Profile = scenario_profiles.get_profile(name)
     except (KeyError, LookupError) as e:
         raise ValueError(f"unknown tool profile {name!r}; known: {', '.join(profile_names())}") from e
     return profile
@@ -75,10 +63,9 @@ def get_profile(name: str) -> Profile:
 def detect_profile(declared: Iterable[str]) -> Profile | None:
     """The profile whose tools the declared tool names match best, or None."""
     names = list(declared)
-    mod = _module()
-    if mod is None or not names:
+    if not names:
         return None
-    found: Profile | None = mod.detect_profile(names)
+    found: Profile | None = scenario_profiles.detect_profile(names)
     return found
 
 

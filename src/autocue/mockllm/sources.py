@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from autocue.mockllm.session import Playable
+from autocue.scenario import load_scenario, load_scenarios
 from autocue.script.model import Script
 
 Source = Any
@@ -50,21 +51,7 @@ def _load_path(path: Path) -> list[Playable]:
     if not path.exists():
         raise ScenarioSourceError(f"scenario path {str(path)!r} does not exist")
     try:
-        import autocue.scenario as scenario_pkg
-    except ImportError as e:  # pragma: no cover - the package ships with autocue
-        raise ScenarioSourceError(f"cannot load {path}: autocue.scenario is unavailable ({e})") from e
-    loader = getattr(scenario_pkg, "load_scenarios", None)
-    single = getattr(scenario_pkg, "load_scenario", None)
-    try:
-        if path.is_dir() or single is None:
-            if loader is None:
-                raise ScenarioSourceError(f"cannot load {path}: autocue.scenario has no load_scenarios yet")
-            loaded = loader(path)
-            items = list(loaded) if isinstance(loaded, Iterable) else [loaded]
-        else:
-            items = [single(path)]
-    except ScenarioSourceError:
-        raise
+        items = list(load_scenarios(path)) if path.is_dir() else [load_scenario(path)]
     except Exception as e:  # the loader names file:line; keep its message
         raise ScenarioSourceError(f"cannot load scenario {path}: {e}") from e
     out: list[Playable] = []

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import importlib
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,12 +62,13 @@ from autocue.extensions.events import (
     ToolResultEvent,
 )
 from autocue.extensions.extension import CommandInfo
+from autocue.extensions.host import ToolInfo
 from autocue.extensions.loader import ExtensionSpec, ExtensionsResult, finish_loading, load_extensions
 from autocue.extensions.runner import ExtensionRunner, is_missing, result_field
 from autocue.extensions.ui import NO_UI, ExtensionUIContext
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import THINKING_LEVELS, Provider, StreamOptions
-from autocue.llm.types import JSON, AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
+from autocue.llm.types import AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
 from autocue.session.errors import CompactionError
 from autocue.session.events import (
     AutoCompactionEndEvent,
@@ -89,6 +89,7 @@ from autocue.session.resources import (
 )
 from autocue.session.retry import is_retryable_error, retry_delay_ms
 from autocue.session.settings import Settings
+from autocue.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_builtin_tools
 
 SessionListener = Callable[[Any], "Awaitable[None] | None"]
 StreamingBehavior = Literal["steer", "follow_up"]
@@ -102,33 +103,10 @@ class SessionDisposedError(RuntimeError):
     """The session was disposed."""
 
 
-@dataclass(slots=True)
-class ToolInfo:
-    """An entry of ``get_all_tools()``."""
-
-    name: str
-    description: str
-    parameters: JSON
-    source: Literal["builtin", "extension"]
-    active: bool
-    extension_path: str | None = None
-    overrides_builtin: bool = False
-    """An extension tool that replaced a built-in (or ``tools=``) tool of the same name."""
-
-
 def _builtin_tools(cwd: str) -> tuple[dict[str, AgentTool], list[str]]:
-    """``autocue.tools`` built-ins (all of them) and the names active by default; empty if unavailable."""
-    try:
-        mod = importlib.import_module("autocue.tools")
-    except ImportError:
-        return {}, []
-    create = getattr(mod, "create_builtin_tools", None)
-    if create is None:
-        return {}, []
-    all_names = getattr(mod, "BUILTIN_TOOL_NAMES", None)
-    tools: dict[str, AgentTool] = dict(create(cwd, all_names) if all_names is not None else create(cwd))
-    default = getattr(mod, "DEFAULT_TOOL_NAMES", tuple(tools))
-    return tools, [n for n in default if n in tools]
+    """``autocue.tools`` built-ins (all of them) and the names active by default."""
+    tools = dict(create_builtin_tools(cwd, BUILTIN_TOOL_NAMES))
+    return tools, [n for n in DEFAULT_TOOL_NAMES if n in tools]
 
 
 _MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecution"))
@@ -940,10 +918,14 @@ class AgentSession:
         return task
 
     # ------------------------------------------------------------------ abort
-    def abort_nowait(self) -> None:
-        """Signal abort to the running model call, tools, retry wait and compaction."""
+    def abort_retry(self) -> None:
+        """Stop waiting for the next auto-retry attempt (the retry ends as aborted)."""
         if self._retry_abort is not None:
             self._retry_abort.set()
+
+    def abort_nowait(self) -> None:
+        """Signal abort to the running model call, tools, retry wait and compaction."""
+        self.abort_retry()
         if self._compaction_abort is not None:
             self._compaction_abort.abort("Compaction aborted")
         self.agent.abort()

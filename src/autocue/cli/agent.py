@@ -24,6 +24,8 @@ import os
 import sys
 from typing import Any
 
+from autocue.errors import AutocueError
+
 DEFAULT_SYSTEM_PROMPT = (
     "You are a coding agent working in {cwd}. Use the tools to read, search, change and run things; "
     "keep answers short and say what you did."
@@ -70,7 +72,7 @@ def _parser() -> Any:
     return p
 
 
-class CliError(Exception):
+class CliError(AutocueError):
     """A problem with the command line or the configuration; printed without a traceback."""
 
 

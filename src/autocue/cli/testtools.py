@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from autocue.errors import AutocueError
+
 TOOLS = ("setup", "run", "assert", "inspect", "cleanup", "mock-backend", "snapshot", "diff", "list")
 POSITIONALS: dict[str, tuple[str, ...]] = {
     "setup": ("workspace_id",), "run": ("workspace_id", "task"), "assert": ("workspace_id", "assertions"),
@@ -28,7 +30,7 @@ POSITIONALS: dict[str, tuple[str, ...]] = {
 }
 
 
-class _Usage(Exception):
+class _Usage(AutocueError):
     pass
 
 

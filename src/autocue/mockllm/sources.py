@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.mockllm.session import Playable
 from autocue.scenario import load_scenario, load_scenarios
 from autocue.script.model import Script
@@ -19,7 +20,7 @@ Source = Any
 """A ``Script``, a scenario, a path (str / Path) or an iterable of these."""
 
 
-class ScenarioSourceError(ValueError):
+class ScenarioSourceError(AutocueError, ValueError):
     """A scenario source could not be loaded (names the path and the loader's reason)."""
 
 

@@ -30,6 +30,7 @@ from typing import IO, Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.llm.registry import ModelRegistry
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.llm.types import ImageContent
@@ -43,7 +44,7 @@ _STREAMING_BEHAVIORS: dict[str, StreamingBehavior] = {
 }
 
 
-class RpcCommandError(Exception):
+class RpcCommandError(AutocueError):
     """A command that cannot be carried out; its message becomes the error response."""
 
 

@@ -69,7 +69,7 @@ from autocue.extensions.ui import NO_UI, ExtensionUIContext
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import THINKING_LEVELS, Provider, StreamOptions
 from autocue.llm.types import AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
-from autocue.session.errors import CompactionError
+from autocue.session.errors import CompactionError, SessionBusyError, SessionDisposedError
 from autocue.session.events import (
     AutoCompactionEndEvent,
     AutoCompactionStartEvent,
@@ -93,14 +93,6 @@ from autocue.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_builtin
 
 SessionListener = Callable[[Any], "Awaitable[None] | None"]
 StreamingBehavior = Literal["steer", "follow_up"]
-
-
-class SessionBusyError(RuntimeError):
-    """``prompt`` while the agent runs, without saying how to queue the message."""
-
-
-class SessionDisposedError(RuntimeError):
-    """The session was disposed."""
 
 
 def _builtin_tools(cwd: str) -> tuple[dict[str, AgentTool], list[str]]:

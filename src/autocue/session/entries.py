@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
 from autocue.session.messages import (
     AgentMessage,
@@ -44,7 +45,7 @@ from autocue.session.messages import (
 CURRENT_SESSION_VERSION = 3
 
 
-class EntryParseError(ValueError):
+class EntryParseError(AutocueError, ValueError):
     """A loaded entry whose message turned out malformed when it was first read."""
 
     def __init__(self, message: str, entry_id: str, line: int | None) -> None:

@@ -13,4 +13,22 @@ class AutocueError(Exception):
     """Something autocue reports on purpose: bad input, a failed check, a refused action."""
 
 
-__all__ = ["AutocueError"]
+class MissingExtraError(AutocueError, ImportError):
+    """A feature needs an optional dependency that is not installed; the message names the extra."""
+
+    def __init__(self, extra: str, feature: str, missing: str) -> None:
+        self.extra = extra
+        super().__init__(f"{feature} needs the {missing!r} package, which is not installed: "
+                         f"pip install 'autocue[{extra}]'", name=missing)
+
+
+def require_extra(err: ModuleNotFoundError, package: str, extra: str, feature: str) -> MissingExtraError:
+    """The ``MissingExtraError`` for ``err`` when ``package`` itself is missing; ``err`` re-raised otherwise
+    (a broken import inside an installed package stays a real error)."""
+    name = err.name or ""
+    if name != package and not name.startswith(package + "."):
+        raise err
+    return MissingExtraError(extra, feature, package)
+
+
+__all__ = ["AutocueError", "MissingExtraError", "require_extra"]

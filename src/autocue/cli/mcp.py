@@ -12,13 +12,19 @@ from __future__ import annotations
 import argparse
 import sys
 
+from autocue.errors import MissingExtraError
+
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
     p.add_argument("--root", help="workspace root directory")
     p.add_argument("--stale-after", type=float, default=None, help="delete workspaces idle this many seconds at start")
     args = p.parse_args(argv)
-    from autocue.testtools.mcp_server import STALE_AFTER_SECS, serve_stdio
+    try:
+        from autocue.testtools.mcp_server import STALE_AFTER_SECS, serve_stdio
+    except MissingExtraError as e:
+        print(f"autocue mcp: {e}", file=sys.stderr)
+        return 2
 
     stale = STALE_AFTER_SECS if args.stale_after is None else args.stale_after
     if stale < 0:

@@ -216,7 +216,7 @@ async def _amain(args: Any) -> int:
 
         ui = TerminalUI(sys.stdout)
 
-    from autocue.session.agent_session import create_agent_session
+    from autocue.session.factory import create_agent_session
 
     active: list[str] | None = None
     if args.no_tools:

@@ -17,31 +17,9 @@ from typing import Any, Literal
 
 from autocue.scenario.compile import compile_scenario
 from autocue.scenario.errors import Pos, ScenarioWarning
-from autocue.scenario.timeline import (
-    AdvanceMs,
-    AgentEdits,
-    AgentPlan,
-    AssertStep,
-    AssistantPart,
-    Complete,
-    ErrorStep,
-    LlmResponse,
-    Merge,
-    ResponsePart,
-    RunnerEvent,
-    Screenshot,
-    ThinkPart,
-    TimedText,
-    TimelineEvent,
-    ToolExecEvent,
-    ToolExecution,
-    ToolResultPart,
-    ToolUse,
-    UserCommand,
-    UserEdits,
-    UserInput,
-    UserInputs,
-)
+from autocue.scenario.timeline import *  # noqa: F403  (re-exported: the model is one import away)
+from autocue.scenario.timeline import LlmResponse, TimelineEvent
+from autocue.scenario.timeline import __all__ as _timeline_names
 from autocue.script.model import Script
 
 # ---------------------------------------------------------------------------- top-level blocks
@@ -136,9 +114,5 @@ class Scenario:
 
 
 __all__ = [
-    "AdvanceMs", "AgentEdits", "AgentPlan", "Artifact", "AssertStep", "AssistantPart", "CommandSpec",
-    "Compat", "Complete", "ErrorStep", "Expect", "LlmResponse", "Merge", "Repo", "RepoFile", "ResponsePart",
-    "RunnerEvent", "Scenario", "Screenshot", "ServerSpec", "ThinkPart", "TimedText", "TimelineEvent",
-    "ToolExecEvent", "ToolExecution", "ToolResultPart", "ToolUse", "UserCommand", "UserEdits", "UserInput",
-    "UserInputs",
+    *_timeline_names, "Artifact", "CommandSpec", "Compat", "Expect", "Repo", "RepoFile", "Scenario", "ServerSpec",
 ]

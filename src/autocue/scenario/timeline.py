@@ -215,3 +215,10 @@ TimelineEvent: TypeAlias = (
     LlmResponse | UserInputs | UserEdits | UserCommand | AdvanceMs | Screenshot | AssertStep | Complete | Merge
     | RunnerEvent
 )
+
+__all__ = [
+    "AdvanceMs", "AgentEdits", "AgentPlan", "AssertStep", "AssistantPart", "Complete", "ErrorStep",
+    "LlmResponse", "Merge", "ResponsePart", "RunnerEvent", "Screenshot", "ThinkPart", "TimedText",
+    "TimelineEvent", "ToolExecEvent", "ToolExecution", "ToolResultPart", "ToolUse", "UserCommand",
+    "UserEdits", "UserInput", "UserInputs",
+]

@@ -18,9 +18,11 @@ messages). Tool hooks run once per call at the agent level (``Agent.before_tool_
 ``after_tool_call``); the ``context`` hook runs through ``Agent.transform_context`` only while
 a handler is subscribed, so a session without one never copies history.
 
-``create_agent_session(...)`` is the async factory: it loads settings, resources and
-extensions (with discovery), builds the session and binds it, and returns
-``CreateAgentSessionResult(session, extensions_result)``.
+The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
+(``compaction_runner.py``), ``retry`` (``auto_retry.py``), ``tool_registry``
+(``tool_registry.py``), ``events`` (``event_dispatch.py``) and ``tree_navigation.py``.
+``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
+resources and extensions (with discovery), builds the session and binds it.
 """
 
 from __future__ import annotations
@@ -29,11 +31,9 @@ import asyncio
 import copy
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from autocue.agent.agent import Agent
-from autocue.agent.events import AgentEvent
 from autocue.agent.loop import AfterToolCallContext, AfterToolCallResult, BeforeToolCallResult, ToolCallContext
 from autocue.agent.tool import AgentTool
 from autocue.extensions.context import (
@@ -45,7 +45,6 @@ from autocue.extensions.context import (
 from autocue.extensions.events import (
     BeforeAgentStartEvent,
     CustomMessageSpec,
-    ExtensionErrorEvent,
     InputEvent,
     ModelSelectEvent,
     ResourcesDiscoverEvent,
@@ -62,11 +61,13 @@ from autocue.extensions.ui import NO_UI, ExtensionUIContext
 from autocue.llm.abort import AbortSignal
 from autocue.llm.stream import THINKING_LEVELS, Provider, StreamOptions
 from autocue.llm.types import AssistantMessage, ImageContent, Model, UserContent
+from autocue.script.provider import scripted_model
 from autocue.session import tree_navigation
 from autocue.session.auto_retry import AutoRetry
 from autocue.session.compaction import get_context_tokens
 from autocue.session.compaction_runner import SessionCompactor
 from autocue.session.errors import SessionBusyError, SessionDisposedError
+from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager
 from autocue.session.messages import CustomMessage, convert_message
 from autocue.session.prompt_queue import PromptQueue, user_message
@@ -76,24 +77,14 @@ from autocue.session.resources import (
     Skill,
     format_skills_for_prompt,
     load_resources,
+    with_skills_and_prompts,
 )
 from autocue.session.retry import is_retryable_error
 from autocue.session.settings import Settings
 from autocue.session.tool_registry import ToolRegistry
-from autocue.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_builtin_tools
 
-SessionListener = Callable[[Any], "Awaitable[None] | None"]
 StreamingBehavior = Literal["steer", "follow_up"]
 
-
-def _builtin_tools(cwd: str) -> tuple[dict[str, AgentTool], list[str]]:
-    """``autocue.tools`` built-ins (all of them) and the names active by default."""
-    tools = dict(create_builtin_tools(cwd, BUILTIN_TOOL_NAMES))
-    return tools, [n for n in DEFAULT_TOOL_NAMES if n in tools]
-
-
-_MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecution"))
-"""Roles persisted as plain message entries (``custom`` messages get their own entry type)."""
 
 
 def _nothing() -> None:
@@ -126,8 +117,6 @@ class AgentSession:
         prompt_templates: Sequence[PromptTemplate] | None = None,
         flag_values: dict[str, Any] | None = None,
     ) -> None:
-        from autocue.script.provider import scripted_model
-
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         self.provider = provider
         self.settings = settings if settings is not None else Settings()
@@ -137,20 +126,9 @@ class AgentSession:
         self.has_ui = has_ui if has_ui is not None else ui is not None
         self._base_system_prompt = system_prompt
 
-        # resources
-        res = resources if resources is not None else Resources()
-        if skills is not None:
-            res.skills = []
-            for s in skills:
-                if isinstance(s, Skill):
-                    res.skills.append(s)
-                else:
-                    found = load_resources(self.cwd, skill_paths=[s], discover=False)
-                    res.skills.extend(found.skills)
-                    res.diagnostics.extend(found.diagnostics)
-        if prompt_templates is not None:
-            res.prompts = list(prompt_templates)
-        self.resources = res
+        self.resources = with_skills_and_prompts(
+            resources if resources is not None else Resources(), self.cwd, skills, prompt_templates
+        )
 
         # extensions
         if isinstance(extensions, ExtensionsResult):
@@ -162,28 +140,35 @@ class AgentSession:
                 agent_dir=agent_dir, flag_values=flag_values,
             )
         self.runner: ExtensionRunner = self.extensions_result.runner
+        self.events = EventDispatch(self.runner, self.session_manager)
         self.runner.session = self
         self.runner.ctx = ExtensionContext(self)
         self.runner.command_ctx = ExtensionCommandContext(self)
-        self.runner.on_error = self._on_extension_error
+        self.runner.on_error = self.events.on_extension_error
         self.runner.on_change = self._refresh
 
-        # tools
-        if tools is None:
-            base_tools, default_active = _builtin_tools(self.cwd)
-        else:
-            items = tools.values() if isinstance(tools, Mapping) else tools
-            base_tools = {t.name: t for t in items}
-            default_active = list(base_tools)
-        self.tool_registry = ToolRegistry(self.runner, base_tools, default_active, active_tools)
+        self.tool_registry = ToolRegistry.create(self.runner, self.cwd, tools, active_tools)
+        self.agent = self._restore_agent(provider, model, thinking_level)
+        self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event)
+        self.prompts = PromptQueue(self)
+        self.compactor = SessionCompactor(self)
+        self.retry = AutoRetry(self)
+        self._bound = False
+        self._disposed = False
+        self._running = 0
+        self._idle_event: asyncio.Event | None = None
+        self._last_options: StreamOptions | None = None
+        self._refresh()
 
-        # restore or start the session tree
+    def _restore_agent(self, provider: Provider, model: Model | None, thinking_level: str | None) -> Agent:
+        """The agent, with the context of the session tree when it has entries (else a fresh tree
+        starts with the model and thinking level)."""
         sm = self.session_manager
         restored = bool(sm.get_entries())
         ctx = sm.build_session_context() if restored else None
         level = thinking_level or (ctx.thinking_level if ctx is not None else None)
         level = level or self.settings.default_thinking_level or "off"
-        self.agent = Agent(
+        agent = Agent(
             provider=provider,
             model=model if model is not None else scripted_model(),
             messages=ctx.messages if ctx is not None else (),
@@ -196,21 +181,9 @@ class AgentSession:
             stream_options=self._stream_options,
         )
         if not restored:
-            sm.append_model_change(self.agent.state.model.provider, self.agent.state.model.id)
+            sm.append_model_change(agent.state.model.provider, agent.state.model.id)
             sm.append_thinking_level_change(level)
-
-        self._listeners: list[SessionListener] = []
-        self._unsubscribe_agent = self.agent.subscribe(self._on_agent_event)
-        self.prompts = PromptQueue(self)
-        self.compactor = SessionCompactor(self)
-        self.retry = AutoRetry(self)
-        self._bound = False
-        self._disposed = False
-        self._running = 0
-        self._idle_event: asyncio.Event | None = None
-        self._background: set[asyncio.Task[Any]] = set()
-        self._last_options: StreamOptions | None = None
-        self._refresh()
+        return agent
 
     # ------------------------------------------------------------------ properties
     @property
@@ -325,77 +298,7 @@ class AgentSession:
     # ------------------------------------------------------------------ events
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         """Listen to agent events and session events (``auto_*``, ``extension_error``); returns an unsubscriber."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _on_agent_event(self, ev: AgentEvent) -> Awaitable[None] | None:
-        t = ev.type
-        if t in self.runner.by_event:
-            r = self.runner.emit(ev)
-            if r is not None:
-                return self._on_agent_event_async(r, ev)
-        for fn in self._listeners:
-            r2 = fn(ev)
-            if r2 is not None:
-                return self._listeners_rest(r2, ev, fn)
-        if t == "message_end":
-            m: Any = ev.message  # type: ignore[union-attr]
-            if m.role in _MESSAGE_ENTRY_ROLES:  # inline of _persist's common case
-                self.session_manager.append_message(m)
-            else:
-                self._persist(m)
-        return None
-
-    async def _on_agent_event_async(self, first: Awaitable[None], ev: AgentEvent) -> None:
-        await first
-        for fn in list(self._listeners):
-            r = fn(ev)
-            if r is not None:
-                await r
-        if ev.type == "message_end":
-            self._persist(ev.message)
-
-    async def _listeners_rest(self, first: Awaitable[None], ev: AgentEvent, after: SessionListener) -> None:
-        await first
-        listeners = self._listeners
-        rest = listeners[listeners.index(after) + 1 :] if after in listeners else []
-        for fn in rest:
-            r = fn(ev)
-            if r is not None:
-                await r
-        if ev.type == "message_end":
-            self._persist(ev.message)
-
-    def _persist(self, m: Any) -> None:
-        role = m.role
-        if role == "custom":
-            self.session_manager.append_custom_message_entry(m.custom_type, m.content, m.display, m.details)
-        elif role in _MESSAGE_ENTRY_ROLES:
-            self.session_manager.append_message(m)
-
-    async def _emit_session_event(self, ev: Any) -> None:
-        for fn in list(self._listeners):
-            r = fn(ev)
-            if r is not None:
-                await r
-
-    def _on_extension_error(self, ev: ExtensionErrorEvent) -> None:
-        for fn in list(self._listeners):
-            try:
-                r = fn(ev)
-            except Exception:
-                continue
-            if r is not None:
-                self._track(asyncio.ensure_future(r))
-
-    def _track(self, task: asyncio.Future[Any]) -> None:
-        self._background.add(task)  # type: ignore[arg-type]
-        task.add_done_callback(self._background.discard)  # type: ignore[arg-type]
+        return self.events.subscribe(listener)
 
     # ------------------------------------------------------------------ binding / lifecycle
     async def bind_extensions(self, ui: ExtensionUIContext | None = None, has_ui: bool | None = None) -> None:
@@ -449,7 +352,7 @@ class AgentSession:
         await self.runner.emit_async(SessionShutdownEvent())
         self._unsubscribe_agent()
         self.session_manager.close()
-        for t in list(self._background):
+        for t in list(self.events.background):
             if not t.done():
                 t.cancel()
         self._detach()
@@ -462,7 +365,7 @@ class AgentSession:
         a = self.agent
         a.before_tool_call = a.after_tool_call = a.transform_context = a.stream_options = None
         self._unsubscribe_agent = _nothing
-        self._listeners.clear()
+        self.events.listeners.clear()
         self.runner.detach()
 
     async def __aenter__(self) -> AgentSession:
@@ -651,7 +554,7 @@ class AgentSession:
             await self.dispose()
 
         task = asyncio.ensure_future(job())
-        self._track(task)
+        self.events.track(task)
         return task
 
     # ------------------------------------------------------------------ abort
@@ -723,77 +626,4 @@ class AgentSession:
         return await tree_navigation.new_session(self)
 
 
-# ---------------------------------------------------------------------------- factory
-
-
-@dataclass(slots=True)
-class CreateAgentSessionResult:
-    session: AgentSession
-    extensions_result: ExtensionsResult
-
-    def __iter__(self) -> Any:
-        return iter((self.session, self.extensions_result))
-
-
-async def create_agent_session(
-    *,
-    provider: Provider,
-    model: Model | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    session_manager: SessionManager | None = None,
-    settings: Settings | None = None,
-    tools: Sequence[AgentTool] | Mapping[str, AgentTool] | None = None,
-    active_tools: Sequence[str] | None = None,
-    extensions: Sequence[ExtensionSpec] = (),
-    extension_factories: Sequence[Callable[[Any], Any]] = (),
-    discover: bool = True,
-    agent_dir: str | os.PathLike[str] | None = None,
-    ui: ExtensionUIContext | None = None,
-    has_ui: bool | None = None,
-    system_prompt: str = "",
-    thinking_level: str | None = None,
-    skills: Sequence[Skill | str | os.PathLike[str]] | None = None,
-    flag_values: dict[str, Any] | None = None,
-    bind: bool = True,
-) -> CreateAgentSessionResult:
-    """Load settings (user, project), resources and extensions, build the session and bind it.
-
-    With ``discover=True`` (default) settings, skills, prompt templates and extensions are also
-    looked up in ``<cwd>/.autocue/`` and ``$AUTOCUE_DIR`` (``~/.autocue``) and the
-    ``autocue.extensions`` entry points; ``discover=False`` uses only what is passed.
-    """
-    c = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
-    if settings is None:
-        settings = Settings.load(c, agent_dir) if discover else Settings()
-    resources = load_resources(
-        c, agent_dir=agent_dir, skill_paths=settings.skills, prompt_paths=settings.prompts, discover=discover
-    )
-    specs = list(extensions) + list(settings.extensions)
-    ext = load_extensions(
-        specs, cwd=c, factories=extension_factories, discover=discover, agent_dir=agent_dir, flag_values=flag_values
-    )
-    await finish_loading(ext)
-    session = AgentSession(
-        provider=provider, model=model, session_manager=session_manager,
-        settings=_without_extensions(settings), cwd=c, tools=tools, active_tools=active_tools, extensions=ext,
-        ui=ui, has_ui=has_ui, system_prompt=system_prompt, thinking_level=thinking_level, resources=resources,
-        skills=skills, flag_values=flag_values,
-    )
-    if bind:
-        await session.bind_extensions()
-    return CreateAgentSessionResult(session, ext)
-
-
-def _without_extensions(s: Settings) -> Settings:
-    """The session must not load ``settings.extensions`` a second time."""
-    if not s.extensions:
-        return s
-    c = copy.copy(s)
-    c.extensions = []
-    return c
-
-
-__all__ = [
-    "AgentSession", "CreateAgentSessionResult", "SessionBusyError", "SessionDisposedError", "SessionListener",
-    "ToolInfo", "create_agent_session",
-]
+__all__ = ["AgentSession", "SessionBusyError", "SessionDisposedError", "SessionListener", "ToolInfo"]

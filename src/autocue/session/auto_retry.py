@@ -39,13 +39,13 @@ class AutoRetry:
     async def finish(self, ok: bool, error: str | None = None) -> None:
         """After a run that retried: ``auto_retry_end`` with its outcome."""
         if self.attempt > 0:
-            await self._s._emit_session_event(AutoRetryEndEvent(ok, self.attempt, error))
+            await self._s.events.emit_session_event(AutoRetryEndEvent(ok, self.attempt, error))
             self.attempt = 0
 
     async def retry(self, msg: AssistantMessage) -> bool:
         """Retry after ``msg`` failed; False when the attempts, the allowed delay or an abort end it."""
         s = self._s
-        emit = s._emit_session_event
+        emit = s.events.emit_session_event
         rs = s.settings.retry
         self.attempt += 1
         attempt = self.attempt

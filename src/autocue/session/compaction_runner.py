@@ -121,7 +121,7 @@ class SessionCompactor:
             return result
 
         task = asyncio.ensure_future(job())
-        s._track(task)
+        s.events.track(task)
         return task
 
     async def check_threshold(self) -> None:
@@ -134,7 +134,7 @@ class SessionCompactor:
             await self.auto("threshold", will_retry=False)
 
     async def auto(self, reason: Literal["threshold", "overflow"], *, will_retry: bool) -> bool:
-        emit = self._s._emit_session_event
+        emit = self._s.events.emit_session_event
         await emit(AutoCompactionStartEvent(reason))
         try:
             result = await self.run(None)

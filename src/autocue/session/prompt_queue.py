@@ -114,7 +114,7 @@ class PromptQueue:
             return
         s.agent.append_message(m)
         for ev in (MessageStartEvent(m), MessageEndEvent(m)):
-            r = s._on_agent_event(ev)
+            r = s.events.on_agent_event(ev)
             if r is not None:
                 await r
 

@@ -7,11 +7,12 @@ default set plus every extension tool.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from autocue.agent.tool import AgentTool
 from autocue.extensions.host import ToolInfo
 from autocue.extensions.runner import ExtensionRunner
+from autocue.tools import BUILTIN_TOOL_NAMES, DEFAULT_TOOL_NAMES, create_builtin_tools
 
 
 class ToolRegistry:
@@ -29,6 +30,22 @@ class ToolRegistry:
         self._default_active = default_active
         self._active: list[str] | None = list(active) if active is not None else None
         self._known_ext: set[str] = set()
+
+    @classmethod
+    def create(
+        cls,
+        runner: ExtensionRunner,
+        cwd: str,
+        tools: Sequence[AgentTool] | Mapping[str, AgentTool] | None,
+        active: Sequence[str] | None,
+    ) -> ToolRegistry:
+        """``tools=`` (all active by default), or every built-in tool with pi's default set active."""
+        if tools is None:
+            base = dict(create_builtin_tools(cwd, BUILTIN_TOOL_NAMES))
+            return cls(runner, base, [n for n in DEFAULT_TOOL_NAMES if n in base], active)
+        items = tools.values() if isinstance(tools, Mapping) else tools
+        base = {t.name: t for t in items}
+        return cls(runner, base, list(base), active)
 
     def all_tools(self) -> dict[str, AgentTool]:
         out = dict(self._base)

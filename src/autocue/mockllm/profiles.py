@@ -15,16 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
 from autocue.scenario import profiles as scenario_profiles
 
-
-class Profile(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def map_call(self, scenario_tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
+Profile = scenario_profiles.ToolProfile
+"""A tool profile (``autocue.scenario.profiles.ToolProfile``)."""
 
 
 @dataclass(slots=True)
@@ -54,10 +49,9 @@ def profile_names() -> list[str]:
 def get_profile(name: str) -> Profile:
     """The named profile; ``ValueError`` naming the known ones otherwise."""
     try:
-        profile: Profile = scenario_profiles.get_profile(name)
+        return scenario_profiles.get_profile(name)
     except (KeyError, LookupError) as e:
         raise ValueError(f"unknown tool profile {name!r}; known: {', '.join(profile_names())}") from e
-    return profile
 
 
 def detect_profile(declared: Iterable[str]) -> Profile | None:
@@ -65,26 +59,10 @@ def detect_profile(declared: Iterable[str]) -> Profile | None:
     names = list(declared)
     if not names:
         return None
-    found: Profile | None = scenario_profiles.detect_profile(names)
-    return found
+    return scenario_profiles.detect_profile(names)
 
 
-def agent_tools(profile: Profile) -> set[str] | None:
-    """The agent-side tool names a profile knows (None when it does not say)."""
-    for attr in ("agent_tool_names", "agent_tools", "tool_names"):
-        v = getattr(profile, attr, None)
-        if callable(v):
-            v = v()
-        if isinstance(v, dict):
-            return {str(x if isinstance(x, str) else getattr(x, "name", x)) for x in v.values()}
-        if isinstance(v, (set, frozenset, list, tuple)):
-            return {str(x) for x in v}
-    return None
-
-
-def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference | None:
-    expected = agent_tools(profile)
-    if expected is None:
-        return None
+def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference:
+    expected = profile.agent_tool_names
     got = set(declared)
     return ToolDifference(sorted(expected - got), sorted(got - expected))

@@ -106,6 +106,36 @@ def violations(src: Path, layers: dict[str, int], allowed: dict[tuple[str, str],
     return out
 
 
+def optional_autocue_imports(src: Path) -> list[str]:
+    """``file:line`` of every ``import autocue...`` inside a ``try`` that catches ``ImportError``
+    (or ``ModuleNotFoundError``): a real import error must not turn into a missing feature."""
+    out: list[str] = []
+    for path in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Try):
+                continue
+            caught = {n.id for h in node.handlers if h.type is not None for n in ast.walk(h.type)
+                      if isinstance(n, ast.Name)}
+            if not caught & {"ImportError", "ModuleNotFoundError"}:
+                continue
+            for stmt in node.body:
+                for sub in ast.walk(stmt):
+                    names = [a.name for a in sub.names] if isinstance(sub, ast.Import) else (
+                        [sub.module or ""] if isinstance(sub, ast.ImportFrom) and not sub.level else [])
+                    if any(n == "autocue" or n.startswith("autocue.") for n in names) or (
+                            isinstance(sub, ast.ImportFrom) and sub.level):
+                        out.append(f"{path.relative_to(src.parent)}:{sub.lineno}")
+    return out
+
+
+def test_no_autocue_import_is_optional(tmp_path: Path) -> None:
+    assert optional_autocue_imports(SRC) == []
+    planted = tmp_path / "autocue" / "x.py"
+    planted.parent.mkdir()
+    planted.write_text("try:\n    from autocue.tools import create_builtin_tools\nexcept ImportError:\n    pass\n")
+    assert optional_autocue_imports(tmp_path / "autocue") == ["autocue/x.py:2"]
+
+
 def test_the_page_names_every_package_once() -> None:
     layers = page_layers()
     present = {p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists()}

@@ -7,9 +7,11 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
 stamp=.venv/.autocue-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+  # constraints.txt pins every dependency (scripts/freeze_constraints.py writes it), so a new
+  # release upstream cannot break a run.
+  .venv/bin/python -m pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
   touch "$stamp"
 fi
 export PATH="$ROOT/.venv/bin:$PATH"

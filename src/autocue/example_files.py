@@ -15,14 +15,16 @@ from collections.abc import Iterator
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from autocue.errors import AutocueError
+
 _SKIP = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 
-class ExamplesNotFoundError(FileNotFoundError):
+class ExamplesNotFoundError(AutocueError, FileNotFoundError):
     """Neither the package data (``autocue/examples``) nor a checkout's ``examples/`` is there."""
 
 
-class ExamplesConflictError(FileExistsError):
+class ExamplesConflictError(AutocueError, FileExistsError):
     """``copy_examples`` found files in the destination that it would overwrite; it wrote nothing."""
 
     def __init__(self, dest: Path, existing: list[Path]) -> None:

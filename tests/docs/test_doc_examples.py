@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from doc_blocks import ROOT, code_blocks, run_block
 
-PAGES = ["README.md", "docs/agent.md", "docs/testing.md"]
+PAGES = ["README.md", "docs/agent.md", "docs/testing.md", "docs/architecture.md"]
 
 
 def _blocks() -> list[tuple[str, int, str]]:

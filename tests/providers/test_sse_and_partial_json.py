@@ -81,3 +81,16 @@ def test_retry_after_forms() -> None:
     assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
     assert parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0  # in the past
     assert parse_retry_after({}) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an open string keeps what was streamed so far, trailing spaces included
+        ('{"command": "ls -la | ', {"command": "ls -la | "}),
+        # half a surrogate pair (an emoji cut mid-escape) drops only the unfinished string
+        ('{"text": "done", "emoji": "\\ud83d\\ude', {"text": "done", "emoji": ""}),
+    ],
+)
+def test_partial_json_keeps_what_was_streamed(text: str, expected: dict[str, object]) -> None:
+    assert parse_partial_json(text) == expected

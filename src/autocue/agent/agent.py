@@ -26,6 +26,7 @@ from autocue.agent.loop import (
     default_convert_message,
 )
 from autocue.agent.tool import AgentTool
+from autocue.errors import AutocueError
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider, StreamOptions, ThinkingLevel
 from autocue.llm.types import AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
@@ -34,7 +35,7 @@ Listener = Callable[[AgentEvent], "Awaitable[None] | None"]
 QueueMode = Literal["one-at-a-time", "all"]
 
 
-class AgentBusyError(RuntimeError):
+class AgentBusyError(AutocueError, RuntimeError):
     """``prompt`` or ``continue_`` while a run is in progress."""
 
 
@@ -175,6 +176,11 @@ class Agent:
 
     def has_queued_messages(self) -> bool:
         return bool(self._steering or self._follow_up)
+
+    @property
+    def queued_message_count(self) -> int:
+        """Steering and follow-up messages waiting to be delivered."""
+        return len(self._steering) + len(self._follow_up)
 
     def _take(self, queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
         if not queue:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from autocue.agent.validation import compile_validator, fast_validator
+from autocue.errors import AutocueError
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import JSON, ImageContent, TextContent, Tool, UserContent, content_from_json
 
@@ -51,7 +52,7 @@ ExecuteFn: TypeAlias = Callable[[str, dict[str, Any], AbortSignal, OnUpdate], "A
 ExecutionMode: TypeAlias = Literal["parallel", "exclusive"]
 
 
-class ToolArgumentsError(ValueError):
+class ToolArgumentsError(AutocueError, ValueError):
     """Arguments that do not match the tool's schema; the message lists each problem."""
 
 

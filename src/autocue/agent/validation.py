@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from autocue.errors import AutocueError
+
 Errors = list[str]
 Check = Callable[[Any, str, Errors], None]
 
@@ -41,7 +43,7 @@ _SUPPORTED = _IGNORED | frozenset(
 )
 
 
-class _Unsupported(Exception):
+class _Unsupported(AutocueError):
     pass
 
 

@@ -26,6 +26,8 @@ import os
 import sys
 from typing import Any
 
+from autocue.errors import AutocueError
+
 DEFAULT_SYSTEM_PROMPT = (
     "You are a coding agent working in {cwd}. Use the tools to read, search, change and run things; "
     "keep answers short and say what you did."
@@ -82,7 +84,7 @@ def _parser() -> Any:
     return p
 
 
-class CliError(Exception):
+class CliError(AutocueError):
     """A problem with the command line or the configuration; printed without a traceback."""
 
 
@@ -280,7 +282,7 @@ async def _run_session(
     args: Any, registry: Any, model: Any, sm: Any, ui: Any, mode: str, interactive: bool, prompts: list[str],
     cwd: str, active: list[str], system_prompt: str, mcp: Any,
 ) -> int:
-    from autocue.session.agent_session import create_agent_session
+    from autocue.session.factory import create_agent_session
     from autocue.session.settings import SettingsError
 
     factories: list[Any] = []

@@ -36,15 +36,9 @@ def section_agent(examples: Path) -> tuple[bool, str]:
     from autocue.agent import Agent
     from autocue.llm import AssistantMessage, TextContent, ThinkingContent, ToolResultMessage, UserMessage
     from autocue.script import ScriptedProvider, ScriptedResponse, ScriptedToolCall, scripted_model
-
-    try:
-        from autocue.tools import create_builtin_tools
-    except ImportError:
-        create_builtin_tools = None  # type: ignore[assignment]
+    from autocue.tools import create_builtin_tools
 
     with tempfile.TemporaryDirectory(prefix="autocue-demo-") as cwd:
-        if create_builtin_tools is None:
-            return False, "autocue.tools is not available"
         tools = list(create_builtin_tools(cwd, ["write", "read", "edit", "bash"]).values())
         provider = ScriptedProvider(
             [

@@ -13,6 +13,7 @@ import os
 import sys
 
 from autocue.cli.args import CliParser
+from autocue.errors import MissingExtraError
 
 
 def main(argv: list[str]) -> int:
@@ -20,7 +21,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("--root", help="workspace root directory")
     p.add_argument("--stale-after", type=float, default=None, help="delete workspaces idle this many seconds at start")
     args = p.parse_args(argv)
-    from autocue.testtools.mcp_server import STALE_AFTER_SECS, serve_stdio
+    try:
+        from autocue.testtools.mcp_server import STALE_AFTER_SECS, serve_stdio
+    except MissingExtraError as e:
+        print(f"autocue mcp: {e}", file=sys.stderr)
+        return 2
 
     stale = STALE_AFTER_SECS if args.stale_after is None else args.stale_after
     if stale < 0:

@@ -73,7 +73,7 @@ def _check(paths: list[str], strict: bool, quiet: bool) -> int:
 
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "run":
-        from autocue.testing.scenario_run import main as run_main
+        from autocue.cli.scenario_run import main as run_main
 
         return run_main(argv[1:])
     args = _parser().parse_args(argv)

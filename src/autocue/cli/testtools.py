@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from autocue.cli.args import CliParser
+from autocue.errors import AutocueError
 
 TOOLS = ("setup", "run", "assert", "inspect", "cleanup", "mock-backend", "snapshot", "diff", "list")
 POSITIONALS: dict[str, tuple[str, ...]] = {
@@ -30,7 +31,7 @@ POSITIONALS: dict[str, tuple[str, ...]] = {
 }
 
 
-class _Usage(Exception):
+class _Usage(AutocueError):
     pass
 
 

@@ -40,8 +40,8 @@ from autocue.llm.types import ImageContent, Model, TextContent
 
 if TYPE_CHECKING:
     from autocue.extensions.context import ExtensionContext
+    from autocue.extensions.host import SessionHost, ToolInfo
     from autocue.extensions.runner import ExtensionRunner
-    from autocue.session.agent_session import AgentSession, ToolInfo
 
 DeliverAs = Literal["steer", "follow_up", "next_turn"]
 
@@ -192,11 +192,11 @@ class ExtensionAPI:
         return flag.default
 
     # ------------------------------------------------------------------ runtime
-    def _session(self) -> AgentSession:
+    def _session(self) -> SessionHost:
         session = self._runner.session if not self.extension.loading else None
         if session is None:
             raise ExtensionRuntimeError(NOT_INITIALIZED)
-        return session  # type: ignore[no-any-return]
+        return session
 
     @property
     def ctx(self) -> ExtensionContext:
@@ -227,13 +227,13 @@ class ExtensionAPI:
 
     def append_entry(self, custom_type: str, data: Any = None) -> str:
         """Persist extension state as a ``custom`` entry (not sent to the model); returns its id."""
-        return self._session().session_manager.append_custom_entry(custom_type, data)  # type: ignore[no-any-return]
+        return self._session().session_manager.append_custom_entry(custom_type, data)
 
     def set_session_name(self, name: str) -> None:
         self._session().set_session_name(name)
 
     def get_session_name(self) -> str | None:
-        return self._session().session_manager.get_session_name()  # type: ignore[no-any-return]
+        return self._session().session_manager.get_session_name()
 
     def set_label(self, entry_id: str, label: str | None) -> None:
         self._session().session_manager.append_label_change(entry_id, label)

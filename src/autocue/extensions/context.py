@@ -20,7 +20,7 @@ from autocue.extensions.ui import ExtensionUIContext
 from autocue.llm.types import Model
 
 if TYPE_CHECKING:
-    from autocue.session.agent_session import AgentSession
+    from autocue.extensions.host import SessionHost
 
 
 @dataclass(slots=True)
@@ -66,7 +66,7 @@ class ReadonlySessionManager:
 class ExtensionContext:
     """What every handler receives as ``ctx``."""
 
-    def __init__(self, session: AgentSession) -> None:
+    def __init__(self, session: SessionHost) -> None:
         self._session = session
 
     @property

@@ -14,6 +14,7 @@ from types import FunctionType
 from typing import Any, Literal, TypeAlias
 
 from autocue.agent.tool import AgentTool
+from autocue.errors import AutocueError
 
 Handler: TypeAlias = Callable[..., Any]
 """``handler(event, ctx)`` or ``handler(event)``; sync or async."""
@@ -24,7 +25,7 @@ CommandHandler: TypeAlias = Callable[..., "Awaitable[Any] | Any"]
 """``handler(args: str, ctx: ExtensionCommandContext)`` (or ``handler(args)``); sync or async."""
 
 
-class ExtensionRuntimeError(RuntimeError):
+class ExtensionRuntimeError(AutocueError, RuntimeError):
     """An action method was called before the extension runtime was ready."""
 
 

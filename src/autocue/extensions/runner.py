@@ -42,6 +42,8 @@ from autocue.llm.types import TextContent, content_from_json
 
 if TYPE_CHECKING:
     from autocue.agent.tool import AgentTool
+    from autocue.extensions.context import ExtensionCommandContext, ExtensionContext
+    from autocue.extensions.host import SessionHost
 
 _MISSING: Any = object()
 
@@ -72,11 +74,11 @@ class ExtensionRunner:
 
     def __init__(self, extensions: list[Extension] | None = None) -> None:
         self.extensions: list[Extension] = list(extensions or [])
-        self.session: Any = None
+        self.session: SessionHost | None = None
         """The ``AgentSession`` once bound (action methods need it)."""
-        self.ctx: Any = None
+        self.ctx: ExtensionContext | None = None
         """The ``ExtensionContext`` handed to handlers (set by the session when it binds)."""
-        self.command_ctx: Any = None
+        self.command_ctx: ExtensionCommandContext | None = None
         self.on_error: Callable[[ExtensionErrorEvent], None] | None = None
         self.on_change: Callable[[], None] | None = None
         """Called after handlers or tools are registered at run time."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+from autocue.errors import AutocueError
 
-class AbortError(Exception):
+
+class AbortError(AutocueError):
     """Raised by ``AbortSignal.throw_if_aborted``; message is the abort reason."""
 
 

@@ -22,114 +22,89 @@ class StartEvent:
 
 
 @dataclass(slots=True)
-class TextStartEvent:
+class _BlockStart:
+    """``<kind>_start``: a content block of ``partial`` opens at ``content_index``."""
+
     content_index: int
     partial: AssistantMessage
+    type: ClassVar[str]
+
+    def to_json(self) -> JSON:
+        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
+
+
+@dataclass(slots=True)
+class _BlockDelta:
+    """``<kind>_delta``: ``delta`` was appended to the block at ``content_index``."""
+
+    content_index: int
+    delta: str
+    partial: AssistantMessage
+    type: ClassVar[str]
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type, "contentIndex": self.content_index, "delta": self.delta,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class _BlockEnd:
+    """``<kind>_end``: the block at ``content_index`` is complete; ``content`` is its text."""
+
+    content_index: int
+    content: str
+    partial: AssistantMessage
+    type: ClassVar[str]
+
+    def to_json(self) -> JSON:
+        return {
+            "type": self.type, "contentIndex": self.content_index, "content": self.content,
+            "partial": self.partial.to_json(),
+        }
+
+
+@dataclass(slots=True)
+class TextStartEvent(_BlockStart):
     type: ClassVar[Literal["text_start"]] = "text_start"
 
-    def to_json(self) -> JSON:
-        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
-
 
 @dataclass(slots=True)
-class TextDeltaEvent:
-    content_index: int
-    delta: str
-    partial: AssistantMessage
+class TextDeltaEvent(_BlockDelta):
     type: ClassVar[Literal["text_delta"]] = "text_delta"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type,
-            "contentIndex": self.content_index,
-            "delta": self.delta,
-            "partial": self.partial.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class TextEndEvent:
-    content_index: int
-    content: str
-    partial: AssistantMessage
+class TextEndEvent(_BlockEnd):
     type: ClassVar[Literal["text_end"]] = "text_end"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type,
-            "contentIndex": self.content_index,
-            "content": self.content,
-            "partial": self.partial.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class ThinkingStartEvent:
-    content_index: int
-    partial: AssistantMessage
+class ThinkingStartEvent(_BlockStart):
     type: ClassVar[Literal["thinking_start"]] = "thinking_start"
 
-    def to_json(self) -> JSON:
-        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
-
 
 @dataclass(slots=True)
-class ThinkingDeltaEvent:
-    content_index: int
-    delta: str
-    partial: AssistantMessage
+class ThinkingDeltaEvent(_BlockDelta):
     type: ClassVar[Literal["thinking_delta"]] = "thinking_delta"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type,
-            "contentIndex": self.content_index,
-            "delta": self.delta,
-            "partial": self.partial.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class ThinkingEndEvent:
-    content_index: int
-    content: str
-    partial: AssistantMessage
+class ThinkingEndEvent(_BlockEnd):
     type: ClassVar[Literal["thinking_end"]] = "thinking_end"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type,
-            "contentIndex": self.content_index,
-            "content": self.content,
-            "partial": self.partial.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class ToolCallStartEvent:
-    content_index: int
-    partial: AssistantMessage
+class ToolCallStartEvent(_BlockStart):
     type: ClassVar[Literal["toolcall_start"]] = "toolcall_start"
 
-    def to_json(self) -> JSON:
-        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
-
 
 @dataclass(slots=True)
-class ToolCallDeltaEvent:
-    content_index: int
-    delta: str
-    """A fragment of the tool call's JSON-encoded arguments."""
-    partial: AssistantMessage
-    type: ClassVar[Literal["toolcall_delta"]] = "toolcall_delta"
+class ToolCallDeltaEvent(_BlockDelta):
+    """``delta`` is a fragment of the tool call's JSON-encoded arguments."""
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type,
-            "contentIndex": self.content_index,
-            "delta": self.delta,
-            "partial": self.partial.to_json(),
-        }
+    type: ClassVar[Literal["toolcall_delta"]] = "toolcall_delta"
 
 
 @dataclass(slots=True)

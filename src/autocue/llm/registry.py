@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.llm.stream import AssistantMessageEventStream, Provider, StreamOptions, error_stream
 from autocue.llm.types import Context, Model, ModelCost
 
@@ -45,7 +46,7 @@ SCRIPTED_API = "scripted"
 PLAYBOOK_MODEL = "autocue/playbook"
 
 
-class ModelRegistryError(ValueError):
+class ModelRegistryError(AutocueError, ValueError):
     """A bad ``models.json`` or an unknown model; the message says where and what to do."""
 
 

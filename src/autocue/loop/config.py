@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.errors import AutocueError
+
 _TOP_KEYS = {"event_loop", "hats", "backend", "cli"}
 _LOOP_KEYS = {
     "prompt", "prompt_file", "completion_promise", "max_iterations", "max_runtime_seconds",
@@ -55,7 +57,7 @@ COMMAND_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
-class LoopConfigError(ValueError):
+class LoopConfigError(AutocueError, ValueError):
     """A configuration the loop cannot run; the message says where and what to do."""
 
 

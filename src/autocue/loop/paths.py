@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from autocue.errors import AutocueError
+
 SCRATCHPAD = ".agent/scratchpad.md"
 """The scratchpad every hat reads and updates, relative to the workspace."""
 RUN_DIR = ".autocue"
@@ -16,7 +18,7 @@ EVENTS_FILE = ".autocue/events.jsonl"
 """JSONL events an agent may append instead of printing tags (truncated at each run start)."""
 
 
-class PathEscapeError(ValueError):
+class PathEscapeError(AutocueError, ValueError):
     """A path argument that would leave the workspace."""
 
 

@@ -32,11 +32,13 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from autocue.errors import AutocueError
+
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY
 
 
-class UnsafeFileError(OSError):
+class UnsafeFileError(AutocueError, OSError):
     """A path below a workspace that autocue refuses to follow or open (see module docstring)."""
 
     def __init__(self, path: Path, what: str) -> None:

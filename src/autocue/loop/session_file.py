@@ -22,8 +22,10 @@ from typing import Any
 
 import orjson
 
+from autocue.errors import AutocueError
 
-class SessionParseError(ValueError):
+
+class SessionParseError(AutocueError, ValueError):
     """A corrupted session line. ``line`` is 1-based."""
 
     def __init__(self, path: str, line: int, problem: str) -> None:

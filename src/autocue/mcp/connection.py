@@ -24,6 +24,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
+from autocue.errors import AutocueError
 from autocue.mcp.config import HttpServerConfig, ServerConfig, StdioServerConfig
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
@@ -33,7 +34,7 @@ DEFAULT_MAX_RECONNECTS = 10
 CONNECTION_CLOSED = -32000
 
 
-class ServerUnavailableError(ConnectionError):
+class ServerUnavailableError(AutocueError, ConnectionError):
     """The server is not connected (failed, closed, or not back within its timeout)."""
 
 

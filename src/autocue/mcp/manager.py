@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import anyio
 
 from autocue.agent.tool import AgentTool, ToolResult
+from autocue.errors import AutocueError
 from autocue.llm.abort import AbortError, AbortSignal
 from autocue.mcp.config import MCPConfigError, ServerConfig, load_config, parse_server
 from autocue.mcp.connection import (
@@ -43,7 +44,7 @@ DEFAULT_GRACE_PERIOD = 0.25
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
-class MCPToolError(Exception):
+class MCPToolError(AutocueError):
     """An MCP tool call that failed: the server's error text, or why the call could not be made."""
 
 

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
 
+from autocue.scenario import profiles as scenario_profiles
 
-class Profile(Protocol):
-    name: str
-
-    def map_call(self, scenario_tool: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]: ...
+Profile = scenario_profiles.ToolProfile
+"""A tool profile (``autocue.scenario.profiles.ToolProfile``)."""
 
 
 @dataclass(slots=True)
@@ -44,60 +42,27 @@ class ToolDifference:
         return "; ".join(parts) or "no difference"
 
 
-def _module() -> Any:
-    try:
-        from autocue.scenario import profiles
-    except ImportError:  # the scenario package is optional for Script-only use
-        return None
-    return profiles
-
-
 def profile_names() -> list[str]:
-    mod = _module()
-    if mod is None:
-        return []
-    names = getattr(mod, "PROFILE_NAMES", None) or getattr(mod, "PROFILES", None) or []
-    return sorted(names)
+    return sorted(scenario_profiles.PROFILE_NAMES)
 
 
 def get_profile(name: str) -> Profile:
     """The named profile; ``ValueError`` naming the known ones otherwise."""
-    mod = _module()
-    if mod is None:
-        raise ValueError(f"unknown tool profile {name!r}: autocue.scenario.profiles is not available")
     try:
-        profile: Profile = mod.get_profile(name)
+        return scenario_profiles.get_profile(name)
     except (KeyError, LookupError) as e:
         raise ValueError(f"unknown tool profile {name!r}; known: {', '.join(profile_names())}") from e
-    return profile
 
 
 def detect_profile(declared: Iterable[str]) -> Profile | None:
     """The profile whose tools the declared tool names match best, or None."""
     names = list(declared)
-    mod = _module()
-    if mod is None or not names:
+    if not names:
         return None
-    found: Profile | None = mod.detect_profile(names)
-    return found
+    return scenario_profiles.detect_profile(names)
 
 
-def agent_tools(profile: Profile) -> set[str] | None:
-    """The agent-side tool names a profile knows (None when it does not say)."""
-    for attr in ("agent_tool_names", "agent_tools", "tool_names"):
-        v = getattr(profile, attr, None)
-        if callable(v):
-            v = v()
-        if isinstance(v, dict):
-            return {str(x if isinstance(x, str) else getattr(x, "name", x)) for x in v.values()}
-        if isinstance(v, (set, frozenset, list, tuple)):
-            return {str(x) for x in v}
-    return None
-
-
-def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference | None:
-    expected = agent_tools(profile)
-    if expected is None:
-        return None
+def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference:
+    expected = profile.agent_tool_names
     got = set(declared)
     return ToolDifference(sorted(expected - got), sorted(got - expected))

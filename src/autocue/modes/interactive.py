@@ -21,7 +21,9 @@ from typing import IO, Any
 
 from autocue.extensions.ui import CANCELLED, Cancelled, NotifyLevel, WidgetPlacement, run_dialog
 from autocue.llm.abort import AbortSignal
+from autocue.llm.registry import ModelRegistry
 from autocue.llm.stream import THINKING_LEVELS
+from autocue.session.agent_session import AgentSession
 
 DIM, RESET, RED, GREEN, CYAN = "\x1b[2m", "\x1b[0m", "\x1b[31m", "\x1b[32m", "\x1b[36m"
 
@@ -191,7 +193,7 @@ def _result_text(result: Any) -> str:
 
 
 async def run_interactive(
-    session: Any, registry: Any, *, out: IO[str], color: bool = True, initial: Sequence[str] = ()
+    session: AgentSession, registry: ModelRegistry, *, out: IO[str], color: bool = True, initial: Sequence[str] = ()
 ) -> int:
     p = _Printer(out, color)
     unsubscribe = session.subscribe(p)
@@ -242,7 +244,7 @@ async def run_interactive(
     return 0
 
 
-async def _builtin(line: str, session: Any, registry: Any, p: _Printer) -> str | None:
+async def _builtin(line: str, session: AgentSession, registry: ModelRegistry, p: _Printer) -> str | None:
     name, _, arg = line[1:].partition(" ")
     arg = arg.strip()
     if name in ("quit", "exit"):

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from typing import IO, Any, Literal
 
+from autocue.llm.types import AssistantMessage
 from autocue.modes.common import event_json, write_json_line
+from autocue.session.agent_session import AgentSession
 
 
 async def run_print(
-    session: Any,
+    session: AgentSession,
     prompts: list[str],
     *,
     mode: Literal["text", "json"] = "text",
@@ -62,9 +64,9 @@ async def run_print(
     return 0
 
 
-def _last_assistant(session: Any) -> Any:
+def _last_assistant(session: AgentSession) -> AssistantMessage | None:
     for m in reversed(session.messages):
-        if getattr(m, "role", None) == "assistant":
+        if isinstance(m, AssistantMessage):
             return m
     return None
 

@@ -32,21 +32,27 @@ from typing import IO, Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.llm.abort import AbortController
+from autocue.llm.registry import ModelRegistry
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.llm.types import ImageContent
 from autocue.modes.common import event_json, json_line, model_json
 from autocue.modes.rpc_ui import RpcUI
+from autocue.session.agent_session import AgentSession, StreamingBehavior
 
 _EOF = object()
+_STREAMING_BEHAVIORS: dict[str, StreamingBehavior] = {
+    "steer": "steer", "followUp": "follow_up", "follow_up": "follow_up",
+}
 
 
-class RpcCommandError(Exception):
+class RpcCommandError(AutocueError):
     """A command that cannot be carried out; its message becomes the error response."""
 
 
 class RpcServer:
-    def __init__(self, session: Any, registry: Any, ui: RpcUI | None, stdout: IO[bytes]) -> None:
+    def __init__(self, session: AgentSession, registry: ModelRegistry, ui: RpcUI | None, stdout: IO[bytes]) -> None:
         self.session = session
         self.registry = registry
         self.ui = ui
@@ -119,7 +125,7 @@ class RpcServer:
         text = _text(msg, "message")
         images = _images(msg.get("images"))
         behavior = msg.get("streamingBehavior")
-        sb = {"steer": "steer", "followUp": "follow_up", "follow_up": "follow_up"}.get(behavior or "")
+        sb = _STREAMING_BEHAVIORS.get(behavior or "")
         if behavior is not None and sb is None:
             raise RpcCommandError(f"streamingBehavior must be 'steer' or 'followUp', got {behavior!r}")
         if self.session.is_streaming and sb is None:
@@ -167,7 +173,7 @@ class RpcServer:
             "sessionName": sm.get_session_name(),
             "autoCompactionEnabled": s.settings.compaction.enabled,
             "messageCount": len(s.messages),
-            "pendingMessageCount": len(s.agent._steering) + len(s.agent._follow_up),
+            "pendingMessageCount": s.agent.queued_message_count,
         }
 
     async def cmd_get_messages(self, msg: dict[str, Any]) -> Any:
@@ -277,9 +283,7 @@ class RpcServer:
         self.session.settings.retry.enabled = bool(msg.get("enabled"))
 
     async def cmd_abort_retry(self, msg: dict[str, Any]) -> Any:
-        ev = getattr(self.session, "_retry_abort", None)
-        if ev is not None:
-            ev.set()
+        self.session.abort_retry()
 
     # ------------------------------------------------------------------ bash
     async def cmd_bash(self, msg: dict[str, Any]) -> Any:
@@ -379,7 +383,9 @@ def _start_reader(stdin: IO[bytes], loop: asyncio.AbstractEventLoop, queue: asyn
     threading.Thread(target=run, name="autocue-rpc-stdin", daemon=True).start()
 
 
-async def run_rpc(session: Any, registry: Any, ui: RpcUI | None, *, stdin: IO[bytes], stdout: IO[bytes]) -> int:
+async def run_rpc(
+    session: AgentSession, registry: ModelRegistry, ui: RpcUI | None, *, stdin: IO[bytes], stdout: IO[bytes]
+) -> int:
     server = RpcServer(session, registry, ui, stdout)
     unsubscribe = session.subscribe(server.on_event)
     queue: asyncio.Queue[Any] = asyncio.Queue()

@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from autocue.errors import AutocueError
+
 REDACTED = "[REDACTED]"
 MIN_SECRET = 8
 AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization")
@@ -31,7 +33,7 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 
-class RedactionError(ValueError):
+class RedactionError(AutocueError, ValueError):
     """A ``--redact`` pattern that is not a regular expression, or a missing ``--redact-env`` variable."""
 
 

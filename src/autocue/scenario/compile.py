@@ -25,20 +25,38 @@ Rules (documented in ``docs/scenarios.md``):
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from autocue.llm.types import TextContent, ThinkingContent
-from autocue.scenario.model import (
+from autocue.scenario.errors import Pos
+from autocue.scenario.timeline import (
     AssertStep,
     AssistantPart,
     ErrorStep,
     LlmResponse,
-    Scenario,
     ThinkPart,
+    TimelineEvent,
     ToolUse,
     UserInputs,
 )
 from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
+
+
+class CompilableScenario(Protocol):
+    """What the compiler reads of a ``Scenario`` (``model.py`` calls the compiler, not the reverse)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def pos(self) -> Pos: ...
+
+    @property
+    def initial_prompt(self) -> str | None: ...
+
+    @property
+    def timeline(self) -> Sequence[TimelineEvent]: ...
 
 
 def scripted_error(e: ErrorStep) -> ScriptedError:
@@ -63,7 +81,7 @@ def scripted_error(e: ErrorStep) -> ScriptedError:
 class _Compiler:
     __slots__ = ("open_legacy", "pending", "script", "turn")
 
-    def __init__(self, sc: Scenario) -> None:
+    def __init__(self, sc: CompilableScenario) -> None:
         self.script = Script(name=sc.name, source=sc.pos.short)
         self.turn = Turn(prompt=sc.initial_prompt, source=sc.pos.short)
         self.script.turns.append(self.turn)
@@ -143,7 +161,7 @@ class _Compiler:
         self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
 
 
-def compile_scenario(sc: Scenario) -> Script:
+def compile_scenario(sc: CompilableScenario) -> Script:
     """The ``Script`` for ``sc`` (a fresh object on every call)."""
     c = _Compiler(sc)
     for ev in sc.timeline:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from autocue.errors import AutocueError
+
 
 @dataclass(frozen=True, slots=True)
 class Pos:
@@ -28,7 +30,7 @@ class Pos:
         return f"{self.file}:{self.line}"
 
 
-class ScenarioError(ValueError):
+class ScenarioError(AutocueError, ValueError):
     """A scenario document that cannot be loaded. ``str(err)`` is ``file:line:col: path: message``."""
 
     def __init__(self, message: str, pos: Pos, path: str = "") -> None:

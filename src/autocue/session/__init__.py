@@ -10,12 +10,10 @@
 
 from autocue.session.agent_session import (
     AgentSession,
-    CreateAgentSessionResult,
     SessionBusyError,
     SessionDisposedError,
     SessionListener,
     ToolInfo,
-    create_agent_session,
 )
 from autocue.session.compaction import (
     CompactionPreparation,
@@ -56,6 +54,7 @@ from autocue.session.events import (
     AutoRetryStartEvent,
     ExtensionErrorEvent,
 )
+from autocue.session.factory import CreateAgentSessionResult, create_agent_session
 from autocue.session.manager import SessionContext, SessionManager, SessionTreeNode
 from autocue.session.messages import (
     BashExecutionMessage,

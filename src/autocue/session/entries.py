@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
 from autocue.session.messages import (
     AgentMessage,
@@ -44,7 +45,7 @@ from autocue.session.messages import (
 CURRENT_SESSION_VERSION = 3
 
 
-class EntryParseError(ValueError):
+class EntryParseError(AutocueError, ValueError):
     """A loaded entry whose message turned out malformed when it was first read."""
 
     def __init__(self, message: str, entry_id: str, line: int | None) -> None:
@@ -215,53 +216,51 @@ class MessageEntry:
         line: int | None = None,
     ) -> None:
         if message is not None:
-            self.role: str = message.role
+            role = message.role
         elif message_json is not None:
-            self.role = str(message_json.get("role"))
+            role = str(message_json.get("role"))
         else:
             raise ValueError("MessageEntry needs a message or message_json")
+        self._fill(id, parent_id, timestamp, role, message, message_json, raw, None, line, extra)
+
+    def _fill(
+        self,
+        id: str,
+        parent_id: str | None,
+        timestamp: str,
+        role: str,
+        message: AgentMessage | None,
+        message_json: JSON | None,
+        raw: JSON | None,
+        line_bytes: bytes | None,
+        line: int | None,
+        extra: JSON | None = None,
+    ) -> MessageEntry:
+        """Set every slot: the one place a message entry is built (``__init__``, ``of``, ``loaded``
+        and the file loader's fast path all come here)."""
         self.id = id
         self.parent_id = parent_id
         self.timestamp = timestamp
+        self.role: str = role
         self._message = message
         self._json = message_json
-        self.extra = extra
         self._raw = raw
-        self._line: bytes | None = None
+        self._line: bytes | None = line_bytes
         self.line = line
         """The line the entry was read from (for error messages), or None."""
+        self.extra = extra
+        return self
 
     @classmethod
     def of(cls, id: str, parent_id: str | None, timestamp: str, message: AgentMessage) -> MessageEntry:
         """``MessageEntry(id, parent_id, timestamp, message)`` for a new message (the append hot path)."""
-        e = _new(cls)
-        e.role = message.role
-        e.id = id
-        e.parent_id = parent_id
-        e.timestamp = timestamp
-        e._message = message
-        e._json = None
-        e.extra = None
-        e._raw = None
-        e._line = None
-        e.line = None
-        return e
+        return _new(cls)._fill(id, parent_id, timestamp, message.role, message, None, None, None, None)
 
     @classmethod
     def loaded(cls, d: JSON, message_json: JSON, line: int | None) -> MessageEntry:
         """A message entry read from a file line ``d`` that has exactly pi's five keys (fast path)."""
-        e = cls.__new__(cls)
-        e.id = d["id"]
-        e.parent_id = d["parentId"]
-        e.timestamp = d["timestamp"]
-        e.role = message_json["role"]
-        e._message = None
-        e._json = message_json
-        e.extra = None
-        e._raw = d
-        e._line = None
-        e.line = line
-        return e
+        return _new(cls)._fill(d["id"], d["parentId"], d["timestamp"], message_json["role"], None, message_json, d,
+                               None, line)
 
     @property
     def raw(self) -> JSON | None:

@@ -8,12 +8,17 @@
   ``FileNotFoundError``); creating a session there is explicit (``SessionManager.create_at``).
 - ``EntryNotFoundError``: an entry id that is not in the session (``branch``, labels, ...).
 - ``CompactionError``: compaction could not run (nothing to compact, summarization failed).
+- ``SessionBusyError``: ``prompt`` while the agent runs, without saying how to queue (also a
+  ``RuntimeError``).
+- ``SessionDisposedError``: a call on a disposed session (also a ``RuntimeError``).
 """
 
 from __future__ import annotations
 
+from autocue.errors import AutocueError
 
-class SessionError(Exception):
+
+class SessionError(AutocueError):
     """Base class of every session-layer error."""
 
 
@@ -61,4 +66,15 @@ class CompactionError(SessionError):
     """Compaction failed: nothing to compact, already compacted, or the summary call failed."""
 
 
-__all__ = ["CompactionError", "EntryNotFoundError", "SessionError", "SessionFileError", "SessionFileNotFoundError"]
+class SessionBusyError(SessionError, RuntimeError):
+    """``prompt`` while the agent runs, without saying how to queue the message."""
+
+
+class SessionDisposedError(SessionError, RuntimeError):
+    """The session was disposed."""
+
+
+__all__ = [
+    "CompactionError", "EntryNotFoundError", "SessionBusyError", "SessionDisposedError", "SessionError",
+    "SessionFileError", "SessionFileNotFoundError",
+]

@@ -407,28 +407,13 @@ def _entries_from_lines(
             ts = d.get("timestamp")
             if (type(msg) is dict and type(role := msg.get("role")) is str and type(eid) is str
                     and (pid is None or type(pid) is str) and type(ts) is str):
-                e: MessageEntry = new(MessageEntry)
-                e.id = eid
-                e.parent_id = pid
-                e.timestamp = ts
-                e.role = role
-                e.extra = None
-                e.line = i + 1
-                e._json = None
                 add_line(i + 1)
                 try:
                     m: AgentMessage = convert(msg, strict=False)
                 except ValueError:  # malformed: reported on first access (only an error if the context needs it)
-                    e._message = None
-                    e._json = msg
-                    e._raw = d
-                    e._line = None
-                    append(e)
+                    append(new(MessageEntry)._fill(eid, pid, ts, role, None, msg, d, None, i + 1))
                     continue
-                e._message = m
-                e._raw = None
-                e._line = raw
-                append(e)
+                append(new(MessageEntry)._fill(eid, pid, ts, role, m, None, None, raw, i + 1))
                 continue
         if type(d) is not dict:
             raise SessionFileError(path, i + 1, f"expected a JSON object, got {type(d).__name__}")

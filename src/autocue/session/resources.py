@@ -285,8 +285,32 @@ def expand_prompt_template(text: str, templates: Sequence[PromptTemplate]) -> st
     return substitute_args(tpl.content, parse_command_args(args))
 
 
+
+
+def with_skills_and_prompts(
+    res: Resources,
+    cwd: str,
+    skills: Sequence[Skill | str | os.PathLike[str]] | None,
+    prompt_templates: Sequence[PromptTemplate] | None,
+) -> Resources:
+    """``res`` with ``skills`` (objects, or paths loaded from ``cwd``) and ``prompt_templates`` in
+    place of its own, where given (a session's ``skills=`` / ``prompt_templates=``)."""
+    if skills is not None:
+        res.skills = []
+        for s in skills:
+            if isinstance(s, Skill):
+                res.skills.append(s)
+            else:
+                found = load_resources(cwd, skill_paths=[s], discover=False)
+                res.skills.extend(found.skills)
+                res.diagnostics.extend(found.diagnostics)
+    if prompt_templates is not None:
+        res.prompts = list(prompt_templates)
+    return res
+
+
 __all__ = [
     "PromptTemplate", "Resources", "Skill", "expand_prompt_template", "expand_skill_command",
     "format_skills_for_prompt", "load_resources", "load_skill", "parse_command_args", "parse_front_matter",
-    "substitute_args",
+    "substitute_args", "with_skills_and_prompts",
 ]

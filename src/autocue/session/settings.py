@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
 from autocue.session.retry import RetrySettings
@@ -46,7 +47,7 @@ _KEYS = {
 }
 
 
-class SettingsError(ValueError):
+class SettingsError(AutocueError, ValueError):
     """A settings file that cannot be read."""
 
 

@@ -14,8 +14,10 @@ from typing import Any
 import httpx2
 import orjson
 
+from autocue.errors import AutocueError
 
-class StreamError(RuntimeError):
+
+class StreamError(AutocueError, RuntimeError):
     """The stream could not be read (HTTP error, not an event stream, too many reconnects)."""
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from autocue.errors import AutocueError
+
 EVENT_SCHEMA_VERSION = 1
 SCHEMA_ID = f"https://autocue.dev/schemas/session-events/v{EVENT_SCHEMA_VERSION}.json"
 
@@ -104,7 +106,7 @@ def event_json_schema() -> dict[str, Any]:
     }
 
 
-class EventSchemaError(ValueError):
+class EventSchemaError(AutocueError, ValueError):
     """An event that does not match the schema."""
 
 

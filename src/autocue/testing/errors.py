@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from autocue.errors import AutocueError
 
-class HarnessError(AssertionError):
+
+class HarnessError(AutocueError, AssertionError):
     """Base of every error the test harness raises (an ``AssertionError``, so tests fail, not error)."""
 
 

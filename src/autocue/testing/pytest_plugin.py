@@ -3,15 +3,14 @@
 ``autocue_session(**options)`` builds a ``TestSession`` with ``create_test_session``'s options and
 disposes every session it built at teardown. When a test fails, the report gains a section
 "autocue transcript" for each ``TestSession`` the test created (fixture or not): turns, tool
-calls with their inputs, results, blocked calls and UI calls, and a section "autocue view" with
-the path of each session's viewer page (written under ``.autocue/view`` of the rootdir, or
-``--autocue-html DIR``, which writes the pages of every test).
+calls with their inputs, results, blocked calls and UI calls. ``sessions_of(item)`` gives the
+sessions a test created to other plugins (the viewer's ``autocue.view.pytest_plugin`` writes
+their pages).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,10 +20,9 @@ from autocue.testing.session import TestSession, create_test_session, track_sess
 _SESSIONS = pytest.StashKey[list[TestSession]]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.getgroup("autocue").addoption(
-        "--autocue-html", metavar="DIR", default=None,
-        help="write the autocue viewer page of every test's sessions into DIR (failing tests always get one)")
+def sessions_of(item: pytest.Item) -> list[TestSession]:
+    """The ``TestSession``s the test ``item`` created (empty outside a test run)."""
+    return item.stash.get(_SESSIONS, [])
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -38,15 +36,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    empty: list[TestSession] = []
-    sessions = item.stash.get(_SESSIONS, empty)
-    every = item.config.getoption("--autocue-html", None)
-    if sessions and (report.failed or (every and report.when == "call")):
-        from autocue.view.pytest_pages import DEFAULT_DIR, write_test_pages
-
-        folder = Path(every) if every else item.config.rootpath / DEFAULT_DIR
-        pages = write_test_pages(item.nodeid, [t.session.session_manager for t in sessions], folder)
-        report.sections.append(("autocue view", "\n".join(str(p) for p in pages)))
+    sessions = sessions_of(item)
     if not report.failed:
         return
     for i, t in enumerate(sessions):

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.testing.events import TestEvents
 from autocue.testing.sandbox_problems import Problem, ProblemKind, SandboxStepError
 from autocue.testing.sandbox_smoke import SmokeSpecError, events_from_json, load_smoke_file, smoke_to_wire
@@ -62,7 +63,7 @@ from autocue.testing.sandbox_wheels import (
 EXPECT_KEYS = ("extensions", "tools", "skills")
 
 
-class SandboxVerificationError(AssertionError):
+class SandboxVerificationError(AutocueError, AssertionError):
     """The package failed the sandbox check; ``.result`` is the full ``SandboxResult``."""
 
     def __init__(self, result: SandboxResult) -> None:

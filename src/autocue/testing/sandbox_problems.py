@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from autocue.errors import AutocueError
+
 
 class ProblemKind(StrEnum):
     """The failure classes ``verify_sandbox_install`` tells apart."""
@@ -99,7 +101,7 @@ class Problem:
         )
 
 
-class SandboxStepError(Exception):
+class SandboxStepError(AutocueError):
     """A step of the check failed in a way that ends the check; carries the ``Problem``."""
 
     def __init__(self, problem: Problem) -> None:

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.extensions.ui import CANCELLED
 from autocue.llm.types import Usage, content_from_json, message_from_json
 from autocue.testing.dsl import (
@@ -53,7 +54,7 @@ _UI_KEYS = ("confirm", "select", "input", "editor")
 _CANCEL_JSON = {"$cancel": True}
 
 
-class SmokeSpecError(ValueError):
+class SmokeSpecError(AutocueError, ValueError):
     """A smoke playbook that cannot be sent into the sandbox (names where and why)."""
 
 

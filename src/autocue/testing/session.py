@@ -33,6 +33,7 @@ from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
 from autocue.testing.playbook import Playbook
 from autocue.testing.transcript import render_transcript
+from autocue.tools import BUILTIN_TOOL_NAMES, create_builtin_tools
 
 if TYPE_CHECKING:
     from autocue.testing.mcp_servers import HarnessMCP
@@ -63,10 +64,6 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 def _builtin_tools(cwd: str) -> dict[str, AgentTool]:
     """All seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four."""
-    try:
-        from autocue.tools import BUILTIN_TOOL_NAMES, create_builtin_tools
-    except ImportError:  # built-in tools not installed: only mocks and extension tools exist
-        return {}
     return dict(create_builtin_tools(cwd, BUILTIN_TOOL_NAMES))
 
 

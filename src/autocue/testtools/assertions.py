@@ -25,6 +25,7 @@ import stat
 from collections.abc import Callable
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.loop.paths import SCRATCHPAD
 from autocue.loop.safe_files import UnsafeFileError, describe, lstat_in, read_regular
 from autocue.loop.session_file import Record
@@ -35,7 +36,7 @@ from autocue.testtools.inspect import load_records
 from autocue.testtools.workspace import Workspace
 
 
-class _Fail(Exception):
+class _Fail(AutocueError):
     def __init__(self, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.extra = extra

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from autocue.errors import AutocueError
 
-class TestToolError(Exception):
+
+class TestToolError(AutocueError):
     """See module docstring. The message says what happened and what to do."""
 
     __test__ = False  # not a pytest test class

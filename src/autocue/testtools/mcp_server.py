@@ -20,11 +20,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 
+from autocue.errors import require_extra
 from autocue.testtools.errors import TestToolError
 from autocue.testtools.tools import TestTools
+
+try:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ModuleNotFoundError as e:  # the MCP SDK is the optional extra autocue[mcp]
+    raise require_extra(e, "mcp", "mcp", "the test tools' MCP server (autocue mcp)") from None
 
 STALE_AFTER_SECS = 24 * 3600
 INSTRUCTIONS = (

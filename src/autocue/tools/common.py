@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from autocue.errors import AutocueError
 from autocue.llm.abort import AbortSignal
 
 
-class ToolError(RuntimeError):
+class ToolError(AutocueError, RuntimeError):
     """A tool failure whose message is meant for the model (and the test reading it)."""
 
 

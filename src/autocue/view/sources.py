@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.simulate.schema import EVENT_SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 Event = dict[str, Any]
 
 
-class ViewSourceError(ValueError):
+class ViewSourceError(AutocueError, ValueError):
     """Input the viewer cannot read (the message names where and what to do)."""
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.llm.events import AssistantMessageEvent, ErrorEvent
 from autocue.llm.providers.builder import MessageBuilder
 from autocue.llm.providers.sse import SSEDecoder, SSEEvent
@@ -41,7 +42,7 @@ ApiKeyResolver = Callable[[str], "str | None"]
 """``resolver(provider_name) -> key`` used when ``StreamOptions.api_key`` is not given."""
 
 
-class ProviderHTTPError(Exception):
+class ProviderHTTPError(AutocueError):
     """A failed API call: HTTP status, the message from the body, and retry-after seconds."""
 
     def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
@@ -51,7 +52,7 @@ class ProviderHTTPError(Exception):
         self.retry_after = retry_after
 
 
-class ProviderStreamError(Exception):
+class ProviderStreamError(AutocueError):
     """The server reported an error inside the stream, or the stream broke its protocol."""
 
     def __init__(self, message: str, status: int | None = None) -> None:
@@ -59,7 +60,7 @@ class ProviderStreamError(Exception):
         self.status = status
 
 
-class _Aborted(Exception):
+class _Aborted(AutocueError):
     pass
 
 

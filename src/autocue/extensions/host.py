@@ -1,0 +1,125 @@
+"""What extensions need of the session that hosts them: the ``SessionHost`` protocol.
+
+``autocue.session.AgentSession`` implements it; extensions (``ExtensionAPI``, ``ctx``) see the
+session only through it, so ``extensions`` never imports ``session`` (the layer rule of
+docs/architecture.md). ``ToolInfo`` (an entry of ``get_all_tools()``) lives here for the same reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from autocue.extensions.events import CustomMessageSpec
+from autocue.extensions.extension import CommandInfo
+from autocue.extensions.ui import ExtensionUIContext
+from autocue.llm.types import JSON, Model, UserContent
+
+if TYPE_CHECKING:
+    from autocue.extensions.context import ContextUsage, ReadonlySessionManager
+
+
+@dataclass(slots=True)
+class ToolInfo:
+    """An entry of ``get_all_tools()``."""
+
+    name: str
+    description: str
+    parameters: JSON
+    source: Literal["builtin", "extension"]
+    active: bool
+    extension_path: str | None = None
+    overrides_builtin: bool = False
+    """An extension tool that replaced a built-in (or ``tools=``) tool of the same name."""
+
+
+class SessionWriter(Protocol):
+    """The writing calls of the session file that the extension API forwards."""
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str: ...
+
+    def append_label_change(self, target_id: str, label: str | None) -> str: ...
+
+    def get_session_name(self) -> str | None: ...
+
+
+class SessionHost(Protocol):
+    """The session an extension runner is bound to (``AgentSession``)."""
+
+    cwd: str
+    ui: ExtensionUIContext
+    has_ui: bool
+
+    @property
+    def session_manager(self) -> SessionWriter: ...
+
+    @property
+    def readonly_session_manager(self) -> ReadonlySessionManager: ...
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def thinking_level(self) -> str: ...
+
+    @property
+    def system_prompt(self) -> str: ...
+
+    @property
+    def is_streaming(self) -> bool: ...
+
+    def abort_nowait(self) -> None: ...
+
+    def has_pending_messages(self) -> bool: ...
+
+    def get_context_usage(self) -> ContextUsage: ...
+
+    def schedule_compaction(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        on_complete: Callable[[Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> asyncio.Task[Any]: ...
+
+    def schedule_dispose(self) -> asyncio.Task[None]: ...
+
+    async def wait_for_idle(self) -> None: ...
+
+    async def navigate_tree(self, target_id: str | None, *, summary: str | None = None) -> bool: ...
+
+    async def new_session(self) -> bool: ...
+
+    async def send_custom_message(
+        self,
+        message: CustomMessageSpec | dict[str, Any],
+        *,
+        trigger_turn: bool = False,
+        deliver_as: Literal["steer", "follow_up", "next_turn"] = "steer",
+    ) -> None: ...
+
+    async def send_user_message(
+        self,
+        content: str | Sequence[UserContent],
+        *,
+        deliver_as: Literal["steer", "follow_up", "next_turn"] | None = None,
+    ) -> None: ...
+
+    def set_session_name(self, name: str) -> None: ...
+
+    def get_active_tool_names(self) -> list[str]: ...
+
+    def get_all_tools(self) -> list[ToolInfo]: ...
+
+    def set_active_tools(self, names: Sequence[str]) -> None: ...
+
+    def get_commands(self) -> list[CommandInfo]: ...
+
+    async def set_model(self, model: Model) -> None: ...
+
+    def set_thinking_level(self, level: str) -> None: ...
+
+
+__all__ = ["SessionHost", "SessionWriter", "ToolInfo"]

@@ -1,0 +1,111 @@
+"""``EventDispatch``: where an ``AgentSession``'s events go, in order.
+
+Every agent event goes first to the extensions (awaited), then to ``subscribe`` listeners,
+then to persistence (``message_end`` of user/assistant/toolResult/bashExecution messages
+becomes a ``message`` entry, of a custom message a ``custom_message`` entry). Session events
+(``auto_*``) go to the listeners only; an ``extension_error`` too, without letting a failing
+listener stop the others. The synchronous path stays free of coroutines while nobody awaits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from autocue.agent.events import AgentEvent
+from autocue.extensions.events import ExtensionErrorEvent
+from autocue.extensions.runner import ExtensionRunner
+from autocue.session.manager import SessionManager
+
+SessionListener = Callable[[Any], "Awaitable[None] | None"]
+
+MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecution"))
+"""Roles persisted as plain message entries (``custom`` messages get their own entry type)."""
+
+
+class EventDispatch:
+    __slots__ = ("_runner", "_sm", "background", "listeners")
+
+    def __init__(self, runner: ExtensionRunner, session_manager: SessionManager) -> None:
+        self._runner = runner
+        self._sm = session_manager
+        self.listeners: list[SessionListener] = []
+        self.background: set[asyncio.Task[Any]] = set()
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        self.listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self.listeners:
+                self.listeners.remove(listener)
+
+        return unsubscribe
+
+    def on_agent_event(self, ev: AgentEvent) -> Awaitable[None] | None:
+        t = ev.type
+        if t in self._runner.by_event:
+            r = self._runner.emit(ev)
+            if r is not None:
+                return self._rest_async(r, ev)
+        for fn in self.listeners:
+            r2 = fn(ev)
+            if r2 is not None:
+                return self._listeners_rest(r2, ev, fn)
+        if t == "message_end":
+            m: Any = ev.message  # type: ignore[union-attr]
+            if m.role in MESSAGE_ENTRY_ROLES:  # inline of persist's common case
+                self._sm.append_message(m)
+            else:
+                self.persist(m)
+        return None
+
+    async def _rest_async(self, first: Awaitable[None], ev: AgentEvent) -> None:
+        await first
+        for fn in list(self.listeners):
+            r = fn(ev)
+            if r is not None:
+                await r
+        if ev.type == "message_end":
+            self.persist(ev.message)
+
+    async def _listeners_rest(self, first: Awaitable[None], ev: AgentEvent, after: SessionListener) -> None:
+        await first
+        listeners = self.listeners
+        rest = listeners[listeners.index(after) + 1 :] if after in listeners else []
+        for fn in rest:
+            r = fn(ev)
+            if r is not None:
+                await r
+        if ev.type == "message_end":
+            self.persist(ev.message)
+
+    def persist(self, m: Any) -> None:
+        role = m.role
+        if role == "custom":
+            self._sm.append_custom_message_entry(m.custom_type, m.content, m.display, m.details)
+        elif role in MESSAGE_ENTRY_ROLES:
+            self._sm.append_message(m)
+
+    async def emit_session_event(self, ev: Any) -> None:
+        for fn in list(self.listeners):
+            r = fn(ev)
+            if r is not None:
+                await r
+
+    def on_extension_error(self, ev: ExtensionErrorEvent) -> None:
+        for fn in list(self.listeners):
+            try:
+                r = fn(ev)
+            except Exception:
+                continue
+            if r is not None:
+                self.track(asyncio.ensure_future(r))
+
+    def track(self, task: asyncio.Future[Any]) -> None:
+        """Keep a background task alive until it ends."""
+        self.background.add(task)  # type: ignore[arg-type]
+        task.add_done_callback(self.background.discard)  # type: ignore[arg-type]
+
+
+__all__ = ["MESSAGE_ENTRY_ROLES", "EventDispatch", "SessionListener"]

@@ -1,0 +1,158 @@
+"""``PromptQueue``: how a message reaches an ``AgentSession``'s agent.
+
+While the agent runs, a message is queued as a steer (after the current tool calls) or a
+follow-up (once the agent would stop); ``next_turn`` messages wait for the next prompt. When
+idle, a user message becomes a prompt and a custom message is appended (or, with
+``trigger_turn``, prompts). Slash commands of extensions run at once and cannot be queued;
+``/skill:name`` and ``/template`` expand first.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from autocue.agent.events import MessageEndEvent, MessageStartEvent
+from autocue.extensions.events import CustomMessageSpec
+from autocue.extensions.runner import is_missing, result_field
+from autocue.llm.types import ImageContent, TextContent, UserContent, UserMessage
+from autocue.session.errors import SessionBusyError
+from autocue.session.messages import CustomMessage
+from autocue.session.resources import expand_prompt_template, expand_skill_command
+
+if TYPE_CHECKING:
+    from autocue.session.agent_session import AgentSession
+
+DeliverAs = Literal["steer", "follow_up", "next_turn"]
+
+
+def user_message(text: str, images: Sequence[ImageContent] | None) -> UserMessage:
+    # pi always stores prompts as content blocks, never as a bare string.
+    return UserMessage([TextContent(text), *(images or ())])
+
+
+class PromptQueue:
+    __slots__ = ("_next_turn", "_s")
+
+    def __init__(self, session: AgentSession) -> None:
+        self._s: AgentSession = weakref.proxy(session)  # the session owns this; no cycle to free
+        self._next_turn: list[Any] = []
+
+    def take_next_turn(self) -> list[Any]:
+        out, self._next_turn = self._next_turn, []
+        return out
+
+    def clear_next_turn(self) -> None:
+        self._next_turn = []
+
+    def has_pending(self) -> bool:
+        return self._s.agent.has_queued_messages() or bool(self._next_turn)
+
+    def expand(self, text: str) -> str:
+        s = self._s
+        if s.settings.enable_skill_commands and text.startswith("/skill:"):
+            text = expand_skill_command(text, s.resources.skills)
+        return expand_prompt_template(text, s.resources.prompts)
+
+    async def try_command(self, text: str) -> bool:
+        """Run ``/name args`` when ``name`` is a registered command; False when it is not one."""
+        runner = self._s.runner
+        name, _, args = text[1:].partition(" ")
+        cmd = runner.command(name)
+        if cmd is None:
+            return False
+        try:
+            r = cmd.handler(args.strip(), runner.command_ctx)
+            if r is not None and hasattr(r, "__await__"):
+                await r
+        except Exception as err:
+            runner.report(cmd.extension, f"command:/{name}", err)
+        return True
+
+    def queue(self, text: str, images: Sequence[ImageContent] | None, how: Literal["steer", "follow_up"]) -> None:
+        """``steer`` / ``follow_up`` of a typed message (expanded; commands refused)."""
+        s = self._s
+        s._check_alive()
+        if text.startswith("/") and s.runner.command(text[1:].partition(" ")[0]) is not None:
+            raise ValueError(
+                f"Extension commands cannot be queued: {text.split()[0]!r} runs immediately; call prompt() with it "
+                "once the agent is idle."
+            )
+        msg = user_message(self.expand(text), images)
+        if how == "steer":
+            s.agent.steer(msg)
+        else:
+            s.agent.follow_up(msg)
+
+    async def send_custom(
+        self, message: CustomMessageSpec | CustomMessage | dict[str, Any], trigger_turn: bool, deliver_as: DeliverAs
+    ) -> None:
+        s = self._s
+        s._check_alive()
+        if isinstance(message, CustomMessage):
+            m = message
+        else:
+            spec = _custom_spec(message)
+            m = CustomMessage(spec.custom_type, spec.content, spec.display, spec.details)
+        if deliver_as == "next_turn":
+            self._next_turn.append(m)
+            return
+        if s.is_streaming:
+            if deliver_as == "follow_up":
+                s.agent.follow_up(m)
+            else:
+                s.agent.steer(m)
+            return
+        if trigger_turn:
+            await s._ensure_bound()
+            s._begin()
+            try:
+                await s._run(lambda: s.agent.prompt(m))
+            finally:
+                s._end()
+            return
+        s.agent.append_message(m)
+        for ev in (MessageStartEvent(m), MessageEndEvent(m)):
+            r = s.events.on_agent_event(ev)
+            if r is not None:
+                await r
+
+    async def send_user(self, content: str | Sequence[UserContent], deliver_as: DeliverAs | None) -> None:
+        s = self._s
+        if isinstance(content, str):
+            text, images = content, None
+        else:
+            text = "\n".join(b.text for b in content if isinstance(b, TextContent))
+            images = [b for b in content if isinstance(b, ImageContent)] or None
+        if s.is_streaming:
+            if deliver_as is None:
+                raise SessionBusyError(
+                    "send_user_message while the agent is running needs deliver_as='steer' or 'follow_up'"
+                )
+            msg = user_message(text, images)
+            if deliver_as == "follow_up":
+                s.agent.follow_up(msg)
+            elif deliver_as == "next_turn":
+                self._next_turn.append(msg)
+            else:
+                s.agent.steer(msg)
+            return
+        await s.prompt(text, images=images, expand_prompt_templates=False, source="extension")
+
+
+def _custom_spec(message: Any) -> CustomMessageSpec:
+    if isinstance(message, CustomMessageSpec):
+        return message
+    ct = result_field(message, "custom_type", "customType")
+    content = result_field(message, "content")
+    if is_missing(ct) or is_missing(content):
+        raise ValueError("a custom message needs custom_type and content")
+    display = result_field(message, "display")
+    details = result_field(message, "details")
+    return CustomMessageSpec(
+        str(ct), content, True if is_missing(display) else bool(display), None if is_missing(details) else details
+    )
+
+
+__all__ = ["PromptQueue", "user_message"]

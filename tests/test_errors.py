@@ -1,0 +1,77 @@
+"""One error family: every exception class autocue defines derives from ``autocue.AutocueError``.
+
+The walk imports every module of ``autocue`` and collects the exception classes defined there
+(private control-flow ones included), so a new exception that forgets the root fails here. The
+tree in docs/architecture.md is compared with the one the code defines.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+from pathlib import Path
+
+import autocue
+from autocue import AutocueError
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+
+
+def autocue_exceptions() -> list[type[BaseException]]:
+    found: dict[str, type[BaseException]] = {}
+    for info in pkgutil.walk_packages(autocue.__path__, "autocue."):
+        if info.name == "autocue.__main__":  # runs the command when imported; defines nothing
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if (inspect.isclass(obj) and issubclass(obj, BaseException) and obj.__module__ == info.name
+                    and not obj.__name__.startswith("_")):  # private ones never leave their module
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return [found[k] for k in sorted(found)]
+
+
+def exception_tree() -> list[str]:
+    """The public classes below ``AutocueError``, indented by depth, each with its stdlib bases and module."""
+    classes = [c for c in autocue_exceptions() if not c.__name__.startswith("_")]
+    lines = ["AutocueError (autocue.errors)"]
+
+    def add(parent: type[BaseException], depth: int) -> None:
+        for c in sorted((c for c in classes if parent in c.__bases__), key=lambda c: c.__name__):
+            stdlib = [b.__name__ for b in c.__bases__ if b.__module__ == "builtins"]
+            extra = f" [{', '.join(stdlib)}]" if stdlib else ""
+            lines.append(f"{'    ' * depth}{c.__name__}{extra} ({c.__module__})")
+            add(c, depth + 1)
+
+    add(AutocueError, 1)
+    return lines
+
+
+def test_every_autocue_exception_derives_from_autocue_error() -> None:
+    classes = autocue_exceptions()
+    assert len(classes) > 30  # the walk found the package's exceptions, not an empty list
+    outside = [f"{c.__module__}.{c.__qualname__}" for c in classes if c is not AutocueError
+               and not issubclass(c, AutocueError)]
+    assert outside == [], f"derive these from autocue.AutocueError (keep their stdlib base): {outside}"
+
+
+def test_the_stdlib_bases_stay() -> None:
+    from autocue.loop.safe_files import UnsafeFileError
+    from autocue.scenario import ScenarioError
+    from autocue.session import SessionBusyError, SessionDisposedError, SessionError, SessionFileNotFoundError
+    from autocue.testing.errors import HarnessError
+
+    assert issubclass(ScenarioError, ValueError)
+    assert issubclass(HarnessError, AssertionError)
+    assert issubclass(UnsafeFileError, OSError)
+    assert issubclass(SessionFileNotFoundError, FileNotFoundError)
+    for busy in (SessionBusyError, SessionDisposedError):
+        assert issubclass(busy, SessionError) and issubclass(busy, RuntimeError)
+
+
+def test_the_docs_list_the_tree_the_code_defines() -> None:
+    text = PAGE.read_text()
+    block = re.search(r"<!-- exception tree:.*?-->\n```text\n(.*?)```", text, re.S)
+    assert block is not None, "docs/architecture.md lost its exception tree block"
+    assert block.group(1).splitlines() == exception_tree(), "\n".join(exception_tree())

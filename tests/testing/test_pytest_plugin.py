@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 TESTS = '''
 from autocue.testing import call, say, when
 
@@ -48,6 +50,7 @@ def run_pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_plugin_fixture_and_failure_transcript(tmp_path: Path) -> None:
     proc = run_pytest(tmp_path, "-q", "-p", "no:xdist")
     out = proc.stdout
@@ -59,6 +62,7 @@ def test_plugin_fixture_and_failure_transcript(tmp_path: Path) -> None:
     assert "✓ bash → ok" in out
 
 
+@pytest.mark.slow
 def test_plugin_under_xdist(tmp_path: Path) -> None:
     proc = run_pytest(tmp_path, "-q", "-n", "2", "-k", "not previous_session")
     out = proc.stdout

@@ -56,6 +56,7 @@ timeline:
     assert (tmp_path / "out.txt").read_text() == "hi\n"
 
 
+@pytest.mark.slow
 def test_scenario_run_cli(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CLI = [sys.executable, "-m", "autocue.cli.main", "test"]
 
 
@@ -17,6 +19,7 @@ def call(root: Path, *args: str, code: int = 0, stdin: str | None = None) -> Any
     return json.loads(p.stdout) if p.stdout.strip() else None
 
 
+@pytest.mark.slow
 def test_cli_chain(tmp_path: Path) -> None:
     root = tmp_path / "root"
     out = call(root, "setup", "cli_001", "--fixture", "notes.txt=hello", "--scratchpad", "## Plan",

@@ -16,6 +16,8 @@ from autocue.simulate import SimulationServer
 from autocue.view import write_view
 from autocue.view.synthetic import write_big_session
 
+pytestmark = pytest.mark.slow  # a real Chromium per test
+
 
 def open_view(page: Any, source: str | Path, out: Path) -> Any:
     write_view(str(source), out)

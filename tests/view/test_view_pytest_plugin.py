@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from view_helpers import page_data
 
 TESTS = '''
@@ -33,6 +34,7 @@ def run_pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, cwd=folder)
 
 
+@pytest.mark.slow
 def test_a_failing_test_gets_a_page_and_its_path_is_printed(tmp_path: Path) -> None:
     r = run_pytest(tmp_path)
     assert r.returncode == 1, r.stdout + r.stderr
@@ -46,6 +48,7 @@ def test_a_failing_test_gets_a_page_and_its_path_is_printed(tmp_path: Path) -> N
     assert [e["result"] for e in data["events"] if e["type"] == "tool.end"] == ["hello Ada"]
 
 
+@pytest.mark.slow
 def test_autocue_html_writes_every_test(tmp_path: Path) -> None:
     out = tmp_path / "pages"
     r = run_pytest(tmp_path, "--autocue-html", str(out))

@@ -30,11 +30,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from interleaved import ratio_in_rounds
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from autocue.llm.abort import AbortController
 from autocue.mcp import MCPManager
 from autocue.testing import FakeTool, fake_mcp_server
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 TOOLS = {"ping": FakeTool("pong", "Answer pong", SCHEMA)}

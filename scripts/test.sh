@@ -7,7 +7,7 @@ if [ ! -x /usr/bin/chromium ] && [ "${AUTOCUE_NO_CHROMIUM:-}" != 1 ] && [ "$(id 
   { apt-get install -y -qq chromium || { apt-get update -qq && apt-get install -y -qq chromium; }; } >/dev/null 2>&1 \
     || echo "   could not install chromium: the browser tests will be skipped"
 fi
-echo "== ruff"; ruff check src tests benchmarks examples
+echo "== ruff"; ruff check --no-cache src tests benchmarks examples
 echo "== mypy"; mypy
 echo "== pytest"
 set +e

@@ -21,12 +21,12 @@ from typing import Any, Literal, TextIO, TypeAlias
 import anyio
 import mcp_types as mt
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
 from autocue.errors import AutocueError
 from autocue.mcp.config import HttpServerConfig, ServerConfig, StdioServerConfig
-from mcp import ClientSession, StdioServerParameters, stdio_client
 
 Status: TypeAlias = Literal["connecting", "ready", "reconnecting", "failed", "closed"]
 DEFAULT_RECONNECT_DELAYS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)

@@ -1,0 +1,28 @@
+"""Options of a runner invocation (the ``autocue run`` flags, and ``run_scenarios`` keywords)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autocue.runner.extras import TerminalProfile
+
+
+@dataclass(slots=True)
+class RunOptions:
+    agent: str | None = None
+    """A launch profile (``mock``, ``autocue``) for every scenario."""
+    cmd: str | None = None
+    """A command line for every scenario (placeholders: see ``autocue.runner.launch``)."""
+    terminal: TerminalProfile | None = None
+    speed: float = 0.0
+    """Wall seconds per logical second (0: as fast as synchronisation allows)."""
+    timeout: float = 60.0
+    """Seconds a scenario may take; then its program's process group is killed."""
+    settle: float = 0.03
+    """Seconds the screen must be quiet before a user or test event."""
+    update_goldens: bool = False
+    out: Path = Path("autocue-runs")
+    keep: bool = False
+    """Keep every workspace (failed runs keep theirs anyway)."""
+    jobs: int = 1

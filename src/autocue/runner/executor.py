@@ -249,16 +249,17 @@ class Execution:
         assert p is not None
         r = self.result
         if isinstance(ev, UserInputs):
+            typed = False
             for inp in ev.inputs:
                 target = inp.target or ev.target
                 if target not in (None, "tui", "cli"):
                     self._note(ev, f"skipped {inp.text!r} (target {target})")
                     continue
                 self._logical(inp.ms)
-                chunks = parse_input(inp.text)
-                for k, chunk in enumerate(chunks):
-                    if k:
+                for chunk in parse_input(inp.text):
+                    if typed:
                         self._quiet()
+                    typed = True
                     data = key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data
                     p.write(data)
                 self._note(ev, f"typed {inp.text!r}")

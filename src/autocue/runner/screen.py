@@ -19,6 +19,7 @@ import re
 from avt import _avt
 
 _QUERY = re.compile(rb"\x1b\[(?:0?c|5n|6n|\?2026[hl])")
+_COMPLETE = re.compile(rb"\x1b(?:\[[0-9;?<=>$]*[ -/]*[@-~]|[^\[])")
 _KEEP = 8  # bytes of an unfinished escape sequence carried to the next chunk
 
 
@@ -64,7 +65,7 @@ class Screen:
             else:
                 self.in_sync_update = q.endswith(b"h")
         esc = scan.rfind(b"\x1b", max(0, len(scan) - _KEEP))
-        self._tail = scan[esc:] if esc >= 0 else b""
+        self._tail = scan[esc:] if esc >= 0 and not _COMPLETE.match(scan, esc) else b""
         if fed < len(chunk):
             self._vt.feed_str(self._dec.decode(chunk[fed:]))
         text = self.text()

@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("autocue.cli.mcp", "serve the orchestrator test tools over MCP (stdio)"),
     "verify-install": ("autocue.cli.verify_install", "build, install and load an extension package in a sandbox"),
     "report": ("autocue.cli.report", "summarize a recorded session"),
+    "run": ("autocue.cli.run", "run scenarios as end-to-end tests of a terminal program"),
+    "mock-agent": ("autocue.cli.mock_agent", "a deterministic agent CLI that plays a scenario"),
 }
 
 AGENT_CLI = "autocue.cli.agent"

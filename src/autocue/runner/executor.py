@@ -91,6 +91,8 @@ class Execution:
         self.progress_file: Path | None = None
         self.progress_seen = 0
         self.progress_done = 0
+        self.served_seen = 0
+        self.last_poll = 0.0
         self.ws = Path()
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
@@ -105,7 +107,10 @@ class Execution:
             try:
                 terminal = terminal_profile(self.sc, self.opt.terminal)
                 choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent)
-            except (ScenarioError, LaunchError) as e:
+            except ScenarioError as e:
+                r.fail("setup", e.message, str(e.pos))
+                return r
+            except LaunchError as e:
                 r.fail("setup", str(e), str(self.sc.pos))
                 return r
             r.runner, r.terminal = choice.runner, terminal.id
@@ -187,7 +192,15 @@ class Execution:
             if p.exited:
                 p.wait_exit(self.deadline)
                 return
-            served_ok = self._served() >= need
+            served = self._served()
+            if served != self.served_seen:
+                # a reply went out: the program's answer to it is awaited like an echo (unless output
+                # already arrived since the last look, which may be that answer)
+                self.served_seen = served
+                if p.last_output <= self.last_poll:
+                    p.answered, p.last_input = False, now
+            self.last_poll = now
+            served_ok = served >= need
             started = p.output_seen or now - p.started >= STARTUP_GRACE
             answered = p.answered or now - p.last_input >= ANSWER_GRACE
             if (served_ok and started and answered and not p.screen.in_sync_update and now - p.last_output >= settle

@@ -81,13 +81,13 @@ def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: 
         try:
             argv = shlex.split(scenario.ah.cmd)
         except ValueError as e:
-            raise LaunchError(f"{scenario.pos}: ah.cmd {scenario.ah.cmd!r}: {e}") from None
+            raise LaunchError(f"ah.cmd {scenario.ah.cmd!r}: {e}") from None
         if argv and argv[0] in PROFILES and len(argv) == 1 and not scenario.ah.flags:
             return _profile(argv[0], "ah.cmd")
         return Choice("cmd", None, argv + list(scenario.ah.flags), dict(scenario.ah.env))
     if extras.agent is not None:
         return _profile(extras.agent, "agent")
-    raise LaunchError(f"{scenario.pos}: scenario {scenario.name!r} names no program to run: pass --agent "
+    raise LaunchError(f"scenario {scenario.name!r} names no program to run: pass --agent "
                       f"{'|'.join(PROFILES)} or --cmd 'COMMAND', or add `agent: mock` or an `ah: {{cmd: ...}}` block")
 
 
@@ -145,7 +145,7 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
             argv += [prompt] if prompt else []
         else:
             if not prompt:
-                raise LaunchError(f"{scenario.pos}: --agent autocue runs `autocue -p` for a scenario without "
+                raise LaunchError("--agent autocue runs `autocue -p` for a scenario without "
                                   "userInputs, which needs `initialPrompt:`")
             argv += ["-p", prompt]
         return Launch(argv, env)

@@ -58,7 +58,7 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
         if not src.is_absolute():
             src = Path(scenario.file).resolve().parent / src
         if not src.is_dir():
-            raise WorkspaceError(f"{scenario.pos}: repo.dir {repo.dir!r}: no such folder ({src})")
+            raise WorkspaceError(f"repo.dir {repo.dir!r}: no such folder ({src})")
         shutil.copytree(src, ws, dirs_exist_ok=True, symlinks=True)
     for f in repo.files:
         target = resolve(ws, f.path)
@@ -74,7 +74,7 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
         _git_ok(ws, "commit", "-q", "--allow-empty", "--no-verify", "-m", "initial")
     if repo.branch:
         if not (ws / ".git").exists():
-            raise WorkspaceError(f"{scenario.pos}: repo.branch {repo.branch!r} needs a git repo: add `init: true`")
+            raise WorkspaceError(f"repo.branch {repo.branch!r} needs a git repo: add `init: true`")
         _git_ok(ws, "checkout", "-q", "-B", repo.branch)
 
 

@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from autocue.runner.executor import run_one
 from autocue.runner.extras import TerminalProfile, parse_size
 from autocue.runner.keys import KEYS, parse_input
 from autocue.runner.options import RunOptions
@@ -31,12 +30,19 @@ def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: s
     return select(items, tags=tags, keyword=keyword, shard=shard)
 
 
+def run_one(selected: Selected, options: RunOptions) -> ScenarioResult:
+    """Run one scenario (the executor is imported on first use: the mock agent imports this package)."""
+    from autocue.runner.executor import run_one as run
+
+    return run(selected.scenario, selected.extras, options)
+
+
 def run_selected(items: Sequence[Selected], options: RunOptions) -> RunReport:
     if options.jobs > 1 and len(items) > 1:
         with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="autocue-run") as pool:
-            results = list(pool.map(lambda s: run_one(s.scenario, s.extras, options), items))
+            results = list(pool.map(lambda s: run_one(s, options), items))
     else:
-        results = [run_one(s.scenario, s.extras, options) for s in items]
+        results = [run_one(s, options) for s in items]
     return RunReport(results)
 
 

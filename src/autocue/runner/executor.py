@@ -23,13 +23,13 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, terminal_profile
 from autocue.runner.goldens import apply_masks, check_golden, golden_dirs
 from autocue.runner.keys import key_bytes, parse_input
 from autocue.runner.launch import Choice, LaunchError, build, choose
-from autocue.runner.llm import LlmRun, register
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
@@ -47,6 +47,9 @@ from autocue.scenario import (
     UserInputs,
     evaluate_assert,
 )
+
+if TYPE_CHECKING:
+    from autocue.runner.llm import LlmRun
 
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
@@ -131,6 +134,8 @@ class Execution:
                 r.fail("setup", f"workspace: {e}", str(self.sc.pos))
                 return r
             if choice.uses_server:
+                from autocue.runner.llm import register
+
                 self.llm = register(self.sc, self.sc.compile())
                 self.llm.server.state.options.speed = self.opt.speed
             try:
@@ -240,7 +245,8 @@ class Execution:
                 self.progress_done = max(self.progress_done, int(msg["done"]))
             if "failure" in msg:
                 fl = msg["failure"]
-                self.result.fail(fl.get("kind", "tool_result"), str(fl.get("message", "")), str(fl.get("position", "")))
+                self.result.fail(fl.get("kind", "tool_result"), str(fl.get("message", "")), str(fl.get("position", "")),
+                                 str(fl.get("detail", "")))
 
     def _screen(self) -> str:
         assert self.prog is not None

@@ -21,10 +21,13 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from autocue.runner.extras import RunnerExtras, TerminalProfile
-from autocue.runner.llm import LlmRun
 from autocue.scenario import Scenario, UserInputs
+
+if TYPE_CHECKING:
+    from autocue.runner.llm import LlmRun
 
 PROFILES = ("autocue", "mock")
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",

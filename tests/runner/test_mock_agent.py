@@ -161,3 +161,28 @@ def test_usage_errors(tmp_path: Path) -> None:
         proc = subprocess.run([sys.executable, "-m", "autocue.cli.main", "mock-agent", *argv], capture_output=True,
                               text=True, timeout=60)
         assert proc.returncode == 2 and message in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+@pytest.mark.slow
+def test_the_mock_agent_is_a_backend_of_autocue_loop(tmp_path: Path) -> None:
+    from autocue.loop import EventLoop, config_from_dict
+    from autocue.loop.command_backend import CommandBackend
+
+    path = scenario(tmp_path, """\
+name: loop_agent
+timeline:
+  - llmResponse:
+      - writeFile: {path: hello.py, content: "print('hello')\\n"}
+  - llmResponse:
+      - runCmd: {cmd: python3 hello.py}
+        result: hello
+  - assistant: [[0, "built it\\nLOOP_COMPLETE"]]
+""")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    config = config_from_dict({"event_loop": {"max_iterations": 3},
+                               "hats": {"builder": {"triggers": ["task.start"], "publishes": ["build.done"]}}})
+    backend = CommandBackend(sys.executable, ["-m", "autocue.cli.main", "mock-agent", str(path)], prompt_mode="arg")
+    result = EventLoop(config, prompt="build hello", workspace=str(workspace), backend=backend).run_sync()
+    assert (result.termination_reason, result.exit_code) == ("CompletionPromise", 0)
+    assert (workspace / "hello.py").read_text() == "print('hello')\n"

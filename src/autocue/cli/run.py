@@ -26,7 +26,7 @@ def parser() -> argparse.ArgumentParser:
     who.add_argument("--agent", metavar="NAME", help="launch profile for every scenario: mock or autocue")
     who.add_argument("--cmd", metavar="'COMMAND ARGS'",
                      help="command line of the program under test ({base_url}, {openai_base_url}, {api_key}, "
-                          "{workspace}, {prompt} are filled in)")
+                          "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "
                    "terminalRef, else 100x30)")
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "

@@ -1,8 +1,9 @@
 """Launch profiles: which program a run starts, with what arguments and environment.
 
-By precedence: ``--cmd`` (``{base_url}``, ``{openai_base_url}``, ``{api_key}``,
-``{workspace}``, ``{prompt}`` placeholders), ``--agent NAME``, the scenario's ``ah: {cmd,
-flags, env}`` block, its top-level ``agent: NAME``. Profiles:
+By precedence: ``--cmd``, ``--agent NAME``, the scenario's ``ah: {cmd, flags, env}`` block,
+its top-level ``agent: NAME``. A command (and ``ah`` flags and env values) may use the
+placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}``,
+``{prompt}``, ``{python}`` (this Python), ``{scenario}`` and ``{scenario_dir}``. Profiles:
 
 - ``autocue``: autocue's own agent CLI against the embedded mock LLM server (interactive when
   the timeline has ``userInputs`` for the terminal — ``target: tui``/``cli`` or none —, else
@@ -33,7 +34,8 @@ PROFILES = ("autocue", "mock")
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
                  "openai-responses": "openai-responses", "responses": "openai-responses",
                  "gemini": "google-generative", "google": "google-generative"}
-PLACEHOLDERS = ("{base_url}", "{openai_base_url}", "{api_key}", "{workspace}", "{prompt}")
+PLACEHOLDERS = ("{base_url}", "{openai_base_url}", "{api_key}", "{workspace}", "{prompt}", "{python}", "{scenario}",
+                "{scenario_dir}")
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
 
@@ -152,7 +154,8 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
                                   "userInputs, which needs `initialPrompt:`")
             argv += ["-p", prompt]
         return Launch(argv, env)
-    values = {"workspace": str(workspace), "prompt": prompt}
+    values = {"workspace": str(workspace), "prompt": prompt, "python": sys.executable,
+              "scenario": str(Path(scenario.file).resolve()), "scenario_dir": str(Path(scenario.file).resolve().parent)}
     if llm is not None:
         values.update(base_url=llm.base_url, openai_base_url=llm.openai_base_url, api_key=llm.key)
     env.update({k: _fill(v, values) for k, v in choice.env.items()})

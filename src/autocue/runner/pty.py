@@ -1,23 +1,29 @@
 """The program under test in a pseudo-terminal: spawn, pump output, type, stop.
 
-This is the runner's own pty process runner (``ptyprocess`` spawns; the child is a session
-leader whose process group is killed as a whole). Output is read without blocking, fed to the
-``Screen`` and to the asciicast recording; queries the program sends (cursor position, DA1)
-are answered. ``last_output`` (monotonic seconds) drives the executor's quiet-screen waits.
+This is the runner's own pty process runner, on the standard library (``pty.fork``, as
+``ptyprocess`` does): the child is a session leader with the pty as its controlling terminal,
+and its process group is killed as a whole. An ``exec`` failure is reported back through a
+close-on-exec pipe, so "no such program" is an error of the spawn, not an exit code. Output is
+read without blocking, fed to the ``Screen`` and to the asciicast recording; queries the
+program sends (cursor position, DA1) are answered. ``last_output`` (monotonic seconds)
+drives the executor's quiet-screen waits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
+import pty
 import select
+import shutil
 import signal
+import struct
+import termios
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-
-from ptyprocess import PtyProcess
 
 from autocue.runner.cast import CastWriter
 from autocue.runner.screen import Screen
@@ -33,11 +39,7 @@ class PtyProgram:
         self.screen = Screen(width, height)
         self.cast = cast
         self.argv = list(argv)
-        try:
-            self._p = PtyProcess.spawn(self.argv, cwd=str(cwd), env=dict(env), dimensions=(height, width))
-        except (FileNotFoundError, PermissionError, OSError) as e:
-            raise SpawnError(f"cannot start {self.argv[0]!r}: {e.strerror or e}") from None
-        self.pid: int = self._p.pid
+        self.pid, self.fd = _spawn(self.argv, cwd, dict(env), width, height)
         self.started = time.monotonic()
         self.last_output = self.started
         self.output_seen = False
@@ -57,7 +59,7 @@ class PtyProgram:
             if timeout > 0:
                 time.sleep(min(timeout, 0.01))
             return False
-        fd = self._p.fd
+        fd = self.fd
         try:
             ready, _, _ = select.select([fd], [], [], timeout)
         except InterruptedError:
@@ -98,12 +100,13 @@ class PtyProgram:
         if self.exit_code is not None:
             return
         try:
-            alive = self._p.isalive()
-        except Exception:
-            alive = False
-        if not alive:
-            st, sig = self._p.exitstatus, self._p.signalstatus
-            self.exit_code = st if st is not None else (128 + sig if sig is not None else -1)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.pid, -1
+        if pid == self.pid:
+            self.exit_code = os.waitstatus_to_exitcode(status) if status != -1 else -1
+            if self.exit_code < 0:  # killed by a signal: the shell's convention
+                self.exit_code = 128 - self.exit_code
             self.ended = time.monotonic()
 
     @property
@@ -114,7 +117,7 @@ class PtyProgram:
     # ------------------------------------------------------------------ writing
     def _write_raw(self, data: bytes) -> None:
         with contextlib.suppress(OSError):
-            os.write(self._p.fd, data)
+            os.write(self.fd, data)
 
     def write(self, text: str) -> None:
         """Type ``text`` (recorded as an ``i`` event)."""
@@ -179,7 +182,41 @@ class PtyProgram:
         else:  # leftovers of the group (background children)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
-        with contextlib.suppress(Exception):
-            self._p.close(force=True)
-        self._reap()
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        end = time.monotonic() + 2
+        while not self.exited and time.monotonic() < end:
+            time.sleep(0.01)
         self.cast.close()
+
+
+def _spawn(argv: list[str], cwd: Path, env: dict[str, str], width: int, height: int) -> tuple[int, int]:
+    """Fork the program onto a new pty (``rows x cols`` set before it starts); raise ``SpawnError``."""
+    exe = shutil.which(argv[0], path=env.get("PATH")) if "/" not in argv[0] else argv[0]
+    if exe is None or not os.path.isfile(exe):
+        raise SpawnError(f"cannot start {argv[0]!r}: no such program (PATH has no {argv[0]!r})")
+    if not os.access(exe, os.X_OK):
+        raise SpawnError(f"cannot start {argv[0]!r}: not executable")
+    err_r, err_w = os.pipe()
+    os.set_inheritable(err_w, False)
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: never returns
+        try:
+            os.close(err_r)
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+            os.chdir(cwd)
+            os.execve(exe, argv, env)
+        except BaseException as e:
+            with contextlib.suppress(BaseException):
+                os.write(err_w, f"{type(e).__name__}: {getattr(e, 'strerror', None) or e}".encode())
+        finally:
+            os._exit(127)
+    os.close(err_w)
+    with os.fdopen(err_r, "rb") as f:
+        failure = f.read()
+    if failure:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        os.close(fd)
+        raise SpawnError(f"cannot start {argv[0]!r}: {failure.decode(errors='replace')}")
+    return pid, fd

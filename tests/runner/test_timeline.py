@@ -285,3 +285,10 @@ timeline: []
     assert r.passed, r.failures
     ws = os.path.realpath(r.workspace or "")
     assert r.last_screen.splitlines() == [f"{ws} the prompt", ws, "xterm-256color"]
+
+
+def test_an_unusable_output_dir_is_a_setup_failure_not_a_crash(tmp_path: Path) -> None:
+    path = echo_scenario(tmp_path, '  - userInputs: [[0, "bye"]]\n')
+    (tmp_path / "file").write_text("not a directory")
+    r = one(path, out=tmp_path / "file")
+    assert kinds(r) == ["setup"] and "NotADirectoryError" in r.failures[0].message

@@ -105,7 +105,10 @@ def main(argv: list[str]) -> int:
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs)
-    report = run_selected(items, options)
+    try:
+        report = run_selected(items, options)
+    except KeyboardInterrupt:  # the runs' process groups were killed on the way out
+        return _err("interrupted")
     if args.junit:
         report.write_junit(Path(args.junit))
     if args.json:

@@ -154,6 +154,8 @@ class Execution:
                 return r
             self._timeline(replies_before(self.sc, choice))
             self._finish()
+        except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
+            r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
         finally:
             if self.prog is not None:
                 self.prog.close()

@@ -12,6 +12,7 @@ import pytest
 from runner_helpers import at, kinds, one, scenario
 
 from autocue.runner.mockagent import MockAgent
+from autocue.runner.mockplan import plan_from_scenario
 from autocue.scenario import load_scenario
 
 MOCK = """\
@@ -97,7 +98,8 @@ timeline:
   - readFile: {path: a.txt}
 """)
     out = io.StringIO()
-    agent = MockAgent(load_scenario(path), tmp_path, out, lambda: "", checkpoint_cmd="echo x >> checkpoints.log")
+    plan = plan_from_scenario(load_scenario(path))
+    agent = MockAgent(plan, tmp_path, out, lambda: "", checkpoint_cmd="echo x >> checkpoints.log")
     assert agent.run() == 0, out.getvalue()
     assert (tmp_path / "checkpoints.log").read_text() == "x\nx\nx\n"
     assert "✓ readFile: line 1 added by the autocue mock agent (+2 lines)" in out.getvalue()
@@ -106,7 +108,8 @@ timeline:
 def test_a_failing_checkpoint_fails_the_run(tmp_path: Path) -> None:
     path = scenario(tmp_path, "name: cp\ntimeline:\n  - runCmd: {cmd: 'true'}\n")
     out = io.StringIO()
-    agent = MockAgent(load_scenario(path), tmp_path, out, lambda: "", checkpoint_cmd="echo nope >&2; exit 4")
+    plan = plan_from_scenario(load_scenario(path))
+    agent = MockAgent(plan, tmp_path, out, lambda: "", checkpoint_cmd="echo nope >&2; exit 4")
     assert agent.run() == 1
     assert "--checkpoint-cmd exited with 4: nope" in out.getvalue()
 

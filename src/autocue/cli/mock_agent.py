@@ -1,6 +1,7 @@
 """``autocue mock-agent``: a deterministic agent CLI that plays a scenario (see autocue.runner.mockagent).
 
     autocue mock-agent SCENARIO [--scenario NAME] [--checkpoint-cmd CMD] [--format FMT] [--cwd DIR]
+    autocue mock-agent --plan PLAN.json ...      (what ``autocue run --agent mock`` starts)
 
 Exit 0 when every tool result, status and edit matched the scenario, 1 when one did not,
 2 on a usage or scenario error.
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 PROG = "autocue mock-agent"
 
@@ -20,7 +22,8 @@ def parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog=PROG, description="Play a scenario as a deterministic agent: print its "
                                 "replies, run its tools for real, check their results.")
-    p.add_argument("scenario", metavar="SCENARIO", help="scenario YAML file")
+    p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario YAML file")
+    p.add_argument("--plan", metavar="FILE", help="play a plan autocue run wrote (JSON) instead of a scenario")
     p.add_argument("--scenario", dest="name", metavar="NAME", help="which scenario of a multi-document file")
     p.add_argument("--checkpoint-cmd", metavar="CMD", help="shell command run after each tool call and edit")
     p.add_argument("--format", default="text", choices=FORMATS, help="output format (default text)")
@@ -31,7 +34,23 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    from autocue.runner.mockagent import main_mock_agent
+    cwd = Path(args.cwd) if args.cwd else Path.cwd()
+    if not cwd.is_dir():
+        print(f"{PROG}: --cwd {args.cwd}: no such directory", file=sys.stderr)
+        return 2
+    if args.plan:
+        import json
+
+        try:
+            plan = json.loads(Path(args.plan).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            print(f"{PROG}: --plan {args.plan}: {e}", file=sys.stderr)
+            return 2
+        return _play(plan, args, cwd)
+    if not args.scenario:
+        print(f"{PROG}: give a scenario file: autocue mock-agent SCENARIO", file=sys.stderr)
+        return 2
+    from autocue.runner.mockplan import plan_from_scenario
     from autocue.scenario import ScenarioError, load_scenarios
 
     try:
@@ -45,12 +64,14 @@ def main(argv: list[str]) -> int:
         what = f"no scenario named {args.name!r}" if args.name is not None else f"{len(scenarios)} scenarios"
         print(f"{PROG}: {args.scenario}: {what}: pass --scenario NAME to pick one", file=sys.stderr)
         return 2
-    cwd = Path(args.cwd) if args.cwd else Path.cwd()
-    if not cwd.is_dir():
-        print(f"{PROG}: --cwd {args.cwd}: no such directory", file=sys.stderr)
-        return 2
+    return _play(plan_from_scenario(scenarios[0]), args, cwd)
+
+
+def _play(plan: dict[str, Any], args: argparse.Namespace, cwd: Path) -> int:
+    from autocue.runner.mockagent import main_mock_agent
+
     try:
-        return main_mock_agent(scenarios[0], fmt=args.format, checkpoint_cmd=args.checkpoint_cmd, cwd=cwd)
+        return main_mock_agent(plan, fmt=args.format, checkpoint_cmd=args.checkpoint_cmd, cwd=cwd)
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly
         import os
 

@@ -5,6 +5,11 @@ selects (``tags``, ``keyword``, ``shard``), and runs each one: a fresh workspace
 under test (a launch profile or a command) in a pseudo-terminal read into a screen emulator
 and recorded as asciicast v2, the embedded mock LLM server, and the whole timeline (inputs,
 edits, commands, screenshots against goldens, assertions, ``expect``). See docs/runner.md.
+
+This package imports little on purpose: the mock agent's process imports it, and its start-up
+is part of every ``--agent mock`` run. The executor, the loader and the server are imported
+when a run starts. Selection and terminal helpers live in ``autocue.runner.selection`` and
+``autocue.runner.extras``.
 """
 
 from __future__ import annotations
@@ -12,18 +17,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autocue.runner.extras import TerminalProfile, parse_size
 from autocue.runner.keys import KEYS, parse_input
 from autocue.runner.options import RunOptions
 from autocue.runner.report import FAILURE_KINDS, Failure, RunReport, ScenarioResult, merge_junit, merge_reports
-from autocue.runner.selection import Selected, load_path, parse_shard, select
+
+if TYPE_CHECKING:
+    from autocue.runner.selection import Selected
 
 
 def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: str | None = None,
             shard: tuple[int, int] | None = None) -> list[Selected]:
     """The selected scenarios of ``paths`` (raises ``ScenarioError`` for a file that does not load)."""
+    from autocue.runner.selection import load_path, select
+
     items: list[Selected] = []
     for p in paths:
         items.extend(load_path(p))
@@ -31,7 +39,7 @@ def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: s
 
 
 def run_one(selected: Selected, options: RunOptions) -> ScenarioResult:
-    """Run one scenario (the executor is imported on first use: the mock agent imports this package)."""
+    """Run one selected scenario."""
     from autocue.runner.executor import run_one as run
 
     return run(selected.scenario, selected.extras, options)
@@ -55,6 +63,8 @@ def run_scenarios(paths: str | Path | Sequence[str | Path], *, tags: Sequence[st
         paths = [paths]
     term = options.get("terminal")
     if isinstance(term, str):
+        from autocue.runner.extras import parse_size
+
         options["terminal"] = parse_size(term)
     if "out" in options:
         options["out"] = Path(options["out"])
@@ -62,7 +72,6 @@ def run_scenarios(paths: str | Path | Sequence[str | Path], *, tags: Sequence[st
 
 
 __all__ = [
-    "FAILURE_KINDS", "KEYS", "Failure", "RunOptions", "RunReport", "ScenarioResult", "Selected", "TerminalProfile",
-    "collect", "load_path", "merge_junit", "merge_reports", "parse_input", "parse_shard", "parse_size", "run_one",
-    "run_scenarios", "run_selected", "select",
+    "FAILURE_KINDS", "KEYS", "Failure", "RunOptions", "RunReport", "ScenarioResult", "collect", "merge_junit",
+    "merge_reports", "parse_input", "run_one", "run_scenarios", "run_selected",
 ]

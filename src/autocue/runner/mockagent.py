@@ -27,17 +27,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from autocue.runner.mockformats import Emitter, make_emitter
-from autocue.scenario import (
-    AgentEdits,
-    AssistantPart,
-    ErrorStep,
-    LlmResponse,
-    Scenario,
-    ThinkPart,
-    ToolUse,
-    UserInputs,
-    get_profile,
-)
 
 
 def normalise_result(text: str) -> str:
@@ -55,7 +44,8 @@ class ToolOutcome:
 
 @dataclass
 class MockAgent:
-    scenario: Scenario
+    plan: dict[str, Any]
+    """What ``autocue.runner.mockplan.plan_from_scenario`` makes of a scenario."""
     cwd: Path
     out: IO[str]
     read_line: Callable[[], str]
@@ -63,22 +53,21 @@ class MockAgent:
     checkpoint_cmd: str | None = None
     progress: Path | None = None
     failures: list[dict[str, str]] = field(default_factory=list)
-    _tools: dict[str, Any] = field(default_factory=dict)
+    calls: int = 0
+    _tools: dict[str, Any] | None = None
 
     def run(self) -> int:
-        emit = make_emitter(self.fmt, self.out, self.scenario, self.cwd)
-        emit.start(self.scenario.initial_prompt)
+        emit = make_emitter(self.fmt, self.out, self.plan["name"], self.cwd)
+        emit.start(self.plan.get("prompt"))
         emit.user_turn_start()
         done = 0
-        for ev in self.scenario.timeline:
-            if isinstance(ev, LlmResponse):
-                self._reply(ev, emit)
+        for ev in self.plan["events"]:
+            if "reply" in ev:
+                self._reply(ev["reply"], emit)
                 done += 1
                 self._report({"done": done})
-            elif isinstance(ev, UserInputs):
-                for inp in ev.inputs:
-                    if (inp.target or ev.target or "tui") not in ("tui", "cli"):
-                        continue
+            else:
+                for _ in range(int(ev.get("inputs", 0))):
                     emit.user_turn_end()
                     emit.waiting()
                     line = self.read_line()
@@ -92,19 +81,19 @@ class MockAgent:
         return 1 if self.failures else 0
 
     # ------------------------------------------------------------------ replies
-    def _reply(self, ev: LlmResponse, emit: Emitter) -> None:
+    def _reply(self, parts: list[dict[str, Any]], emit: Emitter) -> None:
         emit.reply_start()
-        for part in ev.parts:
-            if isinstance(part, ThinkPart):
-                emit.thinking("".join(s.text for s in part.steps))
-            elif isinstance(part, AssistantPart):
-                emit.text("".join(s.text for s in part.steps))
-            elif isinstance(part, ToolUse):
-                self._tool(part, emit)
-            elif isinstance(part, AgentEdits):
-                self._edit(part, emit)
-            elif isinstance(part, ErrorStep):
-                emit.error(f"{part.status} {part.message}")
+        for part in parts:
+            if "think" in part:
+                emit.thinking(part["think"])
+            elif "text" in part:
+                emit.text(part["text"])
+            elif "tool" in part:
+                self._tool(part["tool"], emit)
+            elif "edit" in part:
+                self._edit(part["edit"], emit)
+            elif "error" in part:
+                emit.error(part["error"])
         emit.reply_end()
 
     def _fail(self, kind: str, message: str, position: str, emit: Emitter, detail: str = "") -> None:
@@ -118,37 +107,37 @@ class MockAgent:
             with self.progress.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(msg) + "\n")
 
-    def _tool(self, t: ToolUse, emit: Emitter) -> None:
-        call_id = t.tool_call_id or f"call_{len(self._tools) + 1}"
-        self._tools[call_id] = t
-        emit.tool_call(call_id, t.tool_name, t.args)
+    def _tool(self, t: dict[str, Any], emit: Emitter) -> None:
+        call_id = t.get("id") or f"call_{self.calls + 1}"
+        self.calls += 1
+        name, status = t["name"], t.get("status")
+        emit.tool_call(call_id, name, t["args"])
         outcome = self._execute(t)
-        emit.tool_result(call_id, t.tool_name, outcome.text, outcome.ok)
-        if t.status in ("ok", "error") and (t.status == "ok") != outcome.ok:
-                self._fail("tool_result", f"{t.tool_name}: status {'ok' if outcome.ok else 'error'}, the scenario "
-                           f"expects {t.status} (result: {outcome.text[:200]!r})", str(t.pos), emit)
-        if t.result is not None:
-            want = normalise_result(t.result if isinstance(t.result, str) else json.dumps(t.result))
+        emit.tool_result(call_id, name, outcome.text, outcome.ok)
+        if status in ("ok", "error") and (status == "ok") != outcome.ok:
+            self._fail("tool_result", f"{name}: status {'ok' if outcome.ok else 'error'}, the scenario expects "
+                       f"{status} (result: {outcome.text[:200]!r})", t["pos"], emit)
+        if t.get("result") is not None:
+            want = normalise_result(t["result"])
             got = normalise_result(outcome.text)
             if want != got:
                 diff = "\n".join(difflib.unified_diff(want.splitlines(), got.splitlines(), "expected", "actual",
                                                       lineterm=""))
-                self._fail("tool_result", f"{t.tool_name}: the result {_short(got)} differs from the scenario's "
-                           f"{_short(want)}", str(t.pos), emit, diff)
+                self._fail("tool_result", f"{name}: the result {_short(got)} differs from the scenario's "
+                           f"{_short(want)}", t["pos"], emit, diff)
         self._checkpoint(emit)
 
-    def _execute(self, t: ToolUse) -> ToolOutcome:
+    def _execute(self, t: dict[str, Any]) -> ToolOutcome:
+        if t.get("mapped") is None:
+            return ToolOutcome(t.get("map_error") or f"cannot map {t['name']} onto autocue's tools", False)
+        name, args = t["mapped"]
         from autocue.tools import BUILTIN_TOOL_NAMES, ToolError, create_builtin_tools
 
-        try:
-            name, args = get_profile("autocue").map_call(t.tool_name, dict(t.args))
-        except Exception as e:
-            return ToolOutcome(f"cannot map {t.tool_name} onto autocue's tools: {e}", False)
         if name not in BUILTIN_TOOL_NAMES:
-            return ToolOutcome(f"the mock agent cannot execute {t.tool_name!r} (no autocue tool for it)", False)
-        if "tools" not in self._tools:
-            self._tools["tools"] = create_builtin_tools(str(self.cwd), BUILTIN_TOOL_NAMES)
-        tool = self._tools["tools"][name]
+            return ToolOutcome(f"the mock agent cannot execute {t['name']!r} (no autocue tool for it)", False)
+        if self._tools is None:
+            self._tools = create_builtin_tools(str(self.cwd), BUILTIN_TOOL_NAMES)
+        tool = self._tools[name]
         from autocue.llm.abort import AbortSignal
 
         async def call() -> Any:
@@ -162,17 +151,18 @@ class MockAgent:
             return ToolOutcome(f"{type(e).__name__}: {e}", False)
         return ToolOutcome(result.text_content, True)
 
-    def _edit(self, e: AgentEdits, emit: Emitter) -> None:
-        path = Path(e.path) if Path(e.path).is_absolute() else self.cwd / e.path
+    def _edit(self, e: dict[str, Any], emit: Emitter) -> None:
+        rel, want_added, want_removed, pos = e["path"], int(e["added"]), int(e["removed"]), e["pos"]
+        path = Path(rel) if Path(rel).is_absolute() else self.cwd / rel
         before = path.read_text(encoding="utf-8").splitlines(True) if path.is_file() else []
-        if e.lines_removed > len(before):
-            self._fail("tool_result", f"agentEdits {e.path}: cannot remove {e.lines_removed} line(s), the file has "
-                       f"{len(before)}", str(e.pos), emit)
+        if want_removed > len(before):
+            self._fail("tool_result", f"agentEdits {rel}: cannot remove {want_removed} line(s), the file has "
+                       f"{len(before)}", pos, emit)
             return
         if before and not before[-1].endswith("\n"):
             before[-1] += "\n"
-        added = [f"line {i + 1} added by the autocue mock agent\n" for i in range(e.lines_added)]
-        after = added + before[e.lines_removed:]
+        added = [f"line {i + 1} added by the autocue mock agent\n" for i in range(want_added)]
+        after = added + before[want_removed:]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(after), encoding="utf-8")
         plus = minus = 0
@@ -181,10 +171,10 @@ class MockAgent:
                 plus += 1
             elif line.startswith("-") and not line.startswith("---"):
                 minus += 1
-        emit.edit(e.path, plus, minus)
-        if (plus, minus) != (e.lines_added, e.lines_removed):
-            self._fail("tool_result", f"agentEdits {e.path}: the edit changed +{plus} -{minus} lines, the scenario "
-                       f"says +{e.lines_added} -{e.lines_removed}", str(e.pos), emit)
+        emit.edit(rel, plus, minus)
+        if (plus, minus) != (want_added, want_removed):
+            self._fail("tool_result", f"agentEdits {rel}: the edit changed +{plus} -{minus} lines, the scenario "
+                       f"says +{want_added} -{want_removed}", pos, emit)
         self._checkpoint(emit)
 
     def _checkpoint(self, emit: Emitter) -> None:
@@ -193,15 +183,15 @@ class MockAgent:
         proc = subprocess.run(["sh", "-c", self.checkpoint_cmd], cwd=self.cwd, capture_output=True, text=True)
         if proc.returncode != 0:
             self._fail("tool_result", f"--checkpoint-cmd exited with {proc.returncode}: "
-                       f"{(proc.stderr or proc.stdout).strip()[:200]}", str(self.scenario.pos), emit)
+                       f"{(proc.stderr or proc.stdout).strip()[:200]}", str(self.plan.get("pos", "")), emit)
 
 
 def _short(text: str, limit: int = 80) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def main_mock_agent(scenario: Scenario, *, fmt: str, checkpoint_cmd: str | None, cwd: Path) -> int:
+def main_mock_agent(plan: dict[str, Any], *, fmt: str, checkpoint_cmd: str | None, cwd: Path) -> int:
     progress = os.environ.get("AUTOCUE_MOCK_PROGRESS")
-    agent = MockAgent(scenario, cwd, sys.stdout, sys.stdin.readline, fmt, checkpoint_cmd,
+    agent = MockAgent(plan, cwd, sys.stdout, sys.stdin.readline, fmt, checkpoint_cmd,
                       Path(progress) if progress else None)
     return agent.run()

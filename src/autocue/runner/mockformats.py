@@ -21,8 +21,6 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
-from autocue.scenario import Scenario
-
 FORMATS = ("text", "pi-json", "claude-stream-json", "codex-json")
 DIM, RESET = "\x1b[2m", "\x1b[0m"
 
@@ -30,9 +28,9 @@ DIM, RESET = "\x1b[2m", "\x1b[0m"
 class Emitter:
     """The text format (and the interface of the JSON ones)."""
 
-    def __init__(self, out: IO[str], scenario: Scenario, cwd: Path) -> None:
+    def __init__(self, out: IO[str], name: str, cwd: Path) -> None:
         self.out = out
-        self.scenario = scenario
+        self.name = name
         self.cwd = cwd
         self.n = 0
 
@@ -45,7 +43,7 @@ class Emitter:
         return self.n
 
     def start(self, prompt: str | None) -> None:
-        self._w(f"autocue mock-agent · {self.scenario.name}\n" + (f"> {prompt}\n" if prompt else ""))
+        self._w(f"autocue mock-agent · {self.name}\n" + (f"> {prompt}\n" if prompt else ""))
 
     def reply_start(self) -> None:
         """A model reply begins (one ``llmResponse``)."""
@@ -110,7 +108,7 @@ class _Json(Emitter):
 class PiJson(_Json):
     def start(self, prompt: str | None) -> None:
         self.content: list[dict[str, Any]] = []
-        self.emit({"type": "session", "version": 3, "id": f"mock-{self.scenario.name}", "timestamp": 0,
+        self.emit({"type": "session", "version": 3, "id": f"mock-{self.name}", "timestamp": 0,
                    "cwd": str(self.cwd)})
         self.emit({"type": "agent_start"})
         if prompt:
@@ -176,7 +174,7 @@ class PiJson(_Json):
 
 class ClaudeStreamJson(_Json):
     def start(self, prompt: str | None) -> None:
-        self.session = f"mock-{self.scenario.name}"
+        self.session = f"mock-{self.name}"
         self.last_text = ""
         self.turns = 0
         self.emit({"type": "system", "subtype": "init", "cwd": str(self.cwd), "session_id": self.session,
@@ -223,7 +221,7 @@ class ClaudeStreamJson(_Json):
 class CodexJson(_Json):
     def start(self, prompt: str | None) -> None:
         self.items: dict[str, dict[str, Any]] = {}
-        self.emit({"type": "thread.started", "thread_id": f"mock-{self.scenario.name}"})
+        self.emit({"type": "thread.started", "thread_id": f"mock-{self.name}"})
 
     def _item(self, item: dict[str, Any], *, started: bool = False) -> dict[str, Any]:
         item = {"id": f"item_{self._next()}", **item}
@@ -272,9 +270,9 @@ class CodexJson(_Json):
             self.emit({"type": "error", "message": message})
 
 
-def make_emitter(fmt: str, out: IO[str], scenario: Scenario, cwd: Path) -> Emitter:
+def make_emitter(fmt: str, out: IO[str], name: str, cwd: Path) -> Emitter:
     kinds: dict[str, type[Emitter]] = {"text": Emitter, "pi-json": PiJson, "claude-stream-json": ClaudeStreamJson,
                                        "codex-json": CodexJson}
     if fmt not in kinds:
         raise ValueError(f"--format {fmt!r}: unknown (known: {', '.join(FORMATS)})")
-    return kinds[fmt](out, scenario, cwd)
+    return kinds[fmt](out, name, cwd)

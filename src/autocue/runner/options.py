@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from autocue.runner.extras import TerminalProfile
+if TYPE_CHECKING:
+    from autocue.runner.extras import TerminalProfile
 
 
 @dataclass(slots=True)

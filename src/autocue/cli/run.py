@@ -32,8 +32,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
                    "as synchronisation allows)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
-    p.add_argument("--settle", type=float, default=0.03, help="seconds of quiet screen before each user or test "
-                   "event (default 0.03)")
+    p.add_argument("--settle", type=float, default=None, help="seconds of quiet screen before each user or test "
+                   "event (default: 0.01 for --agent mock, else 0.03)")
     p.add_argument("--update-goldens", action="store_true", help="rewrite screenshot goldens")
     p.add_argument("--out", default="autocue-runs", help="output dir: screenshots, recordings (default "
                    "./autocue-runs)")
@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
 
     if not args.paths:
         return _err("give scenario files or directories to run, e.g. autocue run examples/tui")
-    if args.jobs < 1 or args.timeout <= 0 or args.speed < 0 or args.settle < 0:
+    if args.jobs < 1 or args.timeout <= 0 or args.speed < 0 or (args.settle or 0) < 0:
         return _err("-j must be 1 or more, --timeout more than 0, --speed and --settle 0 or more")
     try:
         terminal = parse_size(args.terminal) if args.terminal else None

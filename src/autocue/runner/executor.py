@@ -95,6 +95,7 @@ class Execution:
         self.progress_seen = 0
         self.progress_done = 0
         self.served_seen = 0
+        self.settle = 0.03
         self.last_poll = 0.0
         self.ws = Path()
         self.deadline = 0.0
@@ -117,6 +118,7 @@ class Execution:
                 r.fail("setup", str(e), str(self.sc.pos))
                 return r
             r.runner, r.terminal = choice.runner, terminal.id
+            self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
             base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
             run_dir = base / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{id(self) % 100000}"
             run_dir.mkdir(parents=True, exist_ok=True)
@@ -191,7 +193,7 @@ class Execution:
         """Wait for the replies before an event to be served and the screen to be quiet."""
         p = self.prog
         assert p is not None
-        settle = self.opt.settle
+        settle = self.settle
         while True:
             now = time.monotonic()
             if now > self.deadline:

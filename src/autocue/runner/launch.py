@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
 
 PROFILES = ("autocue", "mock")
+SETTLE = {"mock": 0.01}
+"""Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
+DEFAULT_SETTLE = 0.03
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
                  "openai-responses": "openai-responses", "responses": "openai-responses",
                  "gemini": "google-generative", "google": "google-generative"}
@@ -52,6 +55,10 @@ class Choice:
     profile: str | None = None
     command: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def settle(self) -> float:
+        return SETTLE.get(self.profile or "", DEFAULT_SETTLE)
 
     @property
     def uses_server(self) -> bool:

@@ -21,8 +21,9 @@ class RunOptions:
     """Wall seconds per logical second (0: as fast as synchronisation allows)."""
     timeout: float = 60.0
     """Seconds a scenario may take; then its program's process group is killed."""
-    settle: float = 0.03
-    """Seconds the screen must be quiet before a user or test event."""
+    settle: float | None = None
+    """Seconds the screen must be quiet before a user or test event (None: the launch profile's:
+    0.01 for ``mock``, whose progress file says exactly when a reply is done; 0.03 otherwise)."""
     update_goldens: bool = False
     out: Path = Path("autocue-runs")
     keep: bool = False

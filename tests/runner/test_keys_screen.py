@@ -56,3 +56,10 @@ def test_synchronized_output_is_tracked() -> None:
 
 def test_normalise_trims_trailing_spaces_and_blank_rows() -> None:
     assert normalise(["a  ", " b ", "   ", ""]) == "a\n b"
+
+
+def test_the_runner_keys_are_known_to_the_loader() -> None:
+    from autocue.scenario import load_scenario_text
+
+    sc = load_scenario_text("name: x\nagent: mock\nmasks: ['\\\\d+']\ntimeline: []\n", "x.yaml")
+    assert sc.warnings == []

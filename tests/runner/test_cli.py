@@ -120,3 +120,21 @@ def test_the_command_line_end_to_end(tmp_path: Path) -> None:
     assert len(screens) == 1
     text = screens[0].read_text()
     assert "hi there run-" in text and "http://127.0.0.1:" in text and "/s/run-" in text
+
+
+def test_agent_flag_overrides_the_scenarios_own_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = scenario(tmp_path, """\
+name: override
+ah: {cmd: "false"}
+timeline:
+  - assistant: [[0, "from the mock agent"]]
+  - screenshot: s
+expect: {exitCode: 0}
+""")
+    code, rep = run_json(capsys, str(path), "--out", str(tmp_path / "o"))
+    assert code == 1 and rep["scenarios"][0]["failures"][0]["kind"] == "exit_code"  # type: ignore[index]
+    code, rep = run_json(capsys, str(path), "--agent", "mock", "--out", str(tmp_path / "o"))
+    assert code == 0, rep
+    shot = Path(rep["scenarios"][0]["screenshots"]["s"])  # type: ignore[index]
+    assert shot.read_text() == "autocue mock-agent · override\nfrom the mock agent\n"
+    assert "/o/mock/override/100x30/screenshots/" in str(shot)

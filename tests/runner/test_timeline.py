@@ -293,3 +293,16 @@ def test_an_unusable_output_dir_is_a_setup_failure_not_a_crash(tmp_path: Path) -
     (tmp_path / "file").write_text("not a directory")
     r = one(path, out=tmp_path / "file")
     assert kinds(r) == ["setup"] and "NotADirectoryError" in r.failures[0].message
+
+
+def test_repo_files_never_overwrite_an_existing_absolute_path(tmp_path: Path) -> None:
+    mine = tmp_path / "precious.txt"
+    mine.write_text("mine")
+    path = scenario(tmp_path, f"name: abs\nah: {{cmd: 'true'}}\nrepo:\n  files:\n    - {{path: {mine}, contents: x}}\n"
+                              "timeline: []\n")
+    r = one(path)
+    assert kinds(r) == ["setup"] and "does not overwrite files it did not create" in r.failures[0].message
+    assert mine.read_text() == "mine"
+    (tmp_path / "new.txt").unlink(missing_ok=True)
+    path.write_text(path.read_text().replace(str(mine), str(tmp_path / "new.txt")))
+    assert one(path).passed and (tmp_path / "new.txt").read_text() == "x"

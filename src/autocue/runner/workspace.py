@@ -62,6 +62,9 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
         shutil.copytree(src, ws, dirs_exist_ok=True, symlinks=True)
     for f in repo.files:
         target = resolve(ws, f.path)
+        if Path(f.path).is_absolute() and target.exists():
+            raise WorkspaceError(f"repo.files {f.path!r} is an absolute path that already exists: the runner does "
+                                 "not overwrite files it did not create (use a path relative to the workspace)")
         target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(f.contents, bytes):
             target.write_bytes(f.contents)

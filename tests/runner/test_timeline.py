@@ -223,10 +223,11 @@ def test_timeout_kills_the_process_group_and_keeps_the_recording(tmp_path: Path)
 def test_a_timeout_inside_the_timeline_names_the_event(tmp_path: Path) -> None:
     prog = "import time\nwhile True:\n    print(time.time(), flush=True)\n    time.sleep(0.01)\n"
     path = scenario(tmp_path, f"name: busy\nah: {{cmd: python3 prog.py}}\n{files_block(**{'prog.py': prog})}"
-                              "timeline:\n  - screenshot: never\n")
+                              "timeline:\n  - screenshot: never\nexpect: {exitCode: 0}\n")
     r = one(path, timeout=1.5)
     assert kinds(r) == ["timeout"] and r.failures[0].position == at(path, "screenshot: never")
     assert "at Screenshot" in r.failures[0].message and "never" not in r.screenshots
+    assert r.exit_code == 143  # SIGTERM; not reported again as an exit_code failure
 
 
 def test_terminal_profile_from_terminal_ref_and_override(tmp_path: Path) -> None:

@@ -120,8 +120,8 @@ class Execution:
             r.runner, r.terminal = choice.runner, terminal.id
             self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
             base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
-            run_dir = base / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{id(self) % 100000}"
-            run_dir.mkdir(parents=True, exist_ok=True)
+            base.mkdir(parents=True, exist_ok=True)
+            run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
             r.out_dir = str(run_dir)
             self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
                                                             _safe(self.sc.name), terminal.id)
@@ -154,8 +154,8 @@ class Execution:
                 cast.close()
                 r.fail("setup", f"{e} (the program under test, {choice.runner})", str(self.sc.pos))
                 return r
-            self._timeline(replies_before(self.sc, choice))
-            self._finish()
+            if self._timeline(replies_before(self.sc, choice)):
+                self._finish()
         except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
             r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
         finally:
@@ -176,7 +176,8 @@ class Execution:
         return r
 
     # ------------------------------------------------------------------ timeline
-    def _timeline(self, before: list[int]) -> None:
+    def _timeline(self, before: list[int]) -> bool:
+        """Run the executor's events; False when the time limit ended the run (no end checks then)."""
         assert self.prog is not None
         for i, ev in enumerate(self.sc.timeline):
             if isinstance(ev, LlmResponse):
@@ -187,7 +188,8 @@ class Execution:
                 self._event(ev)
             except _Deadline:
                 self._timeout(f"at {type(ev).__name__} ({ev.pos})", str(ev.pos))
-                return
+                return False
+        return True
 
     def _sync(self, need: int) -> None:
         """Wait for the replies before an event to be served and the screen to be quiet."""

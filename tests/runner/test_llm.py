@@ -120,3 +120,20 @@ expect: {{exitCode: 0}}
     report = run(tmp_path, jobs=3)
     assert [s.passed for s in report.scenarios] == [True] * 3, [s.failures for s in report.scenarios]
     assert [s.last_screen for s in report.scenarios] == ["said 0", "said 1", "said 2"]
+
+
+def test_autocue_runs_in_print_mode_when_the_inputs_target_the_cli(tmp_path: Path) -> None:
+    path = scenario(tmp_path, """\
+name: cli_target
+agent: autocue
+initialPrompt: "say it"
+timeline:
+  - llmResponse:
+      - assistant: [[0, "said it"]]
+  - userInputs: [[0, "ignored by -p"]]
+    target: cli
+expect: {exitCode: 0}
+""")
+    r = one(path)
+    assert r.passed, r.failures
+    assert r.last_screen.splitlines()[-1] == "said it" and "/help for commands" not in r.last_screen

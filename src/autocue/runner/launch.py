@@ -6,8 +6,8 @@ placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}
 ``{prompt}``, ``{python}`` (this Python), ``{scenario}`` and ``{scenario_dir}``. Profiles:
 
 - ``autocue``: autocue's own agent CLI against the embedded mock LLM server (interactive when
-  the timeline has ``userInputs`` for the terminal — ``target: tui``/``cli`` or none —, else
-  ``-p`` with ``initialPrompt``). ``server.llmApiStyle`` picks the wire protocol.
+  the timeline has ``userInputs`` for the TUI — ``target: tui`` or none —, else ``-p`` with
+  ``initialPrompt``). ``server.llmApiStyle`` picks the wire protocol.
 - ``mock``: ``autocue mock-agent`` on the scenario (no server; it reports its progress).
 - a command (``cmd``): run as given; it may reach the server through the placeholders or the
   ``AUTOCUE_BASE_URL`` / ``AUTOCUE_OPENAI_BASE_URL`` / ``AUTOCUE_API_KEY`` variables every
@@ -111,7 +111,9 @@ def _profile(name: str, where: str) -> Choice:
 
 
 def interactive(scenario: Scenario) -> bool:
-    return any(isinstance(e, UserInputs) and (e.target or "tui") in ("tui", "cli") for e in scenario.timeline)
+    """autocue's CLI runs interactive when the timeline types into a TUI (``target: tui`` or none)."""
+    return any(isinstance(e, UserInputs) and any((i.target or e.target or "tui") == "tui" for i in e.inputs)
+               for e in scenario.timeline)
 
 
 def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None) -> dict[str, str]:

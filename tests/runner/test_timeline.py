@@ -307,3 +307,15 @@ def test_repo_files_never_overwrite_an_existing_absolute_path(tmp_path: Path) ->
     (tmp_path / "new.txt").unlink(missing_ok=True)
     path.write_text(path.read_text().replace(str(mine), str(tmp_path / "new.txt")))
     assert one(path).passed and (tmp_path / "new.txt").read_text() == "x"
+
+
+def test_a_masked_ticking_clock_lets_the_screen_settle(tmp_path: Path) -> None:
+    # the same program as above: it redraws a clock every 10 ms; a mask hides the ticking, and
+    # the quiet window is measured on the masked screen text, so the screenshot is taken
+    prog = ("import sys, time\nprint('clock', flush=True)\nwhile True:\n"
+            "    sys.stdout.write('\\r' + str(time.time())); sys.stdout.flush()\n    time.sleep(0.01)\n")
+    path = scenario(tmp_path, f"name: clock\nah: {{cmd: python3 prog.py}}\n{files_block(**{'prog.py': prog})}"
+                              "masks: ['[0-9]+[.][0-9]+']\ntimeline:\n  - screenshot: ticking\n")
+    r = one(path, timeout=3)
+    assert r.screenshots["ticking"] and Path(r.screenshots["ticking"]).read_text() == "clock\n***\n"
+    assert kinds(r) == ["timeout"]  # it never exits: the end of the timeline waits for it

@@ -148,8 +148,10 @@ class Execution:
             self.progress_file = launch.progress_file
             cast = CastWriter(run_dir / "session.cast", terminal.width, terminal.height, title=self.sc.name)
             try:
+                masks, literals = self.extras.masks, self.literals
                 self.prog = PtyProgram(launch.argv, cwd=self.ws, env=launch.env, width=terminal.width,
-                                       height=terminal.height, cast=cast)
+                                       height=terminal.height, cast=cast,
+                                       settle_view=(lambda t: apply_masks(t, masks, literals)) if masks else None)
             except SpawnError as e:
                 cast.close()
                 r.fail("setup", f"{e} (the program under test, {choice.runner})", str(self.sc.pos))
@@ -214,7 +216,7 @@ class Execution:
             served_ok = served >= need
             started = p.output_seen or now - p.started >= STARTUP_GRACE
             answered = p.answered or now - p.last_input >= ANSWER_GRACE
-            if (served_ok and started and answered and not p.screen.in_sync_update and now - p.last_output >= settle
+            if (served_ok and started and answered and not p.screen.in_sync_update and now - p.last_change >= settle
                     and not p.busy()):
                 return
             p.pump(settle if served_ok else 0.01)

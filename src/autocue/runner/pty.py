@@ -5,8 +5,9 @@ This is the runner's own pty process runner, on the standard library (``pty.fork
 and its process group is killed as a whole. An ``exec`` failure is reported back through a
 close-on-exec pipe, so "no such program" is an error of the spawn, not an exit code. Output is
 read without blocking, fed to the ``Screen`` and to the asciicast recording; queries the
-program sends (cursor position, DA1) are answered. ``last_output`` (monotonic seconds)
-drives the executor's quiet-screen waits.
+program sends (cursor position, DA1) are answered. ``last_change`` (when the masked screen
+text last changed) drives the executor's quiet-screen waits; ``last_output`` (any byte) tells
+whether the program answered an input.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import signal
 import struct
 import termios
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from autocue.runner.cast import CastWriter
@@ -35,13 +36,15 @@ class SpawnError(Exception):
 
 class PtyProgram:
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], width: int, height: int,
-                 cast: CastWriter) -> None:
-        self.screen = Screen(width, height)
+                 cast: CastWriter, settle_view: Callable[[str], str] | None = None) -> None:
+        self.screen = Screen(width, height, settle_view)
         self.cast = cast
         self.argv = list(argv)
         self.pid, self.fd = _spawn(self.argv, cwd, dict(env), width, height)
         self.started = time.monotonic()
         self.last_output = self.started
+        self.last_change = self.started
+        """When the (masked) screen text last changed: the quiet window is measured from it."""
         self.output_seen = False
         self.eof = False
         self.exit_code: int | None = None
@@ -85,7 +88,10 @@ class PtyProgram:
                 break
             got = True
             self.cast.output(chunk)
+            before = self.screen.version
             reply = self.screen.feed(chunk)
+            if self.screen.version != before:
+                self.last_change = time.monotonic()
             if reply:
                 self._write_raw(reply)
             if not select.select([fd], [], [], 0)[0]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 
 from avt import _avt
 
@@ -34,7 +35,7 @@ def normalise(lines: list[str]) -> str:
 class Screen:
     """A ``width`` x ``height`` terminal; ``feed`` returns the bytes to answer the program with."""
 
-    def __init__(self, width: int, height: int) -> None:
+    def __init__(self, width: int, height: int, settle_view: Callable[[str], str] | None = None) -> None:
         self.width = width
         self.height = height
         self._vt = _avt.Vt(width, height)
@@ -42,7 +43,9 @@ class Screen:
         self._tail = b""
         self.in_sync_update = False
         self.version = 0
-        """Increases on every fed chunk that changed the visible text."""
+        """Increases on every fed chunk that changed the visible text (as ``settle_view`` shows it:
+        the masked text, so a ticking clock that a mask hides does not keep the screen busy)."""
+        self._settle_view = settle_view
         self._last = ""
 
     def feed(self, chunk: bytes) -> bytes:
@@ -68,7 +71,7 @@ class Screen:
         self._tail = scan[esc:] if esc >= 0 and not _COMPLETE.match(scan, esc) else b""
         if fed < len(chunk):
             self._vt.feed_str(self._dec.decode(chunk[fed:]))
-        text = self.text()
+        text = self.text() if self._settle_view is None else self._settle_view(self.text())
         if text != self._last:
             self._last = text
             self.version += 1

@@ -64,3 +64,12 @@ def test_nothing_is_collected_without_the_setting(tmp_path: Path) -> None:
     (root / "pytest.ini").write_text("[pytest]\n")
     proc = pytest_run(root, "scenarios")
     assert proc.returncode == 5 and "no tests ran" in proc.stdout
+
+
+def test_a_broken_scenario_is_a_one_line_collection_error(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "scenarios" / "broken.yaml").write_text("name: broken\ntimeline:\n  - think: oops\n")
+    proc = pytest_run(root, "-k", "greets")
+    assert proc.returncode == 2, proc.stdout
+    assert "broken.yaml:3:12: timeline[0].think: expected a list" in proc.stdout
+    assert "Traceback" not in proc.stdout and "pytest_plugin.py" not in proc.stdout

@@ -64,7 +64,13 @@ def _marker(tag: str) -> str:
 
 class ScenarioFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        for sel in load_path(self.path):
+        from autocue.scenario import ScenarioError
+
+        try:
+            selected = load_path(self.path)
+        except ScenarioError as e:  # one line with file:line:col, not a traceback of the plugin
+            raise self.CollectError(str(e)) from None
+        for sel in selected:
             item = ScenarioItem.from_parent(self, name=sel.scenario.name, selected=sel)
             for tag in sel.scenario.tags:
                 name = _marker(tag)

@@ -23,6 +23,7 @@ import signal
 import struct
 import termios
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -205,7 +206,11 @@ def _spawn(argv: list[str], cwd: Path, env: dict[str, str], width: int, height: 
         raise SpawnError(f"cannot start {argv[0]!r}: not executable")
     err_r, err_w = os.pipe()
     os.set_inheritable(err_w, False)
-    pid, fd = pty.fork()
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns about fork() in a threaded process (the server and -j workers are
+        # threads); the child only sets the window size, changes directory and execs
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid, fd = pty.fork()
     if pid == 0:  # the child: never returns
         try:
             os.close(err_r)

@@ -31,6 +31,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "report": ("autocue.cli.report", "summarize a recorded session"),
     "simulate": ("autocue.cli.simulate", "stream scenarios as simulated sessions (REST + SSE)"),
     "view": ("autocue.cli.view", "render a session, loop recording, run or live stream as one HTML page"),
+    "run": ("autocue.cli.run", "run scenarios as end-to-end tests of a terminal program"),
+    "mock-agent": ("autocue.cli.mock_agent", "a deterministic agent CLI that plays a scenario"),
 }
 
 AGENT_CLI = "autocue.cli.agent"

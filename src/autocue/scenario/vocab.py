@@ -82,6 +82,7 @@ TIMELINE_EVENTS: tuple[str, ...] = (
 TOP_LEVEL_KEYS: tuple[str, ...] = (
     "name", "description", "tags", "terminalRef", "compat", "initialPrompt", "repo", "ah", "server", "timeline",
     "expect", "acp", "rules", "events", "assertions",
+    "agent", "masks",  # read by autocue.runner (the launch profile, screen masks)
 )
 
 ERROR_TYPE_STATUS: dict[str, int] = {

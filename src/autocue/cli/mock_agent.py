@@ -1,0 +1,79 @@
+"""``autocue mock-agent``: a deterministic agent CLI that plays a scenario (see autocue.runner.mockagent).
+
+    autocue mock-agent SCENARIO [--scenario NAME] [--checkpoint-cmd CMD] [--format FMT] [--cwd DIR]
+    autocue mock-agent --plan PLAN.json ...      (what ``autocue run --agent mock`` starts)
+
+Exit 0 when every tool result, status and edit matched the scenario, 1 when one did not,
+2 on a usage or scenario error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+PROG = "autocue mock-agent"
+
+
+def parser() -> argparse.ArgumentParser:
+    from autocue.runner.mockformats import FORMATS
+
+    p = argparse.ArgumentParser(prog=PROG, description="Play a scenario as a deterministic agent: print its "
+                                "replies, run its tools for real, check their results.")
+    p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario YAML file")
+    p.add_argument("--plan", metavar="FILE", help="play a plan autocue run wrote (JSON) instead of a scenario")
+    p.add_argument("--scenario", dest="name", metavar="NAME", help="which scenario of a multi-document file")
+    p.add_argument("--checkpoint-cmd", metavar="CMD", help="shell command run after each tool call and edit")
+    p.add_argument("--format", default="text", choices=FORMATS, help="output format (default text)")
+    p.add_argument("--cwd", metavar="DIR", help="workspace (default: the current directory)")
+    p.add_argument("prompt", nargs="*", help=argparse.SUPPRESS)  # accepted (and ignored) as agent CLIs take one
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    cwd = Path(args.cwd) if args.cwd else Path.cwd()
+    if not cwd.is_dir():
+        print(f"{PROG}: --cwd {args.cwd}: no such directory", file=sys.stderr)
+        return 2
+    if args.plan:
+        import json
+
+        try:
+            plan = json.loads(Path(args.plan).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            print(f"{PROG}: --plan {args.plan}: {e}", file=sys.stderr)
+            return 2
+        return _play(plan, args, cwd)
+    if not args.scenario:
+        print(f"{PROG}: give a scenario file: autocue mock-agent SCENARIO", file=sys.stderr)
+        return 2
+    from autocue.runner.mockplan import plan_from_scenario
+    from autocue.scenario import ScenarioError, load_scenarios
+
+    try:
+        scenarios = load_scenarios(args.scenario)
+    except ScenarioError as e:
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 2
+    if args.name is not None:
+        scenarios = [s for s in scenarios if s.name == args.name]
+    if len(scenarios) != 1:
+        what = f"no scenario named {args.name!r}" if args.name is not None else f"{len(scenarios)} scenarios"
+        print(f"{PROG}: {args.scenario}: {what}: pass --scenario NAME to pick one", file=sys.stderr)
+        return 2
+    return _play(plan_from_scenario(scenarios[0]), args, cwd)
+
+
+def _play(plan: dict[str, Any], args: argparse.Namespace, cwd: Path) -> int:
+    from autocue.runner.mockagent import main_mock_agent
+
+    try:
+        return main_mock_agent(plan, fmt=args.format, checkpoint_cmd=args.checkpoint_cmd, cwd=cwd)
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

@@ -1,0 +1,130 @@
+"""``autocue run``: run scenarios as end-to-end tests of a terminal program.
+
+    autocue run SCENARIO_OR_DIR... [--agent NAME | --cmd 'COMMAND ARGS'] [--terminal WxH]
+                [--speed S] [--timeout S] [--settle S] [--update-goldens] [--out DIR]
+                [--junit FILE] [--json] [--tags T,...] [-k SUBSTRING] [--keep] [-j N] [--shard I/N]
+    autocue run --merge-reports A.json B.json ... [--junit MERGED.xml A.xml B.xml ...]
+
+Exit 0 when every scenario passed, 1 when one failed, 2 on a usage or scenario error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+PROG = "autocue run"
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=PROG, description="Run scenarios as end-to-end tests of a terminal program "
+                                "(see docs/runner.md).")
+    p.add_argument("paths", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario files or directories")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--agent", metavar="NAME", help="launch profile for every scenario: mock or autocue")
+    who.add_argument("--cmd", metavar="'COMMAND ARGS'",
+                     help="command line of the program under test ({base_url}, {openai_base_url}, {api_key}, "
+                          "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")
+    p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "
+                   "terminalRef, else 100x30)")
+    p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
+                   "as synchronisation allows)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
+    p.add_argument("--settle", type=float, default=None, help="seconds of quiet screen before each user or test "
+                   "event (default: 0.01 for --agent mock, else 0.03)")
+    p.add_argument("--update-goldens", action="store_true", help="rewrite screenshot goldens")
+    p.add_argument("--out", default="autocue-runs", help="output dir: screenshots, recordings (default "
+                   "./autocue-runs)")
+    p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (with --merge-reports: the merged "
+                   "JUnit file; the XML inputs follow the JSON ones)")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--tags", metavar="T,...", help="only scenarios with one of these tags")
+    p.add_argument("-k", dest="keyword", metavar="SUBSTRING", help="only scenarios whose name contains it")
+    p.add_argument("--keep", action="store_true", help="keep every workspace (failed runs keep theirs anyway)")
+    p.add_argument("-j", dest="jobs", type=int, default=1, metavar="N", help="run N scenarios at once")
+    p.add_argument("--shard", metavar="I/N", help="run the I-th of N stable slices of the selection")
+    p.add_argument("--merge-reports", action="store_true",
+                   help="combine the JSON reports (and JUnit files) given as paths instead of running")
+    return p
+
+
+def _err(message: str) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return 2
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from autocue.runner.report import ReportError, merge_junit, merge_reports
+
+    paths = [Path(x) for x in args.paths]
+    xml = [x for x in paths if x.suffix == ".xml"]
+    reports = [x for x in paths if x.suffix != ".xml"]
+    if not reports and not xml:
+        return _err("--merge-reports needs the report files to merge: autocue run --merge-reports A.json B.json")
+    if xml and not args.junit:
+        return _err("JUnit files to merge need --junit MERGED.xml for the result")
+    try:
+        merged = merge_reports(reports)
+        if xml:
+            merge_junit(xml, Path(args.junit))
+    except ReportError as e:
+        return _err(str(e))
+    if reports:
+        print(json.dumps(merged))
+    return 0 if not merged["failed"] else 1
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    if args.merge_reports:
+        return _merge(args)
+    from autocue.runner import RunOptions, collect, run_selected
+    from autocue.runner.extras import parse_size
+    from autocue.runner.selection import parse_shard
+    from autocue.scenario import ScenarioError
+
+    if not args.paths:
+        return _err("give scenario files or directories to run, e.g. autocue run examples/tui")
+    if args.jobs < 1 or args.timeout <= 0 or args.speed < 0 or (args.settle or 0) < 0:
+        return _err("-j must be 1 or more, --timeout more than 0, --speed and --settle 0 or more")
+    try:
+        terminal = parse_size(args.terminal) if args.terminal else None
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as e:
+        return _err(str(e))
+    tags = [t.strip() for t in (args.tags or "").split(",") if t.strip()]
+    try:
+        items = collect(args.paths, tags=tags, keyword=args.keyword, shard=shard)
+        if not items and shard is None:
+            return _err(f"no scenario in {', '.join(args.paths)} matches"
+                        + (f" --tags {args.tags}" if tags else "") + (f" -k {args.keyword}" if args.keyword else ""))
+    except ScenarioError as e:
+        return _err(str(e))
+    options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
+                         settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
+                         jobs=args.jobs)
+    try:
+        report = run_selected(items, options)
+    except KeyboardInterrupt:  # the runs' process groups were killed on the way out
+        return _err("interrupted")
+    if args.junit:
+        report.write_junit(Path(args.junit))
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        for s in report.scenarios:
+            print(f"{'PASS' if s.passed else 'FAIL'} {s.name} ({s.duration_s:.2f}s) {s.file}")
+            for f in s.failures:
+                print(f"  {f.line()}")
+                if f.detail and f.kind == "golden":
+                    print("    " + f.detail.rstrip().replace("\n", "\n    "))
+            if s.workspace and not s.passed:
+                print(f"  workspace kept: {s.workspace}")
+            if not s.passed and s.out_dir:
+                print(f"  recording: {s.out_dir}/session.cast")
+        print(f"{report.passed} passed, {report.failed} failed")
+    if any(f.kind == "setup" for s in report.scenarios for f in s.failures):
+        return 2
+    return 0 if report.ok else 1

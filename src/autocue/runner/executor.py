@@ -1,0 +1,392 @@
+"""Run one scenario: workspace, program in a pty, the timeline, the checks at the end.
+
+Timeline semantics (see docs/runner.md): model replies (``llmResponse``) are played by the
+program's side (the embedded server, or the mock agent itself); every other event is the
+executor's, in order. Before each of those, the executor *synchronises*: it waits until the
+program has been served every reply written before the event (the server's count, or the mock
+agent's progress file) and the screen has been quiet for ``settle`` seconds (never inside a
+synchronized update). Then: ``userInputs`` are typed (keys as separate writes, each after the
+echo of the text before), ``userEdits`` patches are applied, ``userCommand`` runs, ``screenshot``
+compares the masked screen with its golden, ``assert`` is evaluated on the workspace and the
+screen; ``advanceMs`` (and the ``[ms, ...]`` of inputs) are logical time, slept only at
+``speed > 0``. Failures are recorded and the timeline goes on. At the end the program must exit
+before the deadline (else its process group is killed: ``timeout``), then ``expect`` is checked.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autocue.runner.cast import CastWriter
+from autocue.runner.extras import RunnerExtras, terminal_profile
+from autocue.runner.goldens import apply_masks, check_golden, golden_dirs
+from autocue.runner.keys import key_bytes, parse_input
+from autocue.runner.launch import Choice, LaunchError, build, choose
+from autocue.runner.options import RunOptions
+from autocue.runner.pty import PtyProgram, SpawnError
+from autocue.runner.report import ScenarioResult
+from autocue.runner.workspace import WorkspaceError, resolve, seed_workspace
+from autocue.scenario import (
+    AdvanceMs,
+    AssertStep,
+    LlmResponse,
+    Scenario,
+    ScenarioError,
+    Screenshot,
+    TimelineEvent,
+    UserCommand,
+    UserEdits,
+    UserInputs,
+    evaluate_assert,
+)
+
+if TYPE_CHECKING:
+    from autocue.runner.llm import LlmRun
+
+STARTUP_GRACE = 0.5
+"""Seconds a program that printed nothing yet is given before the first event anyway."""
+ANSWER_GRACE = 0.5
+"""Seconds a program that showed nothing after the last input is given before the next event anyway."""
+
+
+class _Deadline(Exception):
+    pass
+
+
+def replies_before(scenario: Scenario, choice: Choice) -> list[int]:
+    """For each timeline event, how many replies the program must have been served before it."""
+    out: list[int] = []
+    if choice.profile == "mock":
+        n = 0
+        for ev in scenario.timeline:
+            out.append(n)
+            n += isinstance(ev, LlmResponse)
+        return out
+    lines = sorted(_line(s.source) for s in scenario.compile().all_steps() if hasattr(s, "source"))
+    for ev in scenario.timeline:
+        out.append(sum(1 for x in lines if x < ev.pos.line))
+    return out
+
+
+def _line(source: str | None) -> int:
+    try:
+        return int((source or "").rsplit(":", 1)[1])
+    except (IndexError, ValueError):
+        return 0
+
+
+class Execution:
+    def __init__(self, scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> None:
+        self.sc = scenario
+        self.extras = extras
+        self.opt = options
+        self.result = ScenarioResult(scenario.name, scenario.file)
+        self.prog: PtyProgram | None = None
+        self.llm: LlmRun | None = None
+        self.progress_file: Path | None = None
+        self.progress_seen = 0
+        self.progress_done = 0
+        self.served_seen = 0
+        self.settle = 0.03
+        self.last_poll = 0.0
+        self.ws = Path()
+        self.deadline = 0.0
+        self.literals: list[tuple[str, str]] = []
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> ScenarioResult:
+        t0 = time.monotonic()
+        self.deadline = t0 + self.opt.timeout
+        r = self.result
+        root: Path | None = None
+        try:
+            try:
+                terminal = terminal_profile(self.sc, self.opt.terminal)
+                choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent)
+            except ScenarioError as e:
+                r.fail("setup", e.message, str(e.pos))
+                return r
+            except LaunchError as e:
+                r.fail("setup", str(e), str(self.sc.pos))
+                return r
+            r.runner, r.terminal = choice.runner, terminal.id
+            self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
+            base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
+            base.mkdir(parents=True, exist_ok=True)
+            run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
+            r.out_dir = str(run_dir)
+            self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
+                                                            _safe(self.sc.name), terminal.id)
+            root = Path(tempfile.mkdtemp(prefix="autocue-run-"))
+            self.ws = root / "work"
+            self.ws.mkdir()
+            self.literals = [(str(self.ws.resolve()), "<workspace>"), (str(self.ws), "<workspace>"),
+                             (str(run_dir), "<out>")]
+            try:
+                seed_workspace(self.sc, self.ws)
+            except (WorkspaceError, OSError) as e:
+                r.fail("setup", f"workspace: {e}", str(self.sc.pos))
+                return r
+            if choice.uses_server:
+                from autocue.runner.llm import register
+
+                self.llm = register(self.sc, self.sc.compile())
+                self.llm.server.state.options.speed = self.opt.speed
+            try:
+                launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm)
+            except LaunchError as e:
+                r.fail("setup", str(e), str(self.sc.pos))
+                return r
+            self.progress_file = launch.progress_file
+            cast = CastWriter(run_dir / "session.cast", terminal.width, terminal.height, title=self.sc.name)
+            try:
+                masks, literals = self.extras.masks, self.literals
+                self.prog = PtyProgram(launch.argv, cwd=self.ws, env=launch.env, width=terminal.width,
+                                       height=terminal.height, cast=cast,
+                                       settle_view=(lambda t: apply_masks(t, masks, literals)) if masks else None)
+            except SpawnError as e:
+                cast.close()
+                r.fail("setup", f"{e} (the program under test, {choice.runner})", str(self.sc.pos))
+                return r
+            if self._timeline(replies_before(self.sc, choice)):
+                self._finish()
+        except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
+            r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
+        finally:
+            if self.prog is not None:
+                self.prog.close()
+                r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
+                r.last_screen = self.prog.screen.text()
+                r.exit_code = self.prog.exit_code
+            self._read_progress()
+            if self.llm is not None:
+                self.llm.release()
+            if root is not None:
+                if self.opt.keep or r.failures:
+                    r.workspace = str(self.ws)
+                else:
+                    shutil.rmtree(root, ignore_errors=True)
+            r.duration_s = time.monotonic() - t0
+        return r
+
+    # ------------------------------------------------------------------ timeline
+    def _timeline(self, before: list[int]) -> bool:
+        """Run the executor's events; False when the time limit ended the run (no end checks then)."""
+        assert self.prog is not None
+        for i, ev in enumerate(self.sc.timeline):
+            if isinstance(ev, LlmResponse):
+                continue
+            try:
+                self._sync(before[i])
+                self.prog.cast.marker(f"{ev.pos} {type(ev).__name__}")
+                self._event(ev)
+            except _Deadline:
+                self._timeout(f"at {type(ev).__name__} ({ev.pos})", str(ev.pos))
+                return False
+        return True
+
+    def _sync(self, need: int) -> None:
+        """Wait for the replies before an event to be served and the screen to be quiet."""
+        p = self.prog
+        assert p is not None
+        settle = self.settle
+        while True:
+            now = time.monotonic()
+            if now > self.deadline:
+                raise _Deadline
+            if p.exited:
+                p.wait_exit(self.deadline)
+                return
+            served = self._served()
+            if served != self.served_seen:
+                # a reply went out: the program's answer to it is awaited like an echo (unless output
+                # already arrived since the last look, which may be that answer)
+                self.served_seen = served
+                if p.last_output <= self.last_poll:
+                    p.answered, p.last_input = False, now
+            self.last_poll = now
+            served_ok = served >= need
+            started = p.output_seen or now - p.started >= STARTUP_GRACE
+            answered = p.answered or now - p.last_input >= ANSWER_GRACE
+            if (served_ok and started and answered and not p.screen.in_sync_update and now - p.last_change >= settle
+                    and not p.busy()):
+                return
+            p.pump(settle if served_ok else 0.01)
+
+    def _quiet(self) -> None:
+        self._sync(0)
+
+    def _served(self) -> int:
+        if self.llm is not None:
+            return self.llm.served()
+        if self.progress_file is not None:
+            self._read_progress()
+            return self.progress_done
+        return 0
+
+    def _read_progress(self) -> None:
+        f = self.progress_file
+        if f is None:
+            return
+        try:
+            with f.open("rb") as fh:
+                fh.seek(self.progress_seen)
+                data = fh.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n") + 1
+        self.progress_seen += end
+        for line in data[:end].splitlines():
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if "done" in msg:
+                self.progress_done = max(self.progress_done, int(msg["done"]))
+            if "failure" in msg:
+                fl = msg["failure"]
+                self.result.fail(fl.get("kind", "tool_result"), str(fl.get("message", "")), str(fl.get("position", "")),
+                                 str(fl.get("detail", "")))
+
+    def _screen(self) -> str:
+        assert self.prog is not None
+        return self.prog.screen.text()
+
+    def _note(self, ev: TimelineEvent, what: str) -> None:
+        self.result.transcript.append(f"{ev.pos} {type(ev).__name__}: {what}")
+
+    def _logical(self, ms: int) -> None:
+        if self.opt.speed > 0 and ms > 0 and self.prog is not None:
+            end = time.monotonic() + ms / 1000 * self.opt.speed
+            if end > self.deadline:
+                raise _Deadline
+            while time.monotonic() < end:
+                self.prog.pump(min(0.05, max(0.0, end - time.monotonic())))
+
+    def _event(self, ev: TimelineEvent) -> None:
+        p = self.prog
+        assert p is not None
+        r = self.result
+        if isinstance(ev, UserInputs):
+            typed = False
+            for inp in ev.inputs:
+                target = inp.target or ev.target
+                if target not in (None, "tui", "cli"):
+                    self._note(ev, f"skipped {inp.text!r} (target {target})")
+                    continue
+                self._logical(inp.ms)
+                for chunk in parse_input(inp.text):
+                    if typed:
+                        self._quiet()
+                    typed = True
+                    data = key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data
+                    p.write(data)
+                self._note(ev, f"typed {inp.text!r}")
+        elif isinstance(ev, AdvanceMs):
+            self._logical(ev.ms)
+        elif isinstance(ev, Screenshot):
+            screen = apply_masks(self._screen(), self.extras.masks, self.literals)
+            g = check_golden(ev.label, screen, out_dir=self.shots_out, beside=self.shots_beside,
+                             update=self.opt.update_goldens)
+            r.screenshots[ev.label] = str(g.path)
+            self._note(ev, f"{ev.label}: {g.status}")
+            if g.status == "differs":
+                r.fail("golden", f"screenshot {ev.label!r} differs from its golden (actual screen: {g.path}; "
+                       "rerun with --update-goldens to accept it)", str(ev.pos), g.diff)
+        elif isinstance(ev, AssertStep):
+            report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
+            for res in report.failed:
+                r.fail("assert", f"{res.check}: expected {res.expected!r}, got {res.actual!r} "
+                       f"(workspace {self.ws})", str(ev.pos), self._screen())
+            self._note(ev, "passed" if report.passed else f"{len(report.failed)} check(s) failed")
+        elif isinstance(ev, UserEdits):
+            self._user_edits(ev)
+        elif isinstance(ev, UserCommand):
+            self._user_command(ev)
+        else:
+            self._note(ev, "not executed by the runner")
+
+    def _user_edits(self, ev: UserEdits) -> None:
+        patch = Path(ev.patch)
+        if not patch.is_absolute():
+            patch = Path(self.sc.file).resolve().parent / patch
+        if not patch.is_file():
+            self.result.fail("setup", f"userEdits patch {ev.patch!r}: no such file ({patch})", str(ev.pos))
+            return
+        proc = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)], cwd=self.ws, capture_output=True,
+                              text=True, timeout=max(1.0, self.deadline - time.monotonic()))
+        if proc.returncode != 0:
+            self.result.fail("setup", f"userEdits patch {ev.patch!r} does not apply to the workspace {self.ws}: "
+                             f"{proc.stderr.strip() or proc.stdout.strip()}", str(ev.pos))
+        else:
+            self._note(ev, f"applied {ev.patch}")
+
+    def _user_command(self, ev: UserCommand) -> None:
+        cwd = resolve(self.ws, ev.cwd) if ev.cwd else self.ws
+        try:
+            proc = subprocess.run(["sh", "-c", ev.cmd], cwd=cwd, capture_output=True, text=True,
+                                  timeout=max(0.1, self.deadline - time.monotonic()), start_new_session=True)
+        except subprocess.TimeoutExpired:
+            raise _Deadline from None
+        except OSError as e:
+            self.result.fail("setup", f"userCommand {ev.cmd!r}: {e}", str(ev.pos))
+            return
+        out = (proc.stdout + proc.stderr).rstrip()
+        self._note(ev, f"$ {ev.cmd} -> exit {proc.returncode}" + (f"\n{out}" if out else ""))
+        if self.result.out_dir:
+            log = Path(self.result.out_dir) / "commands.log"
+            with log.open("a", encoding="utf-8") as f:
+                f.write(f"$ {ev.cmd}  (exit {proc.returncode})\n{out}\n")
+
+    # ------------------------------------------------------------------ the end
+    def _timeout(self, where: str, position: str) -> None:
+        p = self.prog
+        assert p is not None
+        p.kill_group()
+        self.result.fail("timeout", f"the scenario did not finish within {self.opt.timeout:g} s ({where}); the "
+                         "program's process group was killed", position, p.screen.text())
+
+    def _finish(self) -> None:
+        p = self.prog
+        assert p is not None
+        r = self.result
+        if not p.wait_exit(self.deadline):
+            self._timeout("the program was still running after the timeline's last event: end the timeline with "
+                          "the input that quits it, e.g. `<ctrl-d>` or `/quit`", str(self.sc.pos))
+            return
+        expect = self.sc.expect
+        if expect is not None and expect.exit_code is not None and p.exit_code != expect.exit_code:
+            r.fail("exit_code", f"the program exited with {p.exit_code}, expected {expect.exit_code}",
+                   str(self.sc.pos), p.screen.text())
+        for a in expect.artifacts if expect is not None else []:
+            if not glob.glob(str(resolve(self.ws, a.pattern)), recursive=True):
+                r.fail("artifact", f"expected artifact {a.type!r} matching {a.pattern!r} in the workspace {self.ws}: "
+                       "none found", str(self.sc.pos))
+        if self.llm is not None:
+            st = self.llm.status()
+            if st is not None:
+                if st["remaining"]:
+                    r.fail("llm", f"the program left {st['remaining']} of {st['total']} scripted replies unplayed "
+                           f"(next: {st['next']})", str(self.sc.pos))
+                errors = st["errors"]
+                for e in errors if isinstance(errors, list) else []:
+                    r.fail("llm", str(e), str(self.sc.pos))
+            elif self.llm.script.step_count:
+                r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "
+                       "scripted)", str(self.sc.pos))
+
+
+def run_one(scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> ScenarioResult:
+    return Execution(scenario, extras, options).run()
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name) or "_"

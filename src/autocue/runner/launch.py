@@ -1,0 +1,175 @@
+"""Launch profiles: which program a run starts, with what arguments and environment.
+
+By precedence: ``--cmd``, ``--agent NAME``, the scenario's ``ah: {cmd, flags, env}`` block,
+its top-level ``agent: NAME``. A command (and ``ah`` flags and env values) may use the
+placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}``,
+``{prompt}``, ``{python}`` (this Python), ``{scenario}`` and ``{scenario_dir}``. Profiles:
+
+- ``autocue``: autocue's own agent CLI against the embedded mock LLM server (interactive when
+  the timeline has ``userInputs`` for the TUI — ``target: tui`` or none —, else ``-p`` with
+  ``initialPrompt``). ``server.llmApiStyle`` picks the wire protocol.
+- ``mock``: ``autocue mock-agent`` on the scenario (no server; it reports its progress).
+- a command (``cmd``): run as given; it may reach the server through the placeholders or the
+  ``AUTOCUE_BASE_URL`` / ``AUTOCUE_OPENAI_BASE_URL`` / ``AUTOCUE_API_KEY`` variables every
+  program gets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autocue.errors import AutocueError
+from autocue.runner.extras import RunnerExtras, TerminalProfile
+from autocue.scenario import Scenario, UserInputs
+
+if TYPE_CHECKING:
+    from autocue.runner.llm import LlmRun
+
+PROFILES = ("autocue", "mock")
+SETTLE = {"mock": 0.01}
+"""Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
+DEFAULT_SETTLE = 0.03
+API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
+                 "openai-responses": "openai-responses", "responses": "openai-responses",
+                 "gemini": "google-generative", "google": "google-generative"}
+PLACEHOLDERS = ("{base_url}", "{openai_base_url}", "{api_key}", "{workspace}", "{prompt}", "{python}", "{scenario}",
+                "{scenario_dir}")
+_SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
+                 "AUTOCUE_API_KEY")
+
+
+class LaunchError(AutocueError, ValueError):
+    """No program, or an unknown profile (message says what to write)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """Which program, before the run's paths exist: ``runner`` names it in output paths."""
+
+    runner: str
+    profile: str | None = None
+    command: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def settle(self) -> float:
+        return SETTLE.get(self.profile or "", DEFAULT_SETTLE)
+
+    @property
+    def uses_server(self) -> bool:
+        if self.profile == "autocue":
+            return True
+        if self.profile == "mock":
+            return False
+        text = " ".join(self.command) + " " + " ".join(self.env.values())
+        return any(m in text for m in _SERVER_MARKS)
+
+
+@dataclass(slots=True)
+class Launch:
+    argv: list[str]
+    env: dict[str, str]
+    progress_file: Path | None = None
+    """Where the mock agent reports replies done and tool failures (JSON lines)."""
+
+
+def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: str | None) -> Choice:
+    if cmd is not None:
+        try:
+            argv = shlex.split(cmd)
+        except ValueError as e:
+            raise LaunchError(f"--cmd {cmd!r}: {e}") from None
+        if not argv:
+            raise LaunchError("--cmd is empty: give the command line of the program to test")
+        return Choice("cmd", None, argv)
+    if agent is not None:
+        return _profile(agent, "--agent")
+    if scenario.ah is not None and scenario.ah.cmd:
+        try:
+            argv = shlex.split(scenario.ah.cmd)
+        except ValueError as e:
+            raise LaunchError(f"ah.cmd {scenario.ah.cmd!r}: {e}") from None
+        if argv and argv[0] in PROFILES and len(argv) == 1 and not scenario.ah.flags:
+            return _profile(argv[0], "ah.cmd")
+        return Choice("cmd", None, argv + list(scenario.ah.flags), dict(scenario.ah.env))
+    if extras.agent is not None:
+        return _profile(extras.agent, "agent")
+    raise LaunchError(f"scenario {scenario.name!r} names no program to run: pass --agent "
+                      f"{'|'.join(PROFILES)} or --cmd 'COMMAND', or add `agent: mock` or an `ah: {{cmd: ...}}` block")
+
+
+def _profile(name: str, where: str) -> Choice:
+    if name not in PROFILES:
+        raise LaunchError(f"{where} {name!r}: unknown launch profile (known: {', '.join(PROFILES)}); "
+                          "use --cmd 'COMMAND' for any other program")
+    return Choice(name, name)
+
+
+def interactive(scenario: Scenario) -> bool:
+    """autocue's CLI runs interactive when the timeline types into a TUI (``target: tui`` or none)."""
+    return any(isinstance(e, UserInputs) and any((i.target or e.target or "tui") == "tui" for i in e.inputs)
+               for e in scenario.timeline)
+
+
+def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "COLUMNS", "LINES", "PYTEST_XDIST_WORKER")}
+    env.update(TERM="xterm-256color", COLUMNS=str(terminal.width), LINES=str(terminal.height),
+               AUTOCUE_WORKSPACE=str(workspace))
+    if llm is not None:
+        env.update(AUTOCUE_BASE_URL=llm.base_url, AUTOCUE_OPENAI_BASE_URL=llm.openai_base_url,
+                   AUTOCUE_API_KEY=llm.key)
+    return env
+
+
+def _fill(token: str, values: dict[str, str]) -> str:
+    for k, v in values.items():
+        token = token.replace("{" + k + "}", v)
+    return token
+
+
+def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
+          llm: LlmRun | None) -> Launch:
+    env = base_env(terminal, workspace, llm)
+    prompt = scenario.initial_prompt or ""
+    if choice.profile == "mock":
+        from autocue.runner.mockplan import plan_from_scenario
+
+        progress = state_dir / "progress.jsonl"
+        progress.touch()
+        plan = state_dir / "plan.json"
+        plan.write_text(json.dumps(plan_from_scenario(scenario)), encoding="utf-8")
+        argv = [sys.executable, "-m", "autocue.cli.main", "mock-agent", "--plan", str(plan)]
+        env["AUTOCUE_MOCK_PROGRESS"] = str(progress)
+        return Launch(argv, env, progress)
+    if choice.profile == "autocue":
+        assert llm is not None
+        home = state_dir / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        api = API_FOR_STYLE.get(scenario.server.llm_api_style, "openai-completions")
+        url = llm.openai_base_url if api.startswith("openai") else llm.base_url
+        models = {"providers": {"mock": {"base_url": url, "api": api, "api_key": llm.key,
+                                         "models": [{"id": "mock-model", "context_window": 200000}]}}}
+        (home / "models.json").write_text(json.dumps(models), encoding="utf-8")
+        env["AUTOCUE_DIR"] = str(home)
+        argv = [sys.executable, "-m", "autocue.cli.main", "--model", "mock/mock-model", "--no-discover",
+                "--cwd", str(workspace)]
+        if interactive(scenario):
+            argv += [prompt] if prompt else []
+        else:
+            if not prompt:
+                raise LaunchError("--agent autocue runs `autocue -p` for a scenario without "
+                                  "userInputs, which needs `initialPrompt:`")
+            argv += ["-p", prompt]
+        return Launch(argv, env)
+    values = {"workspace": str(workspace), "prompt": prompt, "python": sys.executable,
+              "scenario": str(Path(scenario.file).resolve()), "scenario_dir": str(Path(scenario.file).resolve().parent)}
+    if llm is not None:
+        values.update(base_url=llm.base_url, openai_base_url=llm.openai_base_url, api_key=llm.key)
+    env.update({k: _fill(v, values) for k, v in choice.env.items()})
+    return Launch([_fill(t, values) for t in choice.command], env)

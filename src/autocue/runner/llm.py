@@ -1,0 +1,86 @@
+"""The embedded mock LLM server of a runner process, shared by every run.
+
+One ``MockLLMServer`` is started on first use and reused by every scenario run of the
+process (thread-safe). Each run registers its scenario under a unique name with a fresh
+session key, so runs never share a cursor; the program under test is pointed at
+``base_url_for(run)`` (the ``/s/KEY/scenario/NAME`` prefix) with the key as API key.
+
+The scenario's ``assert`` steps are removed from what the server plays: under the executor
+they are evaluated at their timeline position (the server cannot see the terminal).
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import re
+import threading
+from dataclasses import dataclass, replace
+from typing import Any
+
+from autocue.mockllm.server import MockLLMServer
+from autocue.mockllm.session import Playable
+from autocue.scenario import Scenario
+from autocue.script.model import Script, Turn
+
+_lock = threading.Lock()
+_server: MockLLMServer | None = None
+_ids = itertools.count(1)
+
+
+def shared_server() -> MockLLMServer:
+    """The process's server (started on first call, stopped at exit)."""
+    global _server
+    with _lock:
+        if _server is None:
+            _server = MockLLMServer().start()
+            atexit.register(_server.stop)
+        return _server
+
+
+@dataclass(frozen=True, slots=True)
+class LlmRun:
+    """A scenario registered on the server for one run."""
+
+    server: MockLLMServer
+    key: str
+    scenario: str
+    script: Script
+
+    @property
+    def base_url(self) -> str:
+        return self.server.url_for(session=self.key, scenario=self.scenario)
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.server.url_for(session=self.key, scenario=self.scenario, openai=True)
+
+    def served(self) -> int:
+        """How many scripted replies the program has been sent so far."""
+        found = self.server.state.session_status(self.key)
+        return int(found[0]["consumed"]) if found else 0
+
+    def status(self) -> dict[str, Any] | None:
+        found = self.server.state.session_status(self.key)
+        return found[0] if found else None
+
+    def release(self) -> None:
+        state = self.server.state
+        state.reset(self.key)
+        with state._lock:
+            state.playables.pop(self.scenario, None)
+
+
+def without_checks(script: Script) -> Script:
+    return replace(script, turns=[Turn(t.prompt, list(t.steps), [], t.source) for t in script.turns])
+
+
+def register(scenario: Scenario, script: Script) -> LlmRun:
+    server = shared_server()
+    n = next(_ids)
+    key = f"run-{os.getpid()}-{n}"
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario.name)[:60] + f"--{n}"
+    played = without_checks(script)
+    server.state.add(Playable(played, name=name))
+    return LlmRun(server, key, name, played)

@@ -1,0 +1,31 @@
+"""Options of a runner invocation (the ``autocue run`` flags, and ``run_scenarios`` keywords)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from autocue.runner.extras import TerminalProfile
+
+
+@dataclass(slots=True)
+class RunOptions:
+    agent: str | None = None
+    """A launch profile (``mock``, ``autocue``) for every scenario."""
+    cmd: str | None = None
+    """A command line for every scenario (placeholders: see ``autocue.runner.launch``)."""
+    terminal: TerminalProfile | None = None
+    speed: float = 0.0
+    """Wall seconds per logical second (0: as fast as synchronisation allows)."""
+    timeout: float = 60.0
+    """Seconds a scenario may take; then its program's process group is killed."""
+    settle: float | None = None
+    """Seconds the screen must be quiet before a user or test event (None: the launch profile's:
+    0.01 for ``mock``, whose progress file says exactly when a reply is done; 0.03 otherwise)."""
+    update_goldens: bool = False
+    out: Path = Path("autocue-runs")
+    keep: bool = False
+    """Keep every workspace (failed runs keep theirs anyway)."""
+    jobs: int = 1

@@ -1,0 +1,125 @@
+"""pytest plugin (entry point ``pytest11``): scenario files as test items.
+
+With ``autocue_scenarios = GLOB ...`` in the pytest ini (or ``--autocue-scenarios GLOB``),
+each matching file's scenarios are collected as items (id = scenario name, tags as markers)
+and run through the executor with the scenario's own program, or ``--autocue-agent NAME`` /
+``--autocue-cmd 'COMMAND'``. A failure shows each failure with its timeline position, the
+golden diff, the last screen and the transcript. Works under pytest-xdist (each worker has its
+own embedded server). ``--autocue-out DIR`` (default ``autocue-runs`` under the rootdir) and
+``--autocue-update-goldens`` are the ``autocue run`` options of the same names.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autocue.errors import AutocueError
+from autocue.runner.options import RunOptions
+from autocue.runner.report import ScenarioResult
+from autocue.runner.selection import Selected, load_path
+from autocue.scenario import SCENARIO_SUFFIXES
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("autocue scenarios")
+    group.addoption("--autocue-scenarios", action="append", default=[], metavar="GLOB",
+                    help="collect scenario files matching GLOB (relative to the rootdir) as tests")
+    group.addoption("--autocue-agent", default=None, metavar="NAME", help="launch profile for every scenario")
+    group.addoption("--autocue-cmd", default=None, metavar="COMMAND", help="command line for every scenario")
+    group.addoption("--autocue-out", default=None, metavar="DIR", help="screenshots and recordings (default: "
+                    "autocue-runs under the rootdir)")
+    group.addoption("--autocue-update-goldens", action="store_true", help="rewrite screenshot goldens")
+    group.addoption("--autocue-timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
+    parser.addini("autocue_scenarios", "globs of scenario files to collect as tests", type="args", default=[])
+
+
+def _globs(config: pytest.Config) -> list[str]:
+    return list(config.getoption("--autocue-scenarios")) + list(config.getini("autocue_scenarios"))
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
+    if file_path.suffix not in SCENARIO_SUFFIXES:
+        return None
+    globs = _globs(parent.config)
+    if not globs:
+        return None
+    root = parent.config.rootpath
+    try:
+        rel = file_path.relative_to(root).as_posix()
+    except ValueError:
+        rel = file_path.as_posix()
+    if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(str(file_path), g) for g in globs):
+        return ScenarioFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+    return None
+
+
+def _marker(tag: str) -> str:
+    return re.sub(r"\W", "_", tag) or "_"
+
+
+class ScenarioFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        from autocue.scenario import ScenarioError
+
+        try:
+            selected = load_path(self.path)
+        except ScenarioError as e:  # one line with file:line:col, not a traceback of the plugin
+            raise self.CollectError(str(e)) from None
+        for sel in selected:
+            item = ScenarioItem.from_parent(self, name=sel.scenario.name, selected=sel)
+            for tag in sel.scenario.tags:
+                name = _marker(tag)
+                self.config.addinivalue_line("markers", f"{name}: scenario tag {tag!r}")
+                item.add_marker(name)
+            yield item
+
+
+class ScenarioFailed(AutocueError):
+    def __init__(self, result: ScenarioResult) -> None:
+        super().__init__(result.name)
+        self.result = result
+
+
+class ScenarioItem(pytest.Item):
+    def __init__(self, *, selected: Selected, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.selected = selected
+
+    def runtest(self) -> None:
+        from autocue.runner import run_one
+
+        c = self.config
+        out = c.getoption("--autocue-out")
+        options = RunOptions(agent=c.getoption("--autocue-agent"), cmd=c.getoption("--autocue-cmd"),
+                             timeout=c.getoption("--autocue-timeout"),
+                             update_goldens=c.getoption("--autocue-update-goldens"),
+                             out=Path(out) if out else c.rootpath / "autocue-runs")
+        result = run_one(self.selected, options)
+        if not result.passed:
+            raise ScenarioFailed(result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if not isinstance(excinfo.value, ScenarioFailed):
+            return str(super().repr_failure(excinfo))
+        r = excinfo.value.result
+        lines = [f"scenario {r.name!r} failed ({len(r.failures)} failure(s)):"]
+        for f in r.failures:
+            lines.append(f"  {f.line()}")
+            if f.kind == "golden" and f.detail:
+                lines.extend("    " + x for x in f.detail.splitlines())
+        lines += ["", "last screen:", *("  | " + x for x in (r.last_screen or "(empty)").splitlines()), ""]
+        lines += ["transcript:", *("  " + t for t in r.transcript)]
+        if r.workspace:
+            lines.append(f"workspace: {r.workspace}")
+        if r.out_dir:
+            lines.append(f"recording: {r.out_dir}/session.cast")
+        return "\n".join(lines)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.selected.scenario.pos.line - 1, f"scenario: {self.name}"

@@ -1,0 +1,145 @@
+"""What a run reports: per scenario, its failures, screenshots, paths; JSON and JUnit forms.
+
+``RunReport.to_json()`` is the ``--json`` object::
+
+    {"passed": N, "failed": N, "scenarios": [{"name", "file", "passed", "duration_s",
+      "workspace", "out_dir", "failures": [{"kind", "message", "position"}],
+      "screenshots": {"LABEL": "PATH"}}]}
+
+``merge_reports`` combines the JSON reports of shards; ``merge_junit`` their JUnit files.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from autocue.errors import AutocueError
+
+FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup"]
+FAILURE_KINDS: tuple[str, ...] = ("assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm",
+                                  "setup")
+
+
+@dataclass(slots=True)
+class Failure:
+    kind: FailureKind
+    message: str
+    position: str = ""
+    detail: str = ""
+    """Long text (a golden diff, a screen): shown by pytest and JUnit, not in the one-line message."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "message": self.message, "position": self.position}
+
+    def line(self) -> str:
+        return f"{self.position}: {self.kind}: {self.message}" if self.position else f"{self.kind}: {self.message}"
+
+
+@dataclass(slots=True)
+class ScenarioResult:
+    name: str
+    file: str
+    runner: str = ""
+    terminal: str = ""
+    duration_s: float = 0.0
+    program_s: float = 0.0
+    """Seconds the program under test was alive."""
+    workspace: str | None = None
+    out_dir: str | None = None
+    failures: list[Failure] = field(default_factory=list)
+    screenshots: dict[str, str] = field(default_factory=dict)
+    exit_code: int | None = None
+    last_screen: str = ""
+    transcript: list[str] = field(default_factory=list)
+    """One line per timeline event as it ran (``file:line:col event: what happened``)."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def fail(self, kind: FailureKind, message: str, position: str = "", detail: str = "") -> None:
+        self.failures.append(Failure(kind, message, position, detail))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "file": self.file, "passed": self.passed, "duration_s": round(self.duration_s, 3),
+                "workspace": self.workspace, "out_dir": self.out_dir,
+                "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots)}
+
+
+@dataclass(slots=True)
+class RunReport:
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for s in self.scenarios if s.passed)
+
+    @property
+    def failed(self) -> int:
+        return len(self.scenarios) - self.passed
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"passed": self.passed, "failed": self.failed, "scenarios": [s.to_json() for s in self.scenarios]}
+
+    def write_junit(self, path: Path) -> None:
+        suite = ET.Element("testsuite", name="autocue", tests=str(len(self.scenarios)), failures=str(self.failed),
+                           time=f"{sum(s.duration_s for s in self.scenarios):.3f}")
+        for s in self.scenarios:
+            case = ET.SubElement(suite, "testcase", classname=s.file, name=s.name, time=f"{s.duration_s:.3f}")
+            for f in s.failures:
+                el = ET.SubElement(case, "failure", type=f.kind, message=f.line())
+                el.text = f.detail or f.line()
+            if s.workspace or s.out_dir:
+                out = ET.SubElement(case, "system-out")
+                out.text = "\n".join(x for x in (f"workspace: {s.workspace}" if s.workspace else "",
+                                                 f"out: {s.out_dir}" if s.out_dir else "") if x)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+class ReportError(AutocueError, ValueError):
+    """A report file to merge is missing or not a report (message names the file)."""
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReportError(f"{path}: no such report file") from None
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: not a JSON report ({e})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("scenarios"), list):
+        raise ReportError(f"{path}: not an autocue run report (no \"scenarios\" list): write it with "
+                          "`autocue run --json > FILE`")
+    return data
+
+
+def merge_reports(paths: list[Path]) -> dict[str, Any]:
+    scenarios: list[dict[str, Any]] = []
+    for p in paths:
+        scenarios.extend(_load(p)["scenarios"])
+    passed = sum(1 for s in scenarios if s.get("passed"))
+    return {"passed": passed, "failed": len(scenarios) - passed, "scenarios": scenarios}
+
+
+def merge_junit(paths: list[Path], out: Path) -> None:
+    merged = ET.Element("testsuites")
+    for p in paths:
+        try:
+            root = ET.parse(p).getroot()
+        except (OSError, ET.ParseError) as e:
+            raise ReportError(f"{p}: not a JUnit XML file ({e})") from None
+        suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+        merged.extend(suites)
+    merged.set("tests", str(sum(int(s.get("tests", "0")) for s in merged)))
+    merged.set("failures", str(sum(int(s.get("failures", "0")) for s in merged)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(merged).write(out, encoding="utf-8", xml_declaration=True)

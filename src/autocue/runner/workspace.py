@@ -1,0 +1,86 @@
+"""A scenario's workspace: a fresh temp dir seeded from its ``repo`` block.
+
+Order: ``repo.dir`` (a folder next to the scenario, copied), then ``repo.files`` (text or
+``{base64}`` bytes), then ``repo.init`` (``git init``, every file in an initial commit) and
+``repo.branch`` (created and checked out; with no ``init`` but an existing repo copied from
+``dir``, checked out there). Paths are relative to the workspace unless absolute.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from autocue.errors import AutocueError
+from autocue.scenario import Scenario
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "autocue", "GIT_AUTHOR_EMAIL": "autocue@localhost",
+           "GIT_COMMITTER_NAME": "autocue", "GIT_COMMITTER_EMAIL": "autocue@localhost",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+class WorkspaceError(AutocueError):
+    """The workspace could not be seeded as the scenario asks (message names the key)."""
+
+
+def resolve(workspace: Path, path: str) -> Path:
+    """``path`` relative to the workspace unless absolute."""
+    p = Path(path)
+    return p if p.is_absolute() else workspace / p
+
+
+def git(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=workspace, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV})
+
+
+def _git_ok(workspace: Path, *args: str) -> None:
+    r = git(workspace, *args)
+    if r.returncode != 0:
+        raise WorkspaceError(f"git {' '.join(args)} failed in {workspace}: {(r.stderr or r.stdout).strip()}")
+
+
+def make_workspace(scenario: Scenario, parent: Path | None = None) -> Path:
+    """A new temp dir (under ``parent`` when given) holding the scenario's repo."""
+    ws = Path(tempfile.mkdtemp(prefix=f"autocue-run-{_slug(scenario.name)}-", dir=parent))
+    seed_workspace(scenario, ws)
+    return ws
+
+
+def seed_workspace(scenario: Scenario, ws: Path) -> None:
+    repo = scenario.repo
+    if repo is None:
+        return
+    if repo.dir:
+        src = Path(repo.dir)
+        if not src.is_absolute():
+            src = Path(scenario.file).resolve().parent / src
+        if not src.is_dir():
+            raise WorkspaceError(f"repo.dir {repo.dir!r}: no such folder ({src})")
+        shutil.copytree(src, ws, dirs_exist_ok=True, symlinks=True)
+    for f in repo.files:
+        target = resolve(ws, f.path)
+        if Path(f.path).is_absolute() and target.exists():
+            raise WorkspaceError(f"repo.files {f.path!r} is an absolute path that already exists: the runner does "
+                                 "not overwrite files it did not create (use a path relative to the workspace)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(f.contents, bytes):
+            target.write_bytes(f.contents)
+        else:
+            target.write_text(f.contents, encoding="utf-8")
+    if repo.init:
+        if not (ws / ".git").exists():
+            _git_ok(ws, "init", "-q")
+        _git_ok(ws, "add", "-A")
+        _git_ok(ws, "commit", "-q", "--allow-empty", "--no-verify", "-m", "initial")
+    if repo.branch:
+        if not (ws / ".git").exists():
+            raise WorkspaceError(f"repo.branch {repo.branch!r} needs a git repo: add `init: true`")
+        _git_ok(ws, "checkout", "-q", "-B", repo.branch)
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:40] or "scenario"

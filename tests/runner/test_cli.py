@@ -1,0 +1,140 @@
+"""``autocue run``: selection, shards, reports, merging, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from runner_helpers import ECHO_PROG, at, files_block, scenario
+
+from autocue.cli.run import main
+
+pytestmark = pytest.mark.slow
+
+
+def suite(tmp_path: Path) -> Path:
+    d = tmp_path / "scenarios"
+    d.mkdir()
+    prog = files_block(**{"prog.py": ECHO_PROG})
+    for name, tags, word in (("alpha", "[fast]", "bye"), ("beta", "[fast, smoke]", "bye"), ("gamma", "[smoke]", "x"),
+                             ("delta", "[]", "bye")):
+        scenario(d, f"name: {name}\ntags: {tags}\nah: {{cmd: python3 prog.py}}\n{prog}timeline:\n"
+                    f"  - userInputs: [[0, \"{word}\"]]\n  - assert: {{text: {{contains: ['got bye']}}}}\n"
+                    f"  - userInputs: [[0, \"bye\"]]\n", f"{name}.yaml")
+    return d
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main([*argv, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_json_report_and_exit_code_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = suite(tmp_path)
+    code, rep = run_json(capsys, str(d), "--out", str(tmp_path / "out"), "-j", "2")
+    assert code == 1
+    assert (rep["passed"], rep["failed"]) == (3, 1)
+    scenarios = rep["scenarios"]
+    assert isinstance(scenarios, list)
+    assert [s["name"] for s in scenarios] == ["alpha", "beta", "delta", "gamma"]
+    gamma = scenarios[3]
+    assert set(gamma) == {"name", "file", "passed", "duration_s", "workspace", "out_dir", "failures", "screenshots"}
+    [f] = gamma["failures"]
+    assert f["kind"] == "assert" and f["position"] == at(d / "gamma.yaml", "- assert")
+    assert Path(gamma["workspace"]).is_dir()
+
+
+def test_tags_keyword_and_exit_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = suite(tmp_path)
+    code, rep = run_json(capsys, str(d), "--tags", "fast", "--out", str(tmp_path / "o"))
+    assert code == 0 and [s["name"] for s in rep["scenarios"]] == ["alpha", "beta"]  # type: ignore[index]
+    code, rep = run_json(capsys, str(d), "-k", "ELT", "--out", str(tmp_path / "o"))
+    assert code == 0 and [s["name"] for s in rep["scenarios"]] == ["delta"]  # type: ignore[index]
+
+
+def test_shards_split_the_selection_and_merge_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    d = suite(tmp_path)
+    names: list[list[str]] = []
+    for i in (1, 2, 3):
+        out = tmp_path / f"shard{i}"
+        code = main([str(d), "--shard", f"{i}/3", "--json", "--junit", str(out / "junit.xml"), "--out", str(out)])
+        text = capsys.readouterr().out
+        (out / "report.json").write_text(text)
+        names.append([s["name"] for s in json.loads(text)["scenarios"]])
+        assert code == (1 if "gamma" in names[-1] else 0)
+    assert sorted(n for shard in names for n in shard) == ["alpha", "beta", "delta", "gamma"]
+    assert names == [["alpha", "gamma"], ["beta"], ["delta"]]  # round robin over file order: stable
+    reports = [str(tmp_path / f"shard{i}/report.json") for i in (1, 2, 3)]
+    xmls = [str(tmp_path / f"shard{i}/junit.xml") for i in (1, 2, 3)]
+    code, merged = run_json(capsys, "--merge-reports", *reports, *xmls, "--junit", str(tmp_path / "all.xml"))
+    assert code == 1 and (merged["passed"], merged["failed"]) == (3, 1)
+    root = ET.parse(tmp_path / "all.xml").getroot()
+    assert (root.get("tests"), root.get("failures")) == ("4", "1")
+    failure = root.find(".//testcase[@name='gamma']/failure")
+    assert failure is not None and failure.get("type") == "assert"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--shard", "4/3", "X"], "--shard '4/3': expected I/N with 1 <= I <= N"),
+    (["--terminal", "wide", "X"], "--terminal 'wide': expected COLUMNSxROWS"),
+    (["missing.yaml"], "missing.yaml:1:1: no such scenario file or directory"),
+    ([], "give scenario files or directories to run"),
+    (["--merge-reports", "nope.json"], "nope.json: no such report file"),
+])
+def test_usage_and_scenario_errors_exit_2_with_one_line(argv: list[str], message: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "X").mkdir()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("autocue run: ") and message in err
+
+
+def test_a_broken_scenario_is_exit_2_with_its_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = scenario(tmp_path, "name: bad\ntimeline:\n  - think: oops\n")
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"autocue run: {bad}:3:12: timeline[0].think: ") and err.count("\n") == 1
+
+
+def test_a_setup_failure_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = scenario(tmp_path, "name: noprog\ntimeline: []\n")
+    assert main([str(path), "--out", str(tmp_path / "o")]) == 2
+    out = capsys.readouterr().out
+    assert "FAIL noprog" in out and "setup: scenario 'noprog' names no program to run" in out
+
+
+def test_the_command_line_end_to_end(tmp_path: Path) -> None:
+    path = scenario(tmp_path, "name: placeholders\ninitialPrompt: hi there\ntimeline: []\nexpect: {exitCode: 0}\n")
+    proc = subprocess.run([sys.executable, "-m", "autocue.cli.main", "run", str(path), "--cmd",
+                           "sh -c 'echo {prompt} {api_key} {base_url}'", "--out", str(tmp_path / "o"),
+                           "--terminal", "200x5", "--keep"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("PASS placeholders (") and proc.stdout.endswith("1 passed, 0 failed\n")
+    screens = list((tmp_path / "o/cmd/placeholders/200x5").glob("*/session.cast"))
+    assert len(screens) == 1
+    text = screens[0].read_text()
+    assert "hi there run-" in text and "http://127.0.0.1:" in text and "/s/run-" in text
+
+
+def test_agent_flag_overrides_the_scenarios_own_program(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = scenario(tmp_path, """\
+name: override
+ah: {cmd: "false"}
+timeline:
+  - assistant: [[0, "from the mock agent"]]
+  - screenshot: s
+expect: {exitCode: 0}
+""")
+    code, rep = run_json(capsys, str(path), "--out", str(tmp_path / "o"))
+    assert code == 1 and rep["scenarios"][0]["failures"][0]["kind"] == "exit_code"  # type: ignore[index]
+    code, rep = run_json(capsys, str(path), "--agent", "mock", "--out", str(tmp_path / "o"))
+    assert code == 0, rep
+    shot = Path(rep["scenarios"][0]["screenshots"]["s"])  # type: ignore[index]
+    assert shot.read_text() == "autocue mock-agent · override\nfrom the mock agent\n"
+    assert "/o/mock/override/100x30/screenshots/" in str(shot)

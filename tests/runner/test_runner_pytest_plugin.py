@@ -1,0 +1,75 @@
+"""Scenario files collected by pytest (``autocue_scenarios`` ini / ``--autocue-scenarios``), under xdist too."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from runner_helpers import ECHO_PROG, at, files_block, scenario
+
+pytestmark = pytest.mark.slow
+
+
+def project(tmp_path: Path) -> Path:
+    prog = files_block(**{"prog.py": ECHO_PROG})
+    (tmp_path / "scenarios").mkdir()
+    for name, tag, word in (("greets", "smoke", "bye"), ("fails", "smoke", "oops"), ("other", "slowish", "bye")):
+        scenario(tmp_path / "scenarios", f"""\
+name: {name}
+tags: [{tag}]
+ah: {{cmd: python3 prog.py}}
+{prog}timeline:
+  - userInputs: [[0, "{word}"]]
+  - screenshot: end
+  - assert: {{text: {{contains: ["got bye"]}}}}
+  - userInputs: [[0, "bye"]]
+""", f"{name}.yaml")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nautocue_scenarios = scenarios/*.yaml\n")
+    return tmp_path
+
+
+def pytest_run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--rootdir", str(root),
+                           "-c", str(root / "pytest.ini"), *args], cwd=root, capture_output=True, text=True,
+                          timeout=110)
+
+
+def test_scenarios_are_items_with_tags_as_markers_and_a_readable_failure(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    proc = pytest_run(root, "-m", "smoke", "-v")
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    assert "scenarios/fails.yaml::fails FAILED" in out and "scenarios/greets.yaml::greets PASSED" in out
+    assert "other" not in out.split("short test summary")[0].split("collected")[1].split("\n", 1)[0]
+    assert "1 failed, 1 passed, 1 deselected" in out
+    assert f"{at(root / 'scenarios/fails.yaml', '- assert')}: assert: text.contains 'got bye'" in out
+    assert "last screen:\n  | ready\n  | oops\n  | got oops" in out
+    assert "transcript:" in out and "Screenshot: end: new" in out
+    assert (root / "autocue-runs/cmd/greets/100x30/screenshots/end.golden").read_text() == (
+        "ready\nbye\ngot bye\nend\n")
+
+
+def test_works_under_xdist_and_from_the_command_line_option(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    proc = pytest_run(root, "-n", "2", "--autocue-scenarios", "scenarios/*.yaml", "-k", "not fails")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout
+
+
+def test_nothing_is_collected_without_the_setting(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    proc = pytest_run(root, "scenarios")
+    assert proc.returncode == 5 and "no tests ran" in proc.stdout
+
+
+def test_a_broken_scenario_is_a_one_line_collection_error(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    (root / "scenarios" / "broken.yaml").write_text("name: broken\ntimeline:\n  - think: oops\n")
+    proc = pytest_run(root, "-k", "greets")
+    assert proc.returncode == 2, proc.stdout
+    assert "broken.yaml:3:12: timeline[0].think: expected a list" in proc.stdout
+    assert "Traceback" not in proc.stdout and "pytest_plugin.py" not in proc.stdout

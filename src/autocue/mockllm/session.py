@@ -17,6 +17,7 @@ from typing import Any
 
 from autocue.mockllm.checks import CheckResult, describe, run_check
 from autocue.mockllm.incoming import Incoming
+from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
 from autocue.script.model import Check, Script, ScriptedResponse, Step, describe_step
 
@@ -92,7 +93,8 @@ class Exhausted:
 class Session:
     """One client's cursor through a playable (keyed by API key / path prefix + scenario)."""
 
-    def __init__(self, sid: str, key: str, playable: Playable, selected_by: str) -> None:
+    def __init__(self, sid: str, key: str, playable: Playable, selected_by: str, *,
+                 journal_size: int = JOURNAL_CAP) -> None:
         self.id = sid
         self.key = key
         self.playable = playable
@@ -108,6 +110,8 @@ class Session:
         self.assertions: list[CheckResult] = []
         self.errors: list[str] = []
         self.warnings: list[str] = []
+        self.journal = Journal(journal_size)
+        """The session's requests (the last ``journal_size``), with the answer each got."""
         self._checked: set[int] = set()
 
     def reset(self) -> None:
@@ -119,6 +123,7 @@ class Session:
             self.assertions.clear()
             self.errors.clear()
             self.warnings.clear()
+            self.journal.clear()
             self._checked.clear()
 
     def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
@@ -155,6 +160,18 @@ class Session:
                 f"last message is {('user text ' + repr(last[:80])) if last else 'not a user prompt'}"
             )
 
+    def note(self, req: Incoming, status: int, outcome: str, reply: int | None) -> None:
+        """Journal a request with the answer it got (``reply``: 1-based scripted reply, or None)."""
+        with self.lock:
+            self.journal.add(req, status, outcome, reply)
+
+    def requests_json(self) -> dict[str, Any]:
+        """The journal with request bodies (``GET /_autocue/sessions/{key}/requests``)."""
+        with self.lock:
+            return {"session": self.id, "key": self.key, "scenario": self.playable.name,
+                    "count": self.journal.count, "dropped": self.journal.dropped, "cap": self.journal.cap,
+                    "requests": self.journal.to_json(body=True)}
+
     def status(self) -> dict[str, Any]:
         pl = self.playable
         with self.lock:
@@ -179,4 +196,6 @@ class Session:
                 "assertions_failed": sum(1 for r in self.assertions if not r.passed),
                 "errors": list(self.errors),
                 "warnings": list(self.warnings),
+                "journal": self.journal.to_json(body=False),
+                "journal_dropped": self.journal.dropped,
             }

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from autocue.mockllm.checks import CheckResult, describe, run_check
+from autocue.mockllm.expect import check_expectation, describe_diff
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
+from autocue.scenario.expect import RequestExpectation
 from autocue.script.model import Check, Script, ScriptedResponse, Step, describe_step
 
 
@@ -135,6 +137,11 @@ class Session:
             if checks is not None and pos not in self._checked:
                 results: list[CheckResult] = []
                 for check, turn, step in checks:
+                    if isinstance(check.spec, RequestExpectation):
+                        diff = check_expectation(check.spec, req)
+                        results.append(CheckResult(pos, turn, step, describe(check), check.source, not diff,
+                                                   describe_diff(diff), diff, self.requests))
+                        continue
                     ok, message = run_check(check, req, workspace)
                     results.append(CheckResult(pos, turn, step, describe(check), check.source, ok, message))
                 self.assertions.extend(results)

@@ -269,6 +269,16 @@ class MockState:
             return error_outcome(req, req.api, 400, msg, reason="exhausted")
         if isinstance(taken, ChecksFailed):
             where = taken.results[0]
+            expected = next((r for r in taken.results if r.diff is not None), None)
+            if expected is not None:
+                msg = (f"autocue mock LLM: request {expected.request} of session {s.id!r} ({req.path}) does not "
+                       f"match the expectRequest before reply {expected.position + 1} (turn {expected.turn + 1}, "
+                       f"step {expected.step + 1}) of scenario {pl.name!r}"
+                       f"{' at ' + expected.source if expected.source else ''}: {expected.message}. The whole "
+                       f"request is in GET /_autocue/sessions/{s.key}/requests.")
+                with s.lock:
+                    s.errors.append(msg)
+                return error_outcome(req, req.api, 422, msg, reason="expectation")
             lines = "; ".join(f"{r.description}: {r.message}" for r in taken.results)
             msg = (f"autocue mock LLM: assertion failed before reply {where.position + 1} (turn {where.turn + 1}, "
                    f"step {where.step + 1}) of scenario {pl.name!r}"

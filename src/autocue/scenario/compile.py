@@ -16,6 +16,8 @@ Rules (documented in ``docs/scenarios.md``):
   ``ms``; 0 for tool calls). ``advanceMs`` is runner time and does not delay replies.
 - **Errors.** An ``error`` step is a reply whose ``ScriptedError`` carries status, body and
   retry-after (429 → ``rate_limit``, 529/503 → ``overloaded``).
+- **Expectations.** An ``expectRequest`` step is a ``Check`` like ``assert`` whose spec is a
+  ``RequestExpectation`` (the mock server compares it with the request; in-process runs skip it).
 - **Checks.** An ``assert`` step is ``Check(before_step=<replies so far in the turn>, spec=AssertSpec)``;
   ``before_step == len(turn.steps)`` means "when the turn has finished".
 - Tool names and arguments stay the scenario's canonical ones; map them with a profile
@@ -32,6 +34,7 @@ from autocue.scenario.model import (
     AssertStep,
     AssistantPart,
     ErrorStep,
+    ExpectRequestStep,
     LlmResponse,
     Scenario,
     ThinkPart,
@@ -138,7 +141,7 @@ class _Compiler:
         self.turn = Turn(prompt=prompt, source=ev.pos.short)
         self.script.turns.append(self.turn)
 
-    def check(self, ev: AssertStep) -> None:
+    def check(self, ev: AssertStep | ExpectRequestStep) -> None:
         self.close()
         self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
 
@@ -151,6 +154,6 @@ def compile_scenario(sc: Scenario) -> Script:
             c.response(ev)
         elif isinstance(ev, UserInputs):
             c.user(ev)
-        elif isinstance(ev, AssertStep):
+        elif isinstance(ev, (AssertStep, ExpectRequestStep)):
             c.check(ev)
     return c.script

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from autocue.scenario.assertions import AssertSpec
 from autocue.scenario.errors import Pos, ScenarioWarning
+from autocue.scenario.expect import RequestExpectation
 
 if TYPE_CHECKING:
     from autocue.script.model import Script
@@ -197,6 +198,14 @@ class AssertStep:
 
 
 @dataclass(slots=True)
+class ExpectRequestStep:
+    """``expectRequest``: what the request for the next reply must carry (checked by the mock server)."""
+
+    spec: RequestExpectation
+    pos: Pos
+
+
+@dataclass(slots=True)
 class Complete:
     value: bool
     pos: Pos
@@ -220,7 +229,7 @@ class RunnerEvent:
 
 TimelineEvent: TypeAlias = (
     LlmResponse | UserInputs | UserEdits | UserCommand | AdvanceMs | Screenshot | AssertStep | Complete | Merge
-    | RunnerEvent
+    | RunnerEvent | ExpectRequestStep
 )
 
 # ---------------------------------------------------------------------------- top-level blocks

@@ -14,6 +14,9 @@ Rules (documented in ``docs/scenarios.md``):
   ``assistant`` events merge into the open legacy reply the same way.
 - **Timing.** ``chunk_delays_ms[i]`` is the delay before content block ``i`` (the step's
   ``ms``; 0 for tool calls). ``advanceMs`` is runner time and does not delay replies.
+- **Recorded usage.** An ``llmResponse``'s ``_meta`` (what ``autocue record`` writes) gives the
+  reply its ``usage`` (``{input, output, cacheRead, cacheWrite}``) and ``stopReason``, so a
+  replay reports the recorded numbers instead of the server's estimate.
 - **Errors.** An ``error`` step is a reply whose ``ScriptedError`` carries status, body and
   retry-after (429 → ``rate_limit``, 529/503 → ``overloaded``).
 - **Expectations.** An ``expectRequest`` step is a ``Check`` like ``assert`` whose spec is a
@@ -27,9 +30,9 @@ Rules (documented in ``docs/scenarios.md``):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
-from autocue.llm.types import TextContent, ThinkingContent
+from autocue.llm.types import StopReason, TextContent, ThinkingContent, Usage
 from autocue.scenario.model import (
     AssertStep,
     AssistantPart,
@@ -61,6 +64,32 @@ def scripted_error(e: ErrorStep) -> ScriptedError:
             inner["details"] = e.details
         body = {"type": "error", "error": inner}
     return ScriptedError(e.message, kind, e.status, e.retry_after, body)
+
+
+_STOP_REASONS = frozenset(get_args(StopReason))
+
+
+def _count(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
+
+
+def recorded_usage(meta: dict[str, Any]) -> Usage | None:
+    """The ``usage`` an ``llmResponse``'s ``_meta`` carries (as ``autocue record`` writes it:
+    ``{input, output, cacheRead, cacheWrite}``), or None."""
+    u = meta.get("usage")
+    if not isinstance(u, dict):
+        return None
+    inp, out, cr, cw = (_count(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
+    return Usage(inp, out, cr, cw, inp + out + cr + cw)
+
+
+def recorded_stop_reason(meta: dict[str, Any]) -> StopReason | None:
+    """The ``stopReason`` of ``_meta`` when it is one a reply can play (``stop``, ``length``,
+    ``toolUse``), else None (the compiler's default)."""
+    r = meta.get("stopReason")
+    if r in _STOP_REASONS and r not in ("error", "aborted"):
+        return r  # type: ignore[no-any-return]
+    return None
 
 
 class _Compiler:
@@ -110,6 +139,8 @@ class _Compiler:
                     self.add_text(r, p)
                 elif isinstance(p, ToolUse):
                     self.add_call(r, p)
+            if ev.meta:
+                r.usage, r.stop_reason = recorded_usage(ev.meta), recorded_stop_reason(ev.meta)
             self.open_legacy = False
             return
         part = ev.parts[0]

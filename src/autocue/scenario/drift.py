@@ -47,8 +47,11 @@ class Difference:
             return f"turn {self.turn}"
         return f"reply {self.reply} (turn {self.turn}, step {self.step})"
 
+    def change(self) -> str:
+        return f"{_show(self.a)} → {_show(self.b)}"
+
     def describe(self) -> str:
-        return f"{self.where}: {self.severity}: {self.kind}: {_show(self.a)} → {_show(self.b)}"
+        return f"{self.where}: {self.severity}: {self.kind}: {self.change()}"
 
     def to_json(self) -> dict[str, Any]:
         return {"reply": self.reply, "turn": self.turn, "step": self.step, "kind": self.kind,
@@ -165,9 +168,11 @@ def _compare_replies(a: ScriptedResponse, b: ScriptedResponse, add: Any,
         add("ids", "benign", ids_a, ids_b)
     if (a.chunk_delays_ms or []) != (b.chunk_delays_ms or []):
         add("timing", "benign", a.chunk_delays_ms or [], b.chunk_delays_ms or [])
-    if _usage(a) != _usage(b):
+    if a.usage is not None and b.usage is not None and _usage(a) != _usage(b):  # None: not recorded
         add("usage", "benign", _usage(a), _usage(b))
-    ma, mb = meta_a or {}, meta_b or {}
+    if meta_a is None or meta_b is None:
+        return  # one side has no _meta (a live reply): nothing to compare
+    ma, mb = meta_a, meta_b
     if ma.get("responseId") != mb.get("responseId"):
         add("ids", "benign", ma.get("responseId"), mb.get("responseId"))
     if ma.get("model") != mb.get("model"):

@@ -5,7 +5,8 @@ disposes every session it built at teardown. When a test fails, the report gains
 "autocue transcript" for each ``TestSession`` the test created (fixture or not): turns, tool
 calls with their inputs, results, blocked calls and UI calls, and a section "autocue view" with
 the path of each session's viewer page (written under ``.autocue/view`` of the rootdir, or
-``--autocue-html DIR``, which writes the pages of every test).
+``--autocue-html DIR``, which writes the pages of every test). ``--autocue-record=all|none|new_episodes``
+sets the record mode of ``create_test_session(record=...)`` (see ``autocue.testing.recorded``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from autocue.testing.recorded import RECORD_MODES, set_default_record_mode
 from autocue.testing.session import TestSession, create_test_session, track_sessions
 
 _SESSIONS = pytest.StashKey[list[TestSession]]()
@@ -25,6 +27,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("autocue").addoption(
         "--autocue-html", metavar="DIR", default=None,
         help="write the autocue viewer page of every test's sessions into DIR (failing tests always get one)")
+    parser.getgroup("autocue").addoption(
+        "--autocue-record", choices=RECORD_MODES, default=None,
+        help="record mode of create_test_session(record=...): new_episodes (default: replay, record what is "
+             "missing), none (replay only), all (record again)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getoption("--autocue-record", None)
+    if mode is not None:
+        set_default_record_mode(mode)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
-from autocue.record.redact import RedactionError, Redactor
+from autocue.scenario.redact import RedactionError, Redactor
 
 
 def parser() -> argparse.ArgumentParser:

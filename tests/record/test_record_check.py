@@ -50,7 +50,9 @@ def test_check_classifies_each_step_on_every_api(api: str, tmp_path: Path) -> No
     with serve(up) as upstream:
         report = asyncio.run(check_drift(load_scenario(rec), CheckOptions(upstream.base_url, api, "m1", f"k-{api}")))
         journal = upstream.requests(f"k-{api}")
-    assert [s.verdict for s in report.steps] == ["benign", "regression", "benign"]  # timing, usage: benign
+    verdicts = [s.verdict for s in report.steps]
+    assert verdicts[:2] == ["benign", "regression"]  # reply 1: its recorded usage differs from the live one
+    assert verdicts[2] in ("identical", "benign")  # only the measured timing can differ
     assert report.verdict == "regression"
     (reg,) = report.regressions
     assert (reg.reply, reg.kind, reg.a, reg.b) == (2, "text", "Fixed.", "I could not fix it.")

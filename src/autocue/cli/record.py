@@ -3,10 +3,16 @@
     autocue record --upstream URL [--api auto|chat|responses|anthropic|gemini] [-o DIR]
                    [--host 127.0.0.1] [--port 0] [--redact REGEX ...] [--redact-env NAME ...]
                    [--no-default-redaction] [--json]
+    autocue record --check SCENARIO --upstream URL [--api chat|responses|anthropic|gemini]
+                   [--model NAME] [--api-key-env NAME] [--json]
 
 Prints the bound URL first (``autocue record proxy: http://127.0.0.1:PORT -> UPSTREAM``, or one
 JSON line with ``--json``), then one line per session as its scenario file is created, and
 serves until interrupted.
+
+With ``--check``, nothing is proxied: each recorded reply of SCENARIO is asked of the upstream
+again (on the recorded conversation) and the drift of each is printed (identical, benign,
+regression); exit 1 on a regression (see ``autocue.record.check``).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
-from autocue.record.redact import RedactionError, Redactor
+from autocue.scenario.redact import RedactionError, Redactor
 
 
 def parser() -> argparse.ArgumentParser:
@@ -41,7 +47,55 @@ def parser() -> argparse.ArgumentParser:
                    help="do not apply the built-in API-key patterns (credentials seen in requests are still redacted)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
+    p.add_argument("--check", default=None, metavar="SCENARIO",
+                   help="replay SCENARIO's conversation against the upstream and report the drift of each reply")
+    p.add_argument("--model", default=None,
+                   help="--check: the model to ask (default: the recording's _meta model, else autocue-check)")
+    p.add_argument("--api-key-env", default=None, metavar="NAME",
+                   help="--check: send the value of environment variable NAME as the API key")
     return p
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    import asyncio
+    import os
+
+    from autocue.cli.args import one_line
+    from autocue.record.check import CheckError, CheckOptions, check_drift, check_json
+    from autocue.scenario import ScenarioError, load_scenario
+    from autocue.scenario.drift import reply_metas
+
+    api = "chat" if args.api == "auto" else args.api
+    key = None
+    if args.api_key_env:
+        key = os.environ.get(args.api_key_env)
+        if not key:
+            print(f"autocue record: --api-key-env {args.api_key_env}: the variable is not set", file=sys.stderr)
+            return 2
+    try:
+        sc = load_scenario(args.check)
+        model = args.model or next((m["model"] for m in reply_metas(sc) or [] if m and m.get("model")),
+                                   "autocue-check")
+        report = asyncio.run(check_drift(sc, CheckOptions(args.upstream, api, model, key)))
+    except (ScenarioError, CheckError) as e:
+        print(f"autocue record: --check: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(orjson.dumps(check_json(report, args.check, args.upstream), default=str).decode())
+    else:
+        n = len(report.regressions)
+        print(f"drift of {args.check} against {args.upstream}: {report.verdict} ({n} regression(s), "
+              f"{len(report.differences) - n} benign difference(s), {len(report.steps)} replies)")
+        for st in report.steps:
+            print(f"  reply {st.reply} (turn {st.turn}, step {st.step}): {st.verdict}: {st.a}"
+                  + ("" if st.verdict == "identical" else f" → {st.b}"))
+            for d in report.differences:
+                if d.reply == st.reply:
+                    print(f"      {d.severity}: {d.kind}: {d.change()}")
+        for d in report.differences:
+            if d.reply is None:
+                print("  " + d.describe())
+    return 1 if report.verdict == "regression" else 0
 
 
 def _check_upstream(url: str) -> str | None:
@@ -57,6 +111,8 @@ def main(argv: list[str]) -> int:
     if problem:
         print(f"autocue record: {problem}", file=sys.stderr)
         return 2
+    if args.check is not None:
+        return _run_check(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         print(f"autocue record: -o {out}: exists and is not a directory (name a directory for the scenarios)",

@@ -2,7 +2,7 @@
 
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
-                  [--admin-token TOKEN]
+                  [--admin-token TOKEN] [--journal-size N]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -22,6 +22,7 @@ import orjson
 
 from autocue.cli.args import CliParser, one_line
 from autocue.mockllm.app import create_app
+from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MockState, ServerOptions
@@ -57,6 +58,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--admin-token", default=os.environ.get("AUTOCUE_ADMIN_TOKEN") or None, metavar="TOKEN",
                    help="require TOKEN (Authorization: Bearer or X-Autocue-Admin-Token) on the /_autocue/ admin "
                         "routes (default: $AUTOCUE_ADMIN_TOKEN)")
+    p.add_argument("--journal-size", type=int, default=JOURNAL_CAP, metavar="N",
+                   help=f"requests kept per session in its journal (default {JOURNAL_CAP}; 0: none)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
                    help="uvicorn log level (default warning)")
@@ -99,7 +102,7 @@ def main(argv: list[str]) -> int:
         return 2
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
-                            admin_token=args.admin_token or None)
+                            admin_token=args.admin_token or None, journal_size=max(0, args.journal_size))
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:

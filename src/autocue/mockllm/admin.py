@@ -80,6 +80,7 @@ class AdminApi:
             Route("/_autocue/health", self.health, methods=["GET"]),
             Route("/_autocue/sessions", self.sessions, methods=["GET"]),
             Route("/_autocue/sessions/{sid:path}/reset", self.reset_session, methods=["POST"]),
+            Route("/_autocue/sessions/{sid:path}/requests", self.session_requests, methods=["GET"]),
             Route("/_autocue/sessions/{sid:path}", self.session, methods=["GET", "DELETE"]),
             Route("/_autocue/reset", self.reset_all, methods=["POST"]),
             Route("/_autocue/scenarios", self.scenarios, methods=["GET", "POST"]),
@@ -167,6 +168,18 @@ class AdminApi:
         if request.method == "DELETE":
             return json_response({"reset": self.state.reset(sid)})
         found = self.state.session_status(sid)
+        if not found:
+            return self._no_session(sid)
+        return json_response(found[0] if len(found) == 1 else {"sessions": found})
+
+    async def session_requests(self, request: Request) -> Response:
+        """The session's request journal, bodies included (a key shared by several scenarios
+        answers ``{"sessions": [...]}``)."""
+        refused = self.guard(request)
+        if refused is not None:
+            return refused
+        sid = request.path_params["sid"]
+        found = self.state.session_requests(sid)
         if not found:
             return self._no_session(sid)
         return json_response(found[0] if len(found) == 1 else {"sessions": found})

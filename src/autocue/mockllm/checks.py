@@ -3,6 +3,8 @@
 A check runs when the request that would receive the reply at its position arrives, before
 that reply is sent. ``Check.spec`` may be:
 
+* a ``RequestExpectation`` (``expectRequest``): compared with the request itself, its
+  differences kept as ``CheckResult.diff``;
 * a scenario ``AssertSpec`` (``fs.exists`` / ``fs.notExists`` / ``json.file`` / ``git.commit``
   against the server's workspace, ``text.contains`` against the text of the conversation
   the request carries);
@@ -16,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from autocue.mockllm.expect import check_expectation, describe_diff
 from autocue.mockllm.incoming import Incoming
+from autocue.scenario.expect import RequestExpectation
 from autocue.script.model import Check
 
 
@@ -30,8 +34,16 @@ class CheckResult:
     source: str | None
     passed: bool
     message: str = ""
+    diff: list[dict[str, Any]] | None = None
+    """For an ``expectRequest``: the structural differences (``path``, ``expected``, ``actual``)."""
+    request: int | None = None
+    """For an ``expectRequest``: the session's request number it was checked against."""
 
     def to_json(self) -> dict[str, Any]:
+        if self.diff is not None:
+            return {"position": self.position, "turn": self.turn, "step": self.step, "check": self.description,
+                    "source": self.source, "passed": self.passed, "message": self.message,
+                    "request": self.request, "diff": self.diff}
         return {
             "position": self.position,
             "turn": self.turn,
@@ -61,6 +73,9 @@ def describe(check: Check) -> str:
 def run_check(check: Check, req: Incoming, workspace: Path) -> tuple[bool, str]:
     """``(passed, message)`` for one check; never raises."""
     spec = check.spec
+    if isinstance(spec, RequestExpectation):
+        diff = check_expectation(spec, req)
+        return not diff, describe_diff(diff)
     try:
         if isinstance(spec, dict):
             spec = _parse_mapping(spec)

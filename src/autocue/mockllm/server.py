@@ -21,6 +21,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from autocue.mockllm.app import create_app
+from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import DEFAULT_MAX_BODY, MockState, ServerOptions
 
@@ -48,10 +49,10 @@ class MockLLMServer:
     def __init__(self, source: Source = (), *, host: str = "127.0.0.1", port: int = 0, speed: float = 0.0,
                  strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
                  workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
-                 admin_token: str | None = None) -> None:
+                 admin_token: str | None = None, journal_size: int = JOURNAL_CAP) -> None:
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
-                                max_body=max_body, admin_token=admin_token or None)
+                                max_body=max_body, admin_token=admin_token or None, journal_size=journal_size)
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
@@ -94,6 +95,14 @@ class MockLLMServer:
             known = [s["session"] for s in self.state.session_status()]
             raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
         return found[0]
+
+    def requests(self, sid: str = "default") -> list[dict[str, Any]]:
+        """The request journal of session ``sid`` (id or key), bodies included, oldest first."""
+        found = self.state.session_requests(sid)
+        if not found:
+            known = [s["session"] for s in self.state.session_status()]
+            raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
+        return [r for f in found for r in f["requests"]]
 
     def reset(self, sid: str | None = None) -> int:
         return self.state.reset(sid)
@@ -172,7 +181,7 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
     """``with serve(script_or_scenario_or_path) as server:`` — a started server on a free port.
 
     Keyword arguments are ``MockLLMServer``'s (``speed``, ``strict_tools``, ``record_dir``,
-    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``).
+    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``, ``journal_size``).
     """
     server = MockLLMServer(source, **kwargs)
     server.start()

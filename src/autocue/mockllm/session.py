@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from autocue.mockllm.checks import CheckResult, describe, run_check
+from autocue.mockllm.expect import check_expectation, describe_diff
 from autocue.mockllm.incoming import Incoming
+from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
+from autocue.scenario.expect import RequestExpectation
 from autocue.script.model import Check, Script, ScriptedResponse, Step, describe_step
 
 
@@ -92,7 +95,8 @@ class Exhausted:
 class Session:
     """One client's cursor through a playable (keyed by API key / path prefix + scenario)."""
 
-    def __init__(self, sid: str, key: str, playable: Playable, selected_by: str) -> None:
+    def __init__(self, sid: str, key: str, playable: Playable, selected_by: str, *,
+                 journal_size: int = JOURNAL_CAP) -> None:
         self.id = sid
         self.key = key
         self.playable = playable
@@ -108,6 +112,8 @@ class Session:
         self.assertions: list[CheckResult] = []
         self.errors: list[str] = []
         self.warnings: list[str] = []
+        self.journal = Journal(journal_size)
+        """The session's requests (the last ``journal_size``), with the answer each got."""
         self._checked: set[int] = set()
 
     def reset(self) -> None:
@@ -119,6 +125,7 @@ class Session:
             self.assertions.clear()
             self.errors.clear()
             self.warnings.clear()
+            self.journal.clear()
             self._checked.clear()
 
     def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
@@ -130,6 +137,11 @@ class Session:
             if checks is not None and pos not in self._checked:
                 results: list[CheckResult] = []
                 for check, turn, step in checks:
+                    if isinstance(check.spec, RequestExpectation):
+                        diff = check_expectation(check.spec, req)
+                        results.append(CheckResult(pos, turn, step, describe(check), check.source, not diff,
+                                                   describe_diff(diff), diff, self.requests))
+                        continue
                     ok, message = run_check(check, req, workspace)
                     results.append(CheckResult(pos, turn, step, describe(check), check.source, ok, message))
                 self.assertions.extend(results)
@@ -155,6 +167,18 @@ class Session:
                 f"last message is {('user text ' + repr(last[:80])) if last else 'not a user prompt'}"
             )
 
+    def note(self, req: Incoming, status: int, outcome: str, reply: int | None) -> None:
+        """Journal a request with the answer it got (``reply``: 1-based scripted reply, or None)."""
+        with self.lock:
+            self.journal.add(req, status, outcome, reply)
+
+    def requests_json(self) -> dict[str, Any]:
+        """The journal with request bodies (``GET /_autocue/sessions/{key}/requests``)."""
+        with self.lock:
+            return {"session": self.id, "key": self.key, "scenario": self.playable.name,
+                    "count": self.journal.count, "dropped": self.journal.dropped, "cap": self.journal.cap,
+                    "requests": self.journal.to_json(body=True)}
+
     def status(self) -> dict[str, Any]:
         pl = self.playable
         with self.lock:
@@ -179,4 +203,6 @@ class Session:
                 "assertions_failed": sum(1 for r in self.assertions if not r.passed),
                 "errors": list(self.errors),
                 "warnings": list(self.warnings),
+                "journal": self.journal.to_json(body=False),
+                "journal_dropped": self.journal.dropped,
             }

@@ -22,6 +22,7 @@ import orjson
 
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import API_LABEL, Incoming
+from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_difference
 from autocue.mockllm.reply import Reply, build_reply
 from autocue.mockllm.session import ChecksFailed, Exhausted, Playable, Session
@@ -55,6 +56,8 @@ class ServerOptions:
     """Root for ``fs`` / ``json`` / ``git`` assertions."""
     max_body: int = DEFAULT_MAX_BODY
     """Request bodies above this many bytes get 413."""
+    journal_size: int = JOURNAL_CAP
+    """Requests kept per session in its journal (0: none)."""
     admin_token: str | None = None
     """When set, admin routes (``/_autocue/...``) need it as ``Authorization: Bearer`` or
     ``X-Autocue-Admin-Token``."""
@@ -66,6 +69,8 @@ class Outcome:
     reply: Reply | None = None
     body: dict[str, Any] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    taken: int | None = None
+    """Index of the scripted reply the request took (None: none was taken)."""
 
 
 def error_outcome(req: Incoming | None, api: str, status: int, message: str, *, kind: str | None = None,
@@ -151,6 +156,12 @@ class MockState:
                                                                           if sid in (s.id, s.key)]
         return [s.status() for s in sessions]
 
+    def session_requests(self, sid: str) -> list[dict[str, Any]]:
+        """The request journal (with bodies) of the sessions named ``sid`` (id or key)."""
+        with self._lock:
+            sessions = [s for s in self.sessions.values() if sid in (s.id, s.key)]
+        return [s.requests_json() for s in sessions]
+
     def reset(self, sid: str | None = None) -> int:
         """Forget a session (or all): its next request starts the scenario again."""
         with self._lock:
@@ -175,7 +186,7 @@ class MockState:
         with self._lock:
             s = self.sessions.get(sid)
             if s is None:
-                s = Session(sid, req.session_key, playable, how)
+                s = Session(sid, req.session_key, playable, how, journal_size=self.options.journal_size)
                 self.sessions[sid] = s
         return s
 
@@ -225,7 +236,13 @@ class MockState:
         got = self._session(req)
         if isinstance(got, Outcome):
             return got
-        s = got
+        out = self._answer(got, req)
+        reason = out.headers.get("x-autocue-error")
+        got.note(req, out.status, reason or ("reply" if out.taken is not None else "side-call"),
+                 None if out.taken is None else out.taken + 1)
+        return out
+
+    def _answer(self, s: Session, req: Incoming) -> Outcome:
         pl = s.playable
         seed = f"{pl.name}:{s.id}"
         side = side_call(req, pl.name)
@@ -252,6 +269,16 @@ class MockState:
             return error_outcome(req, req.api, 400, msg, reason="exhausted")
         if isinstance(taken, ChecksFailed):
             where = taken.results[0]
+            expected = next((r for r in taken.results if r.diff is not None), None)
+            if expected is not None:
+                msg = (f"autocue mock LLM: request {expected.request} of session {s.id!r} ({req.path}) does not "
+                       f"match the expectRequest before reply {expected.position + 1} (turn {expected.turn + 1}, "
+                       f"step {expected.step + 1}) of scenario {pl.name!r}"
+                       f"{' at ' + expected.source if expected.source else ''}: {expected.message}. The whole "
+                       f"request is in GET /_autocue/sessions/{s.key}/requests.")
+                with s.lock:
+                    s.errors.append(msg)
+                return error_outcome(req, req.api, 422, msg, reason="expectation")
             lines = "; ".join(f"{r.description}: {r.message}" for r in taken.results)
             msg = (f"autocue mock LLM: assertion failed before reply {where.position + 1} (turn {where.turn + 1}, "
                    f"step {where.step + 1}) of scenario {pl.name!r}"
@@ -281,13 +308,13 @@ class MockState:
                 headers["retry-after-ms"] = str(int(ra * 1000))
             body = err.body if err.body is not None else error_body(req.api, status, err.message, kind=err.kind)
             headers["x-autocue-error"] = "scripted"
-            return Outcome(status, body=body, headers=headers)
+            return Outcome(status, body=body, headers=headers, taken=taken.index)
         mapper = s.profile.map_call if s.profile is not None else None
         reply = build_reply(step, api=req.api, seed=f"{seed}:{taken.index}", input_tokens=req.raw_size // 4,
                             mapper=mapper, speed=self.options.speed)
         if reply.has_calls:
             self._warn_undeclared(s, req, taken.index, reply)
-        return Outcome(reply=reply)
+        return Outcome(reply=reply, taken=taken.index)
 
     def _warn_undeclared(self, s: Session, req: Incoming, index: int, reply: Reply) -> None:
         """A scripted call of a tool the request does not declare: a session warning and a log

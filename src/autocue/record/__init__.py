@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from autocue.record.capture import ParsedReply, parse_reply
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
-from autocue.record.redact import DEFAULT_PATTERNS, REDACTED, RedactionError, Redactor
-from autocue.record.scenario_file import Recording
 from autocue.record.server import RecordingServer
+from autocue.scenario.redact import DEFAULT_PATTERNS, REDACTED, RedactionError, Redactor
+from autocue.scenario.writer import Recording
 
 __all__ = [
     "API_CHOICES",

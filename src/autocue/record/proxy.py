@@ -40,8 +40,8 @@ from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.sidecalls import side_call
 from autocue.record.capture import Chunk, parse_reply
-from autocue.record.redact import Redactor
-from autocue.record.scenario_file import Recording
+from autocue.scenario.redact import Redactor
+from autocue.scenario.writer import Recording
 
 if TYPE_CHECKING:
     import httpx2

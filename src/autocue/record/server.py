@@ -18,7 +18,7 @@ import uvicorn
 
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.record.proxy import RecordingProxy, RecordOptions
-from autocue.record.redact import Redactor
+from autocue.scenario.redact import Redactor
 
 
 class RecordingServer:

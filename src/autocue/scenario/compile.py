@@ -14,8 +14,13 @@ Rules (documented in ``docs/scenarios.md``):
   ``assistant`` events merge into the open legacy reply the same way.
 - **Timing.** ``chunk_delays_ms[i]`` is the delay before content block ``i`` (the step's
   ``ms``; 0 for tool calls). ``advanceMs`` is runner time and does not delay replies.
+- **Recorded usage.** An ``llmResponse``'s ``_meta`` (what ``autocue record`` writes) gives the
+  reply its ``usage`` (``{input, output, cacheRead, cacheWrite}``) and ``stopReason``, so a
+  replay reports the recorded numbers instead of the server's estimate.
 - **Errors.** An ``error`` step is a reply whose ``ScriptedError`` carries status, body and
   retry-after (429 → ``rate_limit``, 529/503 → ``overloaded``).
+- **Expectations.** An ``expectRequest`` step is a ``Check`` like ``assert`` whose spec is a
+  ``RequestExpectation`` (the mock server compares it with the request; in-process runs skip it).
 - **Checks.** An ``assert`` step is ``Check(before_step=<replies so far in the turn>, spec=AssertSpec)``;
   ``before_step == len(turn.steps)`` means "when the turn has finished".
 - Tool names and arguments stay the scenario's canonical ones; map them with a profile
@@ -26,14 +31,15 @@ Rules (documented in ``docs/scenarios.md``):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
 
-from autocue.llm.types import TextContent, ThinkingContent
+from autocue.llm.types import StopReason, TextContent, ThinkingContent, Usage
 from autocue.scenario.errors import Pos
 from autocue.scenario.timeline import (
     AssertStep,
     AssistantPart,
     ErrorStep,
+    ExpectRequestStep,
     LlmResponse,
     ThinkPart,
     TimelineEvent,
@@ -41,6 +47,31 @@ from autocue.scenario.timeline import (
     UserInputs,
 )
 from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
+
+_STOP_REASONS = frozenset(get_args(StopReason))
+
+
+def _count(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
+
+
+def recorded_usage(meta: dict[str, Any]) -> Usage | None:
+    """The ``usage`` an ``llmResponse``'s ``_meta`` carries (as ``autocue record`` writes it:
+    ``{input, output, cacheRead, cacheWrite}``), or None."""
+    u = meta.get("usage")
+    if not isinstance(u, dict):
+        return None
+    inp, out, cr, cw = (_count(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
+    return Usage(inp, out, cr, cw, inp + out + cr + cw)
+
+
+def recorded_stop_reason(meta: dict[str, Any]) -> StopReason | None:
+    """The ``stopReason`` of ``_meta`` when it is one a reply can play (``stop``, ``length``,
+    ``toolUse``), else None (the compiler's default)."""
+    r = meta.get("stopReason")
+    if r in _STOP_REASONS and r not in ("error", "aborted"):
+        return r  # type: ignore[no-any-return]
+    return None
 
 
 class CompilableScenario(Protocol):
@@ -125,6 +156,8 @@ class _Compiler:
                     self.add_text(r, p)
                 elif isinstance(p, ToolUse):
                     self.add_call(r, p)
+            if ev.meta:
+                r.usage, r.stop_reason = recorded_usage(ev.meta), recorded_stop_reason(ev.meta)
             self.open_legacy = False
             return
         part = ev.parts[0]
@@ -156,7 +189,7 @@ class _Compiler:
         self.turn = Turn(prompt=prompt, source=ev.pos.short)
         self.script.turns.append(self.turn)
 
-    def check(self, ev: AssertStep) -> None:
+    def check(self, ev: AssertStep | ExpectRequestStep) -> None:
         self.close()
         self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
 
@@ -169,6 +202,6 @@ def compile_scenario(sc: CompilableScenario) -> Script:
             c.response(ev)
         elif isinstance(ev, UserInputs):
             c.user(ev)
-        elif isinstance(ev, AssertStep):
+        elif isinstance(ev, (AssertStep, ExpectRequestStep)):
             c.check(ev)
     return c.script

@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 
 from autocue.scenario.assertions import AssertSpec, GitCommitCheck, JsonFileCheck
 from autocue.scenario.errors import Pos, ScenarioError, ScenarioWarning
+from autocue.scenario.expect import EXPECT_KEYS, LAST_MESSAGE_KEYS, ROLES, RequestExpectation
 from autocue.scenario.model import (
     AdvanceMs,
     AgentEdits,
@@ -40,6 +41,7 @@ from autocue.scenario.model import (
     Complete,
     ErrorStep,
     Expect,
+    ExpectRequestStep,
     LlmResponse,
     Merge,
     Repo,
@@ -440,6 +442,8 @@ class ScenarioLoader:
             spec = self.assertion(v)
             spec.pos = at
             out.append(AssertStep(spec, at))
+        elif kind == "expectRequest":
+            out.append(ExpectRequestStep(self.expect_request(v, at), at))
         elif kind == "complete":
             out.append(Complete(self.bool_(v), at))
         elif kind == "merge":
@@ -815,6 +819,53 @@ class ScenarioLoader:
                 spec.extra[str(k)] = plain(sub.v)
         if spec.count == 0 and not spec.extra:
             self.warn(v.pos, v.path, "this assert has no checks")
+        return spec
+
+
+    # ------------------------------------------------------------------ expectRequest
+    def _expect_keys(self, v: Node, known: tuple[str, ...], what: str) -> None:
+        for k in v.key_names():
+            if k == "type" and what == "expectRequest":
+                continue
+            if str(k) not in known:
+                self.not_misspelt(v, str(k), known, f"key in {what}")
+                raise ScenarioError(f"unknown key {str(k)!r} in {what} (known: {', '.join(known)})",
+                                    v.key_pos(k), v.key_path(str(k)))
+
+    def expect_request(self, v: Node, at: Pos) -> RequestExpectation:
+        self.map_(v, "an expectRequest mapping (" + ", ".join(EXPECT_KEYS) + ")")
+        self._expect_keys(v, EXPECT_KEYS, "expectRequest")
+        spec = RequestExpectation(pos=at)
+        if (x := v.get("model")) is not None:
+            spec.model = self.str_(x, "a model name")
+        if (x := v.get("tools")) is not None:
+            spec.tools = self.str_list(x, "a tool name or a list of tool names", single_ok=True)
+        if (x := v.get("systemContains")) is not None:
+            spec.system_contains = self.str_list(x, "a string or a list of strings", single_ok=True)
+        if (x := v.get("lastMessage")) is not None:
+            self.map_(x, "{role, contains, toolResultContains}")
+            self._expect_keys(x, LAST_MESSAGE_KEYS, "expectRequest.lastMessage")
+            if (r := x.get("role")) is not None:
+                role = self.str_(r, "a role (" + ", ".join(ROLES) + ")")
+                if role not in ROLES:
+                    guess = near_miss(role, ROLES)
+                    self.fail(r, f"unknown role {role!r}" + (f": did you mean `{guess}`?" if guess else
+                                                             f" (known: {', '.join(ROLES)})"))
+                spec.last_role = role
+            if (c := x.get("contains")) is not None:
+                spec.last_contains = self.str_list(c, "a string or a list of strings", single_ok=True)
+            if (c := x.get("toolResultContains")) is not None:
+                spec.tool_result_contains = self.str_list(c, "a string or a list of strings", single_ok=True)
+        if (x := v.get("pointer")) is not None:
+            self.map_(x, "a mapping of JSON pointers to values ({/model: gpt-4o, /tools/0/type: function})")
+            for k in x.key_names():
+                pointer = str(k)
+                if not pointer.startswith("/"):
+                    raise ScenarioError(f"a JSON pointer starts with '/', got {pointer!r}", x.key_pos(k),
+                                        x.key_path(pointer))
+                spec.pointers.append((pointer, plain(x.v[k])))
+        if spec.count == 0:
+            self.warn(v.pos, v.path, "this expectRequest checks nothing")
         return spec
 
 

@@ -156,6 +156,19 @@ def _definitions() -> Schema:
             })}},
         },
     }
+    expect_request: Schema = {
+        "type": "object", "additionalProperties": False,
+        "properties": {
+            "type": {"const": "expectRequest"},
+            "model": {"type": "string"},
+            "tools": _str_or_list(),
+            "systemContains": _str_or_list(),
+            "lastMessage": {"type": "object", "additionalProperties": False, "properties": {
+                "role": {"enum": ["user", "assistant", "tool", "system"]},
+                "contains": _str_or_list(), "toolResultContains": _str_or_list()}},
+            "pointer": {"type": "object", "propertyNames": {"pattern": "^/"}},
+        },
+    }
     user_inputs: Schema = {
         "type": "array",
         "items": {
@@ -232,6 +245,7 @@ def _definitions() -> Schema:
         "baseTimeDelta": ms,
         "screenshot": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"name": {"type": "string"}}}]},
         "assert": _ref("assert"),
+        "expectRequest": _ref("expectRequest"),
         "complete": {"type": ["boolean", "null"]},
         "merge": {"type": ["boolean", "null"]},
         "status": {"type": "string"},
@@ -263,6 +277,10 @@ def _definitions() -> Schema:
                 "if": {"properties": {"type": {"const": "assert"}}, "required": ["type"]},
                 "then": assertion,
             },
+            {
+                "if": {"properties": {"type": {"const": "expectRequest"}}, "required": ["type"]},
+                "then": expect_request,
+            },
         ]
     }
     event: Schema = {
@@ -276,6 +294,7 @@ def _definitions() -> Schema:
         "agentToolUse": agent_tool_use,
         "error": error,
         "assert": assertion,
+        "expectRequest": expect_request,
         "responsePart": response_part,
         "event": event,
     }

@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeAlias
 
 from autocue.scenario.assertions import AssertSpec
 from autocue.scenario.errors import Pos
+from autocue.scenario.expect import RequestExpectation
 
 # ---------------------------------------------------------------------------- text steps
 
@@ -190,6 +191,14 @@ class AssertStep:
 
 
 @dataclass(slots=True)
+class ExpectRequestStep:
+    """``expectRequest``: what the request for the next reply must carry (checked by the mock server)."""
+
+    spec: RequestExpectation
+    pos: Pos
+
+
+@dataclass(slots=True)
 class Complete:
     value: bool
     pos: Pos
@@ -213,11 +222,11 @@ class RunnerEvent:
 
 TimelineEvent: TypeAlias = (
     LlmResponse | UserInputs | UserEdits | UserCommand | AdvanceMs | Screenshot | AssertStep | Complete | Merge
-    | RunnerEvent
+    | RunnerEvent | ExpectRequestStep
 )
 
 __all__ = [
-    "AdvanceMs", "AgentEdits", "AgentPlan", "AssertStep", "AssistantPart", "Complete", "ErrorStep",
+    "AdvanceMs", "AgentEdits", "AgentPlan", "AssertStep", "AssistantPart", "Complete", "ErrorStep", "ExpectRequestStep",
     "LlmResponse", "Merge", "ResponsePart", "RunnerEvent", "Screenshot", "ThinkPart", "TimedText",
     "TimelineEvent", "ToolExecEvent", "ToolExecution", "ToolResultPart", "ToolUse", "UserCommand",
     "UserEdits", "UserInput", "UserInputs",

@@ -75,7 +75,7 @@ RUNNER_EVENTS: tuple[str, ...] = (
 TIMELINE_EVENTS: tuple[str, ...] = (
     "llmResponse", "think", "assistant", "agentToolUse", "agentEdits", "toolResult", "error", "agentPlan",
     "agentActions", "userActions", "userInputs", "userEdits", "userCommand", "advanceMs", "baseTimeDelta",
-    "screenshot", "assert", "complete", "merge", *TOOL_EVENTS, *RUNNER_EVENTS,
+    "screenshot", "assert", "expectRequest", "complete", "merge", *TOOL_EVENTS, *RUNNER_EVENTS,
 )
 """Every key that names a timeline event."""
 

@@ -5,7 +5,8 @@ disposes every session it built at teardown. When a test fails, the report gains
 "autocue transcript" for each ``TestSession`` the test created (fixture or not): turns, tool
 calls with their inputs, results, blocked calls and UI calls. ``sessions_of(item)`` gives the
 sessions a test created to other plugins (the viewer's ``autocue.view.pytest_plugin`` writes
-their pages).
+their pages). ``--autocue-record=all|none|new_episodes`` sets the record mode of
+``create_test_session(record=...)`` (see ``autocue.testing.recorded``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from autocue.testing.recorded import RECORD_MODES, set_default_record_mode
 from autocue.testing.session import TestSession, create_test_session, track_sessions
 
 _SESSIONS = pytest.StashKey[list[TestSession]]()
@@ -23,6 +25,19 @@ _SESSIONS = pytest.StashKey[list[TestSession]]()
 def sessions_of(item: pytest.Item) -> list[TestSession]:
     """The ``TestSession``s the test ``item`` created (empty outside a test run)."""
     return item.stash.get(_SESSIONS, [])
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("autocue").addoption(
+        "--autocue-record", choices=RECORD_MODES, default=None,
+        help="record mode of create_test_session(record=...): new_episodes (default: replay, record what is "
+             "missing), none (replay only), all (record again)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getoption("--autocue-record", None)
+    if mode is not None:
+        set_default_record_mode(mode)
 
 
 @pytest.hookimpl(hookwrapper=True)

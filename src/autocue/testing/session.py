@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autocue.agent.tool import AgentTool
+from autocue.llm.types import Model
 from autocue.script.model import Turn
 from autocue.script.provider import ScriptedProvider, scripted_model
 from autocue.session.agent_session import AgentSession
@@ -32,6 +33,7 @@ from autocue.testing.events import EventCollector, TestEvents
 from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
 from autocue.testing.playbook import Playbook
+from autocue.testing.recorded import RecordReplayProvider
 from autocue.testing.transcript import render_transcript
 from autocue.tools import BUILTIN_TOOL_NAMES, create_builtin_tools
 
@@ -87,8 +89,20 @@ class TestSession:
         auto_assert: bool = True,
         propagate_errors: bool = True,
         mcp_servers: Mapping[str, Any] | None = None,
+        record: str | os.PathLike[str] | None = None,
+        provider: Any = None,
+        model: Model | None = None,
+        record_mode: str | None = None,
     ) -> None:
         self.auto_assert = auto_assert
+        self.recorder: RecordReplayProvider | None = None
+        """With ``record=``: the recording's provider (replays it, or records ``provider``'s replies)."""
+        if record is not None:
+            self.recorder = RecordReplayProvider(record, provider=provider, model=model, mode=record_mode)
+        elif provider is not None or record_mode is not None:
+            raise HarnessError("provider= and record_mode= go with record='path.yaml' (the scenario file to record "
+                               "into or replay)")
+        self._model = model
         self.propagate_errors = propagate_errors
         self._owns_cwd = cwd is None
         self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
@@ -145,8 +159,8 @@ class TestSession:
         )
         ui = MockUI(mock_ui, self.collector.record_ui) if has_ui else RecordingNoUI(self.collector.record_ui)
         self.session = AgentSession(
-            provider=self.provider,
-            model=scripted_model(),
+            provider=self.recorder if self.recorder is not None else self.provider,
+            model=self._model or scripted_model(),
             settings=st,
             cwd=self.cwd,
             tools=base,
@@ -268,6 +282,8 @@ class TestSession:
             if self.mcp is not None:
                 await self.mcp.stop()
             await self.session.dispose()
+            if self.recorder is not None:
+                await self.recorder.aclose()
         finally:
             # break the harness's own cycles too: the provider calls back into the playbook, the
             # collector into this object
@@ -335,8 +351,16 @@ def create_test_session(
     auto_assert: bool = True,
     propagate_errors: bool = True,
     mcp_servers: Mapping[str, Any] | None = None,
+    record: str | os.PathLike[str] | None = None,
+    provider: Any = None,
+    model: Model | None = None,
+    record_mode: str | None = None,
 ) -> TestSession:
-    """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option)."""
+    """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option).
+
+    ``record="path.yaml"`` with ``provider=`` and ``model=`` (a real provider): record its
+    replies into that scenario file when it is missing, replay them when it is present
+    (``record_mode``: ``new_episodes``, ``none``, ``all``; see ``autocue.testing.recorded``)."""
     return TestSession(
         extensions=extensions,
         extension_factories=extension_factories,
@@ -350,4 +374,8 @@ def create_test_session(
         auto_assert=auto_assert,
         propagate_errors=propagate_errors,
         mcp_servers=mcp_servers,
+        record=record,
+        provider=provider,
+        model=model,
+        record_mode=record_mode,
     )

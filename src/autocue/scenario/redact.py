@@ -1,0 +1,101 @@
+"""Keeping secrets out of recordings.
+
+Headers are never written (a recording holds replies and prompts only). Every string that
+is written goes through ``Redactor.text``, which replaces:
+
+- each literal secret it was given: the values of the environment variables named with
+  ``--redact-env`` and every credential the proxy saw in a request's auth headers
+  (``authorization``, ``x-api-key``, ``api-key``, ``x-goog-api-key``, ``?key=``), once it is
+  at least ``MIN_SECRET`` characters long (shorter ones would blot out ordinary words);
+- each match of the patterns: ``DEFAULT_PATTERNS`` (common API key shapes) plus those given
+  with ``--redact REGEX``.
+
+The replacement is ``[REDACTED]``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from autocue.errors import AutocueError
+
+REDACTED = "[REDACTED]"
+MIN_SECRET = 8
+AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization")
+DEFAULT_PATTERNS: tuple[str, ...] = (
+    r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}",  # OpenAI / Anthropic keys
+    r"AIza[0-9A-Za-z_\-]{30,}",  # Google API keys
+    r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
+    r"(?i)bearer\s+[A-Za-z0-9._\-]{16,}",  # bearer tokens quoted in text
+)
+
+
+class RedactionError(AutocueError, ValueError):
+    """A ``--redact`` pattern that is not a regular expression, or a missing ``--redact-env`` variable."""
+
+
+class Redactor:
+    """Replaces secrets and secret-shaped text in everything a recording writes."""
+
+    def __init__(self, patterns: Iterable[str] = (), env_names: Iterable[str] = (), *, defaults: bool = True,
+                 environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self._secrets: set[str] = set()
+        for name in env_names:
+            value = env.get(name)
+            if value is None:
+                raise RedactionError(f"--redact-env {name}: the environment variable {name} is not set "
+                                     "(set it, or drop the option)")
+            if value:
+                self._secrets.add(value)
+        compiled: list[re.Pattern[str]] = []
+        for p in [*(DEFAULT_PATTERNS if defaults else ()), *patterns]:
+            try:
+                compiled.append(re.compile(p))
+            except re.error as e:
+                raise RedactionError(f"--redact {p!r}: not a regular expression: {e}") from None
+        self._patterns = compiled
+        self._ordered: list[str] | None = None
+
+    def add_secret(self, value: str) -> None:
+        """Redact ``value`` from now on (ignored when shorter than ``MIN_SECRET``)."""
+        value = value.strip()
+        if len(value) >= MIN_SECRET and value not in self._secrets:
+            self._secrets.add(value)
+            self._ordered = None
+
+    def learn_headers(self, headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> None:
+        """Remember the credentials of a request (lower-case header names)."""
+        for h in AUTH_HEADERS:
+            v = headers.get(h)
+            if v:
+                self.add_secret(v)
+                scheme, _, token = v.partition(" ")
+                if token and scheme.lower() in ("bearer", "basic", "token"):
+                    self.add_secret(token)
+        if query and query.get("key"):
+            self.add_secret(query["key"])
+
+    def text(self, s: str) -> str:
+        if self._secrets:
+            if self._ordered is None:  # longest first, so a secret containing another goes whole
+                self._ordered = sorted(self._secrets, key=len, reverse=True)
+            for secret in self._ordered:
+                if secret in s:
+                    s = s.replace(secret, REDACTED)
+        for p in self._patterns:
+            s = p.sub(REDACTED, s)
+        return s
+
+    def value(self, v: Any) -> Any:
+        """``v`` with every string in it (keys included) redacted."""
+        if isinstance(v, str):
+            return self.text(v)
+        if isinstance(v, dict):
+            return {self.text(str(k)): self.value(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [self.value(x) for x in v]
+        return v

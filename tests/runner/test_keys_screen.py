@@ -61,5 +61,6 @@ def test_normalise_trims_trailing_spaces_and_blank_rows() -> None:
 def test_the_runner_keys_are_known_to_the_loader() -> None:
     from autocue.scenario import load_scenario_text
 
-    sc = load_scenario_text("name: x\nagent: mock\nmasks: ['\\\\d+']\ntimeline: []\n", "x.yaml")
+    sc = load_scenario_text("name: x\nagent: mock\nmasks: ['\\\\d+']\ntimeline:\n  - llmResponse:\n"
+                            "      - assistant: [[0, hi]]\n", "x.yaml")
     assert sc.warnings == []

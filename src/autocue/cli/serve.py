@@ -2,7 +2,7 @@
 
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
-                  [--admin-token TOKEN]
+                  [--admin-token TOKEN] [--chaos SPEC]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -25,6 +25,7 @@ from autocue.mockllm.app import create_app
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MockState, ServerOptions
+from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
@@ -38,6 +39,14 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is out of range; give a port 0-65535 (0: any free port)")
     return port
+
+
+def chaos_spec(text: str) -> ChaosSpec:
+    """``--chaos``: a chaos spec (``autocue.script.chaos``)."""
+    try:
+        return parse_chaos(text)
+    except ChaosSpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -57,6 +66,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--admin-token", default=os.environ.get("AUTOCUE_ADMIN_TOKEN") or None, metavar="TOKEN",
                    help="require TOKEN (Authorization: Bearer or X-Autocue-Admin-Token) on the /_autocue/ admin "
                         "routes (default: $AUTOCUE_ADMIN_TOKEN)")
+    p.add_argument("--chaos", type=chaos_spec, default=None, metavar="SPEC",
+                   help="faults and latency for every session, e.g. 'latency=200ms,tps=50;error=429@0.1;seed=7' "
+                        "(docs/chaos.md)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
                    help="uvicorn log level (default warning)")
@@ -99,7 +111,7 @@ def main(argv: list[str]) -> int:
         return 2
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
-                            admin_token=args.admin_token or None)
+                            admin_token=args.admin_token or None, chaos=args.chaos)
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:

@@ -32,6 +32,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from autocue.mockllm.admin import AdminApi
+from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json
@@ -40,10 +41,13 @@ from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
-from autocue.mockllm.wire.common import Segments, now
+from autocue.mockllm.wire.common import Segments, coalesce, now
+from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+TRANSPORT_KEY = "autocue_transport"
+"""Where the server's h11 protocol puts the connection's transport in ``scope["state"]``."""
 WEBSOCKET_REFUSED = "WebSocket is not supported by the autocue mock LLM server; use HTTP POST (426: fall back at once)"
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,7 @@ class MockApp:
 
     def __init__(self, state: MockState) -> None:
         self.state = state
+        self.chaos = ChaosTracker()
         routes = [
             Route("/", self.root, methods=["GET", "HEAD"]),
             *AdminApi(state).routes(),
@@ -181,29 +186,65 @@ class MockApp:
             profile=headers.get("x-autocue-profile") or None,
             query=query,
         )
+        chaos = self.state.options.chaos
+        spec_text = headers.get("x-autocue-chaos")
+        if spec_text:
+            try:
+                chaos = parse_chaos(spec_text)
+            except ChaosSpecError as e:
+                return error_response(api, 400, f"x-autocue-chaos header: {e}", code="invalid_chaos")
         try:
-            return await self.render(req, self.state.respond(req))
+            return await self.render(req, self.state.respond(req), chaos, scope)
         except Exception as e:  # a bug in the server: still an answer the client's SDK can parse
             log.exception("autocue mock LLM: internal error answering %s %s", request.method, scope["path"])
             return error_response(api, 500, f"autocue mock LLM: internal error answering this request "
                                             f"({type(e).__name__}: {e}); this is a bug in autocue, please report it "
                                             "with the request")
 
-    async def render(self, req: Incoming, out: Outcome) -> Response:
+    async def render(self, req: Incoming, out: Outcome, chaos: ChaosSpec | None = None,
+                     scope: Scope | None = None) -> Response:
         reply = out.reply
         if reply is None:
             return _json(out.body, out.status, out.headers)
         rid = digest(reply.seed, "req", size=12)
         headers = {"x-request-id": "req_" + rid, "request-id": "req_" + rid}
+        spec = out.chaos or chaos
+        plan: ChaosPlan | None = None
+        transport = None
+        if spec is not None and out.undo is not None:
+            where = reply.seed if out.chaos is not None else f"{req.session_key}@{req.scenario or ''}"
+            plan = self.chaos.decide(spec, where)
+            if plan.loses_reply:
+                out.undo()
+            transport = (scope or {}).get("state", {}).get(TRANSPORT_KEY)
+            if plan.reset_at == 0 or (plan.reset_at is not None and not req.stream):
+                if transport is None:
+                    return error_response(req.api, 500, "autocue mock LLM: chaos reset needs the autocue server "
+                                                        "(serve() or autocue serve)")
+                reset_connection(transport)
+                await asyncio.sleep(0)
+                return Response(b"", 500)
+            if plan.error is not None:
+                msg = (f"autocue mock LLM: chaos {spec.text!r} injected HTTP {plan.error} (the scripted reply "
+                       "stays next)")
+                return _json(error_body(req.api, plan.error, msg), plan.error, plan.error_headers())
         mod = RENDERERS[req.api]
         if not req.stream:
-            delay = reply.total_delay
+            delay = reply.total_delay + (body_delay(plan, reply.output_tokens) if plan is not None else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
-            return Response(orjson.dumps(mod.json_body(reply, req)), 200, headers, media_type=JSON)
+            body = orjson.dumps(mod.json_body(reply, req))
+            if plan is not None and (plan.cut_at is not None or plan.malformed_at is not None):
+                body = body[: len(body) // 2]
+            return Response(body, 200, headers, media_type=JSON)
         segments: Segments = mod.stream(reply, req)
+        if plan is not None:
+            segments = shape(plan, segments, reply.output_tokens)
         media = "text/event-stream" if req.api != "gemini" or req.sse else JSON
         headers.update(SSE_HEADERS)
+        if plan is not None and plan.reset_at is not None:
+            return StreamingResponse(_timed(segments, transport), 200, headers, media_type=media)
+        segments = coalesce(segments)
         if len(segments) == 1 and segments[0][0] <= 0:
             return Response(segments[0][1], 200, headers, media_type=media)
         return StreamingResponse(_timed(segments), 200, headers, media_type=media)
@@ -252,12 +293,17 @@ class MockApp:
         return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
 
 
-async def _timed(segments: Segments) -> AsyncIterator[bytes]:
+async def _timed(segments: Segments, reset: Any = None) -> AsyncIterator[bytes]:
+    """The frames, each after its wait; then, with a ``reset`` transport, a TCP reset (a
+    moment later, so the frames reach the client first)."""
     for delay, data in segments:
         if delay > 0:
             await asyncio.sleep(delay)
         if data:
             yield data
+    if reset is not None:
+        await asyncio.sleep(0.05)
+        reset_connection(reset)
 
 
 def _strip_prefixes(scope: Scope) -> Scope:

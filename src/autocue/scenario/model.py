@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from autocue.scenario.assertions import AssertSpec
 from autocue.scenario.errors import Pos, ScenarioWarning
+from autocue.script.chaos import ChaosSpec
 
 if TYPE_CHECKING:
     from autocue.script.model import Script
@@ -136,6 +137,8 @@ class LlmResponse:
     pos: Pos
     grouped: bool = True
     meta: dict[str, Any] | None = None
+    chaos: ChaosSpec | None = None
+    """The step's ``chaos:`` key: faults and latency the mock server adds to this reply."""
 
 
 # ---------------------------------------------------------------------------- user and control

@@ -8,7 +8,8 @@ from typing import Any, TypeAlias
 import orjson
 
 Segments: TypeAlias = list[tuple[float, bytes]]
-"""``(delay_seconds, frames)`` pairs, in order."""
+"""``(delay_seconds, frame)`` pairs, in order: wait, then send the frame (one SSE event, or
+several joined by ``coalesce``)."""
 
 CHUNK = 24
 """Characters per streamed text delta (and per tool-argument fragment)."""
@@ -29,26 +30,36 @@ def now() -> int:
 
 
 class SegmentWriter:
-    """Collects frames into timed segments: ``pause(delay)`` starts a new segment."""
+    """Collects frames, one segment per frame: ``pause(delay)`` adds a wait before the next
+    frame. ``coalesce`` joins frames that need no wait between them for sending."""
 
-    __slots__ = ("_cur", "out")
+    __slots__ = ("_delay", "out")
 
     def __init__(self) -> None:
         self.out: Segments = []
-        self._cur: list[bytes] = []
+        self._delay = 0.0
 
     def add(self, frame: bytes) -> None:
-        self._cur.append(frame)
+        self.out.append((self._delay, frame))
+        self._delay = 0.0
 
     def pause(self, delay: float) -> None:
         if delay > 0:
-            if self._cur:
-                self.out.append((0.0, b"".join(self._cur)))
-                self._cur = []
-            self.out.append((delay, b""))
+            self._delay += delay
 
     def done(self) -> Segments:
-        if self._cur:
-            self.out.append((0.0, b"".join(self._cur)))
-            self._cur = []
+        if self._delay > 0:
+            self.out.append((self._delay, b""))
+            self._delay = 0.0
         return self.out
+
+
+def coalesce(segments: Segments) -> Segments:
+    """``segments`` with every frame that needs no wait joined to the one before it."""
+    groups: list[tuple[float, list[bytes]]] = []
+    for d, frame in segments:
+        if groups and d <= 0:
+            groups[-1][1].append(frame)
+        else:
+            groups.append((d, [frame]))
+    return [(d, b"".join(frames)) for d, frames in groups]

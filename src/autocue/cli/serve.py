@@ -2,7 +2,7 @@
 
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
-                  [--admin-token TOKEN] [--chaos SPEC]
+                  [--admin-token TOKEN] [--chaos SPEC] [--fuzz SEED]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -25,6 +25,7 @@ from autocue.mockllm.app import create_app
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MockState, ServerOptions
+from autocue.mockllm.wire.fuzz import FuzzSpec, FuzzSpecError, parse_fuzz
 from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
@@ -49,6 +50,14 @@ def chaos_spec(text: str) -> ChaosSpec:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def fuzz_spec(text: str) -> FuzzSpec:
+    """``--fuzz``: a fuzz spec (``autocue.mockllm.wire.fuzz``)."""
+    try:
+        return parse_fuzz(text)
+    except FuzzSpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def parser() -> argparse.ArgumentParser:
     p = CliParser(prog="autocue serve", description="Run the mock LLM API server (OpenAI Chat, "
                                 "OpenAI Responses, Anthropic Messages, Gemini) on scenarios.")
@@ -69,6 +78,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--chaos", type=chaos_spec, default=None, metavar="SPEC",
                    help="faults and latency for every session, e.g. 'latency=200ms,tps=50;error=429@0.1;seed=7' "
                         "(docs/chaos.md)")
+    p.add_argument("--fuzz", type=fuzz_spec, default=None, metavar="SEED",
+                   help="serve every stream valid but adversarial: SEED or SEED,option=value,... (docs/chaos.md)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
                    help="uvicorn log level (default warning)")
@@ -111,7 +122,8 @@ def main(argv: list[str]) -> int:
         return 2
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
-                            admin_token=args.admin_token or None, chaos=args.chaos)
+                            admin_token=args.admin_token or None, chaos=args.chaos,
+                            fuzz=args.fuzz)
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:

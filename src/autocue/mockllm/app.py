@@ -7,8 +7,9 @@ Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/mes
 ``admin``). The OpenAI paths also answer without ``/v1``. A WebSocket upgrade attempt (Codex
 makes one on ``GET /v1/responses``) gets ``426 Upgrade Required`` at once, which makes Codex
 fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
-``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (either order) name the session
-and the scenario.
+``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (any order) name the session
+and the scenario; ``/fuzz/{spec}/`` (or the ``x-autocue-fuzz`` header) fuzzes the streams, and
+``x-autocue-chaos`` adds chaos (docs/chaos.md).
 
 A request body must be JSON (415 for another ``Content-Type``), a JSON object, at most
 ``max_body`` bytes (413), and well-formed for its API (``validate``); every refusal, and
@@ -42,6 +43,7 @@ from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
 from autocue.mockllm.wire.common import Segments, coalesce, now
+from autocue.mockllm.wire.fuzz import Fuzzer, FuzzSpec, FuzzSpecError, parse_fuzz
 from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
@@ -82,6 +84,8 @@ class MockApp:
     def __init__(self, state: MockState) -> None:
         self.state = state
         self.chaos = ChaosTracker()
+        self.fuzz_log: dict[str, list[bytes]] | None = None
+        """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
         routes = [
             Route("/", self.root, methods=["GET", "HEAD"]),
             *AdminApi(state).routes(),
@@ -110,7 +114,7 @@ class MockApp:
             return
         if typ == "http":
             path: str = scope["path"]
-            if path.startswith(("/s/", "/scenario/")):
+            if path.startswith(("/s/", "/scenario/", "/fuzz/")):
                 scope = _strip_prefixes(scope)
         await self.app(scope, receive, send)
 
@@ -193,8 +197,16 @@ class MockApp:
                 chaos = parse_chaos(spec_text)
             except ChaosSpecError as e:
                 return error_response(api, 400, f"x-autocue-chaos header: {e}", code="invalid_chaos")
+        fuzz = self.state.options.fuzz
+        fuzz_text = scope.get("autocue_fuzz") or headers.get("x-autocue-fuzz")
+        if fuzz_text:
+            try:
+                fuzz = parse_fuzz(fuzz_text)
+            except FuzzSpecError as e:
+                where = "/fuzz/{spec}/ path prefix" if scope.get("autocue_fuzz") else "x-autocue-fuzz header"
+                return error_response(api, 400, f"{where}: {e}", code="invalid_fuzz")
         try:
-            return await self.render(req, self.state.respond(req), chaos, scope)
+            return await self.render(req, self.state.respond(req), chaos, scope, fuzz)
         except Exception as e:  # a bug in the server: still an answer the client's SDK can parse
             log.exception("autocue mock LLM: internal error answering %s %s", request.method, scope["path"])
             return error_response(api, 500, f"autocue mock LLM: internal error answering this request "
@@ -202,7 +214,7 @@ class MockApp:
                                             "with the request")
 
     async def render(self, req: Incoming, out: Outcome, chaos: ChaosSpec | None = None,
-                     scope: Scope | None = None) -> Response:
+                     scope: Scope | None = None, fuzz: FuzzSpec | None = None) -> Response:
         reply = out.reply
         if reply is None:
             return _json(out.body, out.status, out.headers)
@@ -237,7 +249,12 @@ class MockApp:
             if plan is not None and (plan.cut_at is not None or plan.malformed_at is not None):
                 body = body[: len(body) // 2]
             return Response(body, 200, headers, media_type=JSON)
-        segments: Segments = mod.stream(reply, req)
+        fuzzer = Fuzzer(fuzz, _step_key(reply.seed)) if fuzz is not None else None
+        segments: Segments = mod.stream(reply, req, fuzzer)
+        if fuzz is not None:
+            headers["x-autocue-fuzz"] = fuzz.text
+            if self.fuzz_log is not None:
+                self.fuzz_log.setdefault(req.session_key, []).append(b"".join(f for _, f in segments))
         if plan is not None:
             segments = shape(plan, segments, reply.output_tokens)
         media = "text/event-stream" if req.api != "gemini" or req.sse else JSON
@@ -246,6 +263,8 @@ class MockApp:
             return StreamingResponse(_timed(segments, transport), 200, headers, media_type=media)
         segments = coalesce(segments)
         if len(segments) == 1 and segments[0][0] <= 0:
+            if fuzzer is not None and plan is None and fuzz is not None and fuzz.tcp:
+                return StreamingResponse(_pieces(fuzzer.tcp_pieces(segments[0][1])), 200, headers, media_type=media)
             return Response(segments[0][1], 200, headers, media_type=media)
         return StreamingResponse(_timed(segments), 200, headers, media_type=media)
 
@@ -306,11 +325,25 @@ async def _timed(segments: Segments, reset: Any = None) -> AsyncIterator[bytes]:
         reset_connection(reset)
 
 
+def _step_key(seed: str) -> str:
+    """``scenario:index`` of a reply seed ``scenario:session:index``: fuzzing depends on the
+    step, not on the session's name."""
+    return seed.partition(":")[0] + ":" + seed.rpartition(":")[2]
+
+
+async def _pieces(pieces: list[bytes]) -> AsyncIterator[bytes]:
+    """The body in separate writes (a fuzzed reply cut at any byte)."""
+    for k, piece in enumerate(pieces):
+        if k:
+            await asyncio.sleep(0)
+        yield piece
+
+
 def _strip_prefixes(scope: Scope) -> Scope:
     path: str = scope["path"]
     scope = dict(scope)
-    for _ in range(2):
-        for key, prefix in (("autocue_session", "/s/"), ("autocue_scenario", "/scenario/")):
+    for _ in range(3):
+        for key, prefix in (("autocue_session", "/s/"), ("autocue_scenario", "/scenario/"), ("autocue_fuzz", "/fuzz/")):
             if path.startswith(prefix):
                 name, sep, rest = path[len(prefix):].partition("/")
                 if name:

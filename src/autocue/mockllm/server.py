@@ -25,6 +25,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from autocue.mockllm.app import TRANSPORT_KEY, create_app
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import DEFAULT_MAX_BODY, MockState, ServerOptions
+from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
 from autocue.script.chaos import ChaosSpec, parse_chaos
 
 
@@ -61,11 +62,13 @@ class MockLLMServer:
     def __init__(self, source: Source = (), *, host: str = "127.0.0.1", port: int = 0, speed: float = 0.0,
                  strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
                  workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
-                 admin_token: str | None = None, chaos: str | ChaosSpec | None = None) -> None:
+                 admin_token: str | None = None, chaos: str | ChaosSpec | None = None,
+                 fuzz: str | int | FuzzSpec | None = None) -> None:
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                                 max_body=max_body, admin_token=admin_token or None,
-                                chaos=parse_chaos(chaos) if isinstance(chaos, str) else chaos)
+                                chaos=parse_chaos(chaos) if isinstance(chaos, str) else chaos,
+                                fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz)
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
@@ -187,7 +190,7 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
 
     Keyword arguments are ``MockLLMServer``'s (``speed``, ``strict_tools``, ``record_dir``,
     ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``, ``chaos``: a
-    chaos spec for every session, see docs/chaos.md).
+    chaos spec for every session, ``fuzz``: a fuzz spec or seed; see docs/chaos.md).
     """
     server = MockLLMServer(source, **kwargs)
     server.start()

@@ -37,6 +37,7 @@ from autocue.mockllm.sources import (
     path_roots,
     scenario_file_paths,
 )
+from autocue.mockllm.wire.fuzz import FuzzSpec
 from autocue.script.chaos import ChaosSpec
 from autocue.script.model import ScriptedResponse
 
@@ -63,6 +64,8 @@ class ServerOptions:
     ``X-Autocue-Admin-Token``."""
     chaos: ChaosSpec | None = None
     """Faults and latency for every session (``--chaos``; see ``autocue.mockllm.chaos``)."""
+    fuzz: FuzzSpec | None = None
+    """Serve every stream fuzzed (``--fuzz``; see ``autocue.mockllm.wire.fuzz``)."""
 
 
 @dataclass(slots=True)

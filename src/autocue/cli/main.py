@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("autocue.cli.serve", "run the mock LLM API server on scenarios"),
     "record": ("autocue.cli.record", "record real LLM API traffic into scenarios (a proxy)"),
     "diff": ("autocue.cli.diff", "compare two recorded scenarios and classify the drift"),
+    "fuzz-client": ("autocue.cli.fuzz_client", "run a client command against fuzzed streams; shrink a failure"),
     "scenario": ("autocue.cli.scenario", "check, run, or print the JSON Schema of scenario files"),
     "loop": ("autocue.cli.loop", "run the hat-based orchestrator loop"),
     "test": ("autocue.cli.testtools", "orchestrator test tools: setup, run, assert, inspect, ..."),

@@ -2,7 +2,7 @@
 
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
-                  [--admin-token TOKEN] [--journal-size N]
+                  [--admin-token TOKEN] [--journal-size N] [--chaos SPEC] [--fuzz SEED]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -26,6 +26,8 @@ from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MockState, ServerOptions
+from autocue.mockllm.wire.fuzz import FuzzSpec, FuzzSpecError, parse_fuzz
+from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
@@ -39,6 +41,22 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is out of range; give a port 0-65535 (0: any free port)")
     return port
+
+
+def chaos_spec(text: str) -> ChaosSpec:
+    """``--chaos``: a chaos spec (``autocue.script.chaos``)."""
+    try:
+        return parse_chaos(text)
+    except ChaosSpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def fuzz_spec(text: str) -> FuzzSpec:
+    """``--fuzz``: a fuzz spec (``autocue.mockllm.wire.fuzz``)."""
+    try:
+        return parse_fuzz(text)
+    except FuzzSpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -60,6 +78,11 @@ def parser() -> argparse.ArgumentParser:
                         "routes (default: $AUTOCUE_ADMIN_TOKEN)")
     p.add_argument("--journal-size", type=int, default=JOURNAL_CAP, metavar="N",
                    help=f"requests kept per session in its journal (default {JOURNAL_CAP}; 0: none)")
+    p.add_argument("--chaos", type=chaos_spec, default=None, metavar="SPEC",
+                   help="faults and latency for every session, e.g. 'latency=200ms,tps=50;error=429@0.1;seed=7' "
+                        "(docs/chaos.md)")
+    p.add_argument("--fuzz", type=fuzz_spec, default=None, metavar="SEED",
+                   help="serve every stream valid but adversarial: SEED or SEED,option=value,... (docs/chaos.md)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
                    help="uvicorn log level (default warning)")
@@ -102,7 +125,8 @@ def main(argv: list[str]) -> int:
         return 2
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
-                            admin_token=args.admin_token or None, journal_size=max(0, args.journal_size))
+                            admin_token=args.admin_token or None, journal_size=max(0, args.journal_size),
+                            chaos=args.chaos, fuzz=args.fuzz)
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:

@@ -7,8 +7,9 @@ Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/mes
 ``admin``). The OpenAI paths also answer without ``/v1``. A WebSocket upgrade attempt (Codex
 makes one on ``GET /v1/responses``) gets ``426 Upgrade Required`` at once, which makes Codex
 fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
-``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (either order) name the session
-and the scenario.
+``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (any order) name the session
+and the scenario; ``/fuzz/{spec}/`` (or the ``x-autocue-fuzz`` header) fuzzes the streams, and
+``x-autocue-chaos`` adds chaos (docs/chaos.md).
 
 A request body must be JSON (415 for another ``Content-Type``), a JSON object, at most
 ``max_body`` bytes (413), and well-formed for its API (``validate``); every refusal, and
@@ -32,6 +33,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from autocue.mockllm.admin import AdminApi
+from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json
@@ -40,10 +42,14 @@ from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
-from autocue.mockllm.wire.common import Segments, now
+from autocue.mockllm.wire.common import Segments, coalesce, now
+from autocue.mockllm.wire.fuzz import Fuzzer, FuzzSpec, FuzzSpecError, parse_fuzz
+from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+TRANSPORT_KEY = "autocue_transport"
+"""Where the server's h11 protocol puts the connection's transport in ``scope["state"]``."""
 WEBSOCKET_REFUSED = "WebSocket is not supported by the autocue mock LLM server; use HTTP POST (426: fall back at once)"
 log = logging.getLogger(__name__)
 
@@ -77,6 +83,9 @@ class MockApp:
 
     def __init__(self, state: MockState) -> None:
         self.state = state
+        self.chaos = ChaosTracker()
+        self.fuzz_log: dict[str, list[bytes]] | None = None
+        """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
         routes = [
             Route("/", self.root, methods=["GET", "HEAD"]),
             *AdminApi(state).routes(),
@@ -105,7 +114,7 @@ class MockApp:
             return
         if typ == "http":
             path: str = scope["path"]
-            if path.startswith(("/s/", "/scenario/")):
+            if path.startswith(("/s/", "/scenario/", "/fuzz/")):
                 scope = _strip_prefixes(scope)
         await self.app(scope, receive, send)
 
@@ -181,30 +190,81 @@ class MockApp:
             profile=headers.get("x-autocue-profile") or None,
             query=query,
         )
+        chaos = self.state.options.chaos
+        spec_text = headers.get("x-autocue-chaos")
+        if spec_text:
+            try:
+                chaos = parse_chaos(spec_text)
+            except ChaosSpecError as e:
+                return error_response(api, 400, f"x-autocue-chaos header: {e}", code="invalid_chaos")
+        fuzz = self.state.options.fuzz
+        fuzz_text = scope.get("autocue_fuzz") or headers.get("x-autocue-fuzz")
+        if fuzz_text:
+            try:
+                fuzz = parse_fuzz(fuzz_text)
+            except FuzzSpecError as e:
+                where = "/fuzz/{spec}/ path prefix" if scope.get("autocue_fuzz") else "x-autocue-fuzz header"
+                return error_response(api, 400, f"{where}: {e}", code="invalid_fuzz")
         try:
-            return await self.render(req, self.state.respond(req))
+            return await self.render(req, self.state.respond(req), chaos, scope, fuzz)
         except Exception as e:  # a bug in the server: still an answer the client's SDK can parse
             log.exception("autocue mock LLM: internal error answering %s %s", request.method, scope["path"])
             return error_response(api, 500, f"autocue mock LLM: internal error answering this request "
                                             f"({type(e).__name__}: {e}); this is a bug in autocue, please report it "
                                             "with the request")
 
-    async def render(self, req: Incoming, out: Outcome) -> Response:
+    async def render(self, req: Incoming, out: Outcome, chaos: ChaosSpec | None = None,
+                     scope: Scope | None = None, fuzz: FuzzSpec | None = None) -> Response:
         reply = out.reply
         if reply is None:
             return _json(out.body, out.status, out.headers)
         rid = digest(reply.seed, "req", size=12)
         headers = {"x-request-id": "req_" + rid, "request-id": "req_" + rid}
+        spec = out.chaos or chaos
+        plan: ChaosPlan | None = None
+        transport = None
+        if spec is not None and out.undo is not None:
+            where = reply.seed if out.chaos is not None else f"{req.session_key}@{req.scenario or ''}"
+            plan = self.chaos.decide(spec, where)
+            if plan.loses_reply:
+                out.undo()
+            transport = (scope or {}).get("state", {}).get(TRANSPORT_KEY)
+            if plan.reset_at == 0 or (plan.reset_at is not None and not req.stream):
+                if transport is None:
+                    return error_response(req.api, 500, "autocue mock LLM: chaos reset needs the autocue server "
+                                                        "(serve() or autocue serve)")
+                reset_connection(transport)
+                await asyncio.sleep(0)
+                return Response(b"", 500)
+            if plan.error is not None:
+                msg = (f"autocue mock LLM: chaos {spec.text!r} injected HTTP {plan.error} (the scripted reply "
+                       "stays next)")
+                return _json(error_body(req.api, plan.error, msg), plan.error, plan.error_headers())
         mod = RENDERERS[req.api]
         if not req.stream:
-            delay = reply.total_delay
+            delay = reply.total_delay + (body_delay(plan, reply.output_tokens) if plan is not None else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
-            return Response(orjson.dumps(mod.json_body(reply, req)), 200, headers, media_type=JSON)
-        segments: Segments = mod.stream(reply, req)
+            body = orjson.dumps(mod.json_body(reply, req))
+            if plan is not None and (plan.cut_at is not None or plan.malformed_at is not None):
+                body = body[: len(body) // 2]
+            return Response(body, 200, headers, media_type=JSON)
+        fuzzer = Fuzzer(fuzz, _step_key(reply.seed)) if fuzz is not None else None
+        segments: Segments = mod.stream(reply, req, fuzzer)
+        if fuzz is not None:
+            headers["x-autocue-fuzz"] = fuzz.text
+            if self.fuzz_log is not None:
+                self.fuzz_log.setdefault(req.session_key, []).append(b"".join(f for _, f in segments))
+        if plan is not None:
+            segments = shape(plan, segments, reply.output_tokens)
         media = "text/event-stream" if req.api != "gemini" or req.sse else JSON
         headers.update(SSE_HEADERS)
+        if plan is not None and plan.reset_at is not None:
+            return StreamingResponse(_timed(segments, transport), 200, headers, media_type=media)
+        segments = coalesce(segments)
         if len(segments) == 1 and segments[0][0] <= 0:
+            if fuzzer is not None and plan is None and fuzz is not None and fuzz.tcp:
+                return StreamingResponse(_pieces(fuzzer.tcp_pieces(segments[0][1])), 200, headers, media_type=media)
             return Response(segments[0][1], 200, headers, media_type=media)
         return StreamingResponse(_timed(segments), 200, headers, media_type=media)
 
@@ -252,19 +312,38 @@ class MockApp:
         return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
 
 
-async def _timed(segments: Segments) -> AsyncIterator[bytes]:
+async def _timed(segments: Segments, reset: Any = None) -> AsyncIterator[bytes]:
+    """The frames, each after its wait; then, with a ``reset`` transport, a TCP reset (a
+    moment later, so the frames reach the client first)."""
     for delay, data in segments:
         if delay > 0:
             await asyncio.sleep(delay)
         if data:
             yield data
+    if reset is not None:
+        await asyncio.sleep(0.05)
+        reset_connection(reset)
+
+
+def _step_key(seed: str) -> str:
+    """``scenario:index`` of a reply seed ``scenario:session:index``: fuzzing depends on the
+    step, not on the session's name."""
+    return seed.partition(":")[0] + ":" + seed.rpartition(":")[2]
+
+
+async def _pieces(pieces: list[bytes]) -> AsyncIterator[bytes]:
+    """The body in separate writes (a fuzzed reply cut at any byte)."""
+    for k, piece in enumerate(pieces):
+        if k:
+            await asyncio.sleep(0)
+        yield piece
 
 
 def _strip_prefixes(scope: Scope) -> Scope:
     path: str = scope["path"]
     scope = dict(scope)
-    for _ in range(2):
-        for key, prefix in (("autocue_session", "/s/"), ("autocue_scenario", "/scenario/")):
+    for _ in range(3):
+        for key, prefix in (("autocue_session", "/s/"), ("autocue_scenario", "/scenario/"), ("autocue_fuzz", "/fuzz/")):
             if path.startswith(prefix):
                 name, sep, rest = path[len(prefix):].partition("/")
                 if name:

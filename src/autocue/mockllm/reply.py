@@ -125,10 +125,3 @@ def build_reply(
     thinking_tokens = _tokens(think_chars)
     return Reply(blocks, resp.effective_stop_reason(), seed, input_tokens,
                  max(1, _tokens(out_chars) + thinking_tokens), thinking_tokens)
-
-
-def chunks(text: str, size: int) -> list[str]:
-    """``text`` cut into pieces of ``size`` characters (at least one piece, maybe empty)."""
-    if len(text) <= size:
-        return [text]
-    return [text[k : k + size] for k in range(0, len(text), size)]

@@ -9,6 +9,7 @@ server and joins its thread.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from collections.abc import Iterator
@@ -19,11 +20,14 @@ from typing import Any
 import orjson
 import uvicorn
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from autocue.mockllm.app import create_app
+from autocue.mockllm.app import TRANSPORT_KEY, create_app
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import DEFAULT_MAX_BODY, MockState, ServerOptions
+from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
+from autocue.script.chaos import ChaosSpec, parse_chaos
 
 
 def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -38,8 +42,18 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
+class TransportH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol that puts the connection's transport in each request's
+    ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
+        super().connection_made(transport)
+
+
 def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
-    return uvicorn.Config(app, http="h11", ws="none", lifespan="off", access_log=False, log_level=log_level,
+    return uvicorn.Config(app, http=TransportH11Protocol, ws="none", lifespan="off", access_log=False,
+                          log_level=log_level,
                           timeout_keep_alive=30, server_header=False)
 
 
@@ -49,10 +63,13 @@ class MockLLMServer:
     def __init__(self, source: Source = (), *, host: str = "127.0.0.1", port: int = 0, speed: float = 0.0,
                  strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
                  workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
-                 admin_token: str | None = None, journal_size: int = JOURNAL_CAP) -> None:
+                 admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
+                 chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None) -> None:
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
-                                max_body=max_body, admin_token=admin_token or None, journal_size=journal_size)
+                                max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
+                                chaos=parse_chaos(chaos) if isinstance(chaos, str) else chaos,
+                                fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz)
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
@@ -181,7 +198,8 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
     """``with serve(script_or_scenario_or_path) as server:`` — a started server on a free port.
 
     Keyword arguments are ``MockLLMServer``'s (``speed``, ``strict_tools``, ``record_dir``,
-    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``, ``journal_size``).
+    ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``, ``journal_size``,
+    ``chaos``: a chaos spec for every session, ``fuzz``: a fuzz spec or seed; see docs/chaos.md).
     """
     server = MockLLMServer(source, **kwargs)
     server.start()

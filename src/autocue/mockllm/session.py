@@ -158,6 +158,12 @@ class Session:
             self._check_prompt(req, position)
         return Taken(pos, position)
 
+    def give_back(self, index: int) -> None:
+        """Leave reply ``index`` unplayed again (when it is the last one taken)."""
+        with self.lock:
+            if self.pos == index + 1:
+                self.pos = index
+
     def _check_prompt(self, req: Incoming, position: Position) -> None:
         assert position.prompt is not None
         last = req.last_user_text()

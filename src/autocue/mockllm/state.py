@@ -14,7 +14,9 @@ import logging
 import math
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,8 @@ from autocue.mockllm.sources import (
     path_roots,
     scenario_file_paths,
 )
+from autocue.mockllm.wire.fuzz import FuzzSpec
+from autocue.script.chaos import ChaosSpec
 from autocue.script.model import ScriptedResponse
 
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
@@ -61,6 +65,10 @@ class ServerOptions:
     admin_token: str | None = None
     """When set, admin routes (``/_autocue/...``) need it as ``Authorization: Bearer`` or
     ``X-Autocue-Admin-Token``."""
+    chaos: ChaosSpec | None = None
+    """Faults and latency for every session (``--chaos``; see ``autocue.mockllm.chaos``)."""
+    fuzz: FuzzSpec | None = None
+    """Serve every stream fuzzed (``--fuzz``; see ``autocue.mockllm.wire.fuzz``)."""
 
 
 @dataclass(slots=True)
@@ -71,6 +79,10 @@ class Outcome:
     headers: dict[str, str] = field(default_factory=dict)
     taken: int | None = None
     """Index of the scripted reply the request took (None: none was taken)."""
+    chaos: ChaosSpec | None = None
+    """The scripted step's own chaos spec."""
+    undo: Callable[[], None] | None = None
+    """Leave the step unplayed again (a chaos fault kept the reply from the client)."""
 
 
 def error_outcome(req: Incoming | None, api: str, status: int, message: str, *, kind: str | None = None,
@@ -314,7 +326,7 @@ class MockState:
                             mapper=mapper, speed=self.options.speed)
         if reply.has_calls:
             self._warn_undeclared(s, req, taken.index, reply)
-        return Outcome(reply=reply, taken=taken.index)
+        return Outcome(reply=reply, taken=taken.index, chaos=step.chaos, undo=partial(s.give_back, taken.index))
 
     def _warn_undeclared(self, s: Session, req: Incoming, index: int, reply: Reply) -> None:
         """A scripted call of a tool the request does not declare: a session warning and a log

@@ -151,6 +151,7 @@ class _Compiler:
                 self.turn.steps.append(ScriptedResponse(error=scripted_error(err), source=ev.pos.short))
                 return
             r = self.new_reply(ev.pos.short)
+            r.chaos = ev.chaos
             for p in ev.parts:
                 if isinstance(p, (ThinkPart, AssistantPart)):
                     self.add_text(r, p)
@@ -169,11 +170,13 @@ class _Compiler:
             if cur is None or not self.open_legacy or cur.tool_calls:
                 cur = self.new_reply(ev.pos.short)
                 self.open_legacy = True
+            cur.chaos = ev.chaos or cur.chaos
             self.add_text(cur, part)
         elif isinstance(part, ToolUse):
             cur = self.pending
             if cur is None or cur.tool_calls:
                 cur = self.new_reply(ev.pos.short)
+            cur.chaos = ev.chaos or cur.chaos
             self.add_call(cur, part)
             self.open_legacy = False
         # agentEdits / toolResult / agentPlan: runner records, no model step

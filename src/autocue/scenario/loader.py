@@ -75,6 +75,7 @@ from autocue.scenario.vocab import (
     canonical_tool_name,
 )
 from autocue.scenario.yamlsrc import Node, parse_documents, plain, type_name
+from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
 _TIMELINE_SET = frozenset(TIMELINE_EVENTS)
 _PART_SET = frozenset(RESPONSE_PART_KINDS)
@@ -386,10 +387,24 @@ class ScenarioLoader:
         allowed = {kind, "_meta"}
         if kind == "userInputs":
             allowed.add("target")
+        if kind == "llmResponse" or kind in _PART_SET:
+            allowed.add("chaos")
         for k in item.key_names():
             if k not in allowed:
                 self.warn(item.key_pos(k), item.key_path(k), f"unknown key {k!r} next to {kind} is ignored")
         self.dispatch(kind, item.key(kind), item, out)
+
+    def chaos(self, item: Node) -> ChaosSpec | None:
+        """A reply's ``chaos:`` key (a chaos spec string, see ``autocue.script.chaos``)."""
+        if "chaos" not in item:
+            return None
+        n = item.key("chaos")
+        if not isinstance(n.v, str):
+            self.fail(n, f"`chaos` must be a chaos spec string such as \"error=429*1\", got {type_name(n.v)}")
+        try:
+            return parse_chaos(str(n.v))
+        except ChaosSpecError as e:
+            self.fail(n, str(e))
 
     def dispatch(self, kind: str, v: Node, item: Node, out: list[TimelineEvent]) -> None:
         meta = plain(item.v["_meta"]) if "_meta" in item else None
@@ -405,12 +420,12 @@ class ScenarioLoader:
             if errs and len(parts) > 1:
                 self.warn(errs[0].pos, v.path, "an llmResponse with an `error` element plays as that failed call; "
                           "its other elements are not sent (put them in the next llmResponse)")
-            out.append(LlmResponse(parts, at, grouped=True, meta=meta))
+            out.append(LlmResponse(parts, at, grouped=True, meta=meta, chaos=self.chaos(item)))
         elif kind in ("agentActions", "userActions"):
             for sub in self.seq(v, f"a list of events in {kind}").items():
                 self.event(sub, out)
         elif kind in _PART_SET and kind != "agentPlan":
-            out.append(LlmResponse([self.part_value(kind, v)], at, grouped=False, meta=meta))
+            out.append(LlmResponse([self.part_value(kind, v)], at, grouped=False, meta=meta, chaos=self.chaos(item)))
         elif kind == "userInputs":
             target = self.opt_str(item, "target")
             ui = self.user_inputs(v, target)

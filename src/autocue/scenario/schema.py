@@ -251,6 +251,7 @@ def _definitions() -> Schema:
         "status": {"type": "string"},
         "log": {"type": "string"},
         "_meta": {"type": "object"},
+        "chaos": {"type": "string", "description": "faults and latency the mock server adds to this reply"},
     }
     untagged_event: Schema = {
         "type": "object", "minProperties": 1, "properties": event_props,

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeAlias
 from autocue.scenario.assertions import AssertSpec
 from autocue.scenario.errors import Pos
 from autocue.scenario.expect import RequestExpectation
+from autocue.script.chaos import ChaosSpec
 
 # ---------------------------------------------------------------------------- text steps
 
@@ -130,6 +131,8 @@ class LlmResponse:
     pos: Pos
     grouped: bool = True
     meta: dict[str, Any] | None = None
+    chaos: ChaosSpec | None = None
+    """The step's ``chaos:`` key: faults and latency the mock server adds to this reply."""
 
 
 # ---------------------------------------------------------------------------- user and control

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from autocue.llm.types import AssistantMessage, Context, StopReason, TextContent, ThinkingContent, Usage
+from autocue.script.chaos import ChaosSpec
 
 ErrorKind: TypeAlias = Literal["error", "overloaded", "rate_limit", "aborted", "context_overflow"]
 
@@ -91,6 +92,8 @@ class ScriptedResponse:
     """How the step was written (DSL form), for diagnostics."""
     source: str | None = None
     """Where the step was written (``file:line``), for diagnostics."""
+    chaos: ChaosSpec | None = None
+    """Faults and latency a mock server adds to this reply (a scenario step's ``chaos:`` key)."""
 
     @property
     def tool_calls(self) -> list[ScriptedToolCall]:

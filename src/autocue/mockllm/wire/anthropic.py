@@ -15,8 +15,9 @@ from typing import Any
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply, chunks
-from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, sse
+from autocue.mockllm.reply import Reply
+from autocue.mockllm.wire.common import Segments, SegmentWriter, sse
+from autocue.mockllm.wire.fuzz import Fuzzer
 
 STOP = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}
 PING = b'event: ping\ndata: {"type":"ping"}\n\n'
@@ -58,8 +59,8 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     }
 
 
-def stream(reply: Reply, req: Incoming) -> Segments:
-    w = SegmentWriter()
+def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    w = SegmentWriter(fuzz, ping=PING)
     start: dict[str, Any] = {
         "id": message_id(reply),
         "type": "message",
@@ -85,11 +86,11 @@ def stream(reply: Reply, req: Incoming) -> Segments:
             w.add(PING)
             pinged = True
         if b.kind == "text":
-            for piece in chunks(b.text, CHUNK):
+            for piece in w.pieces(b.text):
                 w.add(sse("content_block_delta", {"type": "content_block_delta", "index": i,
                                                   "delta": {"type": "text_delta", "text": piece}}))
         elif b.kind == "thinking":
-            for piece in chunks(b.text, CHUNK):
+            for piece in w.pieces(b.text):
                 w.add(sse("content_block_delta", {"type": "content_block_delta", "index": i,
                                                   "delta": {"type": "thinking_delta", "thinking": piece}}))
             w.add(sse("content_block_delta", {"type": "content_block_delta", "index": i,
@@ -97,7 +98,7 @@ def stream(reply: Reply, req: Incoming) -> Segments:
         else:
             w.add(sse("content_block_delta", {"type": "content_block_delta", "index": i,
                                               "delta": {"type": "input_json_delta", "partial_json": ""}}))
-            for piece in chunks(b.args_json, CHUNK):
+            for piece in w.pieces(w.args(b.args, b.args_json)):
                 w.add(sse("content_block_delta", {"type": "content_block_delta", "index": i,
                                                   "delta": {"type": "input_json_delta", "partial_json": piece}}))
         w.add(sse("content_block_stop", {"type": "content_block_stop", "index": i}))

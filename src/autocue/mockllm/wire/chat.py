@@ -16,8 +16,9 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply, chunks
-from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, now
+from autocue.mockllm.reply import Reply
+from autocue.mockllm.wire.common import Segments, SegmentWriter, now
+from autocue.mockllm.wire.fuzz import Fuzzer
 
 FINISH = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}
 DONE = b"data: [DONE]\n\n"
@@ -61,7 +62,7 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     }
 
 
-def stream(reply: Reply, req: Incoming) -> Segments:
+def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
     cid = make_id("chatcmpl-", reply.seed)
     created = now()
     model = req.model
@@ -75,28 +76,38 @@ def stream(reply: Reply, req: Incoming) -> Segments:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
         return head + b',"choices":[' + orjson.dumps(choice) + b"]" + tail
 
-    w = SegmentWriter()
+    w = SegmentWriter(fuzz)
     w.add(frame({"role": "assistant", "content": "", "refusal": None}))
     seen_text = False
+    calls: list[list[bytes]] = []
     call_index = 0
     for b in reply.blocks:
         if b.kind == "thinking":
             w.pause(b.delay)
             continue
-        w.pause(b.delay)
         if b.kind == "text":
+            w.pause(b.delay)
             text = ("\n" + b.text) if seen_text else b.text
             seen_text = True
-            for piece in chunks(text, CHUNK):
-                if piece:
+            for piece in w.pieces(text):
+                if piece or (fuzz is not None and fuzz.spec.empty):
                     w.add(frame({"content": piece}))
         else:
             k = call_index
             call_index += 1
-            w.add(frame({"tool_calls": [{"index": k, "id": b.id, "type": "function",
-                                         "function": {"name": b.name, "arguments": ""}}]}))
-            for piece in chunks(b.args_json, CHUNK):
-                w.add(frame({"tool_calls": [{"index": k, "function": {"arguments": piece}}]}))
+            run = [frame({"tool_calls": [{"index": k, "id": b.id, "type": "function",
+                                          "function": {"name": b.name, "arguments": ""}}]})]
+            run += [frame({"tool_calls": [{"index": k, "function": {"arguments": piece}}]})
+                    for piece in w.pieces(w.args(b.args, b.args_json))]
+            if fuzz is None or b.delay > 0:
+                w.pause(b.delay)
+                for f in run:
+                    w.add(f)
+            else:
+                calls.append(run)
+    # Parallel calls of a fuzzed reply: their deltas interleaved (each call's own order kept).
+    for f in fuzz.interleave(calls) if fuzz is not None else []:
+        w.add(f)
     w.add(frame({}, FINISH.get(reply.stop_reason, "stop")))
     if with_usage:
         w.add(head + b',"choices":[],"usage":' + orjson.dumps(_usage(reply)) + b"}\n\n")

@@ -8,14 +8,16 @@ carries ``finishReason`` (``STOP``, ``MAX_TOKENS``) and every chunk ``usageMetad
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply, chunks
-from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter
+from autocue.mockllm.reply import Reply
+from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
+from autocue.mockllm.wire.fuzz import Fuzzer
 
 FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "toolUse": "STOP"}
 
@@ -33,17 +35,18 @@ def _usage(reply: Reply) -> dict[str, Any]:
     return u
 
 
-def _parts(reply: Reply) -> list[list[dict[str, Any]]]:
-    """Per block, the parts it streams as (text split in chunks; calls whole)."""
+def _parts(reply: Reply, split: Callable[[str], list[str]] | None = None) -> list[list[dict[str, Any]]]:
+    """Per block, the parts it streams as (text split in chunks, or by ``split``; calls whole)."""
+    cut = split or (lambda text: chunks(text, CHUNK))
     out: list[list[dict[str, Any]]] = []
     pending_sig: str | None = None
     for b in reply.blocks:
         if b.kind == "thinking":
-            out.append([{"text": piece, "thought": True} for piece in chunks(b.text, CHUNK)])
+            out.append([{"text": piece, "thought": True} for piece in cut(b.text)])
             pending_sig = b.signature
             continue
         if b.kind == "text":
-            parts: list[dict[str, Any]] = [{"text": piece} for piece in chunks(b.text, CHUNK)]
+            parts: list[dict[str, Any]] = [{"text": piece} for piece in cut(b.text)]
         else:
             parts = [{"functionCall": {"id": b.id, "name": b.name, "args": b.args}}]
         if pending_sig is not None:
@@ -77,11 +80,11 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     return _chunk(reply, req, merged, True)
 
 
-def stream(reply: Reply, req: Incoming) -> Segments:
-    w = SegmentWriter()
+def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
     sse = req.sse
+    w = SegmentWriter(fuzz, sse=sse)
     frames: list[tuple[float, dict[str, Any]]] = []
-    for b, parts in zip(reply.blocks, _parts(reply), strict=True):
+    for b, parts in zip(reply.blocks, _parts(reply, w.pieces if fuzz is not None else None), strict=True):
         if b.kind == "call":
             frames.append((b.delay, _chunk(reply, req, parts, False)))
         else:

@@ -17,12 +17,14 @@ Streaming events carry ``sequence_number`` from 0 and come in the real API's ord
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Block, Reply, chunks
-from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, now, sse
+from autocue.mockllm.reply import Block, Reply
+from autocue.mockllm.wire.common import Segments, SegmentWriter, now
+from autocue.mockllm.wire.fuzz import Fuzzer
 
 
 def _usage(reply: Reply) -> dict[str, Any]:
@@ -111,10 +113,10 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     return _response(reply, req, now(), _status(reply), output, _usage(reply))
 
 
-def stream(reply: Reply, req: Incoming) -> Segments:
+def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
     created = now()
     enc = _wants_encrypted(req)
-    w = SegmentWriter()
+    w = SegmentWriter(fuzz)
     seq = 0
 
     def ev(kind: str, data: dict[str, Any]) -> None:
@@ -122,13 +124,15 @@ def stream(reply: Reply, req: Incoming) -> Segments:
         data["type"] = kind
         data["sequence_number"] = seq
         seq += 1
-        w.add(sse(kind, data))
+        w.event(kind, data)
 
     ev("response.created", {"response": _response(reply, req, created, "in_progress", [], None)})
     ev("response.in_progress", {"response": _response(reply, req, created, "in_progress", [], None)})
     output: list[Any] = []
     for i, b in enumerate(reply.blocks):
         w.pause(b.delay)
+        if b.kind == "call" and fuzz is not None:
+            b = replace(b, args_json=w.args(b.args, b.args_json))
         item_id = ""
         added = _item(reply, i, b, False, enc)
         item_id = added["id"]
@@ -136,7 +140,7 @@ def stream(reply: Reply, req: Incoming) -> Segments:
         if b.kind == "thinking":
             ev("response.reasoning_summary_part.added", {"item_id": item_id, "output_index": i, "summary_index": 0,
                                                          "part": {"type": "summary_text", "text": ""}})
-            for piece in chunks(b.text, CHUNK):
+            for piece in w.pieces(b.text):
                 ev("response.reasoning_summary_text.delta", {"item_id": item_id, "output_index": i,
                                                              "summary_index": 0, "delta": piece})
             ev("response.reasoning_summary_text.done", {"item_id": item_id, "output_index": i, "summary_index": 0,
@@ -147,7 +151,7 @@ def stream(reply: Reply, req: Incoming) -> Segments:
             ev("response.content_part.added", {"item_id": item_id, "output_index": i, "content_index": 0,
                                                "part": {"type": "output_text", "annotations": [], "logprobs": [],
                                                         "text": ""}})
-            for piece in chunks(b.text, CHUNK):
+            for piece in w.pieces(b.text):
                 ev("response.output_text.delta", {"item_id": item_id, "output_index": i, "content_index": 0,
                                                   "delta": piece, "logprobs": []})
             ev("response.output_text.done", {"item_id": item_id, "output_index": i, "content_index": 0,
@@ -156,7 +160,7 @@ def stream(reply: Reply, req: Incoming) -> Segments:
                                               "part": {"type": "output_text", "annotations": [], "logprobs": [],
                                                        "text": b.text}})
         else:
-            for piece in chunks(b.args_json, CHUNK):
+            for piece in w.pieces(b.args_json):
                 ev("response.function_call_arguments.delta", {"item_id": item_id, "output_index": i,
                                                               "delta": piece})
             ev("response.function_call_arguments.done", {"item_id": item_id, "output_index": i,

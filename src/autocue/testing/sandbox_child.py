@@ -385,7 +385,7 @@ class Checker:
             error = f"{type(e).__name__}: {e}\n{_tb(e)}"
         transcript = t.transcript()
         events = events_to_json(t.events)
-        await t.adispose()
+        await t.dispose_async()
         return {"error": error, "events": events, "transcript": transcript}
 
 

@@ -28,6 +28,8 @@ def _faces() -> Iterator[tuple[str, Any]]:
         mod = importlib.import_module(info.name)
         yield info.name, mod
         for name in getattr(mod, "__all__", ()):
+            if not hasattr(mod, name):  # a submodule listed in __all__
+                importlib.import_module(f"{info.name}.{name}")
             obj = getattr(mod, name)
             if inspect.isclass(obj) and obj.__module__.startswith("autocue"):
                 yield f"{info.name}.{name}", obj

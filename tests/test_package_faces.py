@@ -1,7 +1,7 @@
 """Each package's face: an ``__all__`` whose every name a type checker can see with its real type.
 
 A name only ``__getattr__`` provides is ``object`` to mypy; a lazily loaded name is also imported
-under ``if TYPE_CHECKING:``.
+under ``if TYPE_CHECKING:``. A submodule named in ``__all__`` is a real module to mypy too.
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ def face_problems(init: Path) -> list[str]:
     if names is None:
         return [f"{init}: no __all__"]
     bound = bound_names(tree)
+    here = init.parent
     return [f"{init}: {n!r} is in __all__ but only __getattr__ gives it (mypy sees object)" for n in names
-            if n not in bound]
+            if n not in bound and not (here / f"{n}.py").is_file() and not (here / n / "__init__.py").is_file()]
 
 
 PACKAGES = sorted(p for p in SRC.iterdir() if (p / "__init__.py").is_file() and p.name not in NO_FACE)

@@ -35,7 +35,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from autocue.llm.abort import AbortSignal
 
@@ -219,29 +219,12 @@ async def _term_then_kill(pid: int, exited: asyncio.Future[int], grace: float) -
         await asyncio.wait_for(asyncio.shield(exited), grace)
 
 
-def run_process_sync(
-    argv: Sequence[str],
-    *,
-    cwd: str | None = None,
-    env: Mapping[str, str] | None = None,
-    input: bytes | None = None,
-    on_stdout: OnChunk | None = None,
-    on_stderr: OnChunk | None = None,
-    merge_stderr: bool = False,
-    timeout: float | None = None,
-    kill_grace: float = 0.0,
-    drain_timeout: float = 0.5,
-    end_group: bool = False,
-) -> ProcessResult:
-    """``run_process`` from synchronous code (in a thread of its own when an event loop runs
-    in this one). Ctrl-C stops the program's group and propagates."""
+def run_process_sync(argv: Sequence[str], **options: Any) -> ProcessResult:
+    """``run_process(argv, **options)`` from synchronous code (in a thread of its own when an
+    event loop runs in this one). Ctrl-C stops the program's group and propagates."""
 
     async def main() -> ProcessResult:
-        return await run_process(
-            argv, cwd=cwd, env=env, input=input, on_stdout=on_stdout, on_stderr=on_stderr,
-            merge_stderr=merge_stderr, timeout=timeout, kill_grace=kill_grace, drain_timeout=drain_timeout,
-            end_group=end_group,
-        )
+        return await run_process(argv, **options)
 
     try:
         asyncio.get_running_loop()

@@ -110,18 +110,14 @@ class Positions:
 class Node:
     """A value in a YAML document with its path (``timeline[3].think``) and position."""
 
-    __slots__ = ("_p", "path", "pos", "v")
+    __slots__ = ("path", "pos", "positions", "v")
 
     def __init__(self, v: Any, path: str, pos: Pos, positions: Positions | None = None) -> None:
         self.v = v
         self.path = path
         self.pos = pos
-        self._p = positions
-
-    @property
-    def positions(self) -> Positions | None:
+        self.positions = positions
         """The position table of this node's document."""
-        return self._p
 
     @property
     def is_map(self) -> bool:
@@ -139,7 +135,8 @@ class Node:
 
     def key(self, k: str) -> Node:
         """The value under key ``k`` (which must exist)."""
-        return Node(self.v[k], self.key_path(k), self._mark(self._p.values if self._p else None, k), self._p)
+        p = self.positions
+        return Node(self.v[k], self.key_path(k), self._mark(p.values if p else None, k), p)
 
     def get(self, *names: str) -> Node | None:
         """The first of ``names`` present, as a node (``None`` if absent)."""
@@ -149,21 +146,21 @@ class Node:
         return None
 
     def key_pos(self, k: str) -> Pos:
-        return self._mark(self._p.keys if self._p else None, k)
+        return self._mark(self.positions.keys if self.positions else None, k)
 
     def key_path(self, k: str) -> str:
         return f"{self.path}.{k}" if self.path else str(k)
 
     def items(self) -> Iterator[Node]:
         v = self.v
-        table = self._p.values if self._p else None
+        table = self.positions.values if self.positions else None
         for i in range(len(v)):
-            yield Node(v[i], f"{self.path}[{i}]", self._mark(table, i), self._p)
+            yield Node(v[i], f"{self.path}[{i}]", self._mark(table, i), self.positions)
 
     def without(self, key: str) -> Node:
         """The same mapping without ``key`` (positions kept)."""
         clone = {k: x for k, x in self.v.items() if k != key}
-        p = self._p
+        p = self.positions
         if p is not None:
             for table in (p.values, p.keys):
                 src = table.get(id(self.v))

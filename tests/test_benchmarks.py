@@ -36,3 +36,8 @@ def test_bench_sessions_reports_no_garbage_left() -> None:
     assert "5 sessions x 3 steps" in out
     assert "garbage left for the cyclic GC after the batch: 0 objects" in out
 
+
+
+def test_bench_validation_fast_path_prints_both_figures() -> None:
+    out = _run("bench_validation_fast_path.py", "--rounds", "1")
+    assert "agent    with quick path" in out and "harness  with quick path" in out and "the quick path saves" in out

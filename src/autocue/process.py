@@ -1,18 +1,24 @@
 """Run a program in its own process group, stream its output, and stop it for certain.
 
 One mechanism for every place autocue runs a program (the ``bash`` tool, RPC ``bash``,
-``ExtensionAPI.exec``): ``await run_process(argv, on_stdout=..., timeout=..., signal=...)``.
+``ExtensionAPI.exec``, the loop's command backend, the sandbox check):
+``await run_process(argv, on_stdout=..., timeout=..., signal=...)``, or
+``run_process_sync(...)`` from synchronous code.
 
 - The program starts in a new session (``start_new_session``), so it leads its own process
-  group; a stop (``timeout`` seconds passed, ``signal`` aborted, or the awaiting task
-  cancelled) signals the **whole group**, so background children die too. With
+  group; ``on_start(pid)`` is called as soon as it exists, before anything is awaited (so a
+  caller can register the group for an out-of-band kill that no cancellation can miss).
+- One stop policy: a stop (``timeout`` seconds passed, ``signal`` aborted, or the awaiting
+  task cancelled) signals the **whole group**, so background children die too. With
   ``kill_grace`` > 0 the group gets SIGTERM first and SIGKILL after ``kill_grace`` seconds
-  (at once when 0, and always at once on cancellation).
+  (at once when 0); a cancelled caller waits for that grace before the cancellation goes on
+  (a second cancellation kills at once).
 - The exit is watched on a pidfd (Linux; a waiter thread elsewhere), not through the pipes:
   once the program has exited, what is left in its pipes is read for at most
   ``drain_timeout`` seconds, so a grandchild that holds a pipe open cannot keep the caller
   waiting (``ProcessResult.drained`` is then false; such a process keeps running unless the
-  run was stopped, in which case the group is SIGKILLed before returning).
+  run was stopped, or ``end_group`` asks to end whatever the program left in its group, in
+  which cases the group is SIGKILLed before returning).
 - Output arrives in chunks through ``on_stdout`` / ``on_stderr`` (``merge_stderr`` sends both
   through ``on_stdout`` in arrival order); ``input`` is written to stdin, which is closed after.
 
@@ -29,7 +35,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from autocue.llm.abort import AbortSignal
 
@@ -126,6 +132,8 @@ async def run_process(
     signal: AbortSignal | None = None,
     kill_grace: float = 0.0,
     drain_timeout: float = 0.5,
+    on_start: Callable[[int], None] | None = None,
+    end_group: bool = False,
 ) -> ProcessResult:
     """Run ``argv`` to its end or until stopped; see the module docstring."""
     proc = subprocess.Popen(
@@ -156,6 +164,8 @@ async def run_process(
             kill_group(proc.pid)
 
     try:
+        if on_start is not None:
+            on_start(proc.pid)
         for pipe, on_chunk in ((proc.stdout, on_stdout), (proc.stderr, on_stderr)):
             if pipe is None:
                 continue
@@ -176,7 +186,7 @@ async def run_process(
         if pumps:
             _, pending = await asyncio.wait(pumps, timeout=drain_timeout)
             drained = not pending
-        if stopped:
+        if stopped or end_group:
             kill_group(proc.pid)  # nothing of a stopped run outlives it
         for p in pumps:
             if not p.done():
@@ -184,7 +194,9 @@ async def run_process(
             with contextlib.suppress(asyncio.CancelledError):
                 await p
         return ProcessResult(code, stopped[0] if stopped else None, drained)
-    except BaseException:
+    except BaseException as e:
+        if isinstance(e, asyncio.CancelledError) and kill_grace > 0 and not exited.done():
+            await _term_then_kill(proc.pid, exited, kill_grace)
         kill_group(proc.pid)
         for p in pumps:
             p.cancel()
@@ -200,8 +212,42 @@ async def run_process(
             tr.close()
 
 
+async def _term_then_kill(pid: int, exited: asyncio.Future[int], grace: float) -> None:
+    """SIGTERM the group and give it ``grace`` seconds (the caller SIGKILLs it after)."""
+    kill_group(pid, signals.SIGTERM)
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+        await asyncio.wait_for(asyncio.shield(exited), grace)
+
+
+def run_process_sync(argv: Sequence[str], **options: Any) -> ProcessResult:
+    """``run_process(argv, **options)`` from synchronous code (in a thread of its own when an
+    event loop runs in this one). Ctrl-C stops the program's group and propagates."""
+
+    async def main() -> ProcessResult:
+        return await run_process(argv, **options)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    outcome: list[ProcessResult | BaseException] = []
+
+    def in_thread() -> None:
+        try:
+            outcome.append(asyncio.run(main()))
+        except BaseException as e:  # handed to the calling thread
+            outcome.append(e)
+
+    worker = threading.Thread(target=in_thread, name="autocue-run-process", daemon=True)
+    worker.start()
+    worker.join()
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
 def _noop() -> None:
     return None
 
 
-__all__ = ["OnChunk", "ProcessResult", "StopReason", "exit_future", "kill_group", "run_process"]
+__all__ = ["OnChunk", "ProcessResult", "StopReason", "exit_future", "kill_group", "run_process", "run_process_sync"]

@@ -94,7 +94,7 @@ CASES: list[tuple[list[str], int, str]] = [
     # loop
     (["loop", "-c", "missing.yml", "go"], 2, "missing.yml: cannot read the loop config"),
     (["loop", "-c", "adir", "go"], 2, "adir: cannot read the loop config"),
-    (["loop", "-c", "bad.yaml", "go"], 2, "bad.yaml:2: invalid YAML"),
+    (["loop", "-c", "bad.yaml", "go"], 2, "bad.yaml:2:1: invalid YAML"),
     (["loop", "-c", "ok.loop.yml", "--max-iterations", "abc", "go"], 2, "'abc' is not a whole number"),
     (["loop", "-c", "ok.loop.yml", "--max-iterations", "0", "go"], 2, "--max-iterations: 0: give 1 or more"),
     (["loop", "-c", "ok.loop.yml", "--max-runtime", "-5", "go"], 2, "--max-runtime: -5: give a number of seconds"),

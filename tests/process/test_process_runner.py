@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from proc_helpers import alive, gone_within, kill_quietly
 
 from autocue.llm.abort import AbortController
-from autocue.process import run_process
+from autocue.process import run_process, run_process_sync
 
 
 async def test_a_timeout_kills_the_whole_group_and_returns_at_once() -> None:
@@ -76,3 +78,66 @@ async def test_all_output_of_a_normal_run_arrives() -> None:
 async def test_a_program_that_cannot_start_raises_oserror() -> None:
     with pytest.raises(OSError):
         await run_process(["/definitely/not/here"])
+
+
+async def test_on_start_sees_the_group_before_anything_is_awaited() -> None:
+    seen: list[int] = []
+    task = asyncio.ensure_future(run_process(["sh", "-c", "sleep 5"], on_start=seen.append))
+    await asyncio.sleep(0)  # one step: the spawn and on_start happen before the first await
+    assert len(seen) == 1 and alive(seen[0])
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert gone_within(seen[0], 2.0)
+
+
+async def test_end_group_ends_what_the_program_left_running() -> None:
+    out: list[bytes] = []
+    r = await run_process(["sh", "-c", "sleep 5 & echo $!"], on_stdout=out.append, drain_timeout=0.2, end_group=True)
+    assert r.code == 0 and r.stopped is None
+    assert gone_within(int(b"".join(out)), 2.0), "end_group left the background child running"
+
+
+async def test_a_cancelled_caller_gives_the_group_its_term_grace(tmp_path: Path) -> None:
+    # the program saves its state on SIGTERM: with kill_grace a cancellation lets it
+    marker = tmp_path / "saved"
+    script = f"trap 'echo saved > {marker}; exit 0' TERM; echo up; while :; do sleep 0.05; done"
+    up = asyncio.Event()
+    task = asyncio.ensure_future(run_process(["sh", "-c", script], on_stdout=lambda _b: up.set(), kill_grace=2.0))
+    await asyncio.wait_for(up.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert marker.read_text().strip() == "saved"
+
+
+async def test_a_cancelled_caller_kills_a_group_that_ignores_term_after_the_grace() -> None:
+    out: list[bytes] = []
+    up = asyncio.Event()
+
+    def on_out(b: bytes) -> None:
+        out.append(b)
+        up.set()
+
+    task = asyncio.ensure_future(
+        run_process(["sh", "-c", "trap '' TERM; sleep 5 & echo $!; sleep 5"], on_stdout=on_out, kill_grace=0.3)
+    )
+    await asyncio.wait_for(up.wait(), 5)
+    t0 = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert 0.25 < time.monotonic() - t0 < 2.5
+    assert gone_within(int(b"".join(out)), 2.0)
+
+
+def test_run_process_sync_outside_an_event_loop() -> None:
+    out: list[bytes] = []
+    r = run_process_sync(["sh", "-c", "echo out; echo err >&2; exit 3"], on_stdout=out.append, merge_stderr=True)
+    assert r.code == 3 and b"".join(out).split() == [b"out", b"err"]
+
+
+async def test_run_process_sync_inside_a_running_event_loop_and_its_timeout() -> None:
+    t0 = time.monotonic()
+    r = run_process_sync(["sh", "-c", "sleep 5"], timeout=0.2)
+    assert r.stopped == "timeout" and time.monotonic() - t0 < 2.0

@@ -1,251 +1,93 @@
 """Tool-argument validation against JSON Schema, compiled once per tool.
 
-The common subset of JSON Schema (type, properties, required, additionalProperties, items,
-enum, const, numeric and length bounds, pattern, anyOf/oneOf/allOf, local ``$ref``) compiles
-to plain Python closures, so a call costs a few microseconds. Schemas using anything else
-are validated by the ``jsonschema`` package.
+``compile_validator(schema)`` validates with ``jsonschema`` (the dialect the schema's
+``$schema`` names, Draft 2020-12 without one), so every keyword has its exact JSON Schema
+meaning; its errors are rewritten as one line each, ``path: what is wrong`` (``tags[1]: must be
+string, got integer``), which is what the model reads. ``fast_validator(schema)`` is a quick
+yes for the usual tool schema (an object whose properties only name their types): when it
+says yes the value is certainly valid and ``jsonschema`` is not asked.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
-from autocue.errors import AutocueError
-
-Errors = list[str]
-Check = Callable[[Any, str, Errors], None]
-
-_TYPES: dict[str, Callable[[Any], bool]] = {
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "null": lambda v: v is None,
-}
-
-_IGNORED = frozenset(
-    {
-        "title", "description", "default", "examples", "$schema", "$id", "$comment", "format",
-        "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "nullable",
-    }
-)
-_SUPPORTED = _IGNORED | frozenset(
-    {
-        "type", "properties", "required", "additionalProperties", "items", "enum", "const",
-        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-        "minItems", "maxItems", "pattern", "anyOf", "oneOf", "allOf", "$ref",
-    }
-)
-
-
-class _Unsupported(AutocueError):
-    pass
+import jsonschema
+from jsonschema.exceptions import ValidationError
 
 
 def _where(path: str) -> str:
     return path or "arguments"
 
 
-def _compile(schema: Any, root: dict[str, Any], depth: int = 0) -> Check:
-    if schema is True or schema == {}:
-        return lambda v, p, e: None
-    if schema is False:
-        return lambda v, p, e: e.append(f"{_where(p)}: no value is allowed here")
-    if not isinstance(schema, dict) or depth > 32:
-        raise _Unsupported
-    unknown = set(schema) - _SUPPORTED
-    if unknown:
-        raise _Unsupported
-    checks: list[Check] = []
-
-    ref = schema.get("$ref")
-    if ref is not None:
-        if not isinstance(ref, str) or not ref.startswith("#/"):
-            raise _Unsupported
-        target: Any = root
-        for part in ref[2:].split("/"):
-            target = target[part]
-        checks.append(_compile(target, root, depth + 1))
-
-    t = schema.get("type")
-    if t is not None:
-        names = [t] if isinstance(t, str) else list(t)
-        tests = [_TYPES[n] for n in names]
-        label = " or ".join(names)
-
-        def check_type(v: Any, p: str, e: Errors, tests: list[Callable[[Any], bool]] = tests) -> None:
-            for test in tests:
-                if test(v):
-                    return
-            e.append(f"{_where(p)}: must be {label}, got {_type_name(v)}")
-
-        checks.append(check_type)
-
-    if "enum" in schema:
-        allowed = list(schema["enum"])
-
-        def check_enum(v: Any, p: str, e: Errors) -> None:
-            if not any(json_equal(v, a) for a in allowed):
-                e.append(f"{_where(p)}: must be one of {allowed!r}, got {v!r}")
-
-        checks.append(check_enum)
-    if "const" in schema:
-        const = schema["const"]
-
-        def check_const(v: Any, p: str, e: Errors) -> None:
-            if not json_equal(v, const):
-                e.append(f"{_where(p)}: must be {const!r}, got {v!r}")
-
-        checks.append(check_const)
-
-    props = schema.get("properties")
-    required = schema.get("required") or []
-    addl = schema.get("additionalProperties", True)
-    if props is not None or required or addl is not True:
-        prop_checks = {k: _compile(s, root, depth + 1) for k, s in (props or {}).items()}
-        addl_check = None if addl is True or addl is False else _compile(addl, root, depth + 1)
-        forbid = addl is False
-
-        def check_obj(v: Any, p: str, e: Errors) -> None:
-            if not isinstance(v, dict):
-                return
-            for r in required:
-                if r not in v:
-                    e.append(f"{_where(p)}: missing required property {r!r}")
-            for k, val in v.items():
-                sub = f"{p}.{k}" if p else k
-                c = prop_checks.get(k)
-                if c is not None:
-                    c(val, sub, e)
-                elif forbid:
-                    e.append(f"{_where(p)}: unexpected property {k!r}")
-                elif addl_check is not None:
-                    addl_check(val, sub, e)
-
-        checks.append(check_obj)
-
-    items = schema.get("items")
-    if items is not None:
-        item_check = _compile(items, root, depth + 1)
-
-        def check_items(v: Any, p: str, e: Errors) -> None:
-            if isinstance(v, list):
-                for i, x in enumerate(v):
-                    item_check(x, f"{p}[{i}]", e)
-
-        checks.append(check_items)
-
-    for key, cmp, msg in (
-        ("minimum", lambda v, b: v >= b, ">="),
-        ("maximum", lambda v, b: v <= b, "<="),
-        ("exclusiveMinimum", lambda v, b: v > b, ">"),
-        ("exclusiveMaximum", lambda v, b: v < b, "<"),
-    ):
-        if key in schema:
-            bound = schema[key]
-
-            def check_num(v: Any, p: str, e: Errors, bound: Any = bound, cmp: Any = cmp, msg: str = msg) -> None:
-                if isinstance(v, (int, float)) and not isinstance(v, bool) and not cmp(v, bound):
-                    e.append(f"{_where(p)}: must be {msg} {bound}, got {v}")
-
-            checks.append(check_num)
-    for key, kind, is_min in (
-        ("minLength", str, True),
-        ("maxLength", str, False),
-        ("minItems", list, True),
-        ("maxItems", list, False),
-    ):
-        if key in schema:
-            n = schema[key]
-
-            def check_len(v: Any, p: str, e: Errors, n: int = n, kind: type = kind, is_min: bool = is_min) -> None:
-                if isinstance(v, kind) and (len(v) < n if is_min else len(v) > n):  # type: ignore[arg-type]
-                    e.append(f"{_where(p)}: length must be {'at least' if is_min else 'at most'} {n}")
-
-            checks.append(check_len)
-    if "pattern" in schema:
-        rx = re.compile(schema["pattern"])
-
-        def check_pattern(v: Any, p: str, e: Errors) -> None:
-            if isinstance(v, str) and not rx.search(v):
-                e.append(f"{_where(p)}: must match pattern {rx.pattern!r}")
-
-        checks.append(check_pattern)
-
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            alts = [_compile(s, root, depth + 1) for s in schema[key]]
-            exactly_one = key == "oneOf"
-
-            def check_alts(
-                v: Any, p: str, e: Errors, alts: list[Check] = alts, exactly_one: bool = exactly_one
-            ) -> None:
-                ok = 0
-                first: Errors = []
-                for a in alts:
-                    sub: Errors = []
-                    a(v, p, sub)
-                    if not sub:
-                        ok += 1
-                    elif not first:
-                        first = sub
-                if ok == 0:
-                    e.append(f"{_where(p)}: matches none of the allowed forms ({'; '.join(first)})")
-                elif exactly_one and ok > 1:
-                    e.append(f"{_where(p)}: matches more than one allowed form")
-
-            checks.append(check_alts)
-    if "allOf" in schema:
-        checks.extend(_compile(s, root, depth + 1) for s in schema["allOf"])
-
-    if len(checks) == 1:
-        return checks[0]
-
-    def check_all(v: Any, p: str, e: Errors) -> None:
-        for c in checks:
-            c(v, p, e)
-
-    return check_all
+def _path(err: ValidationError) -> str:
+    out = ""
+    for part in err.absolute_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
 
 
-def json_equal(a: Any, b: Any) -> bool:
-    """Equality as JSON Schema's ``enum`` and ``const`` define it.
-
-    Python's ``==`` says ``True == 1`` and ``[True] == [1]``; JSON Schema keeps booleans apart
-    from numbers (at any depth), while ``1`` and ``1.0`` are the same number.
-    """
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    return type(a) is type(b) and bool(a == b)
+_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+               dict: "object"}
 
 
 def _type_name(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return type(v).__name__
+    return _JSON_TYPES.get(type(v), type(v).__name__)
+
+
+_BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+
+
+def _describe(err: ValidationError) -> str:
+    """One error in the house style; a keyword not listed here keeps ``jsonschema``'s message."""
+    kw, want, got = err.validator, err.validator_value, err.instance
+    if kw == "type":
+        names = [want] if isinstance(want, str) else list(want)
+        return f"must be {' or '.join(names)}, got {_type_name(got)}"
+    if kw == "required":
+        missing = [r for r in want if isinstance(got, dict) and r not in got]
+        return "; ".join(f"missing required property {r!r}" for r in missing) or err.message
+    if kw == "additionalProperties" and want is False and isinstance(got, dict):
+        allowed = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        extra = [k for k in got if k not in allowed]
+        return "; ".join(f"unexpected property {k!r}" for k in extra) or err.message
+    if kw == "enum":
+        return f"must be one of {want!r}, got {got!r}"
+    if kw == "const":
+        return f"must be {want!r}, got {got!r}"
+    if kw in _BOUNDS:
+        op = _BOUNDS[str(kw)]
+        exclusive = isinstance(err.schema, dict) and err.schema.get("exclusive" + str(kw).capitalize()) is True
+        return f"must be {op.rstrip('=') if exclusive else op} {want}, got {got}"  # draft 4: a boolean exclusive*
+    if kw in ("minLength", "minItems"):
+        return f"length must be at least {want}"
+    if kw in ("maxLength", "maxItems"):
+        return f"length must be at most {want}"
+    if kw == "pattern":
+        return f"must match pattern {want!r}"
+    if kw in ("anyOf", "oneOf") and err.context:
+        first = min(e.relative_schema_path[0] for e in err.context)
+        why = "; ".join(
+            f"{_where(_path(e))}: {_describe(e)}" for e in err.context if e.relative_schema_path[0] == first
+        )
+        return f"matches none of the allowed forms ({why})"
+    if kw == "oneOf":
+        return "matches more than one allowed form"
+    if err.schema is False:
+        return "no value is allowed here"
+    return str(err.message)
+
+
+def compile_validator(schema: dict[str, Any]) -> Callable[[Any], list[str]]:
+    """Compile ``schema`` once; the returned function lists the errors of a value (empty if valid)."""
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    validator = cls(schema)
+
+    def validate(value: Any) -> list[str]:
+        return [f"{_where(_path(err))}: {_describe(err)}" for err in validator.iter_errors(value)]
+
+    return validate
 
 
 _EXACT_TYPES: dict[str, frozenset[type]] = {
@@ -257,6 +99,14 @@ _EXACT_TYPES: dict[str, frozenset[type]] = {
     "array": frozenset({list}),
     "null": frozenset({type(None)}),
 }
+_IGNORED = frozenset(
+    {
+        "title", "description", "default", "examples", "$schema", "$id", "$comment", "format",
+        "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "nullable",
+    }
+)
+"""Keywords that never make a value invalid here (``format`` only annotates without a format
+checker; ``nullable`` is OpenAPI's, unknown to JSON Schema)."""
 _FAST_KEYS = _IGNORED | frozenset({"type", "properties", "required", "additionalProperties"})
 _MISSING: Any = object()
 
@@ -317,32 +167,4 @@ def fast_validator(schema: Any) -> Callable[[Any], bool] | None:
     return fast
 
 
-def compile_validator(schema: dict[str, Any]) -> Callable[[Any], list[str]]:
-    """Compile ``schema`` once; the returned function lists the errors of a value (empty if valid)."""
-    try:
-        check = _compile(schema, schema)
-    except (_Unsupported, KeyError, TypeError, re.error):
-        return _jsonschema_validator(schema)
-
-    def validate(value: Any) -> list[str]:
-        errors: Errors = []
-        check(value, "", errors)
-        return errors
-
-    return validate
-
-
-def _jsonschema_validator(schema: dict[str, Any]) -> Callable[[Any], list[str]]:
-    import jsonschema
-
-    cls = jsonschema.validators.validator_for(schema)
-    validator = cls(schema)
-
-    def validate(value: Any) -> list[str]:
-        out = []
-        for err in validator.iter_errors(value):
-            path = ".".join(str(p) for p in err.absolute_path)
-            out.append(f"{_where(path)}: {err.message}")
-        return out
-
-    return validate
+__all__ = ["compile_validator", "fast_validator"]

@@ -11,7 +11,7 @@
 Options: ``--model provider/model``, ``--extension PATH`` (repeatable), ``--tools a,b``
 (allow-list; default: all seven built-ins and the extensions' tools; ``--no-tools`` for none),
 ``--system-prompt TEXT``, ``--no-session``, ``--session FILE``, ``--continue``, ``--thinking LEVEL``, ``--cwd DIR``,
-``--playbook FILE`` (replies for ``autocue/playbook``), ``--no-discover``.
+``--playbook FILE`` (replies for ``autocue/playbook``: JSON, or a YAML scenario's), ``--no-discover``.
 
 Models come from ``ModelRegistry`` (``$AUTOCUE_DIR/models.json``, ``.autocue/models.json``,
 env overrides); MCP servers from ``$AUTOCUE_DIR/mcp.json`` and ``.autocue/mcp.json`` add their tools
@@ -74,7 +74,8 @@ def _parser() -> Any:
     )
     p.add_argument("--thinking", metavar="LEVEL", help="off, minimal, low, medium, high or xhigh")
     p.add_argument("--cwd", help="working directory (default: the current one)")
-    p.add_argument("--playbook", metavar="FILE", help="JSON list of scripted replies for the autocue/playbook model")
+    p.add_argument("--playbook", metavar="FILE",
+                   help="scripted replies for the autocue/playbook model: a JSON list, or a YAML scenario file")
     p.add_argument(
         "--no-discover",
         action="store_true",
@@ -109,12 +110,24 @@ def main(argv: list[str]) -> int:
 
 
 def _load_playbook(path: str) -> list[Any]:
-    """``[{"text"?, "thinking"?, "tool_calls"?: [{name, arguments, id?}], "error"?, "kind"?, "status"?}]``."""
+    """The replies of a YAML scenario file (``.yaml`` / ``.yml``: its ``llmResponse`` steps, in
+    order, tool calls mapped by the ``autocue`` tool profile; prompts and checks are not used), or of a JSON list
+    ``[{"text"?, "thinking"?, "tool_calls"?: [{name, arguments, id?}], "error"?, "kind"?, "status"?}]``."""
     import json
+    from pathlib import Path
 
     from autocue.llm.types import TextContent, ThinkingContent
+    from autocue.scenario import SCENARIO_SUFFIXES, ScenarioError, apply_profile, load_scenario
     from autocue.script.model import ScriptedError, ScriptedResponse, ScriptedToolCall
 
+    if Path(path).suffix in SCENARIO_SUFFIXES:
+        try:
+            # the scenario's tool names (readFile, runCmd, ...) become autocue's own (read, bash, ...)
+            return apply_profile(load_scenario(path).compile(), "autocue").all_steps()
+        except ScenarioError as e:
+            raise CliError(f"--playbook {e}") from None
+        except OSError as e:
+            raise CliError(f"--playbook {path}: {e.strerror or e}") from None
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)

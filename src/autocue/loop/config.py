@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from autocue.errors import AutocueError
+from autocue.yamlpos import Positions, YamlError, parse_document
 
 _TOP_KEYS = {"event_loop", "hats", "backend", "cli"}
 _LOOP_KEYS = {
@@ -105,24 +106,16 @@ class LoopConfig:
     warnings: list[str] = field(default_factory=list)
 
 
-def _line_of(node: Any, key: Any) -> int | None:
-    lc = getattr(node, "lc", None)
-    if lc is None:
-        return None
-    try:
-        return int(lc.key(key)[0]) + 1
-    except Exception:
-        return None
-
-
 class _Reader:
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, positions: Positions | None) -> None:
         self.source = source
+        self.positions = positions
         self.warnings: list[str] = []
 
     def where(self, node: Any, key: Any) -> str:
-        line = _line_of(node, key)
-        return f"{self.source}:{line}" if line is not None else self.source
+        """``file:line:col`` of ``key`` in ``node`` when the config came from a file, else the source."""
+        pos = self.positions.key_pos(node, key) if self.positions is not None else None
+        return str(pos) if pos is not None else self.source
 
     def fail(self, node: Any, key: Any, msg: str) -> LoopConfigError:
         return LoopConfigError(f"{self.where(node, key)}: {msg}")
@@ -245,9 +238,12 @@ def _hat(r: _Reader, hats: Any, hat_id: str) -> HatConfig:
     )
 
 
-def config_from_dict(data: Any, *, source: str = "<config>", base_dir: Path | None = None) -> LoopConfig:
-    """Build a ``LoopConfig`` from parsed YAML/JSON (a ruamel map keeps line numbers)."""
-    r = _Reader(source)
+def config_from_dict(
+    data: Any, *, source: str = "<config>", base_dir: Path | None = None, positions: Positions | None = None
+) -> LoopConfig:
+    """Build a ``LoopConfig`` from parsed YAML/JSON; with ``positions`` (``autocue.yamlpos``)
+    problems name ``file:line:col``."""
+    r = _Reader(source, positions)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -293,21 +289,18 @@ def config_from_dict(data: Any, *, source: str = "<config>", base_dir: Path | No
 
 def load_config(path: str | Path) -> LoopConfig:
     """Read an ``autocue.loop.yml`` (or a ralph ``ralph.yml``)."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise LoopConfigError(f"{p}: cannot read the loop config ({e.strerror or e})") from e
     try:
-        data = YAML(typ="rt").load(text)
-    except YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise LoopConfigError(f"{p}{line}: invalid YAML: {getattr(e, 'problem', None) or e}") from e
-    return config_from_dict(data, source=str(p), base_dir=p.resolve().parent)
+        doc = parse_document(text, str(p))
+    except YamlError as e:
+        raise LoopConfigError(str(e)) from None
+    if doc is None:
+        return config_from_dict(None, source=str(p), base_dir=p.resolve().parent)
+    return config_from_dict(doc.v, source=str(p), base_dir=p.resolve().parent, positions=doc.positions)
 
 
 def merge_overrides(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:

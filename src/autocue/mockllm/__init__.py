@@ -22,7 +22,7 @@ CLI: ``autocue serve [SCENARIO_OR_DIR ...] [--host] [--port] [--speed] [--strict
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.app import MockApp, create_app
 from autocue.mockllm.incoming import Incoming
@@ -30,6 +30,9 @@ from autocue.mockllm.reply import Reply, build_reply
 from autocue.mockllm.server import MockLLMServer, serve
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MockState, Outcome, ServerOptions
+
+if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real type
+    from autocue.mockllm.fixture import mock_llm as pytest_fixture
 
 
 def __getattr__(name: str) -> Any:

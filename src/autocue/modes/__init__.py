@@ -9,3 +9,6 @@
 
 Every mode drives an ``autocue.session.AgentSession`` built by ``autocue.cli.agent``.
 """
+
+__all__ = ["common", "interactive", "print_mode", "rpc_mode", "rpc_ui"]
+"""The modes are submodules, each imported when it is used: the CLI loads only the one it runs."""

@@ -11,23 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autocue.errors import AutocueError
-
-
-@dataclass(frozen=True, slots=True)
-class Pos:
-    """A place in a scenario file; ``line`` and ``col`` are 1-based."""
-
-    file: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-    @property
-    def short(self) -> str:
-        """``file:line``, the form used in ``source`` fields of compiled steps."""
-        return f"{self.file}:{self.line}"
+from autocue.yamlpos import Pos
 
 
 class ScenarioError(AutocueError, ValueError):
@@ -58,3 +42,6 @@ class ScenarioWarning:
 def _format(message: str, pos: Pos, path: str) -> str:
     where = f"{pos}: {path}: " if path else f"{pos}: "
     return where + message
+
+
+__all__ = ["Pos", "ScenarioError", "ScenarioWarning"]

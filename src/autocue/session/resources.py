@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from autocue.yamlpos import YamlError, parse_document
+
 Source = Literal["project", "user", "path"]
 
 
@@ -68,17 +70,16 @@ def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any]
         if lines[i].strip() == "---":
             raw = "".join(lines[1:i])
             body = "".join(lines[i + 1 :])
-            from ruamel.yaml import YAML
-            from ruamel.yaml.error import YAMLError
-
-            try:
-                data = YAML(typ="safe").load(raw)
-            except YAMLError as e:
-                raise ValueError(f"{where}: invalid YAML front matter: {e}") from None
+            try:  # the front matter starts on line 2 of the file
+                doc = parse_document("\n" + raw, where)
+            except YamlError as e:
+                why = e.message.removeprefix("invalid YAML: ")
+                raise ValueError(f"{e.pos}: invalid YAML front matter: {why}") from None
+            data = doc.v if doc is not None else {}
             if data is None:
                 data = {}
             if not isinstance(data, dict):
-                raise ValueError(f"{where}: front matter must be a mapping, got {type(data).__name__}")
+                raise ValueError(f"{where}:2:1: front matter must be a mapping, got {type(data).__name__}")
             return data, body
     return {}, text
 

@@ -3,6 +3,9 @@
     from autocue.testing import create_test_session, when, call, say, think, parallel, fail, CANCEL
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from autocue.testing.dsl import (
     CANCEL,
     Action,
@@ -34,6 +37,10 @@ from autocue.testing.playbook import Playbook
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
 from autocue.testing.session import TestSession, create_test_session
 
+if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real types
+    from autocue.testing.sandbox import SandboxResult, verify_sandbox_install
+    from autocue.testing.scenario_runner import run_scenario
+
 __all__ = [
     "CANCEL", "Action", "CallAction", "ExtensionLoadError", "FailAction", "HarnessError", "HarnessWarning",
     "ParallelAction", "Playbook", "PlaybookError", "PlaybookExhaustedError", "PlaybookNotConsumedError",
@@ -41,17 +48,21 @@ __all__ = [
     "ToolResultRecord", "TurnSpec", "UICallRecord", "UnknownToolError", "call", "create_test_session", "fail",
     "parallel", "say", "think", "when",
     "FakeMCPServer", "FakeTool", "fake_mcp_server",
+    "SandboxResult", "run_scenario", "verify_sandbox_install",
 ]
 
+_LAZY = {
+    "run_scenario": "autocue.testing.scenario_runner",
+    "verify_sandbox_install": "autocue.testing.sandbox",
+    "SandboxResult": "autocue.testing.sandbox",
+}
+"""Names loaded on first use: the scenario runner and the sandbox check pull in more of autocue."""
 
-def __getattr__(name: str) -> object:
-    # Lazy: the scenario runner and sandbox check pull in more of autocue.
-    if name == "run_scenario":
-        from autocue.testing.scenario_runner import run_scenario
 
-        return run_scenario
-    if name in ("verify_sandbox_install", "SandboxResult"):
-        from autocue.testing import sandbox
-
-        return getattr(sandbox, name)
-    raise AttributeError(f"module 'autocue.testing' has no attribute {name!r}")
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'autocue.testing' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

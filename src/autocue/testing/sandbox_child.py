@@ -203,11 +203,9 @@ class Checker:
     # ------------------------------------------------------------------ tools
     def check_tools(self, result: ExtensionsResult, labels: dict[str, str]) -> None:
         owner: dict[str, str] = {}
-        try:
-            from jsonschema.exceptions import SchemaError
-            from jsonschema.validators import validator_for
-        except ImportError:  # pragma: no cover - jsonschema is an autocue dependency
-            validator_for = None  # type: ignore[assignment]
+        from jsonschema.exceptions import SchemaError
+        from jsonschema.validators import validator_for
+
         for ext in result.extensions:
             label = labels.get(ext.path, ext.name)
             for name, tool in ext.tools.items():
@@ -239,7 +237,7 @@ class Checker:
                         "Give parameters={'type': 'object', 'properties': {...}, 'required': [...]}.",
                         extension=label,
                     ))
-                elif validator_for is not None:
+                else:
                     try:
                         validator_for(schema).check_schema(schema)
                     except SchemaError as e:
@@ -387,7 +385,7 @@ class Checker:
             error = f"{type(e).__name__}: {e}\n{_tb(e)}"
         transcript = t.transcript()
         events = events_to_json(t.events)
-        await t.adispose()
+        await t.dispose_async()
         return {"error": error, "events": events, "transcript": transcript}
 
 

@@ -48,6 +48,7 @@ from autocue.testing.dsl import (
 )
 from autocue.testing.events import TestEvents
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
+from autocue.yamlpos import YamlError, parse_document
 
 SMOKE_KEYS = ("mock_tools", "mock_ui", "script", "has_ui", "propagate_errors")
 _UI_KEYS = ("confirm", "select", "input", "editor")
@@ -207,16 +208,11 @@ def load_smoke_file(path: str | Path) -> dict[str, Any]:
         except ValueError as e:
             raise SmokeSpecError(f"{p}: invalid JSON: {e}") from e
     else:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
-
         try:
-            data = YAML(typ="safe", pure=True).load(text)
-        except YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            at = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
-            what = getattr(e, "problem", None) or str(e)
-            raise SmokeSpecError(f"{p}{at}: invalid YAML: {what}") from e
+            doc = parse_document(text, str(p))
+        except YamlError as e:
+            raise SmokeSpecError(str(e)) from None
+        data = doc.v if doc is not None else None
     return smoke_to_wire(data, where=str(p))
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from autocue.process import run_process_sync
 
 Installer = Literal["auto", "uv", "pip"]
 
@@ -97,19 +98,21 @@ def run(
     env: Mapping[str, str],
     timeout: float,
 ) -> CommandResult:
-    """Run ``args`` with output captured; a timeout kills the process. Interrupts propagate (and kill it)."""
+    """Run ``args`` with output captured (``autocue.process.run_process_sync``): a timeout kills the
+    process group, as does an interrupt (which propagates); nothing it started outlives it."""
     argv = [str(a) for a in args]
+    out: list[bytes] = []
     try:
-        cp = subprocess.run(
-            argv, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            timeout=timeout, check=False,
+        res = run_process_sync(
+            argv, cwd=os.fspath(cwd), env=env, on_stdout=out.append, merge_stderr=True, timeout=timeout,
+            end_group=True,
         )
-    except subprocess.TimeoutExpired as e:
-        out = e.output.decode("utf-8", "replace") if isinstance(e.output, bytes) else (e.output or "")
-        return CommandResult(argv, -1, out + f"\n(timed out after {timeout:g} s)", timed_out=True)
     except OSError as e:
         return CommandResult(argv, -1, f"{type(e).__name__}: {e}")
-    return CommandResult(argv, cp.returncode, cp.stdout.decode("utf-8", "replace"))
+    text = b"".join(out).decode("utf-8", "replace")
+    if res.stopped == "timeout":
+        return CommandResult(argv, -1, text + f"\n(timed out after {timeout:g} s)", timed_out=True)
+    return CommandResult(argv, res.code, text)
 
 
 def venv_python(venv: Path) -> Path:

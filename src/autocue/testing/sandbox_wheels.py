@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
 from autocue.testing.sandbox_problems import Problem, ProblemKind, SandboxStepError
 from autocue.testing.sandbox_tools import run
 
@@ -46,7 +49,7 @@ _SKIP_DIRS = {".git", ".hg", ".venv", "venv", ".tox", ".nox", "__pycache__", "no
 
 def canonical(name: str) -> str:
     """PEP 503 normalized project name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return str(canonicalize_name(name))
 
 
 # ---------------------------------------------------------------------------- requirements
@@ -60,18 +63,9 @@ class Req:
 
 
 def parse_requirements(lines: Iterable[str], extras: Iterable[str] = ()) -> list[Req]:
-    """Requirements whose markers hold here (for ``extras``); without ``packaging`` markers are kept."""
+    """Requirements whose markers hold here (for ``extras``); unparsable lines are skipped."""
     wanted = ["", *extras]
     out: list[Req] = []
-    try:
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:  # pragma: no cover - packaging ships with pip/build almost everywhere
-        for line in lines:
-            m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?", line)
-            if m and ("extra ==" not in line or any(f'"{e}"' in line for e in extras)):
-                ex = tuple(x.strip() for x in (m.group(2) or "[]")[1:-1].split(",") if x.strip())
-                out.append(Req(canonical(m.group(1)), ex, line))
-        return out
     for line in lines:
         try:
             r = Requirement(line)
@@ -86,13 +80,8 @@ def parse_requirements(lines: Iterable[str], extras: Iterable[str] = ()) -> list
 def requirement_satisfied(text: str) -> bool:
     """Is requirement ``text`` installed in the running environment (version included when checkable)?"""
     try:
-        from packaging.requirements import Requirement
-    except ImportError:  # pragma: no cover
-        m = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", text)
-        return bool(m) and _installed(m.group(1)) is not None  # type: ignore[union-attr]
-    try:
         r = Requirement(text)
-    except Exception:
+    except InvalidRequirement:
         return False
     if r.marker is not None and not r.marker.evaluate():
         return True

@@ -262,7 +262,7 @@ class TestSession:
         else:
             raise HarnessError(
                 f"TestSession.{what}() was called inside a running event loop; use "
-                f"'await t.{what.removesuffix('_sync')}(...)' in async code"
+                f"'await t.{_async_twin(what)}(...)' in async code"
             )
         if self._loop is None or self._loop.is_closed():
             self._loop = asyncio.new_event_loop()
@@ -273,7 +273,7 @@ class TestSession:
         return render_transcript(self.events.all)
 
     # ------------------------------------------------------------------ lifecycle
-    async def adispose(self) -> None:
+    async def dispose_async(self) -> None:
         """Dispose from async code: fires ``session_shutdown`` once and removes the temp cwd."""
         if self._disposed:
             return
@@ -297,9 +297,12 @@ class TestSession:
             return
         loop = self._loop_for_sync("dispose")
         try:
-            loop.run_until_complete(self.adispose())
+            loop.run_until_complete(self.dispose_async())
         finally:
             loop.close()
+
+    adispose = dispose_async
+    """The earlier name of ``dispose_async`` (kept working)."""
 
     def dispose_quietly(self) -> None:
         """Dispose from sync code even after an async test: runs on a fresh loop if need be."""
@@ -310,7 +313,7 @@ class TestSession:
         except RuntimeError:
             self.dispose()
             return
-        raise HarnessError("dispose_quietly() cannot run inside a running event loop; use 'await t.adispose()'")
+        raise HarnessError("dispose_quietly() cannot run inside a running event loop; use 'await t.dispose_async()'")
 
     def _remove_cwd(self) -> None:
         if self._owns_cwd:
@@ -329,7 +332,12 @@ class TestSession:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self.adispose()
+        await self.dispose_async()
+
+
+def _async_twin(name: str) -> str:
+    """The coroutine twin of a blocking method, by the naming rule (docs/architecture.md)."""
+    return name.removesuffix("_sync") if name.endswith("_sync") else f"{name}_async"
 
 
 def _looks_like_path(spec: str | os.PathLike[str]) -> bool:

@@ -2,7 +2,7 @@
 
 Public surface: ``TestTools(root=None)`` (the eight tools as methods), the same tools as
 functions on the default root (``$AUTOCUE_TESTTOOLS_ROOT`` or the per-user ``<temp>/autocue-testtools-<uid>``):
-``test_setup``, ``test_run``, ``test_assert``, ``test_inspect``, ``test_cleanup``,
+``test_setup``, ``test_run`` (``test_run_async`` in async code), ``test_assert``, ``test_inspect``, ``test_cleanup``,
 ``test_mock_backend``, ``test_snapshot``, ``test_diff``; ``TestToolError``; and
 ``ASSERTION_TYPES``. The CLI is ``autocue test <tool>``, the MCP server ``autocue mcp``
 (``autocue.testtools.mcp_server``).
@@ -24,6 +24,11 @@ def test_setup(workspace_id: str, **kwargs: Any) -> dict[str, Any]:
 
 def test_run(workspace_id: str, task: str, **kwargs: Any) -> dict[str, Any]:
     return TestTools().test_run(workspace_id, task, **kwargs)
+
+
+async def test_run_async(workspace_id: str, task: str, **kwargs: Any) -> dict[str, Any]:
+    """``test_run`` from async code (the loop runs in the caller's event loop)."""
+    return await TestTools().test_run_async(workspace_id, task, **kwargs)
 
 
 def test_assert(workspace_id: str, assertions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -50,10 +55,14 @@ def test_diff(workspace_id: str, baseline: str, compare_to: str = "current") -> 
     return TestTools().test_diff(workspace_id, baseline, compare_to)
 
 
-for _f in (test_setup, test_run, test_assert, test_inspect, test_cleanup, test_mock_backend, test_snapshot, test_diff):
+for _f in (
+    test_setup, test_run, test_run_async, test_assert, test_inspect, test_cleanup, test_mock_backend, test_snapshot,
+    test_diff,
+):
     _f.__test__ = False  # type: ignore[attr-defined,union-attr]  # not pytest tests
 
 __all__ = [
     "ASSERTION_TYPES", "TestToolError", "TestTools", "Workspace", "WorkspaceStore", "default_root", "test_assert",
-    "test_cleanup", "test_diff", "test_inspect", "test_mock_backend", "test_run", "test_setup", "test_snapshot",
+    "test_cleanup", "test_diff", "test_inspect", "test_mock_backend", "test_run", "test_run_async", "test_setup",
+    "test_snapshot",
 ]

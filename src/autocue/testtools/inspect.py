@@ -17,10 +17,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from autocue.globs import tree_glob
 from autocue.loop.session_file import Record, SessionParseError, parse_session
 from autocue.loop.topics import topic_matches
 from autocue.testtools.errors import TestToolError
-from autocue.testtools.globs import compile_glob
 from autocue.testtools.workspace import SESSION_FILE, Workspace
 
 FILTER_KEYS = ("event_types", "topics", "after_iteration", "before_iteration", "payload_pattern")
@@ -89,7 +89,7 @@ def filter_records(records: Sequence[Record], flt: dict[str, Any] | None) -> tup
             "invalid_argument", f"unknown filter key(s) {', '.join(unknown)}; known: {', '.join(FILTER_KEYS)}"
         )
     types = _str_list(flt["event_types"], "event_types") if flt.get("event_types") is not None else None
-    type_rx = [compile_glob(t) for t in types] if types else None
+    type_rx = [tree_glob(t) for t in types] if types else None
     topics = _str_list(flt["topics"], "topics") if flt.get("topics") is not None else None
     after = _int(flt["after_iteration"], "after_iteration") if flt.get("after_iteration") is not None else None
     before = _int(flt["before_iteration"], "before_iteration") if flt.get("before_iteration") is not None else None

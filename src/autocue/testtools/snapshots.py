@@ -27,9 +27,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from autocue.globs import path_matches
 from autocue.loop.safe_files import UnsafeFileError, describe, open_dir
 from autocue.testtools.errors import TestToolError
-from autocue.testtools.globs import path_matches
 from autocue.testtools.workspace import STATE_DIR, Workspace
 
 MAX_TEXT_BYTES = 2_000_000

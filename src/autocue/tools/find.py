@@ -15,12 +15,13 @@ import asyncio
 from typing import Any
 
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
+from autocue.globs import PathGlob
 from autocue.llm.abort import AbortSignal
 from autocue.tools.common import ToolError, check_aborted, opt_int
 from autocue.tools.listing import listing_result
 from autocue.tools.paths import StrPath, resolve_to_cwd
 from autocue.tools.truncate import DEFAULT_MAX_BYTES
-from autocue.tools.walk import PathGlob, walk
+from autocue.tools.walk import walk
 
 DEFAULT_FIND_LIMIT = 1000
 

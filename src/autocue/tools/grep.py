@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
+from autocue.globs import PathGlob
 from autocue.llm.abort import AbortSignal
 from autocue.tools.common import ABORTED, ToolError, check_aborted, opt_int
 from autocue.tools.listing import listing_result
@@ -39,7 +40,7 @@ from autocue.tools.truncate import (
     GREP_MAX_LINE_LENGTH,
     truncate_line,
 )
-from autocue.tools.walk import PathGlob, walk
+from autocue.tools.walk import walk
 
 Backend = Literal["auto", "rg", "python"]
 DEFAULT_GREP_LIMIT = 100

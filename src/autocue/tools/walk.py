@@ -1,15 +1,13 @@
 """Deterministic directory walking for ``grep`` (pure-Python backend) and ``find``.
 
-* ``glob_regex(glob)``: a glob as a compiled regex, gitignore style: ``*`` and ``?`` stop at
-  ``/``, ``**/`` spans directories, ``[...]`` classes, ``{a,b}`` alternatives, ``\\`` escapes.
-* ``PathGlob``: a user glob. Without ``/`` it matches the base name at any depth, with ``/``
-  the path relative to the search root; a leading ``!`` negates.
+* Globs (the tools' user globs and the ignore files' patterns) are ``autocue.globs``; the
+  rules are in that module and docs/tools.md.
 * ``walk(root, ...)``: entries below ``root`` in path order (siblings sorted by name,
   depth first, like ``rg --sort path``), hidden files included, ``.git`` skipped, symlinks not
   followed, and the ``.gitignore`` / ``.ignore`` / ``.rgignore`` files found from ``root``
   down respected (no global or parent ignore files, git repository or not).
 
-Public: ``glob_regex``, ``PathGlob``, ``IgnoreRules``, ``Entry``, ``walk``.
+Public: ``IgnoreRules``, ``Entry``, ``walk``.
 """
 
 from __future__ import annotations
@@ -19,115 +17,10 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from autocue.globs import glob_regex
+
 IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
 ALWAYS_SKIP = frozenset({".git"})
-
-
-def _translate(pat: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pat)
-    while i < n:
-        c = pat[i]
-        if c == "*":
-            if pat.startswith("**", i):
-                j = i + 2
-                at_start = i == 0 or pat[i - 1] == "/"
-                if at_start and j < n and pat[j] == "/":
-                    out.append("(?:.*/)?")
-                    i = j + 1
-                    continue
-                if at_start and j == n:
-                    out.append(".*")
-                    i = j
-                    continue
-                out.append("[^/]*")
-                i = j
-                continue
-            out.append("[^/]*")
-        elif c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            j = i + 1
-            if j < n and pat[j] in "!^":
-                j += 1
-            if j < n and pat[j] == "]":
-                j += 1
-            while j < n and pat[j] != "]":
-                j += 1
-            if j >= n:
-                out.append(re.escape(c))
-            else:
-                body = pat[i + 1 : j]
-                if body[:1] in ("!", "^"):
-                    body = "^" + body[1:]
-                out.append("[" + body.replace("\\", "\\\\") + "]")
-                i = j
-        elif c == "{":
-            depth, j = 1, i + 1
-            while j < n and depth:
-                depth += {"{": 1, "}": -1}.get(pat[j], 0)
-                j += 1
-            if depth:
-                out.append(re.escape(c))
-            else:
-                alts = _split_top(pat[i + 1 : j - 1])
-                out.append("(?:" + "|".join(_translate(a) for a in alts) + ")")
-                i = j
-                continue
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pat[i + 1]))
-            i += 2
-            continue
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
-
-
-def _split_top(s: str) -> list[str]:
-    parts: list[str] = []
-    cur: list[str] = []
-    depth = 0
-    for ch in s:
-        if ch == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            continue
-        depth += {"{": 1, "}": -1}.get(ch, 0)
-        cur.append(ch)
-    parts.append("".join(cur))
-    return parts
-
-
-def glob_regex(glob: str) -> re.Pattern[str]:
-    return re.compile("(?s:" + _translate(glob) + r")\Z")
-
-
-class PathGlob:
-    """A user glob (``*.py``, ``src/**/*.ts``, ``!*.min.js``) tested against a relative path."""
-
-    __slots__ = ("by_name", "negated", "regex", "text")
-
-    def __init__(self, glob: str) -> None:
-        self.text = glob
-        self.negated = glob.startswith("!")
-        body = glob[1:] if self.negated else glob
-        self.by_name = "/" not in body.rstrip("/")
-        self.regex = glob_regex(body.lstrip("/").rstrip("/") if not self.by_name else body.rstrip("/"))
-
-    def matches(self, rel: str) -> bool:
-        target = rel.rsplit("/", 1)[-1] if self.by_name else rel
-        return self.regex.match(target) is not None
-
-    def override(self, rel: str, is_dir: bool) -> bool | None:
-        """ripgrep's ``--glob`` rule: a match of a plain glob includes the path even when an
-        ignore file excludes it, a match of a ``!`` glob excludes it; a file that a plain glob
-        does not match is excluded; otherwise (None) the ignore files decide."""
-        if self.matches(rel):
-            return not self.negated
-        if self.negated or is_dir:
-            return None
-        return False
 
 
 @dataclass(slots=True)

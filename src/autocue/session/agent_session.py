@@ -20,7 +20,8 @@ a handler is subscribed, so a session without one never copies history.
 
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
 (``compaction_runner.py``), ``retry`` (``auto_retry.py``), ``tool_registry``
-(``tool_registry.py``), ``events`` (``event_dispatch.py``) and ``tree_navigation.py``.
+(``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents`` (``subagents.py``: the
+``task`` tool and its children) and ``tree_navigation.py``.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """
@@ -81,6 +82,7 @@ from autocue.session.resources import (
 )
 from autocue.session.retry import is_retryable_error
 from autocue.session.settings import Settings
+from autocue.session.subagents import Subagents
 from autocue.session.tool_registry import ToolRegistry
 
 StreamingBehavior = Literal["steer", "follow_up"]
@@ -116,6 +118,7 @@ class AgentSession:
         skills: Sequence[Skill | str | os.PathLike[str]] | None = None,
         prompt_templates: Sequence[PromptTemplate] | None = None,
         flag_values: dict[str, Any] | None = None,
+        subagents: bool | None = None,
     ) -> None:
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         self.provider = provider
@@ -148,6 +151,11 @@ class AgentSession:
         self.runner.on_change = self._refresh
 
         self.tool_registry = ToolRegistry.create(self.runner, self.cwd, tools, active_tools)
+        self.subagents: Subagents | None = None
+        if subagents or (subagents is None and tools is None):
+            self.subagents = Subagents(self, agent_dir=os.fspath(agent_dir) if agent_dir else None,
+                                       discover=discover_extensions)
+            self.tool_registry.add_builtin(self.subagents.tool(), active=tools is not None)
         self.agent = self._restore_agent(provider, model, thinking_level)
         self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event)
         self.prompts = PromptQueue(self)
@@ -621,9 +629,11 @@ class AgentSession:
         """
         return await tree_navigation.navigate_tree(self, target_id, summary)
 
-    async def new_session(self) -> bool:
-        """Start a fresh session tree (``session_before_switch`` can cancel); returns False if cancelled."""
-        return await tree_navigation.new_session(self)
+    async def new_session(self, *, parent_session: str | None = None) -> bool:
+        """Start a fresh session tree (``session_before_switch`` can cancel); returns False if cancelled.
+
+        ``parent_session`` (a session file path) goes into the new header's ``parentSession``."""
+        return await tree_navigation.new_session(self, parent_session)
 
 
 __all__ = ["AgentSession", "SessionBusyError", "SessionDisposedError", "SessionListener", "ToolInfo"]

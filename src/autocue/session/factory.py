@@ -77,6 +77,8 @@ async def create_agent_session(
         ui=ui, has_ui=has_ui, system_prompt=system_prompt, thinking_level=thinking_level, resources=resources,
         skills=skills, flag_values=flag_values,
     )
+    if discover and session.subagents is not None:
+        session.subagents.reload_types(os.fspath(agent_dir) if agent_dir is not None else None)
     if bind:
         await session.bind_extensions()
     return CreateAgentSessionResult(session, ext)

@@ -7,7 +7,7 @@ Every command may carry an ``id`` echoed in its response
 
 Commands: ``prompt{message, images?, streamingBehavior?}`` (answered at once; the run's
 events follow, a later failure comes as an error response), ``steer{message}``,
-``follow_up{message}``, ``abort``, ``new_session`` → ``{cancelled}``, ``get_state``,
+``follow_up{message}``, ``abort``, ``new_session{parentSession?}`` → ``{cancelled}``, ``get_state``,
 ``get_messages``, ``set_model{provider, modelId}``, ``cycle_model``,
 ``get_available_models``, ``set_thinking_level{level}``, ``cycle_thinking_level``,
 ``set_steering_mode{mode}``, ``set_follow_up_mode{mode}``, ``compact{customInstructions?}``,
@@ -154,7 +154,10 @@ class RpcServer:
         await self.session.abort()
 
     async def cmd_new_session(self, msg: dict[str, Any]) -> Any:
-        ok = await self.session.new_session()
+        parent = msg.get("parentSession")
+        if parent is not None and not isinstance(parent, str):
+            raise RpcCommandError(f"new_session: parentSession must be a session file path, got {parent!r}")
+        ok = await self.session.new_session(parent_session=parent)
         return {"cancelled": not ok}
 
     # ------------------------------------------------------------------ state

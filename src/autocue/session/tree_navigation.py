@@ -67,7 +67,7 @@ async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | N
     return True
 
 
-async def new_session(s: AgentSession) -> bool:
+async def new_session(s: AgentSession, parent_session: str | None = None) -> bool:
     """See ``AgentSession.new_session``."""
     s._check_alive()
     sm = s.session_manager
@@ -78,7 +78,7 @@ async def new_session(s: AgentSession) -> bool:
             return False
     if s.is_streaming:
         await s.abort()
-    sm.new_session(parent_session=None)
+    sm.new_session(parent_session=parent_session)
     s.agent.reset()
     s.prompts.clear_next_turn()
     sm.append_model_change(s.model.provider, s.model.id)

@@ -10,12 +10,14 @@ from autocue.testing.dsl import (
     FailAction,
     ParallelAction,
     SayAction,
+    SubagentAction,
     ThinkAction,
     TurnSpec,
     call,
     fail,
     parallel,
     say,
+    subagent,
     think,
     when,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "ToolResultRecord", "TurnSpec", "UICallRecord", "UnknownToolError", "call", "create_test_session", "fail",
     "parallel", "say", "think", "when",
     "FakeMCPServer", "FakeTool", "fake_mcp_server",
+    "SubagentAction", "subagent",
 ]
 
 

@@ -32,6 +32,7 @@ from autocue.testing.events import EventCollector, TestEvents
 from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
 from autocue.testing.playbook import Playbook
+from autocue.testing.subagents import SubagentScripts
 from autocue.testing.transcript import render_transcript
 from autocue.tools import BUILTIN_TOOL_NAMES, create_builtin_tools
 
@@ -156,8 +157,14 @@ class TestSession:
             has_ui=has_ui,
             system_prompt=system_prompt or "",
             skills=skills,
+            subagents=True,
         )
         self.session.subscribe(self.collector)
+        self.subagents = SubagentScripts(self.events, self._is_mock_tool, self._known_tools)
+        sub = self.session.subagents
+        assert sub is not None
+        sub.provider_for = self.subagents.provider_for
+        sub.on_child.append(self.subagents.on_child)
         self.extension_errors = list(self.session.extensions_result.errors)
         if self.extension_errors and self.auto_assert:
             lines = ["Extension load errors:"]
@@ -188,6 +195,10 @@ class TestSession:
             self._active_by_name = {t.name: t for t in tools}
         return self._active_by_name.get(name) in self._mock_tools
 
+    def _is_mock_tool(self, name: str) -> bool:
+        """Whether ``name`` is one of our mocks among every tool of the session (a child's view)."""
+        return name in self._mock_names and self.session.tool_registry.all_tools().get(name) in self._mock_tools
+
     def _known_tools(self) -> list[str]:
         return [t.name for t in self.session.agent.state.tools]
 
@@ -204,6 +215,7 @@ class TestSession:
             if not isinstance(turn, Turn):
                 raise TypeError(f"run() takes when(...) turns, got {spec!r}")
             self.playbook.begin_turn(turn)
+            self.subagents.begin_turn(turn.prompt, spec.subagent_scripts() if isinstance(spec, TurnSpec) else {})
             failures_before = len(self.collector.failures)
             unknown_before = len(self.collector.unknown_tools)
             if turn.prompt is None:
@@ -213,10 +225,14 @@ class TestSession:
             self._check_turn(failures_before, unknown_before)
 
     def _check_turn(self, failures_before: int, unknown_before: int) -> None:
-        problems: list[HarnessError] = []
+        # A subagent's own problem comes first; the task tool's failure it caused is not repeated.
+        problems: list[HarnessError] = self.subagents.end_turn(
+            strict=self.auto_assert, propagate_errors=self.propagate_errors
+        )
         if self.propagate_errors:
             for f in self.collector.failures[failures_before:]:
-                problems.append(ToolExecutionError(f.describe()))
+                if not (problems and f.tool_name == "task"):
+                    problems.append(ToolExecutionError(f.describe()))
         for step, turn, name in self.collector.unknown_tools[unknown_before:]:
             known = ", ".join(sorted(self._known_tools())) or "none"
             problems.append(UnknownToolError(
@@ -273,6 +289,10 @@ class TestSession:
             # collector into this object
             self.provider.on_played = None
             self.collector.detach()
+            self.subagents.detach()
+            if self.session.subagents is not None:
+                self.session.subagents.provider_for = None
+                self.session.subagents.on_child.clear()
             self._remove_cwd()
 
     def dispose(self) -> None:

@@ -129,6 +129,17 @@ class ExtensionAPI:
             self._runner.changed()
         return t
 
+    def add_ttsr_rule(self, rule: Any = None, **fields: Any) -> None:
+        """Add a TTSR rule: an ``autocue.session.TtsrRule``, or its fields (``name``, ``trigger``, ``text``,
+        ``repeat_mode``, ``repeat_gap``, ``scope``). Works after startup too."""
+        if rule is None:
+            rule = dict(fields)
+        elif fields:
+            raise TypeError("add_ttsr_rule: give a TtsrRule or its fields as keywords, not both")
+        self.extension.ttsr_rules.append(rule)
+        if not self.extension.loading:
+            self._runner.changed()
+
     def register_command(
         self,
         name: str,

@@ -35,7 +35,7 @@ EVENT_NAMES: frozenset[str] = frozenset({
     "input", "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end",
     "message_start", "message_update", "message_end", "context", "before_provider_request",
     "tool_execution_start", "tool_execution_update", "tool_execution_end", "tool_call", "tool_result",
-    "model_select", "user_bash",
+    "model_select", "user_bash", "ttsr_triggered",
 })
 """Every event name ``api.on`` accepts."""
 

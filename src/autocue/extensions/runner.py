@@ -127,6 +127,10 @@ class ExtensionRunner:
     def has_any(self) -> bool:
         return bool(self.by_event)
 
+    def ttsr_rules(self) -> list[Any]:
+        """Every extension's ``add_ttsr_rule`` rules, in load order."""
+        return [r for ext in self.extensions for r in ext.ttsr_rules]
+
     def tools(self) -> dict[str, AgentTool]:
         """Extension tools by name; the first registration of a name wins across extensions."""
         out: dict[str, AgentTool] = {}

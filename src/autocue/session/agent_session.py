@@ -21,7 +21,7 @@ a handler is subscribed, so a session without one never copies history.
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
 (``compaction_runner.py``), ``retry`` (``auto_retry.py``), ``tool_registry``
 (``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents`` (``subagents.py``: the
-``task`` tool and its children) and ``tree_navigation.py``.
+``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules) and ``tree_navigation.py``.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """
@@ -84,6 +84,7 @@ from autocue.session.retry import is_retryable_error
 from autocue.session.settings import Settings
 from autocue.session.subagents import Subagents
 from autocue.session.tool_registry import ToolRegistry
+from autocue.session.ttsr import TtsrManager, TtsrRule, as_rules, rules_from_settings
 
 StreamingBehavior = Literal["steer", "follow_up"]
 
@@ -119,6 +120,7 @@ class AgentSession:
         prompt_templates: Sequence[PromptTemplate] | None = None,
         flag_values: dict[str, Any] | None = None,
         subagents: bool | None = None,
+        ttsr_rules: Sequence[TtsrRule | dict[str, Any]] = (),
     ) -> None:
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         self.provider = provider
@@ -157,6 +159,12 @@ class AgentSession:
                                        discover=discover_extensions)
             self.tool_registry.add_builtin(self.subagents.tool(), active=tools is not None)
         self.agent = self._restore_agent(provider, model, thinking_level)
+        self.ttsr = TtsrManager(self, [
+            *rules_from_settings(self.settings.extra.get("ttsrRules"), ", ".join(self.settings.sources) or "settings"),
+            *as_rules(ttsr_rules, "ttsr_rules"),
+        ])
+        self._unsubscribe_ttsr = self.agent.subscribe(self.ttsr.on_agent_event)  # first: it cuts the stream
+        self.events.drop = self.ttsr.is_cut
         self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event)
         self.prompts = PromptQueue(self)
         self.compactor = SessionCompactor(self)
@@ -244,6 +252,7 @@ class AgentSession:
     def _refresh(self) -> None:
         """Recompute tools, system prompt and hook seams after a registration or tool change."""
         names, tools = self.tool_registry.active_tools()
+        self.ttsr.refresh()
         self.agent.set_tools(tools)
         self.agent.set_system_prompt(self._effective_system_prompt(names))
         r = self.runner
@@ -373,6 +382,9 @@ class AgentSession:
         a = self.agent
         a.before_tool_call = a.after_tool_call = a.transform_context = a.stream_options = None
         self._unsubscribe_agent = _nothing
+        self._unsubscribe_ttsr()
+        self._unsubscribe_ttsr = _nothing
+        self.events.drop = None
         self.events.listeners.clear()
         self.runner.detach()
 
@@ -500,8 +512,11 @@ class AgentSession:
         retry = self.retry
         retry.start()
         overflow_tried = False
+        self.ttsr.begin_prompt()
         await start()
         while True:
+            if self.ttsr.pending is not None and await self.ttsr.retry():
+                continue
             last = self._last_assistant()
             if last is None:
                 break

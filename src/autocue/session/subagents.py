@@ -68,11 +68,14 @@ class SubagentConfig:
 
     @staticmethod
     def from_settings(s: Settings) -> SubagentConfig:
-        raw = s.extra.get("task")
+        return SubagentConfig.parse(s.extra.get("task"), ", ".join(s.sources) or "settings")
+
+    @staticmethod
+    def parse(raw: Any, where: str) -> SubagentConfig:
+        """The ``task`` settings section; raises ``SettingsError`` naming ``where`` and the key."""
         c = SubagentConfig()
         if raw is None:
             return c
-        where = ", ".join(s.sources) or "settings"
         if not isinstance(raw, dict):
             raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
         unknown = set(raw) - {"mode", "maxConcurrency", "max_concurrency", "command"}

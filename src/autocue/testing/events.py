@@ -78,6 +78,10 @@ class TestEvents:
         """Tool names in the order the model called them."""
         return [c.tool_name for c in self.tool_calls]
 
+    def ttsr_triggers(self) -> list[Any]:
+        """The ``TtsrTriggeredEvent`` of each reply a TTSR rule cut (``.rule``, ``.cut_text``, ``.match``)."""
+        return [e for e in self.all if getattr(e, "type", None) == "ttsr_triggered"]
+
     def of_type(self, event_type: str) -> list[Any]:
         return [e for e in self.all if getattr(e, "type", None) == event_type]
 

@@ -88,8 +88,10 @@ class TestSession:
         auto_assert: bool = True,
         propagate_errors: bool = True,
         mcp_servers: Mapping[str, Any] | None = None,
+        ttsr_rules: Sequence[Any] = (),
     ) -> None:
         self.auto_assert = auto_assert
+        self._ttsr_rules = list(ttsr_rules)
         self.propagate_errors = propagate_errors
         self._owns_cwd = cwd is None
         self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
@@ -158,6 +160,7 @@ class TestSession:
             system_prompt=system_prompt or "",
             skills=skills,
             subagents=True,
+            ttsr_rules=self._ttsr_rules,
         )
         self.session.subscribe(self.collector)
         self.subagents = SubagentScripts(self.events, self._is_mock_tool, self._known_tools)
@@ -355,6 +358,7 @@ def create_test_session(
     auto_assert: bool = True,
     propagate_errors: bool = True,
     mcp_servers: Mapping[str, Any] | None = None,
+    ttsr_rules: Sequence[Any] = (),
 ) -> TestSession:
     """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option)."""
     return TestSession(
@@ -370,4 +374,5 @@ def create_test_session(
         auto_assert=auto_assert,
         propagate_errors=propagate_errors,
         mcp_servers=mcp_servers,
+        ttsr_rules=ttsr_rules,
     )

@@ -136,3 +136,17 @@ def test_the_harness_cuts_a_scripted_reply_and_plays_the_next_for_the_retry() ->
         assert trig.rule.name == "no-todo" and "TODO" in trig.cut_text
         assert t.session.get_last_assistant_text() == "Fixed, including the edge case."
         assert t.playbook.remaining == 0
+
+
+async def test_create_agent_session_discovers_rule_files_and_agent_types(tmp_path: Path) -> None:
+    from autocue.script import ScriptedProvider
+    from autocue.session import create_agent_session
+
+    (tmp_path / ".autocue" / "rules").mkdir(parents=True)
+    (tmp_path / ".autocue" / "rules" / "todo.md").write_text("---\ntrigger: TODO\n---\nNo TODOs.\n")
+    (tmp_path / ".autocue" / "agents").mkdir(parents=True)
+    (tmp_path / ".autocue" / "agents" / "sec.md").write_text("---\ntools: [read]\n---\nFind holes.\n")
+    s, _ = await create_agent_session(provider=ScriptedProvider(), cwd=tmp_path, agent_dir=tmp_path / "home")
+    assert [r.name for r in s.ttsr.rules] == ["todo"]
+    assert s.subagents is not None and s.subagents.types.get("sec").system_prompt == "Find holes."
+    await s.dispose()

@@ -22,6 +22,7 @@ from autocue.session.agent_session import AgentSession
 from autocue.session.manager import SessionManager
 from autocue.session.resources import Skill, load_resources
 from autocue.session.settings import Settings
+from autocue.session.ttsr import load_rule_files
 
 
 @dataclass(slots=True)
@@ -56,9 +57,10 @@ async def create_agent_session(
 ) -> CreateAgentSessionResult:
     """Load settings (user, project), resources and extensions, build the session and bind it.
 
-    With ``discover=True`` (default) settings, skills, prompt templates and extensions are also
-    looked up in ``<cwd>/.autocue/`` and ``$AUTOCUE_DIR`` (``~/.autocue``) and the
-    ``autocue.extensions`` entry points; ``discover=False`` uses only what is passed.
+    With ``discover=True`` (default) settings, skills, prompt templates, extensions, subagent
+    types (``agents/*.md``) and TTSR rules (``rules/*.md``) are also looked up in
+    ``<cwd>/.autocue/`` and ``$AUTOCUE_DIR`` (``~/.autocue``) and the ``autocue.extensions``
+    entry points; ``discover=False`` uses only what is passed.
     """
     c = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
     if settings is None:
@@ -77,8 +79,13 @@ async def create_agent_session(
         ui=ui, has_ui=has_ui, system_prompt=system_prompt, thinking_level=thinking_level, resources=resources,
         skills=skills, flag_values=flag_values,
     )
-    if discover and session.subagents is not None:
-        session.subagents.reload_types(os.fspath(agent_dir) if agent_dir is not None else None)
+    if discover:
+        if session.subagents is not None:
+            session.subagents.reload_types(os.fspath(agent_dir) if agent_dir is not None else None)
+        rules, problems = load_rule_files(c, agent_dir)
+        for r in rules:
+            session.ttsr.add_rule(r)
+        session.ttsr.diagnostics += problems
     if bind:
         await session.bind_extensions()
     return CreateAgentSessionResult(session, ext)

@@ -305,6 +305,7 @@ async def _run_session(
             has_ui=ui is not None,
             system_prompt=system_prompt,
             thinking_level=args.thinking,
+            session_directory=not (args.session or args.no_session or args.continue_),
         )
     except SettingsError as e:
         raise CliError(str(e)) from None

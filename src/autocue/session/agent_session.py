@@ -72,6 +72,7 @@ from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager
 from autocue.session.messages import CustomMessage, convert_message
 from autocue.session.prompt_queue import PromptQueue, user_message
+from autocue.session.provider_router import ProviderRouter
 from autocue.session.resources import (
     PromptTemplate,
     Resources,
@@ -153,6 +154,8 @@ class AgentSession:
         self.runner.on_change = self._refresh
 
         self.tool_registry = ToolRegistry.create(self.runner, self.cwd, tools, active_tools)
+        self.router = ProviderRouter(provider, self.runner)
+        """What the agent streams through: extension providers' models to them, the rest to ``provider``."""
         self.subagents: Subagents | None = None
         if subagents or (subagents is None and tools is None):
             self.subagents = Subagents(self, agent_dir=os.fspath(agent_dir) if agent_dir else None,
@@ -185,7 +188,7 @@ class AgentSession:
         level = thinking_level or (ctx.thinking_level if ctx is not None else None)
         level = level or self.settings.default_thinking_level or "off"
         agent = Agent(
-            provider=provider,
+            provider=self.router,
             model=model if model is not None else scripted_model(),
             messages=ctx.messages if ctx is not None else (),
             thinking_level=level,
@@ -253,6 +256,7 @@ class AgentSession:
         """Recompute tools, system prompt and hook seams after a registration or tool change."""
         names, tools = self.tool_registry.active_tools()
         self.ttsr.refresh()
+        self.router.refresh()
         self.agent.set_tools(tools)
         self.agent.set_system_prompt(self._effective_system_prompt(names))
         r = self.runner
@@ -649,6 +653,21 @@ class AgentSession:
 
         ``parent_session`` (a session file path) goes into the new header's ``parentSession``."""
         return await tree_navigation.new_session(self, parent_session)
+
+    async def fork(self, entry_id: str) -> tree_navigation.ForkResult:
+        """A new session file holding the history before the user message ``entry_id`` (its header's
+        ``parentSession`` names this file); ``session_before_fork`` can cancel, ``session_fork`` follows.
+        Returns the forked message's text and whether it was cancelled."""
+        return await tree_navigation.fork(self, entry_id)
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        """The user messages ``fork`` can start from: ``[{"entryId", "text"}]``."""
+        return tree_navigation.fork_messages(self)
+
+    async def switch_session(self, path: str | os.PathLike[str]) -> bool:
+        """Resume another session file (``session_before_switch`` with reason ``resume`` can cancel);
+        returns False if cancelled."""
+        return await tree_navigation.switch_session(self, os.fspath(path))
 
 
 __all__ = ["AgentSession", "SessionBusyError", "SessionDisposedError", "SessionListener", "ToolInfo"]

@@ -236,7 +236,7 @@ class Subagents:
         if t.model is None:
             return parent
         pattern = check_model_pattern(t.model, f"agent type {t.name}")
-        candidates = [parent, *self.models]
+        candidates = [parent, *self.models, *self._session.router.models()]
         for m in candidates:
             full = f"{m.provider}/{m.id}"
             if fnmatch.fnmatchcase(full, pattern) or ("/" not in pattern and fnmatch.fnmatchcase(m.id, pattern)):
@@ -338,7 +338,7 @@ class Subagents:
             sm.new_session(parent_session=parent_file)
         else:
             sm = SessionManager.in_memory(parent.cwd)
-        provider = self.provider_for(t.id, p.agent) if self.provider_for is not None else parent.provider
+        provider = self.provider_for(t.id, p.agent) if self.provider_for is not None else parent.router
         settings = Settings.from_dict({}) if parent.settings.extensions else parent.settings
         child_session = AgentSession(
             provider=provider, model=model, session_manager=sm, settings=settings, cwd=parent.cwd, tools=tools,

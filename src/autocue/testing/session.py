@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autocue.agent.tool import AgentTool
+from autocue.extensions.events import EMITTED_ONLY_BY
 from autocue.script.model import Turn
 from autocue.script.provider import ScriptedProvider, scripted_model
 from autocue.session.agent_session import AgentSession
@@ -177,6 +178,17 @@ class TestSession:
             lines.append("Fix the extension, or pass auto_assert=False to inspect t.extension_errors.")
             raise ExtensionLoadError("\n".join(lines))
         self._warn_shadowed_mocks()
+        self._warn_never_emitted()
+
+    def _warn_never_emitted(self) -> None:
+        for event, ext_handlers in self.session.runner.by_event.items():
+            who = EMITTED_ONLY_BY.get(event)
+            if who is not None:
+                names = ", ".join(sorted({f"{ext.name} ({ext.path})" for ext, _ in ext_handlers}))
+                self.events.warn(
+                    f"extension {names} subscribes to {event!r}, which only {who} emits: a test session never "
+                    "fires it, so the handler does not run here"
+                )
 
     def _warn_shadowed_mocks(self) -> None:
         sources = self.session.runner.tool_sources()

@@ -36,3 +36,8 @@ def test_bench_sessions_reports_no_garbage_left() -> None:
     assert "5 sessions x 3 steps" in out
     assert "garbage left for the cyclic GC after the batch: 0 objects" in out
 
+
+
+def test_bench_subagents_prints_both_runs_and_the_ratio() -> None:
+    out = _run("bench_subagents.py", "--rounds", "1", "--steps", "5")
+    assert "N=   5  flat playbook" in out and "N=   5  one subagent level" in out and "(ratio " in out

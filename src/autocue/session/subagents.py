@@ -214,7 +214,7 @@ class Subagents:
             progress[task_id].update(change)
             lines = [f"[{tid}] {st['status']}" + (f": {st['last']}" if st.get("last") else "")
                      for tid, st in progress.items()]
-            on_update(ToolResult.text("\n".join(lines), {"tasks": json.loads(json.dumps(progress))}))
+            on_update(ToolResult.text("\n".join(lines), {"tasks": {k: dict(v) for k, v in progress.items()}}))
 
         sem = asyncio.Semaphore(self.config.max_concurrency)
 

@@ -10,10 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters, stdio_client
-
 from autocue.testtools import TestTools
 from autocue.testtools.workspace import MARKER
+from mcp import ClientSession, StdioServerParameters, stdio_client
 
 
 def _params(root: Path) -> StdioServerParameters:

@@ -90,3 +90,29 @@ def test_subagent_must_follow_a_task_call() -> None:
         when("go", [subagent("a", [say("x")]), call("task", task("explore", "a"))])
     with pytest.raises(TypeError, match="action 1 is"):
         subagent("a", [subagent("b", [])])  # type: ignore[list-item]
+
+
+@pytest.mark.slow
+def test_subagents_as_child_processes_play_their_script_from_a_playbook_file() -> None:
+    with create_test_session(settings={"task": {"mode": "process"}}) as t:
+        (t.cwd / "notes.txt").write_text("42\n")
+        t.run_sync(when("go", [
+            call("task", task("explore", "p")),
+            subagent("p", [call("read", {"path": "notes.txt"}), say("the answer is 42")]),
+            say("42"),
+        ]))
+        (res,) = t.events.tool_results_for("task")
+        assert "the answer is 42" in res.text
+        lines = t.events.subagent("p").all
+        assert [e["toolName"] for e in lines if e.get("type") == "tool_execution_end"] == ["read"]
+
+
+@pytest.mark.slow
+def test_a_child_process_that_runs_out_of_replies_is_named() -> None:
+    with create_test_session(settings={"task": {"mode": "process"}}, propagate_errors=False) as t, \
+            pytest.raises(PlaybookExhaustedError, match=r"Subagent 'p' \(a child process\) asked for reply 2"):
+        t.run_sync(when("go", [
+            call("task", task("explore", "p")),
+            subagent("p", [call("find", {"pattern": "*.txt"})]),
+            say("done"),
+        ]))

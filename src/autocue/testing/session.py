@@ -168,6 +168,7 @@ class TestSession:
         sub = self.session.subagents
         assert sub is not None
         sub.provider_for = self.subagents.provider_for
+        sub.process_args = self.subagents.process_args
         sub.on_child.append(self.subagents.on_child)
         self.extension_errors = list(self.session.extensions_result.errors)
         if self.extension_errors and self.auto_assert:
@@ -307,6 +308,7 @@ class TestSession:
             self.subagents.detach()
             if self.session.subagents is not None:
                 self.session.subagents.provider_for = None
+                self.session.subagents.process_args = None
                 self.session.subagents.on_child.clear()
             self._remove_cwd()
 

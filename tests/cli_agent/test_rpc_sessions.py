@@ -152,3 +152,22 @@ def test_a_test_session_warns_about_events_it_never_emits() -> None:
     with create_test_session(extension_factories=[ext]) as t:
         (w,) = t.events.warnings
         assert "subscribes to 'session_directory', which only the autocue CLI when it starts a new session" in str(w)
+
+
+@pytest.mark.slow
+def test_the_cli_names_skipped_agent_and_rule_files(tmp_path: Path) -> None:
+    (tmp_path / ".autocue" / "agents").mkdir(parents=True)
+    (tmp_path / ".autocue" / "agents" / "bad.md").write_text("---\ncolour: red\n---\nx\n")
+    (tmp_path / ".autocue" / "rules").mkdir(parents=True)
+    (tmp_path / ".autocue" / "rules" / "r.md").write_text("---\ntrigger: '('\n---\nx\n")
+    playbook = tmp_path / "p.json"
+    playbook.write_text(json.dumps([{"text": "hi"}]))
+    env = {**os.environ, "AUTOCUE_DIR": str(tmp_path / "home")}
+    r = subprocess.run([sys.executable, "-m", "autocue", "-p", "--model", "autocue/playbook", "--playbook",
+                        str(playbook), "--no-session", "hello"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "hi", r.stderr
+    lines = r.stderr.splitlines()
+    assert any(x.startswith("autocue: skipped ") and "bad.md: unknown front matter key(s) ['colour']" in x
+               for x in lines), r.stderr
+    assert any("r.md: TTSR rule 'r': trigger '(' is not a regular expression" in x for x in lines), r.stderr

@@ -262,3 +262,23 @@ async def test_a_child_process_that_fails_is_a_task_error(tmp_path: Path) -> Non
     (end,) = results(ev)
     assert end.is_error and "model is down" in end.result.text_content
     await s.dispose()
+
+
+@pytest.mark.slow
+async def test_an_abort_of_the_parent_stops_a_child_process(tmp_path: Path) -> None:
+    s = _process_session(tmp_path, [call("task", task_args("task", "p3"))],
+                         {"p3": [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]}]})
+    running = asyncio.Event()
+    assert s.subagents is not None
+    s.subagents.on_child.append(lambda tid, child: child.listeners.append(
+        lambda e: running.set() if e.get("type") == "tool_execution_start" else None))
+    ev = record(s)
+    run = asyncio.ensure_future(s.prompt("go"))
+    await asyncio.wait_for(running.wait(), 30)
+    t0 = asyncio.get_running_loop().time()
+    await s.abort()
+    await asyncio.wait_for(run, 30)
+    assert asyncio.get_running_loop().time() - t0 < 10
+    (end,) = results(ev)
+    assert end.is_error and "## p3 (task): aborted" in end.result.text_content
+    await s.dispose()

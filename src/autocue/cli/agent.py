@@ -312,6 +312,8 @@ async def _run_session(
     session = result.session
     for err in result.extensions_result.errors:
         print(f"Extension error ({err.path}): {type(err.error).__name__}: {err.error}", file=sys.stderr)
+    for problem in session.diagnostics():
+        print(f"autocue: skipped {problem}", file=sys.stderr)
     if active:
         known = {t.name for t in session.get_all_tools()}
         missing = [n for n in active if n not in known]

@@ -617,6 +617,13 @@ class AgentSession:
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)
 
+    def diagnostics(self) -> list[str]:
+        """Files that were skipped, and why: skills and prompts, agent types, TTSR rules."""
+        out = list(self.resources.diagnostics) + list(self.ttsr.diagnostics)
+        if self.subagents is not None:
+            out += self.subagents.types.diagnostics
+        return out
+
     def get_commands(self) -> list[CommandInfo]:
         out = self.runner.commands()
         out += [CommandInfo(p.name, p.description, "prompt", p.file_path) for p in self.resources.prompts]

@@ -35,8 +35,10 @@ async def test_a_match_cuts_the_reply_records_it_and_retries_with_the_rule(tmp_p
     await s.prompt("finish")
     assert p.remaining == 0
     (trig,) = [e for e in ev if e.type == "ttsr_triggered"]
-    assert trig.rule is NO_TODO and trig.match == "TODO" and trig.cut_text.startswith("Done. TODO")
-    assert len(trig.cut_text) < len("Done. TODO: write the tests and the rest of it")  # cut mid-stream
+    assert trig.rule is NO_TODO and trig.match == "TODO" and trig.cut_text == "Done. TODO"
+    assert p.calls == 2  # the cut reply was played once, the retry is the second reply
+    (cut,) = [e.message for e in ev if e.type == "message_end" and getattr(e.message, "stop_reason", "") == "aborted"]
+    assert cut.text.startswith("Done. TODO") and len(cut.text) < 20  # the stream stopped mid-block
     # the context the model saw on the retry: no cut reply, the rule as a system reminder
     roles = [m.role for m in contexts[0].messages]
     assert roles == ["user", "user"]

@@ -107,7 +107,7 @@ class TtsrTriggeredEvent:
 
     rule: TtsrRule
     cut_text: str
-    """What had streamed in the rule's scope when the stream was cut."""
+    """What had streamed in the rule's scope, up to the end of the match (the same for any chunk size)."""
     match: str
     entry_id: str | None = None
     type: ClassVar[Literal["ttsr_triggered"]] = "ttsr_triggered"
@@ -226,7 +226,7 @@ class TtsrManager:
                 buffer = self._raw_args if scope == "tool_args" else _buffer(ev.message, scope)
             m = rule.pattern.search(buffer)
             if m is not None:
-                self.pending = _Pending(rule, buffer, m.group(0))
+                self.pending = _Pending(rule, buffer[: m.end()], m.group(0))
                 self._session.agent.abort(f"TTSR rule {rule.name} matched")
                 return
 

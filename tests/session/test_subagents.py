@@ -282,3 +282,31 @@ async def test_an_abort_of_the_parent_stops_a_child_process(tmp_path: Path) -> N
     (end,) = results(ev)
     assert end.is_error and "## p3 (task): aborted" in end.result.text_content
     await s.dispose()
+
+
+async def test_a_type_model_pattern_picks_a_model_the_session_knows(tmp_path: Path) -> None:
+    from autocue.llm.types import Model
+
+    d = tmp_path / ".autocue" / "agents"
+    d.mkdir(parents=True)
+    (d / "fast.md").write_text("---\ntools: [echo]\nmodel: acme/fast-*\n---\nBe quick.\n")
+    s, _ = make_session([call("task", task_args("fast", "f")), say("ok")], tools=[echo], cwd=tmp_path,
+                        subagents=True, discover_extensions=True)
+    assert s.subagents is not None
+    s.subagents.models = [Model("fast-1", "scripted", "acme")]
+    used: list[str] = []
+
+    def reply(ctx: Context) -> ScriptedResponse:
+        return say("quick")
+
+    inner = ScriptedProvider([reply])
+
+    class Spy:
+        def stream(self, model: Any, context: Any, options: Any) -> Any:
+            used.append(f"{model.provider}/{model.id}")
+            return inner.stream(model, context, options)
+
+    s.subagents.provider_for = lambda tid, t: Spy()  # type: ignore[assignment, return-value]
+    ev = record(s)
+    await s.prompt("go")
+    assert not results(ev)[0].is_error and used == ["acme/fast-1"]

@@ -312,6 +312,8 @@ async def _run_session(
     session = result.session
     for err in result.extensions_result.errors:
         print(f"Extension error ({err.path}): {type(err.error).__name__}: {err.error}", file=sys.stderr)
+    if session.subagents is not None:  # an agent type's model pattern may pick any model the registry knows
+        session.subagents.models = registry.models()
     for problem in session.diagnostics():
         print(f"autocue: skipped {problem}", file=sys.stderr)
     if active:

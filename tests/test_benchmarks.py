@@ -41,3 +41,8 @@ def test_bench_sessions_reports_no_garbage_left() -> None:
 def test_bench_validation_fast_path_prints_both_figures() -> None:
     out = _run("bench_validation_fast_path.py", "--rounds", "1")
     assert "agent    with quick path" in out and "harness  with quick path" in out and "the quick path saves" in out
+
+
+def test_bench_subagents_prints_both_runs_and_the_ratio() -> None:
+    out = _run("bench_subagents.py", "--rounds", "1", "--steps", "5")
+    assert "N=   5  flat playbook" in out and "N=   5  one subagent level" in out and "(ratio " in out

@@ -21,7 +21,7 @@ def test_a_test_session_runs_grep_find_and_ls_for_real() -> None:
             call("find", {"pattern": "*.py"}),
             say("Done."),
         ]))
-        assert sorted(t.session.get_active_tool_names()) == sorted(BUILTIN_TOOL_NAMES)
+        assert sorted(t.session.get_active_tool_names()) == sorted([*BUILTIN_TOOL_NAMES, "task"])
         ls, = t.events.tool_results_for("ls")
         grep, = t.events.tool_results_for("grep")
         find, = t.events.tool_results_for("find")

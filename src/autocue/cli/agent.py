@@ -318,12 +318,17 @@ async def _run_session(
             has_ui=ui is not None,
             system_prompt=system_prompt,
             thinking_level=args.thinking,
+            session_directory=not (args.session or args.no_session or args.continue_),
         )
     except SettingsError as e:
         raise CliError(str(e)) from None
     session = result.session
     for err in result.extensions_result.errors:
         print(f"Extension error ({err.path}): {type(err.error).__name__}: {err.error}", file=sys.stderr)
+    if session.subagents is not None:  # an agent type's model pattern may pick any model the registry knows
+        session.subagents.models = registry.models()
+    for problem in session.diagnostics():
+        print(f"autocue: skipped {problem}", file=sys.stderr)
     if active:
         known = {t.name for t in session.get_all_tools()}
         missing = [n for n in active if n not in known]

@@ -35,6 +35,7 @@ from autocue.extensions.extension import (
     RegisteredFlag,
     normalize_handler,
 )
+from autocue.extensions.providers import build_provider
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import ImageContent, Model, TextContent
 
@@ -129,6 +130,17 @@ class ExtensionAPI:
             self._runner.changed()
         return t
 
+    def add_ttsr_rule(self, rule: Any = None, **fields: Any) -> None:
+        """Add a TTSR rule: an ``autocue.session.TtsrRule``, or its fields (``name``, ``trigger``, ``text``,
+        ``repeat_mode``, ``repeat_gap``, ``scope``). Works after startup too."""
+        if rule is None:
+            rule = dict(fields)
+        elif fields:
+            raise TypeError("add_ttsr_rule: give a TtsrRule or its fields as keywords, not both")
+        self.extension.ttsr_rules.append(rule)
+        if not self.extension.loading:
+            self._runner.changed()
+
     def register_command(
         self,
         name: str,
@@ -181,6 +193,20 @@ class ExtensionAPI:
     ) -> None:
         """Declare a CLI flag ``--name``; read it with ``get_flag``."""
         self.extension.flags[name] = RegisteredFlag(name, type, description, default, self.extension)
+
+    def register_provider(self, name: str, config: Mapping[str, Any]) -> list[Model]:
+        """Bring a provider and its models (pi's ``{baseUrl, apiKey, api, headers, models, streamSimple}``;
+        see ``extensions/providers.py``); returns its models, for ``set_model``. Works after startup too."""
+        reg = build_provider(name, config)
+        self.extension.providers[name] = reg
+        if not self.extension.loading:
+            self._runner.changed()
+        return list(reg.models)
+
+    def unregister_provider(self, name: str) -> None:
+        self.extension.providers.pop(name, None)
+        if not self.extension.loading:
+            self._runner.changed()
 
     def get_flag(self, name: str) -> Any:
         """The flag's value given to the session (``flag_values``), else its default."""

@@ -35,9 +35,15 @@ EVENT_NAMES: frozenset[str] = frozenset({
     "input", "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end",
     "message_start", "message_update", "message_end", "context", "before_provider_request",
     "tool_execution_start", "tool_execution_update", "tool_execution_end", "tool_call", "tool_result",
-    "model_select", "user_bash",
+    "model_select", "user_bash", "ttsr_triggered", "session_directory",
 })
 """Every event name ``api.on`` accepts."""
+
+EMITTED_ONLY_BY: dict[str, str] = {
+    "session_directory": "the autocue CLI when it starts a new session",
+    "user_bash": "RPC mode's bash command",
+}
+"""Events only one face of autocue emits: a session elsewhere (a test session) never fires them."""
 
 
 # ---------------------------------------------------------------------------- session lifecycle
@@ -80,6 +86,37 @@ class SessionSwitchEvent:
     reason: Literal["new", "resume"]
     previous_session_file: str | None = None
     type: ClassVar[Literal["session_switch"]] = "session_switch"
+
+
+@dataclass(slots=True)
+class SessionBeforeForkEvent:
+    entry_id: str
+    type: ClassVar[Literal["session_before_fork"]] = "session_before_fork"
+
+
+@dataclass(slots=True)
+class SessionForkEvent:
+    previous_session_file: str | None = None
+    type: ClassVar[Literal["session_fork"]] = "session_fork"
+
+
+@dataclass(slots=True)
+class SessionDirectoryEvent:
+    """CLI startup only (handlers get no ctx); a ``{session_dir}`` result picks where sessions go, last wins."""
+
+    cwd: str
+    type: ClassVar[Literal["session_directory"]] = "session_directory"
+
+
+@dataclass(slots=True)
+class UserBashEvent:
+    """A command the user runs (RPC ``bash``); ``{result: {output, exit_code, cancelled, truncated}}`` replaces
+    running it (the first non-empty result wins)."""
+
+    command: str
+    exclude_from_context: bool
+    cwd: str
+    type: ClassVar[Literal["user_bash"]] = "user_bash"
 
 
 @dataclass(slots=True)
@@ -243,7 +280,9 @@ class ToolResultPatch:
 
 
 __all__ = [
-    "EVENT_NAMES", "BeforeAgentStartEvent", "BeforeAgentStartResult", "BeforeProviderRequestEvent",
+    "EMITTED_ONLY_BY", "EVENT_NAMES", "SessionBeforeForkEvent", "SessionDirectoryEvent", "SessionForkEvent",
+    "UserBashEvent",
+    "BeforeAgentStartEvent", "BeforeAgentStartResult", "BeforeProviderRequestEvent",
     "CompactionOverride", "ContextEvent", "ContextResult", "CustomMessageSpec", "InputEvent", "InputResult",
     "ModelSelectEvent", "ResourcesDiscoverEvent", "ResourcesDiscoverResult", "SessionBeforeCompactEvent",
     "SessionBeforeResult", "SessionBeforeSwitchEvent", "SessionBeforeTreeEvent", "SessionCompactEvent",

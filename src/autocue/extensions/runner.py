@@ -127,6 +127,18 @@ class ExtensionRunner:
     def has_any(self) -> bool:
         return bool(self.by_event)
 
+    def providers(self) -> dict[str, Any]:
+        """Extension providers by name (``RegisteredProvider``); the first registration of a name wins."""
+        out: dict[str, Any] = {}
+        for ext in self.extensions:
+            for name, p in ext.providers.items():
+                out.setdefault(name, p)
+        return out
+
+    def ttsr_rules(self) -> list[Any]:
+        """Every extension's ``add_ttsr_rule`` rules, in load order."""
+        return [r for ext in self.extensions for r in ext.ttsr_rules]
+
     def tools(self) -> dict[str, AgentTool]:
         """Extension tools by name; the first registration of a name wins across extensions."""
         out: dict[str, AgentTool] = {}
@@ -323,6 +335,30 @@ class ExtensionRunner:
         except Exception as err:
             self.report(ext, ev.type, err)
             return _MISSING
+
+    async def emit_first(self, ev: Any) -> Any:
+        """The first non-empty result (``user_bash``), or None."""
+        for ext, fn in self.handlers(ev.type):
+            r = await self._call(ext, fn, ev)
+            if r is not None and r is not _MISSING:
+                return r
+        return None
+
+    async def emit_session_directory(self, ev: Any) -> str | None:
+        """``session_directory`` (CLI startup, handlers get no ctx): the last ``session_dir`` returned."""
+        out: str | None = None
+        for ext, fn in self.handlers(ev.type):
+            try:
+                r = fn(ev, None)
+                if r is not None and _is_awaitable(r):
+                    r = await r
+            except Exception as err:
+                self.report(ext, ev.type, err)
+                continue
+            d = result_field(r, "session_dir", "sessionDir") if r is not None else None
+            if isinstance(d, str) and d:
+                out = d
+        return out
 
     async def emit_input(self, ev: InputEvent) -> InputResult:
         """``transform`` chains; the first ``handled`` short-circuits."""

@@ -7,7 +7,7 @@ Every command may carry an ``id`` echoed in its response
 
 Commands: ``prompt{message, images?, streamingBehavior?}`` (answered at once; the run's
 events follow, a later failure comes as an error response), ``steer{message}``,
-``follow_up{message}``, ``abort``, ``new_session`` → ``{cancelled}``, ``get_state``,
+``follow_up{message}``, ``abort``, ``new_session{parentSession?}`` → ``{cancelled}``, ``get_state``,
 ``get_messages``, ``set_model{provider, modelId}``, ``cycle_model``,
 ``get_available_models``, ``set_thinking_level{level}``, ``cycle_thinking_level``,
 ``set_steering_mode{mode}``, ``set_follow_up_mode{mode}``, ``compact{customInstructions?}``,
@@ -15,8 +15,8 @@ events follow, a later failure comes as an error response), ``steer{message}``,
 ``bash{command}`` → ``{output, exitCode, cancelled, truncated, fullOutputPath?}`` (run by the bash
 tool's runner), ``abort_bash``, ``get_session_stats``, ``get_last_assistant_text``,
 ``set_session_name{name}``, ``get_commands``, ``export_html{outputPath?}`` → ``{path}`` (the
-``autocue view`` page of the session). Unsupported pi commands (``switch_session``, ``fork``,
-``get_fork_messages``) answer ``success: false`` saying so.
+``autocue view`` page of the session), ``switch_session{sessionPath}`` → ``{cancelled}``,
+``fork{entryId}`` → ``{text, cancelled}``, ``get_fork_messages`` → ``{messages: [{entryId, text}]}``.
 
 Events: every session event as a JSON line. Extension dialogs use the UI sub-protocol of
 ``rpc_ui.RpcUI`` (``extension_ui_request`` out, ``extension_ui_response`` in). When stdin
@@ -154,7 +154,10 @@ class RpcServer:
         await self.session.abort()
 
     async def cmd_new_session(self, msg: dict[str, Any]) -> Any:
-        ok = await self.session.new_session()
+        parent = msg.get("parentSession")
+        if parent is not None and not isinstance(parent, str):
+            raise RpcCommandError(f"new_session: parentSession must be a session file path, got {parent!r}")
+        ok = await self.session.new_session(parent_session=parent)
         return {"cancelled": not ok}
 
     # ------------------------------------------------------------------ state
@@ -297,6 +300,9 @@ class RpcServer:
         command = _text(msg, "command")
         if self.bash_abort is not None:
             raise RpcCommandError("a bash command is already running; send abort_bash first")
+        replaced = await self._user_bash(command)
+        if replaced is not None:
+            return replaced
         self.bash_abort = AbortController()
         try:
             run = await run_bash(command, self.session.cwd, signal=self.bash_abort.signal)
@@ -315,6 +321,31 @@ class RpcServer:
             data["fullOutputPath"] = run.full_output_path
         return data
 
+    async def _user_bash(self, command: str) -> dict[str, Any] | None:
+        """``user_bash``: a handler's ``{result: {output, exit_code, cancelled, truncated}}`` is the
+        command's result (nothing runs); ``operations`` (pi's custom executors) are not supported."""
+        from autocue.extensions.events import UserBashEvent
+        from autocue.extensions.runner import is_missing, result_field
+        from autocue.session.messages import BashExecutionMessage
+
+        runner = self.session.runner
+        if not runner.has("user_bash"):
+            return None
+        r = await runner.emit_first(UserBashEvent(command, False, self.session.cwd))
+        res = result_field(r, "result") if r is not None else None
+        if res is None or is_missing(res):
+            return None
+        output = result_field(res, "output")
+        code = result_field(res, "exit_code", "exitCode")
+        cancelled = result_field(res, "cancelled") is True
+        truncated = result_field(res, "truncated") is True
+        out = output if isinstance(output, str) else ""
+        exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        m = BashExecutionMessage(command, out, exit_code, cancelled, truncated, None)
+        self.session.agent.append_message(m)
+        self.session.session_manager.append_message(m)
+        return {"output": out, "exitCode": exit_code, "cancelled": cancelled, "truncated": truncated}
+
     async def cmd_abort_bash(self, msg: dict[str, Any]) -> Any:
         if self.bash_abort is not None:
             self.bash_abort.abort()
@@ -330,11 +361,28 @@ class RpcServer:
         except (OSError, ValueError) as e:
             raise RpcCommandError(f"export_html: {e}") from None
 
-    # ------------------------------------------------------------------ not supported here
-    async def _unsupported(self, msg: dict[str, Any]) -> Any:
-        raise RpcCommandError(f"{msg.get('type')} is not supported by autocue's RPC mode")
+    # ------------------------------------------------------------------ session files
+    async def cmd_switch_session(self, msg: dict[str, Any]) -> Any:
+        from autocue.session.errors import SessionFileError
 
-    cmd_switch_session = cmd_fork = cmd_get_fork_messages = _unsupported
+        path = _text(msg, "sessionPath")
+        try:
+            ok = await self.session.switch_session(path)
+        except (SessionFileError, OSError) as e:
+            raise RpcCommandError(f"switch_session: {e}") from None
+        return {"cancelled": not ok}
+
+    async def cmd_fork(self, msg: dict[str, Any]) -> Any:
+        from autocue.session.errors import EntryNotFoundError
+
+        try:
+            r = await self.session.fork(_text(msg, "entryId"))
+        except EntryNotFoundError as e:
+            raise RpcCommandError(f"fork: {e}") from None
+        return {"text": r.text, "cancelled": r.cancelled}
+
+    async def cmd_get_fork_messages(self, msg: dict[str, Any]) -> Any:
+        return {"messages": self.session.get_fork_messages()}
 
 
 _NO_RESPONSE = object()

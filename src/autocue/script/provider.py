@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from autocue.llm.abort import AbortSignal
 from autocue.llm.events import (
     AssistantMessageEvent,
     DoneEvent,
@@ -217,6 +218,9 @@ class ScriptedProvider:
                 raw = orjson.dumps(args).decode()
                 for k in range(0, len(raw), n):
                     yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                    if signal is not None and signal.aborted:  # cut mid-stream, as a real model's stream is
+                        yield from self._cut(step, partial, signal)
+                        return
                 tc.arguments = args
                 yield ToolCallEndEvent(i, tc, partial)
             elif isinstance(block, TextContent):
@@ -228,6 +232,9 @@ class ScriptedProvider:
                     piece = text[k : k + n]
                     cur.text += piece
                     yield TextDeltaEvent(i, piece, partial)
+                    if signal is not None and signal.aborted:
+                        yield from self._cut(step, partial, signal)
+                        return
                 yield TextEndEvent(i, cur.text, partial)
             else:
                 th = ThinkingContent("", block.thinking_signature, block.redacted)
@@ -238,6 +245,9 @@ class ScriptedProvider:
                     piece = text[k : k + n]
                     th.thinking += piece
                     yield ThinkingDeltaEvent(i, piece, partial)
+                    if signal is not None and signal.aborted:
+                        yield from self._cut(step, partial, signal)
+                        return
                 yield ThinkingEndEvent(i, th.thinking, partial)
         if self.on_played is not None:
             self.on_played(step, partial)
@@ -246,6 +256,12 @@ class ScriptedProvider:
             yield ErrorEvent(reason, partial)
         else:
             yield DoneEvent(reason, partial)
+
+    def _cut(self, step: Step, partial: AssistantMessage, signal: AbortSignal) -> Iterator[AssistantMessageEvent]:
+        """End a reply aborted mid-stream: what streamed so far, stop reason ``aborted``."""
+        if self.on_played is not None:
+            self.on_played(step, partial)
+        yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
 
     # ------------------------------------------------------------------ building
     def _error(self, model: Model, text: str, *, aborted: bool = False) -> AssistantMessage:

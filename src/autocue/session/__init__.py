@@ -68,6 +68,8 @@ from autocue.session.messages import (
 from autocue.session.resources import PromptTemplate, Resources, Skill, load_resources
 from autocue.session.retry import RetrySettings, is_retryable_error, retry_delay_ms
 from autocue.session.settings import Settings, SettingsError
+from autocue.session.subagent_types import AgentType
+from autocue.session.ttsr import TtsrRule, TtsrTriggeredEvent
 
 __all__ = [
     "CURRENT_SESSION_VERSION", "AgentSession", "AgentSessionEvent", "AutoCompactionEndEvent",
@@ -82,4 +84,5 @@ __all__ = [
     "Skill", "ThinkingLevelChangeEntry", "ToolInfo", "agent_message_from_json", "compact", "convert_message",
     "convert_to_llm", "create_agent_session", "get_context_tokens", "is_context_overflow", "is_retryable_error",
     "load_resources", "prepare_compaction", "retry_delay_ms", "should_compact",
+    "AgentType", "TtsrRule", "TtsrTriggeredEvent",
 ]

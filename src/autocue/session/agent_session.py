@@ -20,7 +20,8 @@ a handler is subscribed, so a session without one never copies history.
 
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
 (``compaction_runner.py``), ``retry`` (``auto_retry.py``), ``tool_registry``
-(``tool_registry.py``), ``events`` (``event_dispatch.py``) and ``tree_navigation.py``.
+(``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents`` (``subagents.py``: the
+``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules) and ``tree_navigation.py``.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """
@@ -71,6 +72,7 @@ from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager
 from autocue.session.messages import CustomMessage, convert_message
 from autocue.session.prompt_queue import PromptQueue, user_message
+from autocue.session.provider_router import ProviderRouter
 from autocue.session.resources import (
     PromptTemplate,
     Resources,
@@ -81,7 +83,9 @@ from autocue.session.resources import (
 )
 from autocue.session.retry import is_retryable_error
 from autocue.session.settings import Settings
+from autocue.session.subagents import Subagents
 from autocue.session.tool_registry import ToolRegistry
+from autocue.session.ttsr import TtsrManager, TtsrRule, as_rules, rules_from_settings
 
 StreamingBehavior = Literal["steer", "follow_up"]
 
@@ -116,6 +120,8 @@ class AgentSession:
         skills: Sequence[Skill | str | os.PathLike[str]] | None = None,
         prompt_templates: Sequence[PromptTemplate] | None = None,
         flag_values: dict[str, Any] | None = None,
+        subagents: bool | None = None,
+        ttsr_rules: Sequence[TtsrRule | dict[str, Any]] = (),
     ) -> None:
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         self.provider = provider
@@ -148,7 +154,20 @@ class AgentSession:
         self.runner.on_change = self._refresh
 
         self.tool_registry = ToolRegistry.create(self.runner, self.cwd, tools, active_tools)
+        self.router = ProviderRouter(provider, self.runner)
+        """What the agent streams through: extension providers' models to them, the rest to ``provider``."""
+        self.subagents: Subagents | None = None
+        if subagents or (subagents is None and tools is None):
+            self.subagents = Subagents(self, agent_dir=os.fspath(agent_dir) if agent_dir else None,
+                                       discover=discover_extensions)
+            self.tool_registry.add_builtin(self.subagents.tool(), active=tools is not None)
         self.agent = self._restore_agent(provider, model, thinking_level)
+        self.ttsr = TtsrManager(self, [
+            *rules_from_settings(self.settings.extra.get("ttsrRules"), ", ".join(self.settings.sources) or "settings"),
+            *as_rules(ttsr_rules, "ttsr_rules"),
+        ])
+        self._unsubscribe_ttsr = self.agent.subscribe(self.ttsr.on_agent_event)  # first: it cuts the stream
+        self.events.drop = self.ttsr.is_cut
         self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event)
         self.prompts = PromptQueue(self)
         self.compactor = SessionCompactor(self)
@@ -169,7 +188,7 @@ class AgentSession:
         level = thinking_level or (ctx.thinking_level if ctx is not None else None)
         level = level or self.settings.default_thinking_level or "off"
         agent = Agent(
-            provider=provider,
+            provider=self.router,
             model=model if model is not None else scripted_model(),
             messages=ctx.messages if ctx is not None else (),
             thinking_level=level,
@@ -236,6 +255,8 @@ class AgentSession:
     def _refresh(self) -> None:
         """Recompute tools, system prompt and hook seams after a registration or tool change."""
         names, tools = self.tool_registry.active_tools()
+        self.ttsr.refresh()
+        self.router.refresh()
         self.agent.set_tools(tools)
         self.agent.set_system_prompt(self._effective_system_prompt(names))
         r = self.runner
@@ -365,6 +386,9 @@ class AgentSession:
         a = self.agent
         a.before_tool_call = a.after_tool_call = a.transform_context = a.stream_options = None
         self._unsubscribe_agent = _nothing
+        self._unsubscribe_ttsr()
+        self._unsubscribe_ttsr = _nothing
+        self.events.drop = None
         self.events.listeners.clear()
         self.runner.detach()
 
@@ -492,8 +516,11 @@ class AgentSession:
         retry = self.retry
         retry.start()
         overflow_tried = False
+        self.ttsr.begin_prompt()
         await start()
         while True:
+            if self.ttsr.pending is not None and await self.ttsr.retry():
+                continue
             last = self._last_assistant()
             if last is None:
                 break
@@ -590,6 +617,13 @@ class AgentSession:
     def set_session_name(self, name: str) -> None:
         self.session_manager.append_session_info(name)
 
+    def diagnostics(self) -> list[str]:
+        """Files that were skipped, and why: skills and prompts, agent types, TTSR rules."""
+        out = list(self.resources.diagnostics) + list(self.ttsr.diagnostics)
+        if self.subagents is not None:
+            out += self.subagents.types.diagnostics
+        return out
+
     def get_commands(self) -> list[CommandInfo]:
         out = self.runner.commands()
         out += [CommandInfo(p.name, p.description, "prompt", p.file_path) for p in self.resources.prompts]
@@ -621,9 +655,26 @@ class AgentSession:
         """
         return await tree_navigation.navigate_tree(self, target_id, summary)
 
-    async def new_session(self) -> bool:
-        """Start a fresh session tree (``session_before_switch`` can cancel); returns False if cancelled."""
-        return await tree_navigation.new_session(self)
+    async def new_session(self, *, parent_session: str | None = None) -> bool:
+        """Start a fresh session tree (``session_before_switch`` can cancel); returns False if cancelled.
+
+        ``parent_session`` (a session file path) goes into the new header's ``parentSession``."""
+        return await tree_navigation.new_session(self, parent_session)
+
+    async def fork(self, entry_id: str) -> tree_navigation.ForkResult:
+        """A new session file holding the history before the user message ``entry_id`` (its header's
+        ``parentSession`` names this file); ``session_before_fork`` can cancel, ``session_fork`` follows.
+        Returns the forked message's text and whether it was cancelled."""
+        return await tree_navigation.fork(self, entry_id)
+
+    def get_fork_messages(self) -> list[dict[str, str]]:
+        """The user messages ``fork`` can start from: ``[{"entryId", "text"}]``."""
+        return tree_navigation.fork_messages(self)
+
+    async def switch_session(self, path: str | os.PathLike[str]) -> bool:
+        """Resume another session file (``session_before_switch`` with reason ``resume`` can cancel);
+        returns False if cancelled."""
+        return await tree_navigation.switch_session(self, os.fspath(path))
 
 
 __all__ = ["AgentSession", "SessionBusyError", "SessionDisposedError", "SessionListener", "ToolInfo"]

@@ -25,13 +25,15 @@ MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecuti
 
 
 class EventDispatch:
-    __slots__ = ("_runner", "_sm", "background", "listeners")
+    __slots__ = ("_runner", "_sm", "background", "drop", "listeners")
 
     def __init__(self, runner: ExtensionRunner, session_manager: SessionManager) -> None:
         self._runner = runner
         self._sm = session_manager
         self.listeners: list[SessionListener] = []
         self.background: set[asyncio.Task[Any]] = set()
+        self.drop: Callable[[Any], bool] | None = None
+        """Messages not to persist (a reply a TTSR rule cut: it is recorded as a ``ttsr_triggered`` entry)."""
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
         self.listeners.append(listener)
@@ -54,6 +56,8 @@ class EventDispatch:
                 return self._listeners_rest(r2, ev, fn)
         if t == "message_end":
             m: Any = ev.message  # type: ignore[union-attr]
+            if self.drop is not None and self.drop(m):
+                return None
             if m.role in MESSAGE_ENTRY_ROLES:  # inline of persist's common case
                 self._sm.append_message(m)
             else:
@@ -81,6 +85,8 @@ class EventDispatch:
             self.persist(ev.message)
 
     def persist(self, m: Any) -> None:
+        if self.drop is not None and self.drop(m):
+            return
         role = m.role
         if role == "custom":
             self._sm.append_custom_message_entry(m.custom_type, m.content, m.display, m.details)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autocue.agent.tool import AgentTool
+from autocue.extensions.events import SessionDirectoryEvent
 from autocue.extensions.loader import ExtensionSpec, ExtensionsResult, finish_loading, load_extensions
 from autocue.extensions.ui import ExtensionUIContext
 from autocue.llm.stream import Provider
@@ -22,6 +23,7 @@ from autocue.session.agent_session import AgentSession
 from autocue.session.manager import SessionManager
 from autocue.session.resources import Skill, load_resources
 from autocue.session.settings import Settings
+from autocue.session.ttsr import load_rule_files
 
 
 @dataclass(slots=True)
@@ -53,12 +55,16 @@ async def create_agent_session(
     skills: Sequence[Skill | str | os.PathLike[str]] | None = None,
     flag_values: dict[str, Any] | None = None,
     bind: bool = True,
+    session_directory: bool = False,
 ) -> CreateAgentSessionResult:
     """Load settings (user, project), resources and extensions, build the session and bind it.
 
-    With ``discover=True`` (default) settings, skills, prompt templates and extensions are also
-    looked up in ``<cwd>/.autocue/`` and ``$AUTOCUE_DIR`` (``~/.autocue``) and the
-    ``autocue.extensions`` entry points; ``discover=False`` uses only what is passed.
+    With ``discover=True`` (default) settings, skills, prompt templates, extensions, subagent
+    types (``agents/*.md``) and TTSR rules (``rules/*.md``) are also looked up in
+    ``<cwd>/.autocue/`` and ``$AUTOCUE_DIR`` (``~/.autocue``) and the ``autocue.extensions``
+    entry points; ``discover=False`` uses only what is passed. ``session_directory=True`` (the CLI
+    starting a new persisted session) fires ``session_directory``; a returned ``session_dir`` is
+    where the new session file goes.
     """
     c = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
     if settings is None:
@@ -77,6 +83,17 @@ async def create_agent_session(
         ui=ui, has_ui=has_ui, system_prompt=system_prompt, thinking_level=thinking_level, resources=resources,
         skills=skills, flag_values=flag_values,
     )
+    if session_directory and ext.runner.has("session_directory") and session.session_manager.is_persisted():
+        d = await ext.runner.emit_session_directory(SessionDirectoryEvent(c))
+        if d is not None:
+            session.session_manager.set_session_dir(os.path.join(c, os.path.expanduser(d)))
+    if discover:
+        if session.subagents is not None:
+            session.subagents.reload_types(os.fspath(agent_dir) if agent_dir is not None else None)
+        rules, problems = load_rule_files(c, agent_dir)
+        for r in rules:
+            session.ttsr.add_rule(r)
+        session.ttsr.diagnostics += problems
     if bind:
         await session.bind_extensions()
     return CreateAgentSessionResult(session, ext)

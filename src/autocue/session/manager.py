@@ -646,6 +646,15 @@ class SessionManager:
         self._session_file = os.path.join(self._session_dir, _file_name(ts, sid)) if self._persist else None
         return self._session_file
 
+    def set_session_dir(self, session_dir: str | os.PathLike[str]) -> None:
+        """Keep this new session's file in ``session_dir`` instead (a ``session_directory`` handler's
+        pick); raises ``SessionFileError`` once the file was written."""
+        if self._written >= 0:
+            raise SessionFileError(self._session_file or "", None, "already written; its directory cannot change")
+        self._session_dir = os.fspath(session_dir)
+        if self._persist and self._session_file is not None:
+            self._session_file = os.path.join(self._session_dir, os.path.basename(self._session_file))
+
     def set_session_file(self, path: str | os.PathLike[str]) -> None:
         """Switch to another existing session file (resume); an empty file starts a new session
         in it. Raises ``SessionFileNotFoundError`` for a missing path, ``SessionFileError`` for

@@ -45,6 +45,8 @@ _KEYS = {
     "compaction", "retry", "defaultThinkingLevel", "steeringMode", "followUpMode", "toolExecution",
     "extensions", "skills", "prompts", "enableSkillCommands",
 }
+_OWNED_ELSEWHERE = frozenset({"task", "ttsrRules"})
+"""Known keys kept in ``extra`` for the module that checks them (``subagents.py``, ``ttsr.py``)."""
 
 
 class SettingsError(AutocueError, ValueError):
@@ -168,7 +170,10 @@ class Settings:
         s.prompts = _strings(d, "prompts", source)
         s.enable_skill_commands = _bool(d, "enableSkillCommands", True, "", source)
         for k, v in d.items():
-            if k not in _KEYS:
+            if k in _OWNED_ELSEWHERE:
+                _check_owned(k, v, source)
+                s.extra[k] = v
+            elif k not in _KEYS:
                 s.extra[k] = v
                 s.warnings.append(f"{source}: unknown settings key {k!r} (kept in Settings.extra)")
         for name, val, allowed in (
@@ -197,6 +202,18 @@ class Settings:
         s = Settings.from_dict(merged, source=" + ".join(sources) or "<defaults>")
         s.sources = sources
         return s
+
+
+def _check_owned(key: str, value: Any, source: str) -> None:
+    """Check ``task`` and ``ttsrRules`` where they are read from (errors name this source)."""
+    if key == "task":
+        from autocue.session.subagents import SubagentConfig
+
+        SubagentConfig.parse(value, source)
+    else:
+        from autocue.session.ttsr import rules_from_settings
+
+        rules_from_settings(value, source)
 
 
 def read_settings_file(path: Path) -> dict[str, Any] | None:

@@ -47,6 +47,14 @@ class ToolRegistry:
         base = {t.name: t for t in items}
         return cls(runner, base, list(base), active)
 
+    def add_builtin(self, tool: AgentTool, *, active: bool) -> None:
+        """A tool the session itself provides (``task``); ``tools=`` of the same name wins."""
+        if tool.name in self._base:
+            return
+        self._base[tool.name] = tool
+        if active:
+            self._default_active.append(tool.name)
+
     def all_tools(self) -> dict[str, AgentTool]:
         out = dict(self._base)
         out.update(self._runner.tools())

@@ -1,4 +1,5 @@
-"""Moving an ``AgentSession`` around its session tree: ``navigate_tree`` and ``new_session``.
+"""Moving an ``AgentSession`` around its session tree and between session files:
+``navigate_tree``, ``new_session``, ``fork``, ``switch_session`` and ``fork_messages``.
 
 ``session_before_tree`` handlers can cancel a move or supply a summary of the branch being
 left (stored as a ``branch_summary`` entry); ``session_before_switch`` can cancel a new
@@ -7,11 +8,14 @@ session. Both rebuild the agent's context from the tree and fire the matching ev
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from autocue.extensions.events import (
+    SessionBeforeForkEvent,
     SessionBeforeSwitchEvent,
     SessionBeforeTreeEvent,
+    SessionForkEvent,
     SessionSwitchEvent,
     SessionTreeEvent,
 )
@@ -67,7 +71,7 @@ async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | N
     return True
 
 
-async def new_session(s: AgentSession) -> bool:
+async def new_session(s: AgentSession, parent_session: str | None = None) -> bool:
     """See ``AgentSession.new_session``."""
     s._check_alive()
     sm = s.session_manager
@@ -78,7 +82,7 @@ async def new_session(s: AgentSession) -> bool:
             return False
     if s.is_streaming:
         await s.abort()
-    sm.new_session(parent_session=None)
+    sm.new_session(parent_session=parent_session)
     s.agent.reset()
     s.prompts.clear_next_turn()
     sm.append_model_change(s.model.provider, s.model.id)
@@ -87,4 +91,71 @@ async def new_session(s: AgentSession) -> bool:
     return True
 
 
-__all__ = ["navigate_tree", "new_session"]
+@dataclass(slots=True)
+class ForkResult:
+    text: str
+    """The text of the user message forked from (pi puts it back in the editor)."""
+    cancelled: bool
+
+
+def fork_messages(s: AgentSession) -> list[dict[str, str]]:
+    """The user messages a fork can start from: ``[{entryId, text}]`` in session order."""
+    out = []
+    for e in s.session_manager.get_entries():
+        m = getattr(e, "message", None)
+        if e.type == "message" and m is not None and m.role == "user":
+            out.append({"entryId": e.id, "text": m.text})
+    return out
+
+
+async def fork(s: AgentSession, entry_id: str) -> ForkResult:
+    """See ``AgentSession.fork``."""
+    s._check_alive()
+    sm = s.session_manager
+    entry = sm.get_entry(entry_id)
+    m = getattr(entry, "message", None)
+    if entry is None or entry.type != "message" or m is None or m.role != "user":
+        raise EntryNotFoundError(entry_id, f"{sm.get_session_file() or 'this in-memory session'} (no user message "
+                                 "with that id; get_fork_messages lists them)")
+    text = m.text
+    skip_restore = False
+    if s.runner.has("session_before_fork"):
+        r = await s.runner.emit_session_before(SessionBeforeForkEvent(entry_id))
+        if r is not None and result_field(r, "cancel") is True:
+            return ForkResult(text, True)
+        skip_restore = r is not None and result_field(r, "skip_conversation_restore", "skipConversationRestore") is True
+    if s.is_streaming:
+        await s.abort()
+    prev = sm.get_session_file()
+    if entry.parent_id is None:
+        sm.new_session(parent_session=prev)
+        sm.append_model_change(s.model.provider, s.model.id)
+        sm.append_thinking_level_change(s.thinking_level)
+    else:
+        sm.create_branched_session(entry.parent_id)
+    if not skip_restore:
+        s.agent.replace_messages(sm.build_session_context().messages)
+    s.prompts.clear_next_turn()
+    await s.runner.emit_async(SessionForkEvent(prev))
+    return ForkResult(text, False)
+
+
+async def switch_session(s: AgentSession, path: str) -> bool:
+    """See ``AgentSession.switch_session``."""
+    s._check_alive()
+    sm = s.session_manager
+    if s.runner.has("session_before_switch"):
+        r = await s.runner.emit_session_before(SessionBeforeSwitchEvent("resume", path))
+        if r is not None and result_field(r, "cancel") is True:
+            return False
+    if s.is_streaming:
+        await s.abort()
+    prev = sm.get_session_file()
+    sm.set_session_file(path)  # raises SessionFileNotFoundError / SessionFileError; the manager is unchanged then
+    s.agent.replace_messages(sm.build_session_context().messages)
+    s.prompts.clear_next_turn()
+    await s.runner.emit_async(SessionSwitchEvent("resume", prev))
+    return True
+
+
+__all__ = ["ForkResult", "fork", "fork_messages", "navigate_tree", "new_session", "switch_session"]

@@ -13,12 +13,14 @@ from autocue.testing.dsl import (
     FailAction,
     ParallelAction,
     SayAction,
+    SubagentAction,
     ThinkAction,
     TurnSpec,
     call,
     fail,
     parallel,
     say,
+    subagent,
     think,
     when,
 )
@@ -49,6 +51,7 @@ __all__ = [
     "parallel", "say", "think", "when",
     "FakeMCPServer", "FakeTool", "fake_mcp_server",
     "SandboxResult", "run_scenario", "verify_sandbox_install",
+    "SubagentAction", "subagent",
 ]
 
 _LAZY = {

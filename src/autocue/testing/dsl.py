@@ -1,4 +1,4 @@
-"""The playbook DSL: ``when``, ``call``, ``say``, ``think``, ``parallel``, ``fail``.
+"""The playbook DSL: ``when``, ``call``, ``say``, ``think``, ``parallel``, ``fail``, ``subagent``.
 
 Each action but ``think`` is one whole model reply; ``think`` adds a thinking block to the
 next reply. Every builder compiles to the Script model (``autocue.script``), so the same
@@ -8,6 +8,9 @@ turns can be played in-process or over HTTP.
         call("plan_propose", {"title": "Cook"}).then(lambda r: ids.append(r.text)),
         say("Plan created."),
     ])
+
+``subagent(TASK_ID, [...])`` placed after the ``call("task", ...)`` that starts it scripts that
+child's replies (it is not a reply of the parent).
 """
 
 from __future__ import annotations
@@ -143,6 +146,30 @@ class FailAction(Action):
         return f"fail({_short(self.message)}, kind={json.dumps(self.kind)})"
 
 
+class SubagentAction(Action):
+    """The replies of the subagent that runs task ``task_id`` (not a reply of the parent)."""
+
+    def __init__(self, task_id: str, actions: Sequence[Action]) -> None:
+        if not isinstance(task_id, str) or not task_id:
+            raise TypeError(f"subagent() needs the task id first, got {task_id!r}")
+        if isinstance(actions, Action):
+            actions = [actions]
+        for i, a in enumerate(actions):
+            if not isinstance(a, Action) or isinstance(a, SubagentAction):
+                raise TypeError(f"subagent({task_id!r}): action {i + 1} is {a!r}; use call(), say(), think(), "
+                                "parallel() or fail()")
+        self.task_id = task_id
+        self.actions = list(actions)
+
+    def describe(self) -> str:
+        return f"subagent({json.dumps(self.task_id)}, [{', '.join(a.describe() for a in self.actions)}])"
+
+
+def subagent(task_id: str, actions: Sequence[Action]) -> SubagentAction:
+    """Script the replies of the subagent running task ``task_id``; place it after the ``call("task", ...)``."""
+    return SubagentAction(task_id, actions)
+
+
 def call(tool: str, params: Params = None, *, id: str | None = None, usage: Any = None) -> CallAction:
     """The model calls ``tool`` with ``params`` (a dict, or a callable resolved when played)."""
     return CallAction(tool, params, id=id, usage=usage)
@@ -186,6 +213,14 @@ class TurnSpec:
         steps: list[Step] = [*compile_actions(self.actions)]
         return Turn(self.prompt, steps)
 
+    def subagent_scripts(self) -> dict[str, list[Step]]:
+        """The replies of each subagent scripted in this turn, by task id."""
+        out: dict[str, list[Step]] = {}
+        for a in self.actions:
+            if isinstance(a, SubagentAction):
+                out.setdefault(a.task_id, []).extend(compile_actions(a.actions))
+        return out
+
 
 def when(prompt: str, actions: Sequence[Action]) -> TurnSpec:
     """Send ``prompt`` as the user prompt and feed ``actions`` as the model's replies for this turn."""
@@ -193,11 +228,24 @@ def when(prompt: str, actions: Sequence[Action]) -> TurnSpec:
         raise TypeError(f"when() needs the prompt text first, got {prompt!r}")
     if isinstance(actions, Action):
         actions = [actions]
+    task_started = False
     for i, a in enumerate(actions):
         if not isinstance(a, Action):
             raise TypeError(f"when({_short(prompt)}): action {i + 1} is {a!r}; use call(), say(), think(), "
-                            "parallel() or fail()")
+                            "parallel(), fail() or subagent()")
+        if isinstance(a, SubagentAction) and not task_started:
+            raise TypeError(f"when({_short(prompt)}): action {i + 1} {a.describe()[:60]} comes before any "
+                            'call("task", ...); place it after the call that starts the subagent')
+        task_started = task_started or _starts_task(a)
     return TurnSpec(prompt, list(actions))
+
+
+def _starts_task(a: Action) -> bool:
+    if isinstance(a, CallAction):
+        return a.tool == "task"
+    if isinstance(a, ParallelAction):
+        return any(isinstance(it, CallAction) and it.tool == "task" for it in a.items)
+    return False
 
 
 def compile_actions(actions: Sequence[Action]) -> list[ScriptedResponse]:
@@ -205,6 +253,8 @@ def compile_actions(actions: Sequence[Action]) -> list[ScriptedResponse]:
     out: list[ScriptedResponse] = []
     thinking: list[Block] | None = None
     for a in actions:
+        if isinstance(a, SubagentAction):  # the child's replies, played by its own provider
+            continue
         if isinstance(a, ThinkAction):
             if thinking is None:
                 thinking = []

@@ -51,6 +51,16 @@ class TestEvents:
     messages: list[Any] = field(default_factory=list)
     ui: list[UICallRecord] = field(default_factory=list)
     warnings: list[HarnessWarning] = field(default_factory=list)
+    subagents: dict[str, TestEvents] = field(default_factory=dict)
+    """The events of each subagent, by task id (see ``subagent``)."""
+
+    def subagent(self, task_id: str) -> TestEvents:
+        """The events of the subagent that ran task ``task_id`` (all its runs, in order)."""
+        ev = self.subagents.get(task_id)
+        if ev is None:
+            known = ", ".join(sorted(self.subagents)) or "none"
+            raise KeyError(f"no subagent ran task {task_id!r}; subagents seen: {known}")
+        return ev
 
     def tool_calls_for(self, name: str) -> list[ToolCallRecord]:
         return [c for c in self.tool_calls if c.tool_name == name]
@@ -67,6 +77,10 @@ class TestEvents:
     def tool_sequence(self) -> list[str]:
         """Tool names in the order the model called them."""
         return [c.tool_name for c in self.tool_calls]
+
+    def ttsr_triggers(self) -> list[Any]:
+        """The ``TtsrTriggeredEvent`` of each reply a TTSR rule cut (``.rule``, ``.cut_text``, ``.match``)."""
+        return [e for e in self.all if getattr(e, "type", None) == "ttsr_triggered"]
 
     def of_type(self, event_type: str) -> list[Any]:
         return [e for e in self.all if getattr(e, "type", None) == event_type]

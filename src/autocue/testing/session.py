@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autocue.agent.tool import AgentTool
+from autocue.extensions.events import EMITTED_ONLY_BY
 from autocue.llm.types import Model
 from autocue.script.model import Turn
 from autocue.script.provider import ScriptedProvider, scripted_model
@@ -34,6 +35,7 @@ from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
 from autocue.testing.playbook import Playbook
 from autocue.testing.recorded import RecordReplayProvider
+from autocue.testing.subagents import SubagentScripts
 from autocue.testing.transcript import render_transcript
 from autocue.tools import BUILTIN_TOOL_NAMES, create_builtin_tools
 
@@ -93,6 +95,7 @@ class TestSession:
         provider: Any = None,
         model: Model | None = None,
         record_mode: str | None = None,
+        ttsr_rules: Sequence[Any] = (),
     ) -> None:
         self.auto_assert = auto_assert
         self.recorder: RecordReplayProvider | None = None
@@ -103,6 +106,7 @@ class TestSession:
             raise HarnessError("provider= and record_mode= go with record='path.yaml' (the scenario file to record "
                                "into or replay)")
         self._model = model
+        self._ttsr_rules = list(ttsr_rules)
         self.propagate_errors = propagate_errors
         self._owns_cwd = cwd is None
         self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
@@ -170,8 +174,16 @@ class TestSession:
             has_ui=has_ui,
             system_prompt=system_prompt or "",
             skills=skills,
+            subagents=True,
+            ttsr_rules=self._ttsr_rules,
         )
         self.session.subscribe(self.collector)
+        self.subagents = SubagentScripts(self.events, self._is_mock_tool, self._known_tools)
+        sub = self.session.subagents
+        assert sub is not None
+        sub.provider_for = self.subagents.provider_for
+        sub.process_args = self.subagents.process_args
+        sub.on_child.append(self.subagents.on_child)
         self.extension_errors = list(self.session.extensions_result.errors)
         if self.extension_errors and self.auto_assert:
             lines = ["Extension load errors:"]
@@ -181,6 +193,17 @@ class TestSession:
             lines.append("Fix the extension, or pass auto_assert=False to inspect t.extension_errors.")
             raise ExtensionLoadError("\n".join(lines))
         self._warn_shadowed_mocks()
+        self._warn_never_emitted()
+
+    def _warn_never_emitted(self) -> None:
+        for event, ext_handlers in self.session.runner.by_event.items():
+            who = EMITTED_ONLY_BY.get(event)
+            if who is not None:
+                names = ", ".join(sorted({f"{ext.name} ({ext.path})" for ext, _ in ext_handlers}))
+                self.events.warn(
+                    f"extension {names} subscribes to {event!r}, which only {who} emits: a test session never "
+                    "fires it, so the handler does not run here"
+                )
 
     def _warn_shadowed_mocks(self) -> None:
         sources = self.session.runner.tool_sources()
@@ -202,6 +225,10 @@ class TestSession:
             self._active_by_name = {t.name: t for t in tools}
         return self._active_by_name.get(name) in self._mock_tools
 
+    def _is_mock_tool(self, name: str) -> bool:
+        """Whether ``name`` is one of our mocks among every tool of the session (a child's view)."""
+        return name in self._mock_names and self.session.tool_registry.all_tools().get(name) in self._mock_tools
+
     def _known_tools(self) -> list[str]:
         return [t.name for t in self.session.agent.state.tools]
 
@@ -218,6 +245,7 @@ class TestSession:
             if not isinstance(turn, Turn):
                 raise TypeError(f"run() takes when(...) turns, got {spec!r}")
             self.playbook.begin_turn(turn)
+            self.subagents.begin_turn(turn.prompt, spec.subagent_scripts() if isinstance(spec, TurnSpec) else {})
             failures_before = len(self.collector.failures)
             unknown_before = len(self.collector.unknown_tools)
             if turn.prompt is None:
@@ -227,10 +255,14 @@ class TestSession:
             self._check_turn(failures_before, unknown_before)
 
     def _check_turn(self, failures_before: int, unknown_before: int) -> None:
-        problems: list[HarnessError] = []
+        # A subagent's own problem comes first; the task tool's failure it caused is not repeated.
+        problems: list[HarnessError] = self.subagents.end_turn(
+            strict=self.auto_assert, propagate_errors=self.propagate_errors
+        )
         if self.propagate_errors:
             for f in self.collector.failures[failures_before:]:
-                problems.append(ToolExecutionError(f.describe()))
+                if not (problems and f.tool_name == "task"):
+                    problems.append(ToolExecutionError(f.describe()))
         for step, turn, name in self.collector.unknown_tools[unknown_before:]:
             known = ", ".join(sorted(self._known_tools())) or "none"
             problems.append(UnknownToolError(
@@ -289,6 +321,11 @@ class TestSession:
             # collector into this object
             self.provider.on_played = None
             self.collector.detach()
+            self.subagents.detach()
+            if self.session.subagents is not None:
+                self.session.subagents.provider_for = None
+                self.session.subagents.process_args = None
+                self.session.subagents.on_child.clear()
             self._remove_cwd()
 
     def dispose(self) -> None:
@@ -363,6 +400,7 @@ def create_test_session(
     provider: Any = None,
     model: Model | None = None,
     record_mode: str | None = None,
+    ttsr_rules: Sequence[Any] = (),
 ) -> TestSession:
     """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option).
 
@@ -386,4 +424,5 @@ def create_test_session(
         provider=provider,
         model=model,
         record_mode=record_mode,
+        ttsr_rules=ttsr_rules,
     )

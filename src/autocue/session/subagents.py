@@ -1,0 +1,369 @@
+"""``Subagents``: the ``task`` tool and its executor, a collaborator of ``AgentSession``.
+
+The executor pipeline, per ``task`` call: validate the agent type's model pattern, normalise
+the arguments (``subagent_args.py``), then for each task create an isolated child session
+(its own session file, whose header's ``parentSession`` names the parent's file, as pi links
+them), run it in-process (``InProcessChild``) or as a child ``autocue --mode rpc`` process
+(``ProcessChild``, ``subagent_process.py``), forward its progress to the parent as tool
+updates, and return each task's output in the tool result. Tasks run in parallel up to
+``max_concurrency``; an abort of the parent's tool call reaches every child.
+
+Structured output: with ``schema`` the child gets ``submit_result``; the child stops once it
+submitted; an invalid value is shown to the child once (a new prompt naming the problems),
+and a second invalid value (or no submission) fails the task.
+
+Settings (``settings.json``)::
+
+    {"task": {"mode": "in-process" | "process", "maxConcurrency": 4, "command": ["autocue"]}}
+
+Seams for a harness: ``provider_for(task_id, agent_type)`` gives the child's provider (default:
+the parent's), ``process_args(task_id)`` extra arguments for a child process, and
+``on_child(task_id, child)`` is called with each child before it runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+import sys
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from autocue.agent.tool import AgentTool, ToolResult
+from autocue.agent.validation import compile_validator
+from autocue.llm.abort import AbortSignal
+from autocue.llm.stream import Provider
+from autocue.llm.types import Model
+from autocue.session.manager import SessionManager
+from autocue.session.settings import Settings, SettingsError
+from autocue.session.subagent_args import (
+    TASK_DESCRIPTION,
+    TASK_PARAMETERS,
+    TaskParams,
+    TaskSpec,
+    child_prompt,
+    normalize_task_args,
+)
+from autocue.session.subagent_types import AgentType, AgentTypes, check_model_pattern, load_agent_types
+from autocue.session.submit_result import SUBMIT_RESULT, submit_result_tool
+from autocue.tools.common import ToolError
+
+if TYPE_CHECKING:
+    from autocue.session.agent_session import AgentSession
+
+TASK_TOOL = "task"
+ChildMode = Literal["in-process", "process"]
+
+
+@dataclass(slots=True)
+class SubagentConfig:
+    """How children run (from the ``task`` settings section)."""
+
+    mode: ChildMode = "in-process"
+    max_concurrency: int = 4
+    command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "autocue"])
+
+    @staticmethod
+    def from_settings(s: Settings) -> SubagentConfig:
+        return SubagentConfig.parse(s.extra.get("task"), ", ".join(s.sources) or "settings")
+
+    @staticmethod
+    def parse(raw: Any, where: str) -> SubagentConfig:
+        """The ``task`` settings section; raises ``SettingsError`` naming ``where`` and the key."""
+        c = SubagentConfig()
+        if raw is None:
+            return c
+        if not isinstance(raw, dict):
+            raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
+        unknown = set(raw) - {"mode", "maxConcurrency", "max_concurrency", "command"}
+        if unknown:
+            raise SettingsError(f"{where}: task: unknown key(s) {sorted(unknown)}; use mode, maxConcurrency, command")
+        mode = raw.get("mode", "in-process")
+        if mode not in ("in-process", "process"):
+            raise SettingsError(f"{where}: task.mode must be 'in-process' or 'process', got {json.dumps(mode)}")
+        c.mode = mode
+        n = raw.get("maxConcurrency", raw.get("max_concurrency", 4))
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise SettingsError(f"{where}: task.maxConcurrency must be a whole number >= 1, got {json.dumps(n)}")
+        c.max_concurrency = n
+        cmd = raw.get("command")
+        if cmd is not None:
+            if not isinstance(cmd, list) or not cmd or not all(isinstance(a, str) for a in cmd):
+                raise SettingsError(f"{where}: task.command must be a non-empty list of strings, got {json.dumps(cmd)}")
+            c.command = list(cmd)
+        return c
+
+
+class Child(Protocol):
+    """One running subagent, whichever way it runs."""
+
+    task_id: str
+    submitted: list[Any]
+
+    @property
+    def session_file(self) -> str | None: ...
+
+    async def run(self, prompt: str) -> None: ...
+
+    def abort(self) -> None: ...
+
+    def last_text(self) -> str | None: ...
+
+    def error(self) -> str | None: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(slots=True)
+class TaskOutcome:
+    id: str
+    agent: str
+    status: Literal["done", "error", "aborted"]
+    output: str
+    result: Any = None
+    session_file: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "agent": self.agent, "status": self.status, "output": self.output}
+        if self.result is not None:
+            d["result"] = self.result
+        if self.session_file is not None:
+            d["sessionFile"] = self.session_file
+        return d
+
+
+class InProcessChild:
+    """A child ``AgentSession`` in this process, sharing the parent's tools (but ``task``)."""
+
+    def __init__(self, task_id: str, session: AgentSession) -> None:
+        self.task_id = task_id
+        self.session = session
+        self.submitted: list[Any] = []
+
+    @property
+    def session_file(self) -> str | None:
+        return self.session.session_file
+
+    async def run(self, prompt: str) -> None:
+        await self.session.prompt(prompt, expand_prompt_templates=False)
+
+    def abort(self) -> None:
+        self.session.abort_nowait()
+
+    def last_text(self) -> str | None:
+        return self.session.get_last_assistant_text()
+
+    def error(self) -> str | None:
+        for m in reversed(self.session.messages):
+            if m.role == "assistant":
+                if m.stop_reason == "error":
+                    return m.error_message or "the model call failed"
+                return None
+        return None
+
+    async def close(self) -> None:
+        await self.session.dispose()
+
+
+class Subagents:
+    """The ``task`` tool of one session and the children it runs."""
+
+    def __init__(self, session: AgentSession, *, agent_dir: str | None = None, discover: bool = False) -> None:
+        self._ref = weakref.ref(session)  # no cycle: a disposed session is freed without the cyclic GC
+        self.config = SubagentConfig.from_settings(session.settings)
+        self.types: AgentTypes = load_agent_types(session.cwd, agent_dir, discover=discover)
+        self.models: list[Model] = []
+        """Models an agent type's model pattern may pick (besides the parent's)."""
+        self.provider_for: Callable[[str, AgentType], Provider] | None = None
+        self.process_args: Callable[[str], Sequence[str]] | None = None
+        self.on_child: list[Callable[[str, Any], Any]] = []
+        self.children: dict[str, list[Child]] = {}
+        """Every child started, by task id (a task id reused by a later call gets a second entry)."""
+
+    def tool(self) -> AgentTool:
+        async def execute(call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> ToolResult:
+            return await self.run(params, signal, on_update)
+
+        return AgentTool(TASK_TOOL, TASK_DESCRIPTION, TASK_PARAMETERS, execute, label="task")
+
+    @property
+    def _session(self) -> AgentSession:
+        s = self._ref()
+        if s is None:
+            raise ToolError("the session of this task tool is gone")
+        return s
+
+    def reload_types(self, agent_dir: str | None = None) -> None:
+        self.types = load_agent_types(self._session.cwd, agent_dir, discover=True)
+
+    # ------------------------------------------------------------------ pipeline
+    async def run(
+        self, args: dict[str, Any], signal: AbortSignal, on_update: Callable[[ToolResult], None]
+    ) -> ToolResult:
+        try:
+            p = normalize_task_args(args, self.types)
+            model = self._model_for(p.agent)
+        except ValueError as e:
+            raise ToolError(str(e)) from None
+        progress: dict[str, dict[str, Any]] = {t.id: {"status": "queued", "agent": p.agent.name} for t in p.tasks}
+
+        def report(task_id: str, **change: Any) -> None:
+            progress[task_id].update(change)
+            lines = [f"[{tid}] {st['status']}" + (f": {st['last']}" if st.get("last") else "")
+                     for tid, st in progress.items()]
+            on_update(ToolResult.text("\n".join(lines), {"tasks": {k: dict(v) for k, v in progress.items()}}))
+
+        sem = asyncio.Semaphore(self.config.max_concurrency)
+
+        async def one(t: TaskSpec) -> TaskOutcome:
+            async with sem:
+                if signal.aborted:
+                    return TaskOutcome(t.id, p.agent.name, "aborted", "aborted before it started")
+                return await self._run_task(p, t, model, signal, report)
+
+        outcomes = await asyncio.gather(*(one(t) for t in p.tasks))
+        text = "\n\n".join(_outcome_text(o) for o in outcomes)
+        details = {"agent": p.agent.name, "results": [o.to_json() for o in outcomes]}
+        if any(o.status != "done" for o in outcomes):
+            raise ToolError(text)
+        return ToolResult.text(text, details)
+
+    def _model_for(self, t: AgentType) -> Model:
+        parent = self._session.model
+        if t.model is None:
+            return parent
+        pattern = check_model_pattern(t.model, f"agent type {t.name}")
+        candidates = [parent, *self.models, *self._session.router.models()]
+        for m in candidates:
+            full = f"{m.provider}/{m.id}"
+            if fnmatch.fnmatchcase(full, pattern) or ("/" not in pattern and fnmatch.fnmatchcase(m.id, pattern)):
+                return m
+        known = ", ".join(sorted({f"{m.provider}/{m.id}" for m in candidates}))
+        raise ValueError(f"agent type {t.name} ({t.source}) wants model {pattern!r}, which matches none of: {known}")
+
+    async def _run_task(
+        self, p: TaskParams, t: TaskSpec, model: Model, signal: AbortSignal, report: Callable[..., None]
+    ) -> TaskOutcome:
+        try:
+            child = await self._create_child(p, t, model, report)
+        except (OSError, ValueError) as e:
+            report(t.id, status="error", last=str(e))
+            return TaskOutcome(t.id, p.agent.name, "error", f"could not start the subagent: {e}")
+        self.children.setdefault(t.id, []).append(child)
+        for fn in self.on_child:
+            fn(t.id, child)
+        remove = signal.add_listener(child.abort)
+        report(t.id, status="running")
+        try:
+            return await self._drive(p, t, child, signal, report)
+        finally:
+            remove()
+            await child.close()
+
+    async def _drive(
+        self, p: TaskParams, t: TaskSpec, child: Child, signal: AbortSignal, report: Callable[..., None]
+    ) -> TaskOutcome:
+        name, sf = p.agent.name, child.session_file
+        await child.run(child_prompt(p, t))
+        if signal.aborted:
+            report(t.id, status="aborted")
+            return TaskOutcome(t.id, name, "aborted", "aborted", session_file=sf)
+        err = child.error()
+        if err is not None:
+            report(t.id, status="error", last=err)
+            return TaskOutcome(t.id, name, "error", f"the subagent failed: {err}", session_file=sf)
+        if p.schema is None:
+            report(t.id, status="done")
+            return TaskOutcome(t.id, name, "done", child.last_text() or "(no output)", session_file=sf)
+        check = compile_validator(p.schema)
+        for attempt in (1, 2):
+            if not child.submitted:
+                problem = "it ended without calling submit_result"
+            else:
+                value = child.submitted[-1]
+                errors = check(value)
+                if not errors:
+                    report(t.id, status="done")
+                    out = json.dumps(value, ensure_ascii=False, indent=2)
+                    return TaskOutcome(t.id, name, "done", out, value, sf)
+                problem = "its submit_result value does not match the schema:\n" + "\n".join(f"  - {e}" for e in errors)
+            if attempt == 2 or signal.aborted:
+                break
+            report(t.id, status="retrying", last=problem.splitlines()[0])
+            child.submitted.clear()
+            await child.run(
+                f"Your result was not accepted: {_to_child(problem)}\n"
+                "Call submit_result again with a corrected `result`."
+            )
+        report(t.id, status="error", last=problem.splitlines()[0])
+        return TaskOutcome(t.id, name, "error", f"the subagent's result was rejected: {problem}", session_file=sf)
+
+    async def _create_child(self, p: TaskParams, t: TaskSpec, model: Model, report: Callable[..., None]) -> Child:
+        parent = self._session
+        available = [n for n in parent.tool_registry.all_tools() if n != TASK_TOOL]
+        names = p.agent.tool_names(available)
+        if self.config.mode == "process":
+            from autocue.session.subagent_process import ProcessChild
+
+            extra = list(self.process_args(t.id)) if self.process_args is not None else []
+            return await ProcessChild.start(
+                t.id, self.config.command, cwd=parent.cwd, model=model, tools=names,
+                system_prompt=p.agent.system_prompt, parent_file=parent.session_file,
+                session_dir=parent.session_manager.get_session_dir() if parent.session_file else None,
+                extra_args=extra, on_progress=lambda last: report(t.id, last=last),
+            )
+        return self._in_process_child(p, t, model, names, report)
+
+    def _in_process_child(
+        self, p: TaskParams, t: TaskSpec, model: Model, names: list[str], report: Callable[..., None]
+    ) -> InProcessChild:
+        from autocue.session.agent_session import AgentSession
+
+        parent = self._session
+        all_tools = parent.tool_registry.all_tools()
+        tools = {n: all_tools[n] for n in names}
+        child_ref: list[InProcessChild] = []
+
+        def on_submit(value: Any) -> None:
+            child_ref[0].submitted.append(value)
+
+        if p.schema is not None:
+            tools[SUBMIT_RESULT] = submit_result_tool(on_submit)
+        parent_file = parent.session_file
+        if parent_file is not None:
+            sm = SessionManager.create(parent.cwd, parent.session_manager.get_session_dir())
+            sm.new_session(parent_session=parent_file)
+        else:
+            sm = SessionManager.in_memory(parent.cwd)
+        provider = self.provider_for(t.id, p.agent) if self.provider_for is not None else parent.router
+        settings = Settings.from_dict({}) if parent.settings.extensions else parent.settings
+        child_session = AgentSession(
+            provider=provider, model=model, session_manager=sm, settings=settings, cwd=parent.cwd, tools=tools,
+            system_prompt=p.agent.system_prompt, thinking_level=parent.thinking_level, subagents=False,
+        )
+        child = InProcessChild(t.id, child_session)
+        child_ref.append(child)
+
+        def on_event(ev: Any) -> None:
+            et = ev.type
+            if et == "tool_execution_start":
+                report(t.id, last=f"{ev.tool_name}")
+            elif et == "tool_execution_end" and ev.tool_name == SUBMIT_RESULT and not ev.is_error:
+                child_session.agent.abort("submit_result")
+
+        child_session.subscribe(on_event)
+        return child
+
+
+def _to_child(problem: str) -> str:
+    return problem.replace("its ", "your ", 1).replace("it ended", "you ended")
+
+
+def _outcome_text(o: TaskOutcome) -> str:
+    return f"## {o.id} ({o.agent}): {o.status}\n\n{o.output}"
+
+
+__all__ = ["TASK_TOOL", "Child", "InProcessChild", "SubagentConfig", "Subagents", "TaskOutcome"]

@@ -1,0 +1,297 @@
+"""TTSR, time-traveling streamed rules (seed 002): a rule whose trigger shows up in a streaming
+reply cuts the reply there and asks again with the rule injected.
+
+While a reply streams, ``TtsrManager`` checks the buffer of each rule's ``scope`` (``text``,
+``thinking`` or ``tool_args``) on every delta. On a match it aborts the stream; the session's
+run loop then drops the partial reply from the context (it stays in the session file as a
+``custom`` entry ``ttsr_triggered`` with the rule and the cut text, never as a message),
+injects the rule text as a system reminder (a ``custom`` message ``ttsr_reminder``, in the
+model's context), fires ``ttsr_triggered`` to extensions and listeners, and continues.
+
+``repeat_mode="once"`` fires a rule at most once per session; ``"repeat-after-gap"`` lets it
+fire again once ``repeat_gap`` messages were added since it last fired. Rules come from
+settings (``ttsrRules``), rule files (``.autocue/rules/*.md`` and ``$AUTOCUE_DIR/rules/*.md``:
+front matter ``name``, ``trigger``, ``repeatMode``, ``repeatGap``, ``scope``; the body is the
+text), ``AgentSession(ttsr_rules=...)`` and ``ExtensionAPI.add_ttsr_rule``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import weakref
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent
+from autocue.session.messages import CustomMessage
+from autocue.session.resources import parse_front_matter
+from autocue.session.settings import SettingsError
+
+if TYPE_CHECKING:
+    from autocue.session.agent_session import AgentSession
+
+RepeatMode = Literal["once", "repeat-after-gap"]
+Scope = Literal["text", "thinking", "tool_args"]
+TTSR_ENTRY = "ttsr_triggered"
+REMINDER_TYPE = "ttsr_reminder"
+MAX_TRIGGERS_PER_PROMPT = 8
+"""A reply that keeps matching is not asked again forever: after this many cuts it stands."""
+
+_DELTA_SCOPE: dict[str, Scope] = {"text_delta": "text", "thinking_delta": "thinking", "toolcall_delta": "tool_args"}
+
+
+@dataclass(slots=True)
+class TtsrRule:
+    """A rule: when ``trigger`` (a regex, or a compiled pattern) matches the streaming ``scope``,
+    the reply is cut and ``text`` is injected before asking again."""
+
+    name: str
+    trigger: str | re.Pattern[str]
+    text: str
+    repeat_mode: RepeatMode = "once"
+    repeat_gap: int = 0
+    scope: Scope = "text"
+    pattern: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        where = f"TTSR rule {self.name!r}"
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"TTSR rule: name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.text, str) or not self.text.strip():
+            raise ValueError(f"{where}: text must be a non-empty string")
+        if self.repeat_mode not in ("once", "repeat-after-gap"):
+            raise ValueError(f"{where}: repeat_mode must be 'once' or 'repeat-after-gap', got {self.repeat_mode!r}")
+        if isinstance(self.repeat_gap, bool) or not isinstance(self.repeat_gap, int) or self.repeat_gap < 0:
+            raise ValueError(f"{where}: repeat_gap must be a whole number >= 0, got {self.repeat_gap!r}")
+        if self.scope not in ("text", "thinking", "tool_args"):
+            raise ValueError(f"{where}: scope must be 'text', 'thinking' or 'tool_args', got {self.scope!r}")
+        if isinstance(self.trigger, re.Pattern):
+            self.pattern = self.trigger
+        else:
+            try:
+                self.pattern = re.compile(self.trigger)
+            except (re.error, TypeError) as e:
+                raise ValueError(f"{where}: trigger {self.trigger!r} is not a regular expression ({e})") from None
+
+    @staticmethod
+    def from_dict(d: Any, where: str) -> TtsrRule:
+        """A rule from ``{name, trigger, text, repeatMode?, repeatGap?, scope?}`` (snake_case works too)."""
+        if isinstance(d, TtsrRule):
+            return d
+        if not isinstance(d, dict):
+            raise ValueError(f"{where}: a TTSR rule must be an object {{name, trigger, text}}, got {json.dumps(d)}")
+        keys = {"name", "trigger", "text", "repeatMode", "repeat_mode", "repeatGap", "repeat_gap", "scope"}
+        unknown = set(d) - keys
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; use name, trigger, text, repeatMode, "
+                             "repeatGap, scope")
+        for k in ("name", "trigger", "text"):
+            if not isinstance(d.get(k), str):
+                raise ValueError(f"{where}: {k} must be a string, got {json.dumps(d.get(k))}")
+        try:
+            return TtsrRule(
+                d["name"], d["trigger"], d["text"], d.get("repeatMode", d.get("repeat_mode", "once")),  # type: ignore[arg-type]
+                d.get("repeatGap", d.get("repeat_gap", 0)), d.get("scope", "text"),  # type: ignore[arg-type]
+            )
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+
+
+@dataclass(slots=True)
+class TtsrTriggeredEvent:
+    """A rule cut a streaming reply (to extensions as ``ttsr_triggered``, and to listeners)."""
+
+    rule: TtsrRule
+    cut_text: str
+    """What had streamed in the rule's scope, up to the end of the match (the same for any chunk size)."""
+    match: str
+    entry_id: str | None = None
+    type: ClassVar[Literal["ttsr_triggered"]] = "ttsr_triggered"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "rule": self.rule.name, "scope": self.rule.scope, "match": self.match,
+                "cutText": self.cut_text}
+
+
+def rules_from_settings(raw: Any, source: str) -> list[TtsrRule]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise SettingsError(f"{source}: ttsrRules must be a list of rules, got {json.dumps(raw)}")
+    out = []
+    for i, d in enumerate(raw):
+        try:
+            out.append(TtsrRule.from_dict(d, f"{source}: ttsrRules[{i}]"))
+        except ValueError as e:
+            raise SettingsError(str(e)) from None
+    return out
+
+
+def load_rule_file(path: Path) -> TtsrRule:
+    text = path.read_text(encoding="utf-8")
+    meta, body = parse_front_matter(text, str(path))
+    meta.setdefault("name", path.stem)
+    meta["text"] = body.strip()
+    return TtsrRule.from_dict(meta, str(path))
+
+
+def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -> tuple[list[TtsrRule], list[str]]:
+    """Rules of ``$AUTOCUE_DIR/rules/*.md`` then ``<cwd>/.autocue/rules/*.md``; broken files are reported."""
+    if agent_dir is None:
+        env = os.environ.get("AUTOCUE_DIR")
+        agent_dir = Path(env).expanduser() if env else Path.home() / ".autocue"
+    rules: list[TtsrRule] = []
+    problems: list[str] = []
+    for d in (Path(agent_dir) / "rules", Path(cwd) / ".autocue" / "rules"):
+        if d.is_dir():
+            for p in sorted(d.glob("*.md")):
+                try:
+                    rules.append(load_rule_file(p))
+                except (OSError, ValueError) as e:
+                    problems.append(str(e))
+    return rules, problems
+
+
+@dataclass(slots=True)
+class _Pending:
+    rule: TtsrRule
+    cut_text: str
+    match: str
+    message: AssistantMessage | None = None
+
+
+class TtsrManager:
+    """The rules of one session and the cut-and-retry of a matching reply."""
+
+    def __init__(self, session: AgentSession, rules: Iterable[TtsrRule] = ()) -> None:
+        self._ref = weakref.ref(session)  # no cycle: a disposed session is freed without the cyclic GC
+        self.own: list[TtsrRule] = list(rules)
+        self.rules: list[TtsrRule] = list(self.own)
+        self.diagnostics: list[str] = []
+        self.pending: _Pending | None = None
+        self._fired_at: dict[str, int] = {}
+        self._triggers_this_prompt = 0
+        self.triggered: list[TtsrTriggeredEvent] = []
+        self._raw_args = ""
+        """The streamed JSON of the reply's tool-call arguments so far (``tool_args`` scope)."""
+
+    @property
+    def _session(self) -> AgentSession:
+        s = self._ref()
+        assert s is not None, "the session of this TTSR manager is gone"
+        return s
+
+    def add_rule(self, rule: TtsrRule | dict[str, Any]) -> TtsrRule:
+        r = TtsrRule.from_dict(rule, "add_ttsr_rule")
+        self.own.append(r)
+        self.refresh()
+        return r
+
+    def refresh(self) -> None:
+        ext: list[TtsrRule] = []
+        for i, raw in enumerate(self._session.runner.ttsr_rules()):
+            try:
+                ext.append(TtsrRule.from_dict(raw, f"extension TTSR rule [{i}]"))
+            except ValueError as e:
+                if str(e) not in self.diagnostics:
+                    self.diagnostics.append(str(e))
+        self.rules = [*self.own, *ext]
+
+    def begin_prompt(self) -> None:
+        self._triggers_this_prompt = 0
+
+    # ------------------------------------------------------------------ streaming check (sync, per delta)
+    def on_agent_event(self, ev: Any) -> None:
+        if not self.rules or ev.type != "message_update" or self.pending is not None:
+            if ev.type == "message_start":
+                self._raw_args = ""
+            return
+        ame = ev.assistant_message_event
+        scope = _DELTA_SCOPE.get(ame.type)
+        if scope is None:
+            return
+        if scope == "tool_args":
+            self._raw_args += ame.delta
+        if self._triggers_this_prompt >= MAX_TRIGGERS_PER_PROMPT:
+            return
+        buffer: str | None = None
+        for rule in self.rules:
+            if rule.scope != scope or not self._eligible(rule):
+                continue
+            if buffer is None:
+                buffer = self._raw_args if scope == "tool_args" else _buffer(ev.message, scope)
+            m = rule.pattern.search(buffer)
+            if m is not None:
+                self.pending = _Pending(rule, buffer[: m.end()], m.group(0))
+                self._session.agent.abort(f"TTSR rule {rule.name} matched")
+                return
+
+    def _eligible(self, rule: TtsrRule) -> bool:
+        at = self._fired_at.get(rule.name)
+        if at is None:
+            return True
+        if rule.repeat_mode == "once":
+            return False
+        return len(self._session.agent.state.messages) - at >= rule.repeat_gap
+
+    def is_cut(self, message: Any) -> bool:
+        """The aborted partial reply of a pending trigger (not persisted as a message)."""
+        p = self.pending
+        if p is None or getattr(message, "role", None) != "assistant" or message.stop_reason != "aborted":
+            return False
+        p.message = message
+        return True
+
+    # ------------------------------------------------------------------ after the cut (in the run loop)
+    async def retry(self) -> bool:
+        """Drop the cut reply, record it, inject the rule and continue; False when nothing is pending."""
+        p = self.pending
+        if p is None:
+            return False
+        self.pending = None
+        s = self._session
+        msgs = s.agent.state.messages
+        last: Any = msgs[-1] if msgs else None
+        if last is not None and last.role == "assistant" and last.stop_reason == "aborted":
+            msgs.pop()
+        self._triggers_this_prompt += 1
+        rule = p.rule
+        entry_id = s.session_manager.append_custom_entry(
+            TTSR_ENTRY, {"rule": rule.name, "scope": rule.scope, "trigger": rule.pattern.pattern, "match": p.match,
+                         "cutText": p.cut_text, "text": rule.text},
+        )
+        ev = TtsrTriggeredEvent(rule, p.cut_text, p.match, entry_id)
+        self.triggered.append(ev)
+        await s.runner.emit_async(ev)
+        await s.events.emit_session_event(ev)
+        reminder = CustomMessage(REMINDER_TYPE, f"<system-reminder>\n{rule.text}\n</system-reminder>", False,
+                                 {"rule": rule.name})
+        s.agent.append_message(reminder)
+        s.session_manager.append_custom_message_entry(REMINDER_TYPE, reminder.content, False, reminder.details)
+        self._fired_at[rule.name] = len(msgs)
+        await s.agent.continue_()
+        return True
+
+
+def _buffer(message: AssistantMessage, scope: Scope) -> str:
+    parts: list[str] = []
+    for b in message.content:
+        if scope == "text" and isinstance(b, TextContent):
+            parts.append(b.text)
+        elif scope == "thinking" and isinstance(b, ThinkingContent):
+            parts.append(b.thinking)
+    return "".join(parts)
+
+
+def as_rules(rules: Sequence[TtsrRule | dict[str, Any]], where: str) -> list[TtsrRule]:
+    return [TtsrRule.from_dict(r, f"{where}[{i}]") for i, r in enumerate(rules)]
+
+
+__all__ = [
+    "MAX_TRIGGERS_PER_PROMPT", "REMINDER_TYPE", "TTSR_ENTRY", "TtsrManager", "TtsrRule", "TtsrTriggeredEvent",
+    "as_rules", "load_rule_file", "load_rule_files", "rules_from_settings",
+]

@@ -207,10 +207,12 @@ class Execution:
                 return
             served = self._served()
             if served != self.served_seen:
-                # a reply went out: the program's answer to it is awaited like an echo (unless output
-                # already arrived since the last look, which may be that answer)
+                # a reply went out: the program's answer to it is awaited like an echo. Output that
+                # came after the reply was taken may be that answer; output before it (the echo of
+                # what was typed) is not. Without the server's time, the last look stands in for it.
                 self.served_seen = served
-                if p.last_output <= self.last_poll:
+                served_at = self._served_at()
+                if p.last_output <= (self.last_poll if served_at is None else served_at):
                     p.answered, p.last_input = False, now
             self.last_poll = now
             served_ok = served >= need
@@ -223,6 +225,9 @@ class Execution:
 
     def _quiet(self) -> None:
         self._sync(0)
+
+    def _served_at(self) -> float | None:
+        return self.llm.last_served_at() if self.llm is not None else None
 
     def _served(self) -> int:
         if self.llm is not None:

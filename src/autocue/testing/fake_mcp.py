@@ -10,9 +10,12 @@ be a string (text), a dict ``{"content": [MCP content blocks], "isError"?, "stru
 a ``CallToolResult``, or any JSON value (sent as its JSON text); a handler that raises gives
 an ``isError`` result with the exception's message.
 
-``transport="http"`` (default) serves streamable HTTP on 127.0.0.1 and a free port from a
-thread of the test process, so handlers may be closures; ``server.set_tools(...)`` replaces
-the tools and sends ``notifications/tools/list_changed``. ``transport="stdio"`` makes
+``transport="http"`` (default) serves streamable HTTP (``/mcp``) and ``transport="sse"`` the
+older HTTP+SSE transport (``/sse``, messages posted to ``/messages/``) on 127.0.0.1 and a free
+port from a thread of the test process, so handlers may be closures; ``server.set_tools(...)``
+replaces the tools and sends ``notifications/tools/list_changed``; ``server.go_down()`` cuts
+every connection and refuses new ones (a server that died) and ``server.come_back()`` serves
+again on the same port. ``transport="stdio"`` makes
 ``server.config`` start a child process (``python -m autocue.testing.fake_mcp_child``) whose
 handlers must be module-level functions (imported there by name). Either way
 ``server.calls`` lists the calls received as ``(tool, arguments)``, and ``server.config`` is
@@ -135,10 +138,10 @@ def handler_ref(name: str, value: Any) -> dict[str, Any]:
 class FakeMCPServer:
     """A running fake server (see the module docstring). ``config`` is its ``mcp.json`` entry."""
 
-    def __init__(self, tools: Mapping[str, Any], *, transport: Literal["http", "stdio"] = "http",
+    def __init__(self, tools: Mapping[str, Any], *, transport: Literal["http", "sse", "stdio"] = "http",
                  name: str = "autocue-fake") -> None:
-        if transport not in ("http", "stdio"):
-            raise HarnessError(f"fake_mcp_server: transport must be 'http' or 'stdio', got {transport!r}")
+        if transport not in ("http", "sse", "stdio"):
+            raise HarnessError(f"fake_mcp_server: transport must be 'http', 'sse' or 'stdio', got {transport!r}")
         self.transport = transport
         self.name = name
         self._tools = {n: as_fake_tool(v) for n, v in tools.items()}
@@ -173,17 +176,44 @@ class FakeMCPServer:
                        "env": {"PYTHONPATH": path}}
 
     def _start_http(self) -> None:
-        import uvicorn
-
-        server = build_server(lambda: self._tools, self._on_call, self.name)
-        app = server.streamable_http_app()
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}" + ("/sse" if self.transport == "sse" else "/mcp")
+        self.config = {"type": self.transport, "url": self.url}
+        self._serve(sock)
+
+    def _app(self) -> Any:
+        """A fresh ASGI app (a session manager runs once, so a server that comes back needs a new one)."""
+        server = build_server(lambda: self._tools, self._on_call, self.name)
+        if self.transport == "http":
+            return server.streamable_http_app()
+        from mcp.server.lowlevel import NotificationOptions
+        from mcp.server.sse import SseServerTransport
+        from starlette.applications import Starlette
+        from starlette.routing import Mount, Route
+
+        sse = SseServerTransport("/messages/")
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+        class SseEndpoint:  # an ASGI app (not a function), so starlette hands it the raw send
+            async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+                async with sse.connect_sse(scope, receive, send) as (read, write):
+                    await server.run(read, write, options)
+
+        return Starlette(routes=[Route("/sse", endpoint=SseEndpoint(), methods=["GET"]),
+                                 Mount("/messages/", app=sse.handle_post_message)])
+
+    def _serve(self, sock: socket.socket) -> None:
+        """Serve the app with uvicorn on ``sock`` (bound, not yet listening) from a thread."""
+        import uvicorn
+
         sock.listen(128)
         self._sock = sock
         port = sock.getsockname()[1]
-        config = uvicorn.Config(app, http="h11", ws="none", lifespan="on", access_log=False, log_level="warning")
+        config = uvicorn.Config(self._app(), http="h11", ws="none", lifespan="on", access_log=False,
+                                log_level="warning")
         self._uvicorn = uv = uvicorn.Server(config)
         loop = asyncio.new_event_loop()
         self._loop = loop
@@ -196,7 +226,7 @@ class FakeMCPServer:
                 failure.append(e)
             finally:
                 pending = asyncio.all_tasks(loop)
-                for task in pending:  # e.g. sse-starlette's shutdown watcher
+                for task in pending:  # e.g. sse-starlette's shutdown watcher, a handler in flight
                     task.cancel()
                 if pending:
                     loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
@@ -209,17 +239,53 @@ class FakeMCPServer:
         if not uv.started:
             self.stop()
             raise HarnessError(f"fake_mcp_server: the HTTP server did not start: {failure[0] if failure else '?'}")
-        self.url = f"http://127.0.0.1:{port}/mcp"
-        self.config = {"type": "http", "url": self.url}
 
-    def stop(self) -> None:
-        if self._uvicorn is not None:
-            self._uvicorn.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
+    def _halt(self) -> None:
+        """Stop serving at once: stop listening, cut every open connection (a call in flight gets no
+        answer, as when a server process dies), end the server's thread."""
+        uv, loop, thread = self._uvicorn, self._loop, self._thread
+        if uv is not None and loop is not None and thread is not None and thread.is_alive():
+            def cut() -> None:
+                for s in uv.servers:
+                    s.close()
+                for conn in list(uv.server_state.connections):
+                    if conn.transport is not None:
+                        conn.transport.abort()
+                uv.force_exit = uv.should_exit = True
+
+            try:
+                loop.call_soon_threadsafe(cut)
+            except RuntimeError:  # the loop already closed
+                pass
+        if thread is not None:
+            thread.join(timeout=10)
         if self._sock is not None:
             self._sock.close()
-        self._uvicorn = self._thread = self._sock = None
+        self._uvicorn = self._thread = self._sock = self._loop = None
+        with self._lock:
+            self._sessions.clear()  # they belonged to the stopped server
+
+    def go_down(self) -> None:
+        """Like the server process dying (HTTP and SSE transports): connections are cut, calls in
+        flight get no answer, new connections are refused; the port stays reserved for ``come_back``."""
+        if self.transport == "stdio" or self._uvicorn is None or self.url is None:
+            raise HarnessError("fake_mcp_server.go_down() needs a running server with transport='http' or 'sse'")
+        port = int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+        self._halt()
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))  # bound but not listening: connecting is refused
+        self._sock = sock
+
+    def come_back(self) -> None:
+        """Serve again on the same port, with the same tools (a new server: clients must reconnect)."""
+        if self._sock is None or self._uvicorn is not None:
+            raise HarnessError("fake_mcp_server.come_back() needs a server that went down (go_down())")
+        sock, self._sock = self._sock, None
+        self._serve(sock)
+
+    def stop(self) -> None:
+        self._halt()
         if self._dir is not None:
             self._read_child_calls()
             for p in self._dir.iterdir():
@@ -257,9 +323,9 @@ class FakeMCPServer:
             return list(self._calls)
 
     def set_tools(self, tools: Mapping[str, Any]) -> None:
-        """Replace the tools and send ``notifications/tools/list_changed`` (HTTP transport only)."""
-        if self.transport != "http" or self._loop is None:
-            raise HarnessError("fake_mcp_server.set_tools() needs a running server with transport='http'")
+        """Replace the tools and send ``notifications/tools/list_changed`` (HTTP and SSE transports)."""
+        if self.transport == "stdio" or self._loop is None:
+            raise HarnessError("fake_mcp_server.set_tools() needs a running server with transport='http' or 'sse'")
         self._tools = {n: as_fake_tool(v) for n, v in tools.items()}
         with self._lock:
             sessions = list(self._sessions)
@@ -276,7 +342,7 @@ class FakeMCPServer:
 
 @contextmanager
 def fake_mcp_server(
-    tools: Mapping[str, Any], *, transport: Literal["http", "stdio"] = "http", name: str = "autocue-fake"
+    tools: Mapping[str, Any], *, transport: Literal["http", "sse", "stdio"] = "http", name: str = "autocue-fake"
 ) -> Iterator[FakeMCPServer]:
     """A started ``FakeMCPServer``; leaving the block stops it."""
     server = FakeMCPServer(tools, transport=transport, name=name)

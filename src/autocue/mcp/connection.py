@@ -6,6 +6,8 @@ connect (within ``config.timeout``), ``initialize``, ``tools/list`` (all pages),
 the connection drops or ``close()`` is called. A drop (the child process exits, the HTTP
 endpoint goes away) reconnects after a backoff (``reconnect_delays``, the last one repeating)
 up to ``max_reconnects`` attempts in a row; a connection that never came up is not retried.
+Over streamable HTTP a 404 to a request that carries the session id (the server restarted and
+forgot the session) is a drop too: the client starts a new session, as the MCP spec asks.
 ``notifications/tools/list_changed`` lists the tools again.
 """
 
@@ -97,6 +99,7 @@ class ServerConnection:
         self.tools: list[mt.Tool] = []
         self.error: str | None = None
         self.connects = 0
+        self.sessions_lost = 0  # streamable HTTP: times the server answered 404 to our session id
         self.session: ClientSession | None = None
         self.ready = asyncio.Event()
         self.finished = asyncio.Event()
@@ -202,10 +205,18 @@ class ServerConnection:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
 
+            async def on_response(response: httpx2.Response) -> None:
+                # 404 to a request carrying our session id: the server no longer knows the session
+                # (it restarted). The MCP spec says to start a new one: reconnect.
+                if response.status_code == 404 and "mcp-session-id" in response.request.headers:
+                    self.sessions_lost += 1
+                    self.mark_dropped()
+
             # the SDK's default timeouts (a response stream may stay open), plus the configured headers
             timeout = httpx2.Timeout(30.0, read=300.0)
+            hooks = {"response": [on_response]}
             async with (
-                httpx2.AsyncClient(headers=dict(c.headers), timeout=timeout) as client,
+                httpx2.AsyncClient(headers=dict(c.headers), timeout=timeout, event_hooks=hooks) as client,
                 streamable_http_client(c.url, http_client=client) as (r, w),
             ):
                 yield r, w
@@ -243,9 +254,13 @@ class ServerConnection:
         self._on_failure(self, message)
 
     def mark_dropped(self) -> None:
-        """A call saw the connection fail: reconnect."""
+        """A call saw the connection fail: reconnect (calls from now on wait for the new session)."""
         if self._dropped is not None:
             self._dropped.set()
+        if not self._closing and self.session is not None:
+            self.session = None
+            self.ready.clear()
+            self.status = "reconnecting"
 
     def close(self) -> None:
         """Stop: leave the connection (the child process is stopped) and do not reconnect."""

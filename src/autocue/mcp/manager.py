@@ -242,30 +242,35 @@ class MCPManager:
                                f"MCP tools now: {known}")
         server, tool = route
         conn = self.connections[server]
-        try:
-            session = await conn.wait_ready(conn.config.timeout)
-        except ServerUnavailableError as e:
-            raise MCPToolError(str(e)) from None
-        if signal is not None and signal.aborted:
-            raise AbortError(signal.reason or "aborted")
-        result: Any = None
-        remove = None
-        try:
-            with anyio.CancelScope() as scope:  # cancelled by the abort (no extra task per call)
-                if signal is not None:
-                    remove = signal.add_listener(scope.cancel)
-                result = await session.call_tool(tool, dict(args))
-        except Exception as e:
-            if is_connection_error(e):
-                conn.mark_dropped()
-                raise MCPToolError(
-                    f"MCP server {server!r} disconnected during the call to {tool!r} ({describe_error(e)}); "
-                    "it is reconnecting: call the tool again"
-                ) from None
-            raise MCPToolError(f"MCP server {server!r}, tool {tool!r}: {describe_error(e)}") from None
-        finally:
-            if remove is not None:
-                remove()
+        for attempt in (1, 2):
+            try:
+                session = await conn.wait_ready(conn.config.timeout)
+            except ServerUnavailableError as e:
+                raise MCPToolError(str(e)) from None
+            if signal is not None and signal.aborted:
+                raise AbortError(signal.reason or "aborted")
+            result: Any = None
+            remove = None
+            lost = conn.sessions_lost
+            try:
+                with anyio.CancelScope() as scope:  # cancelled by the abort (no extra task per call)
+                    if signal is not None:
+                        remove = signal.add_listener(scope.cancel)
+                    result = await session.call_tool(tool, dict(args))
+            except Exception as e:
+                if conn.sessions_lost != lost and attempt == 1:
+                    continue  # the server refused the call (it forgot the session): call again once reconnected
+                if is_connection_error(e):
+                    conn.mark_dropped()
+                    raise MCPToolError(
+                        f"MCP server {server!r} disconnected during the call to {tool!r} ({describe_error(e)}); "
+                        "it is reconnecting: call the tool again"
+                    ) from None
+                raise MCPToolError(f"MCP server {server!r}, tool {tool!r}: {describe_error(e)}") from None
+            finally:
+                if remove is not None:
+                    remove()
+            break
         if scope.cancelled_caught:
             raise AbortError((signal.reason if signal is not None else None) or "aborted")
         import mcp_types as mt

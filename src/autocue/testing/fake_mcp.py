@@ -212,8 +212,9 @@ class FakeMCPServer:
         sock.listen(128)
         self._sock = sock
         port = sock.getsockname()[1]
+        # critical: go_down() cancels requests in flight on purpose; their tracebacks are not news
         config = uvicorn.Config(self._app(), http="h11", ws="none", lifespan="on", access_log=False,
-                                log_level="warning")
+                                log_level="critical", timeout_graceful_shutdown=2)
         self._uvicorn = uv = uvicorn.Server(config)
         loop = asyncio.new_event_loop()
         self._loop = loop
@@ -251,7 +252,9 @@ class FakeMCPServer:
                 for conn in list(uv.server_state.connections):
                     if conn.transport is not None:
                         conn.transport.abort()
-                uv.force_exit = uv.should_exit = True
+                for task in list(uv.server_state.tasks):  # requests in flight (their handlers)
+                    task.cancel()
+                uv.should_exit = True  # then uvicorn's shutdown, the app's lifespan included
 
             try:
                 loop.call_soon_threadsafe(cut)

@@ -6,11 +6,11 @@ import httpx2
 import pytest
 from mockllm_helpers import say
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from autocue.mockllm import serve
 from autocue.mockllm.server import (
     PARSER_ENV,
-    TransportH11Protocol,
     TransportHttpToolsProtocol,
     http_protocol,
     uvicorn_config,
@@ -28,7 +28,8 @@ def test_httptools_is_the_default_parser(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv(PARSER_ENV, raising=False)
     assert uvicorn_config(Starlette()).http is TransportHttpToolsProtocol
     monkeypatch.setenv(PARSER_ENV, "h11")
-    assert http_protocol() is TransportH11Protocol
+    assert issubclass(http_protocol(), H11Protocol)
+    assert http_protocol() is http_protocol()  # built once
 
 
 def test_an_unknown_parser_name_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,15 +14,15 @@ import asyncio
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 import uvicorn
 from starlette.types import ASGIApp
-from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from autocue.mockllm.app import TRANSPORT_KEY, create_app
@@ -45,25 +45,31 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
-class TransportH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol that puts the connection's transport in each request's
-    ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it)."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
-        super().connection_made(transport)
-
-
 class TransportHttpToolsProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol (the C parser) with the transport in ``scope["state"]``,
-    like ``TransportH11Protocol``."""
+    """uvicorn's httptools protocol (the C parser) that puts the connection's transport in each
+    request's ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
         super().connection_made(transport)
 
 
-PARSERS: dict[str, type[asyncio.Protocol]] = {"httptools": TransportHttpToolsProtocol, "h11": TransportH11Protocol}
+@cache
+def transport_h11_protocol() -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol (pure Python) with the transport in ``scope["state"]``; built on
+    first use, so a server on httptools never imports h11."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TransportH11Protocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
+            super().connection_made(transport)
+
+    return TransportH11Protocol
+
+
+PARSERS: dict[str, Callable[[], type[asyncio.Protocol]]] = {
+    "httptools": lambda: TransportHttpToolsProtocol, "h11": transport_h11_protocol}
 PARSER_ENV = "AUTOCUE_HTTP_PARSER"
 """Names the HTTP parser of every server autocue runs (``httptools``, the default, or ``h11``)."""
 
@@ -75,7 +81,7 @@ def http_protocol() -> type[asyncio.Protocol]:
     if found is None:
         raise ValueError(f"{PARSER_ENV}={name!r} is not an HTTP parser autocue knows: use one of "
                          f"{', '.join(PARSERS)}")
-    return found
+    return found()
 
 
 def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:

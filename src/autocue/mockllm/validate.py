@@ -44,10 +44,12 @@ class _Bad(Exception):
     pass
 
 
-def problem(api: str, body: dict[str, Any]) -> str | None:
-    """Why ``body`` is not a well-formed request of ``api``, or None."""
+def problem(api: str, body: dict[str, Any], raw: bytes | None = None) -> str | None:
+    """Why ``body`` is not a well-formed request of ``api``, or None. ``raw``, the bytes
+    ``body`` was parsed from, lets a body with fewer brackets than ``MAX_DEPTH`` skip the
+    nesting walk (it cannot nest deeper than it has brackets)."""
     label = API_LABEL.get(api, api)
-    if _too_deep(body):
+    if (raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH) and _too_deep(body):
         return f"malformed {label} request: JSON nested deeper than {MAX_DEPTH} levels"
     try:
         _CHECKS[api](body)
@@ -140,9 +142,22 @@ def _required_list(b: dict[str, Any], key: str) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- per API
+_CHAT_ROLE_SET = frozenset(CHAT_ROLES)
+_STR_OR_NONE = (str, type(None))
+
+
+def _plain_chat_message(m: Any) -> bool:
+    """A chat message with a known role, string (or no) content, no tool calls and a string
+    (or no) ``tool_call_id``: valid, without building the paths an error would name."""
+    return (type(m) is dict and m.get("role") in _CHAT_ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
+            and m.get("tool_calls") is None and isinstance(m.get("tool_call_id"), _STR_OR_NONE))
+
+
 def _chat(b: dict[str, Any]) -> None:
     _common(b, ("max_tokens", "max_completion_tokens", "n"))
     for i, m in enumerate(_required_list(b, "messages")):
+        if _plain_chat_message(m):
+            continue
         w = f"messages[{i}]"
         _obj(m, w)
         _one_of(m.get("role"), CHAT_ROLES, w + ".role", "role")

@@ -36,3 +36,26 @@ def test_bench_sessions_reports_no_garbage_left() -> None:
     assert "5 sessions x 3 steps" in out
     assert "garbage left for the cyclic GC after the batch: 0 objects" in out
 
+
+
+def test_the_aimock_side_by_side_scripts_the_same_replies_for_both_servers(tmp_path: Path) -> None:
+    import importlib.util
+    import json
+
+    from autocue.llm.types import TextContent
+    from autocue.scenario import load_scenario
+    from autocue.script import ScriptedResponse, ScriptedToolCall
+
+    spec = importlib.util.spec_from_file_location("aimock_side", BENCH / "aimock_side.py")
+    assert spec is not None and spec.loader is not None
+    side = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(side)
+    script = load_scenario(side.write_scenario(tmp_path / "s.yaml", 3)).compile()
+    fixtures = json.loads(side.write_fixtures(tmp_path / "f.json", 3).read_text())["fixtures"]
+    replies = [s for t in script.turns for s in t.steps]
+    assert len(replies) == len(fixtures) == 4
+    for i, (reply, fixture) in enumerate(zip(replies, fixtures, strict=True)):
+        assert isinstance(reply, ScriptedResponse) and fixture["match"] == {"turnIndex": i}
+        calls = [(c.name, c.arguments) for c in reply.content if isinstance(c, ScriptedToolCall)]
+        assert calls == [(c["name"], c["arguments"]) for c in fixture["response"].get("toolCalls", [])]
+        assert "".join(c.text for c in reply.content if isinstance(c, TextContent)) == fixture["response"]["content"]

@@ -219,6 +219,52 @@ async def short_conversations(base: str, clients: int, conversations: int, prefi
     return done
 
 
+def state_memory(tmp: Path, requests: int, max_sessions: int | None = None) -> None:
+    """RSS of this process while autocue's ``MockState`` (the server without HTTP) answers
+    ``requests`` requests of short conversations with fresh session keys: what the session
+    bound keeps flat, at a rate HTTP on this machine cannot reach (1,000,000 in minutes)."""
+    import gc
+
+    from autocue.mockllm.incoming import Incoming
+    from autocue.mockllm.state import MAX_SESSIONS, MockState, ServerOptions
+
+    scenario = write_scenario(tmp / "memory.yaml", 1)
+    cap = MAX_SESSIONS if max_sessions is None else max_sessions
+    state = MockState([scenario], ServerOptions(max_sessions=cap))
+    headers = {"host": "127.0.0.1", "content-type": "application/json", "user-agent": "bench"}
+    call = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+
+    def ask(key: str, messages: list[Any]) -> None:
+        body = {"model": "m", "messages": messages, "tools": TOOLS}
+        req = Incoming(api="chat", body=body, headers={**headers, "authorization": f"Bearer {key}"},
+                       path="/v1/chat/completions", raw_size=300, stream=False, model="m", session_key=key,
+                       scenario=None, profile=None, query={})
+        assert state.respond(req).status == 200
+
+    def rss() -> float:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    marks: list[tuple[int, float, int]] = []
+    step = max(2, requests // 10)
+    t0 = time.perf_counter()
+    for k in range(requests // 2):
+        key = f"mem-{k}"
+        first: list[Any] = [{"role": "user", "content": PROMPT}]
+        ask(key, first)
+        ask(key, [*first, {"role": "assistant", "content": step_text(0), "tool_calls": [call]},
+                  {"role": "tool", "tool_call_id": "call_1", "content": "1 passed"}])
+        if (2 * k + 2) % step == 0:
+            gc.collect()
+            marks.append((2 * k + 2, rss(), len(state.sessions)))
+    shown = ", ".join(f"{n // 1000:,}k {mb:.0f}" for n, mb, _ in marks)
+    print(f"  memory of MockState without HTTP (RSS MB after N requests, fresh session keys, max_sessions {cap}): "
+          f"{shown}; {marks[-1][2] if marks else 0} sessions kept, {state.expired:,} expired; "
+          f"{(time.perf_counter() - t0) * 1e6 / max(1, requests):.0f} µs/request", flush=True)
+
+
 def _median(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
 

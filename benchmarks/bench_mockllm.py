@@ -273,7 +273,15 @@ def main() -> int:
                     help="short conversations per CPU measurement of the side by side (default 2000)")
     ap.add_argument("--memory-requests", type=int, default=100_000,
                     help="requests of the side by side's memory run (default 100,000; 0: skip)")
+    ap.add_argument("--state-memory", type=int, default=0, metavar="N",
+                    help="only: RSS while MockState (no HTTP) answers N requests with fresh session keys")
     args = ap.parse_args()
+    if args.state_memory:
+        import aimock_side
+
+        with tempfile.TemporaryDirectory() as tmp:
+            aimock_side.state_memory(Path(tmp), args.state_memory)
+        return 0
     if args.serve is not None:
         serve_forever(args.serve)
         return 0

@@ -47,7 +47,7 @@ from autocue.script.model import ScriptedResponse
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
 SESSION_TTL = 900.0
 """Seconds a session is kept after its last request (``--session-ttl``; 0: no time limit)."""
-MAX_SESSIONS = 10_000
+MAX_SESSIONS = 1_000
 """Sessions kept at most; past it the least recently used goes first (``--max-sessions``; 0: no bound)."""
 log = logging.getLogger("autocue.mockllm")
 

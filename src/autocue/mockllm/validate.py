@@ -60,12 +60,16 @@ def problem(api: str, body: dict[str, Any], raw: bytes | None = None) -> str | N
 
 def _too_deep(v: Any) -> bool:
     stack: list[tuple[Any, int]] = [(v, 1)]
+    pop, push = stack.pop, stack.append
     while stack:
-        x, d = stack.pop()
-        children = x.values() if isinstance(x, dict) else x
+        x, d = pop()
         if d > MAX_DEPTH:
             return True
-        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
+        d += 1
+        for c in x.values() if type(x) is dict else x:
+            t = type(c)
+            if t is dict or t is list:
+                push((c, d))
     return False
 
 
@@ -146,11 +150,22 @@ _CHAT_ROLE_SET = frozenset(CHAT_ROLES)
 _STR_OR_NONE = (str, type(None))
 
 
+def _plain_call(tc: Any) -> bool:
+    fn = tc.get("function") if type(tc) is dict else False
+    return fn is not False and isinstance(tc.get("id"), _STR_OR_NONE) and (
+        fn is None or (type(fn) is dict and type(fn.get("name")) is str
+                       and isinstance(fn.get("arguments"), _STR_OR_NONE)))
+
+
 def _plain_chat_message(m: Any) -> bool:
-    """A chat message with a known role, string (or no) content, no tool calls and a string
-    (or no) ``tool_call_id``: valid, without building the paths an error would name."""
-    return (type(m) is dict and m.get("role") in _CHAT_ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
-            and m.get("tool_calls") is None and isinstance(m.get("tool_call_id"), _STR_OR_NONE))
+    """A chat message with a known role, string (or no) content, a string (or no)
+    ``tool_call_id`` and well-formed (or no) tool calls: valid, without building the paths an
+    error would name."""
+    if not (type(m) is dict and m.get("role") in _CHAT_ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
+            and isinstance(m.get("tool_call_id"), _STR_OR_NONE)):
+        return False
+    calls = m.get("tool_calls")
+    return calls is None or (type(calls) is list and all(_plain_call(tc) for tc in calls))
 
 
 def _chat(b: dict[str, Any]) -> None:

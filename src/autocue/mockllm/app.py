@@ -188,6 +188,7 @@ class MockApp:
             scenario=scope.get("autocue_scenario") or headers.get("x-scenario-name") or None,
             profile=headers.get("x-autocue-profile") or None,
             query=query,
+            raw=raw,
         )
         chaos = self.state.options.chaos
         spec_text = headers.get("x-autocue-chaos")

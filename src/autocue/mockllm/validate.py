@@ -49,10 +49,16 @@ def problem(api: str, body: dict[str, Any], raw: bytes | None = None) -> str | N
     ``body`` was parsed from, lets a body with fewer brackets than ``MAX_DEPTH`` skip the
     nesting walk (it cannot nest deeper than it has brackets)."""
     label = API_LABEL.get(api, api)
-    if (raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH) and _too_deep(body):
+    plain = api == "chat" and _all_plain_chat(body.get("messages"))
+    # plain chat messages nest 6 levels at most: the walk can leave them out
+    walk = {k: v for k, v in body.items() if k != "messages"} if plain else body
+    if (raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH) and _too_deep(walk):
         return f"malformed {label} request: JSON nested deeper than {MAX_DEPTH} levels"
     try:
-        _CHECKS[api](body)
+        if plain:
+            _chat(body, messages_checked=True)
+        else:
+            _CHECKS[api](body)
     except _Bad as e:
         return f"malformed {label} request: {e}"
     return None
@@ -168,9 +174,14 @@ def _plain_chat_message(m: Any) -> bool:
     return calls is None or (type(calls) is list and all(_plain_call(tc) for tc in calls))
 
 
-def _chat(b: dict[str, Any]) -> None:
+def _all_plain_chat(messages: Any) -> bool:
+    return type(messages) is list and all(map(_plain_chat_message, messages))
+
+
+def _chat(b: dict[str, Any], *, messages_checked: bool = False) -> None:
+    """``messages_checked``: every message is known to be plain (``_all_plain_chat``)."""
     _common(b, ("max_tokens", "max_completion_tokens", "n"))
-    for i, m in enumerate(_required_list(b, "messages")):
+    for i, m in enumerate(() if messages_checked else _required_list(b, "messages")):
         if _plain_chat_message(m):
             continue
         w = f"messages[{i}]"

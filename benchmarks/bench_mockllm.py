@@ -1,6 +1,8 @@
 """Benchmark: the autocue mock LLM server over loopback, with a plain HTTP client.
 
     python benchmarks/bench_mockllm.py [--quick] [--no-peers] [--aimock [--aimock-only] [--aimock-dir DIR]]
+                                       [--rounds R] [--conversations N] [--memory-requests N]
+    python benchmarks/bench_mockllm.py --state-memory N
 
 1. ms per step for N = 50, 200, 800 sequential scripted tool-call steps (OpenAI Chat, streaming
    and not), the history growing as a real agent's does (each step appends the assistant's
@@ -19,6 +21,8 @@
    answer, server CPU per request at 50 concurrent clients on short conversations, memory over
    many requests with fresh session keys, and the agent-loop step at N = 200 and 800 (see
    ``aimock_side.py``). ``--aimock-only`` skips 1-3.
+5. ``--state-memory N`` (alone): RSS while ``MockState``, the server without HTTP, answers N
+   requests of short conversations with fresh session keys (1,000,000 takes about a minute).
 
 The server runs in its own process (``--serve``), so client and server do not share a GIL.
 """

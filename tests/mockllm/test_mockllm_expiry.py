@@ -66,7 +66,7 @@ def test_an_admin_pin_keeps_a_session_past_the_ttl_and_the_size_bound() -> None:
         assert _reply(base, "keep") == "first"
         for key in ("a", "b", "c"):
             _reply(base, key)
-        assert sorted(s["key"] for s in server.sessions()) == ["c", "keep"]
+        assert sorted(s["key"] for s in server.sessions()) == ["b", "c", "keep"]  # a pinned one does not count
         assert server.session("keep")["pinned"] is True
         time.sleep(0.45)
         assert [s["key"] for s in server.sessions()] == ["keep"]
@@ -96,3 +96,16 @@ def test_no_bound_and_no_ttl_keep_every_session() -> None:
         for i in range(30):
             _reply(server.base_url, f"k{i}")
         assert len(server.sessions()) == 30 and server.state.expired == 0
+
+
+def test_pin_from_python_and_the_status_shows_idle_time() -> None:
+    with serve(_script(), max_sessions=1) as server:
+        assert server.pin("a") == 0
+        _reply(server.base_url, "a")
+        _reply(server.base_url, "b")  # over the bound, but a is pinned: b stays as the newest
+        assert sorted(s["key"] for s in server.sessions()) == ["a", "b"]
+        time.sleep(0.05)
+        assert server.session("a")["idle"] >= 0.05 and server.session("a")["pinned"] is True
+        assert server.pin("a", False) == 1
+        _reply(server.base_url, "c")
+        assert [s["key"] for s in server.sessions()] == ["c"]

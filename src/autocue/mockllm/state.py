@@ -78,8 +78,8 @@ class ServerOptions:
     session_ttl: float = SESSION_TTL
     """An unpinned session idle this many seconds is forgotten (0: never)."""
     max_sessions: int = MAX_SESSIONS
-    """At most this many sessions are kept: a new one makes the least recently used unpinned
-    one go (0: no bound)."""
+    """At most this many unpinned sessions are kept: a new one makes the least recently used
+    unpinned one go (0: no bound)."""
 
 
 @dataclass(slots=True)
@@ -219,23 +219,28 @@ class MockState:
         return bool(self.pinned) and (s.id in self.pinned or s.key in self.pinned)
 
     def _expire(self, now: float) -> None:
-        """Forget idle sessions past the TTL and the least recently used past the size bound
-        (pinned ones stay; callers hold ``_lock``)."""
+        """Forget unpinned sessions idle past the TTL, and the least recently used ones past
+        the size bound (pinned sessions do not count; callers hold ``_lock``)."""
         sessions = self.sessions
         ttl, cap = self.options.session_ttl, self.options.max_sessions
-        skipped = 0
-        while sessions and skipped < len(sessions):
-            sid, s = next(iter(sessions.items()))
-            over = cap > 0 and len(sessions) - skipped > cap
-            stale = ttl > 0 and now - s.last_used > ttl
-            if not (over or stale):
-                return
-            if self._is_pinned(s):
-                sessions.move_to_end(sid)
-                skipped += 1
+        if not self.pinned:  # the usual case: the oldest sessions are at the front
+            while sessions:
+                sid, s = next(iter(sessions.items()))
+                if not ((cap > 0 and len(sessions) > cap) or (ttl > 0 and now - s.last_used > ttl)):
+                    return
+                del sessions[sid]
+                self.expired += 1
+            return
+        pinned = {sid for sid, s in sessions.items() if self._is_pinned(s)}
+        excess = len(sessions) - len(pinned) - cap if cap > 0 else 0
+        for sid, s in list(sessions.items()):
+            if sid in pinned:
                 continue
+            if excess <= 0 and not (ttl > 0 and now - s.last_used > ttl):
+                return
             del sessions[sid]
             self.expired += 1
+            excess -= 1
 
     def _session(self, req: Incoming) -> Session | Outcome:
         sid = req.session_key if req.scenario is None else f"{req.session_key}@{req.scenario}"

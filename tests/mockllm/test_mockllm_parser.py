@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx2
 import pytest
 from mockllm_helpers import say
@@ -51,3 +53,17 @@ def test_both_parsers_answer_and_reset_a_connection_mid_stream(parser: str, monk
             for chunk in resp.iter_raw():
                 got.append(chunk)
         assert b"".join(got).count(b"data: ") == 2
+
+
+def test_autocue_serve_refuses_an_unknown_parser_before_printing_its_url(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\ntimeline:\n  - assistant: [[0, 'hi']]\n")
+    out = subprocess.run([sys.executable, "-m", "autocue.cli.main", "serve", str(scenario)], capture_output=True,
+                         text=True, timeout=60, env={**os.environ, PARSER_ENV: "llhttp"})
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().splitlines() == [
+        "autocue serve: AUTOCUE_HTTP_PARSER='llhttp' is not an HTTP parser autocue knows: use one of httptools, h11"]

@@ -146,6 +146,11 @@ def main(argv: list[str]) -> int:
         for w in p.warnings:
             print(f"autocue serve: warning: {p.name}: {w}", file=sys.stderr)
     try:
+        config = uvicorn_config(create_app(state), args.log_level)
+    except ValueError as e:  # AUTOCUE_HTTP_PARSER names no parser
+        print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
+        return 2
+    try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
         print(f"autocue serve: {_bind_problem(args.host, args.port, e)}", file=sys.stderr)
@@ -163,7 +168,7 @@ def main(argv: list[str]) -> int:
         print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
     import uvicorn
 
-    server = uvicorn.Server(uvicorn_config(create_app(state), args.log_level))
+    server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -1,6 +1,8 @@
 """Benchmark: the autocue mock LLM server over loopback, with a plain HTTP client.
 
-    python benchmarks/bench_mockllm.py [--quick] [--no-peers]
+    python benchmarks/bench_mockllm.py [--quick] [--no-peers] [--aimock [--aimock-only] [--aimock-dir DIR]]
+                                       [--rounds R] [--conversations N] [--memory-requests N]
+    python benchmarks/bench_mockllm.py --state-memory N
 
 1. ms per step for N = 50, 200, 800 sequential scripted tool-call steps (OpenAI Chat, streaming
    and not), the history growing as a real agent's does (each step appends the assistant's
@@ -13,6 +15,14 @@
    All three are driven by the same client loop with ``httpx`` in that venv. ``mockllm``
    only answers text (its request model rejects tool calls), so the side-by-side workload is
    a text conversation growing by one assistant and one user message per step.
+
+4. With ``--aimock``: side by side with aimock (npm ``@copilotkit/aimock``, installed into a
+   temp dir, or ``--aimock-dir``), the two servers alternated in one run: start-up to first
+   answer, server CPU per request at 50 concurrent clients on short conversations, memory over
+   many requests with fresh session keys, and the agent-loop step at N = 200 and 800 (see
+   ``aimock_side.py``). ``--aimock-only`` skips 1-3.
+5. ``--state-memory N`` (alone): RSS while ``MockState``, the server without HTTP, answers N
+   requests of short conversations with fresh session keys (1,000,000 takes about a minute).
 
 The server runs in its own process (``--serve``), so client and server do not share a GIL.
 """
@@ -259,7 +269,23 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="N = 50 and 200 only")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--peers-venv", default="/tmp/peers-venv")
+    ap.add_argument("--aimock", action="store_true", help="run aimock side by side (npm install into a temp dir)")
+    ap.add_argument("--aimock-only", action="store_true", help="only the side by side with aimock")
+    ap.add_argument("--aimock-dir", default=None, help="where aimock is (or gets) installed (default: a temp dir)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternated rounds of the side by side (default 5)")
+    ap.add_argument("--conversations", type=int, default=2000,
+                    help="short conversations per CPU measurement of the side by side (default 2000)")
+    ap.add_argument("--memory-requests", type=int, default=100_000,
+                    help="requests of the side by side's memory run (default 100,000; 0: skip)")
+    ap.add_argument("--state-memory", type=int, default=0, metavar="N",
+                    help="only: RSS while MockState (no HTTP) answers N requests with fresh session keys")
     args = ap.parse_args()
+    if args.state_memory:
+        import aimock_side
+
+        with tempfile.TemporaryDirectory() as tmp:
+            aimock_side.state_memory(Path(tmp), args.state_memory)
+        return 0
     if args.serve is not None:
         serve_forever(args.serve)
         return 0
@@ -267,6 +293,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         client_file = Path(tmp) / "client_loop.py"
         client_file.write_text(CLIENT)
+        if args.aimock or args.aimock_only:
+            import aimock_side
+
+            root = Path(args.aimock_dir) if args.aimock_dir else Path(tmp) / "aimock"
+            aimock_side.run(Path(tmp), root, rounds=args.rounds, conversations=args.conversations,
+                            memory_requests=args.memory_requests, loop_ns=[200] if args.quick else [200, 800],
+                            client_file=client_file)
+            if args.aimock_only:
+                return 0
         proc = subprocess.Popen([sys.executable, __file__, "--serve", *map(str, ns)], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True)
         assert proc.stdout is not None and proc.stdin is not None

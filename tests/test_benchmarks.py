@@ -46,3 +46,26 @@ def test_bench_validation_fast_path_prints_both_figures() -> None:
 def test_bench_subagents_prints_both_runs_and_the_ratio() -> None:
     out = _run("bench_subagents.py", "--rounds", "1", "--steps", "5")
     assert "N=   5  flat playbook" in out and "N=   5  one subagent level" in out and "(ratio " in out
+
+
+def test_the_aimock_side_by_side_scripts_the_same_replies_for_both_servers(tmp_path: Path) -> None:
+    import importlib.util
+    import json
+
+    from autocue.llm.types import TextContent
+    from autocue.scenario import load_scenario
+    from autocue.script import ScriptedResponse, ScriptedToolCall
+
+    spec = importlib.util.spec_from_file_location("aimock_side", BENCH / "aimock_side.py")
+    assert spec is not None and spec.loader is not None
+    side = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(side)
+    script = load_scenario(side.write_scenario(tmp_path / "s.yaml", 3)).compile()
+    fixtures = json.loads(side.write_fixtures(tmp_path / "f.json", 3).read_text())["fixtures"]
+    replies = [s for t in script.turns for s in t.steps]
+    assert len(replies) == len(fixtures) == 4
+    for i, (reply, fixture) in enumerate(zip(replies, fixtures, strict=True)):
+        assert isinstance(reply, ScriptedResponse) and fixture["match"] == {"turnIndex": i}
+        calls = [(c.name, c.arguments) for c in reply.content if isinstance(c, ScriptedToolCall)]
+        assert calls == [(c["name"], c["arguments"]) for c in fixture["response"].get("toolCalls", [])]
+        assert "".join(c.text for c in reply.content if isinstance(c, TextContent)) == fixture["response"]["content"]

@@ -69,3 +69,18 @@ def test_journal_route_passes_the_admin_guard() -> None:
         assert httpx2.get(url, headers={"origin": "https://evil.example", "authorization": "Bearer t0k"}
                           ).status_code == 403
         assert httpx2.get(url, headers={"authorization": "Bearer t0k"}).json()["count"] == 1
+
+
+def test_journal_keeps_http_bodies_as_bytes_and_parses_them_when_asked() -> None:
+    """A long conversation's parsed bodies are millions of objects the cyclic GC would walk on
+    every full pass: the journal keeps the raw bytes (untracked) and parses them on request."""
+    import gc
+
+    with serve(_script(2)) as server:
+        _chat(server.base_url, "hi")
+        entry = server.state.sessions["k"].journal.entries[0]
+        assert entry.req.body == {} and entry.req.raw is not None and not gc.is_tracked(entry.req.raw)
+        got = server.requests("k")[0]
+        assert got["body"]["messages"][1] == {"role": "user", "content": "hi"}
+        assert got["tools"] == ["read"] and got["last"]["text"] == "hi"
+        assert server.session("k")["journal"][0]["last"]["text"] == "hi"

@@ -63,6 +63,17 @@ CASES: list[tuple[str, str, bytes, str, int, str]] = [
     ("tool-call-id-not-string", RESPONSES, body(model="m", input=[
         {"type": "function_call", "call_id": ["x"], "name": "bash", "arguments": "{}"}]), "application/json", 400,
      "input[0].call_id must be a string"),
+    # plain chat messages pass validation on a fast path; each of these differs from one in one field
+    ("chat-unknown-role", CHAT, body(model="m", messages=[*USER, {"role": "robot", "content": "x"}]),
+     "application/json", 400, "messages[1].role: unknown role 'robot'"),
+    ("chat-content-number", CHAT, body(model="m", messages=[{"role": "user", "content": 5}]), "application/json",
+     400, "messages[0].content must be a string or an array of content parts, got 5"),
+    ("chat-tool-call-id-bool", CHAT, body(model="m", messages=[{"role": "tool", "content": "x", "tool_call_id": True}]),
+     "application/json", 400, "messages[0].tool_call_id must be a string, got a boolean"),
+    ("chat-message-not-object", CHAT, body(model="m", messages=[*USER, "hi"]), "application/json", 400,
+     "messages[1] must be an object, got 'hi'"),
+    ("chat-nesting-101", CHAT, b'{"model": "m", "messages": [], "x": ' + b"[" * 100 + b"]" * 100 + b"}",
+     "application/json", 400, "nested deeper than 100 levels"),
     ("huge-nesting", MESSAGES, b'{"model": "m", "system": ' + b"[" * 500 + b"]" * 500 + b"}", "application/json",
      400, "nested deeper than 100 levels"),
     ("oversize", CHAT, b'{"model": "' + b"m" * 5000 + b'"}', "application/json", 413, "larger than the mock "

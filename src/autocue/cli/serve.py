@@ -3,6 +3,7 @@
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
                   [--admin-token TOKEN] [--journal-size N] [--chaos SPEC] [--fuzz SEED]
+                  [--session-ttl SECONDS] [--max-sessions N]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -25,7 +26,7 @@ from autocue.mockllm.app import create_app
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
-from autocue.mockllm.state import MockState, ServerOptions
+from autocue.mockllm.state import MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
 from autocue.mockllm.wire.fuzz import FuzzSpec, FuzzSpecError, parse_fuzz
 from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
 
@@ -83,6 +84,12 @@ def parser() -> argparse.ArgumentParser:
                         "(docs/chaos.md)")
     p.add_argument("--fuzz", type=fuzz_spec, default=None, metavar="SEED",
                    help="serve every stream valid but adversarial: SEED or SEED,option=value,... (docs/chaos.md)")
+    p.add_argument("--session-ttl", type=float, default=SESSION_TTL, metavar="SECONDS",
+                   help=f"forget a session idle this long; its key then starts afresh (default {SESSION_TTL:g}; "
+                        "0: never; pin one with POST /_autocue/sessions/KEY/pin)")
+    p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
+                   help=f"keep at most N sessions, the least recently used goes first (default {MAX_SESSIONS}; "
+                        "0: no bound)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
                    help="uvicorn log level (default warning)")
@@ -126,7 +133,8 @@ def main(argv: list[str]) -> int:
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
                             admin_token=args.admin_token or None, journal_size=max(0, args.journal_size),
-                            chaos=args.chaos, fuzz=args.fuzz)
+                            chaos=args.chaos, fuzz=args.fuzz, session_ttl=max(0.0, args.session_ttl),
+                            max_sessions=max(0, args.max_sessions))
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:
@@ -137,6 +145,11 @@ def main(argv: list[str]) -> int:
     for p in state.playables.values():
         for w in p.warnings:
             print(f"autocue serve: warning: {p.name}: {w}", file=sys.stderr)
+    try:
+        config = uvicorn_config(create_app(state), args.log_level)
+    except ValueError as e:  # AUTOCUE_HTTP_PARSER names no parser
+        print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
+        return 2
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
@@ -155,7 +168,7 @@ def main(argv: list[str]) -> int:
         print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
     import uvicorn
 
-    server = uvicorn.Server(uvicorn_config(create_app(state), args.log_level))
+    server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -81,6 +81,7 @@ class AdminApi:
             Route("/_autocue/sessions", self.sessions, methods=["GET"]),
             Route("/_autocue/sessions/{sid:path}/reset", self.reset_session, methods=["POST"]),
             Route("/_autocue/sessions/{sid:path}/requests", self.session_requests, methods=["GET"]),
+            Route("/_autocue/sessions/{sid:path}/pin", self.pin, methods=["POST", "DELETE"]),
             Route("/_autocue/sessions/{sid:path}", self.session, methods=["GET", "DELETE"]),
             Route("/_autocue/reset", self.reset_all, methods=["POST"]),
             Route("/_autocue/scenarios", self.scenarios, methods=["GET", "POST"]),
@@ -183,6 +184,16 @@ class AdminApi:
         if not found:
             return self._no_session(sid)
         return json_response(found[0] if len(found) == 1 else {"sessions": found})
+
+    async def pin(self, request: Request) -> Response:
+        """``POST``: keep the session (id or key; one not started yet too) past the TTL and the
+        size bound; ``DELETE``: let it expire again."""
+        refused = self.guard(request) or (await self._body(request) if request.method == "POST" else None)
+        if isinstance(refused, Response):
+            return refused
+        sid = request.path_params["sid"]
+        pinned = request.method == "POST"
+        return json_response({"session": sid, "pinned": pinned, "sessions": self.state.pin(sid, pinned)})
 
     def _no_session(self, sid: str) -> Response:
         known = [s["session"] for s in self.state.session_status()]

@@ -86,10 +86,7 @@ class MockApp:
         self.chaos = ChaosTracker()
         self.fuzz_log: dict[str, list[bytes]] | None = None
         """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
-        routes = [
-            Route("/", self.root, methods=["GET", "HEAD"]),
-            *AdminApi(state).routes(),
-        ]
+        routes: list[Route] = []  # the API routes first: the router tries them in order
         for prefix in ("/v1", ""):
             routes += [
                 Route(prefix + "/chat/completions", self._endpoint("chat"), methods=["POST"]),
@@ -103,6 +100,8 @@ class MockApp:
             Route("/v1beta/models/{rest:path}", self.gemini, methods=["POST"]),
             Route("/v1/models/{rest:path}", self.gemini, methods=["POST"]),
             Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
+            Route("/", self.root, methods=["GET", "HEAD"]),
+            *AdminApi(state).routes(),
             Route("/{rest:path}", self.not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
         ]
         self.app = Starlette(routes=routes, exception_handlers={HTTPException: self.http_error})
@@ -164,7 +163,7 @@ class MockApp:
         if not isinstance(body, dict):
             return error_response(api, 400, f"the request body must be a JSON object, got {type(body).__name__}",
                                   code="invalid_request")
-        bad = problem(api, body)
+        bad = problem(api, body, raw)
         if bad is not None:
             return error_response(api, 400, bad, code="invalid_request")
         return raw, body
@@ -189,6 +188,7 @@ class MockApp:
             scenario=scope.get("autocue_scenario") or headers.get("x-scenario-name") or None,
             profile=headers.get("x-autocue-profile") or None,
             query=query,
+            raw=raw,
         )
         chaos = self.state.options.chaos
         spec_text = headers.get("x-autocue-chaos")

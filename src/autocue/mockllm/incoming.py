@@ -45,6 +45,9 @@ class Incoming:
     profile: str | None = None
     """Tool profile named by the request (``x-autocue-profile``)."""
     query: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None
+    """The bytes ``body`` was parsed from, when the server has them: the journal keeps these
+    instead of the parsed body (one bytes object, which the cyclic GC never scans)."""
 
     # ------------------------------------------------------------------ options
     @property

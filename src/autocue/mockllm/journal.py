@@ -1,11 +1,14 @@
 """The request journal: what a session's client sent, request by request (bounded).
 
 Every model request a session answers (a reply, a side call, a scripted error, a failed
-expectation or check, an exhausted script) is kept as the parsed ``Incoming`` plus the
-answer's status and the reply it got. Nothing is copied or summarised when the request
-arrives (the body is the dict the server parsed anyway); ``entries()`` builds the JSON view
-when the admin API asks for it: ``GET /_autocue/sessions/{key}/requests`` (with bodies) and
-the session status (``journal``: the same without bodies).
+expectation or check, an exhausted script) is kept as its ``Incoming`` plus the answer's
+status and the reply it got. Nothing is summarised when the request arrives: a request the
+server read from HTTP is kept as its raw bytes (``Incoming.raw``) and parsed again when asked
+for, since a hundred parsed bodies of a long conversation are millions of objects that every
+full pass of the cyclic GC would walk (it made each step of an 800-step loop several times
+slower); ``to_json`` builds the JSON view when the admin API asks for it:
+``GET /_autocue/sessions/{key}/requests`` (with bodies) and the session status (``journal``:
+the same without bodies).
 
 A session keeps its last ``JOURNAL_CAP`` requests (``serve(journal_size=N)``, ``autocue
 serve --journal-size N``; 0 keeps none); ``dropped`` counts the older ones it let go.
@@ -17,8 +20,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import orjson
 
 from autocue.mockllm.incoming import Incoming
 
@@ -41,10 +46,15 @@ class JournalEntry:
     reply: int | None
     """1-based index of the scripted reply the request got (None: no reply was taken)."""
 
+    def request(self) -> Incoming:
+        """The request as the server parsed it (parsed again from ``raw`` when kept so)."""
+        req = self.req
+        return req if req.raw is None else replace(req, body=orjson.loads(req.raw))
+
     def to_json(self, *, body: bool) -> dict[str, Any]:
         from autocue.mockllm.expect import normalized_last
 
-        req = self.req
+        req = self.request()
         last = normalized_last(req)
         out: dict[str, Any] = {
             "n": self.n,
@@ -79,7 +89,8 @@ class Journal:
     def add(self, req: Incoming, status: int, outcome: str, reply: int | None) -> None:
         self.count += 1
         if self.cap:
-            self.entries.append(JournalEntry(self.count, time.time(), req, status, outcome, reply))
+            kept = req if req.raw is None else replace(req, body={})
+            self.entries.append(JournalEntry(self.count, time.time(), kept, status, outcome, reply))
 
     @property
     def dropped(self) -> int:

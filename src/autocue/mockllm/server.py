@@ -3,29 +3,32 @@
 ``serve(source, ...)`` is a context manager giving a started ``MockLLMServer`` on
 127.0.0.1 and a free port; ``server.base_url`` is ``http://127.0.0.1:PORT`` (``/v1`` is
 ``server.openai_base_url``). The listening socket has ``TCP_NODELAY``; uvicorn runs with
-h11, no WebSocket support (upgrades get 426), no access log. Leaving the block stops the
-server and joins its thread.
+the httptools parser (C, llhttp; pure-Python h11 when ``AUTOCUE_HTTP_PARSER=h11``), no
+WebSocket support (upgrades get 426), no access log. Leaving the block stops the server and
+joins its thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import orjson
 import uvicorn
 from starlette.types import ASGIApp
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from autocue.mockllm.app import TRANSPORT_KEY, create_app
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.sources import Source
-from autocue.mockllm.state import DEFAULT_MAX_BODY, MockState, ServerOptions
+from autocue.mockllm.state import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
 from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
 from autocue.script.chaos import ChaosSpec, parse_chaos
 
@@ -42,19 +45,48 @@ def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
-class TransportH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol that puts the connection's transport in each request's
-    ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it)."""
+class TransportHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol (the C parser) that puts the connection's transport in each
+    request's ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
         super().connection_made(transport)
 
 
+@cache
+def transport_h11_protocol() -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol (pure Python) with the transport in ``scope["state"]``; built on
+    first use, so a server on httptools never imports h11."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TransportH11Protocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
+            super().connection_made(transport)
+
+    return TransportH11Protocol
+
+
+PARSERS: dict[str, Callable[[], type[asyncio.Protocol]]] = {
+    "httptools": lambda: TransportHttpToolsProtocol, "h11": transport_h11_protocol}
+PARSER_ENV = "AUTOCUE_HTTP_PARSER"
+"""Names the HTTP parser of every server autocue runs (``httptools``, the default, or ``h11``)."""
+
+
+def http_protocol() -> type[asyncio.Protocol]:
+    """The protocol class for ``AUTOCUE_HTTP_PARSER`` (default ``httptools``)."""
+    name = os.environ.get(PARSER_ENV, "").strip().lower() or "httptools"
+    found = PARSERS.get(name)
+    if found is None:
+        raise ValueError(f"{PARSER_ENV}={name!r} is not an HTTP parser autocue knows: use one of "
+                         f"{', '.join(PARSERS)}")
+    return found()
+
+
 def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
-    return uvicorn.Config(app, http=TransportH11Protocol, ws="none", lifespan="off", access_log=False,
-                          log_level=log_level,
-                          timeout_keep_alive=30, server_header=False)
+    return uvicorn.Config(app, http=http_protocol(), ws="none", lifespan="off", access_log=False,
+                          log_level=log_level, timeout_keep_alive=30, server_header=False)
 
 
 class MockLLMServer:
@@ -64,12 +96,14 @@ class MockLLMServer:
                  strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
                  workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
                  admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
-                 chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None) -> None:
+                 chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
+                 session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS) -> None:
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                                 max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
                                 chaos=parse_chaos(chaos) if isinstance(chaos, str) else chaos,
-                                fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz)
+                                fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz,
+                                session_ttl=max(0.0, session_ttl), max_sessions=max(0, max_sessions))
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
@@ -123,6 +157,10 @@ class MockLLMServer:
 
     def reset(self, sid: str | None = None) -> int:
         return self.state.reset(sid)
+
+    def pin(self, sid: str, pinned: bool = True) -> int:
+        """Keep session ``sid`` (id or key, started or not) past the TTL and the size bound."""
+        return self.state.pin(sid, pinned)
 
     def load(self, source: Source) -> list[str]:
         return self.state.add(source)
@@ -199,7 +237,8 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
 
     Keyword arguments are ``MockLLMServer``'s (``speed``, ``strict_tools``, ``record_dir``,
     ``profile``, ``workspace``, ``host``, ``port``, ``max_body``, ``admin_token``, ``journal_size``,
-    ``chaos``: a chaos spec for every session, ``fuzz``: a fuzz spec or seed; see docs/chaos.md).
+    ``chaos``: a chaos spec for every session, ``fuzz``: a fuzz spec or seed; see docs/chaos.md;
+    ``session_ttl``, ``max_sessions``: when sessions expire, see docs/mock-server.md).
     """
     server = MockLLMServer(source, **kwargs)
     server.start()

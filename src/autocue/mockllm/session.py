@@ -11,6 +11,7 @@ Scripted errors advance the cursor like any reply ("429 then success" is two ste
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,8 @@ class Session:
         self.journal = Journal(journal_size)
         """The session's requests (the last ``journal_size``), with the answer each got."""
         self._checked: set[int] = set()
+        self.last_used = 0.0
+        """``time.monotonic()`` of the session's last request (``MockState`` expires by it)."""
 
     def reset(self) -> None:
         with self.lock:
@@ -193,6 +196,7 @@ class Session:
                 "session": self.id,
                 "key": self.key,
                 "scenario": pl.name,
+                "idle": round(max(0.0, time.monotonic() - self.last_used), 3),
                 "source": pl.source,
                 "selected_by": self.selected_by,
                 "profile": self.profile.name if self.profile is not None else None,

@@ -14,6 +14,8 @@ import logging
 import math
 import re
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -43,6 +45,10 @@ from autocue.script.chaos import ChaosSpec
 from autocue.script.model import ScriptedResponse
 
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
+SESSION_TTL = 900.0
+"""Seconds a session is kept after its last request (``--session-ttl``; 0: no time limit)."""
+MAX_SESSIONS = 1_000
+"""Sessions kept at most; past it the least recently used goes first (``--max-sessions``; 0: no bound)."""
 log = logging.getLogger("autocue.mockllm")
 
 
@@ -69,6 +75,11 @@ class ServerOptions:
     """Faults and latency for every session (``--chaos``; see ``autocue.mockllm.chaos``)."""
     fuzz: FuzzSpec | None = None
     """Serve every stream fuzzed (``--fuzz``; see ``autocue.mockllm.wire.fuzz``)."""
+    session_ttl: float = SESSION_TTL
+    """An unpinned session idle this many seconds is forgotten (0: never)."""
+    max_sessions: int = MAX_SESSIONS
+    """At most this many unpinned sessions are kept: a new one makes the least recently used
+    unpinned one go (0: no bound)."""
 
 
 @dataclass(slots=True)
@@ -111,7 +122,12 @@ class MockState:
     def __init__(self, sources: Source = (), options: ServerOptions | None = None) -> None:
         self.options = options or ServerOptions()
         self.playables: dict[str, Playable] = {}
-        self.sessions: dict[str, Session] = {}
+        self.sessions: OrderedDict[str, Session] = OrderedDict()
+        """Sessions by id, least recently used first."""
+        self.pinned: set[str] = set()
+        """Session ids and keys that never expire (``pin``)."""
+        self.expired = 0
+        """Sessions forgotten by the TTL or the size bound so far."""
         self.recorded: list[str] = []
         self._lock = threading.Lock()
         self._record_n = 0
@@ -164,13 +180,16 @@ class MockState:
     # ------------------------------------------------------------------ sessions
     def session_status(self, sid: str | None = None) -> list[dict[str, Any]]:
         with self._lock:
+            self._expire(time.monotonic())
             sessions = list(self.sessions.values()) if sid is None else [s for s in self.sessions.values()
                                                                           if sid in (s.id, s.key)]
-        return [s.status() for s in sessions]
+            pinned = [self._is_pinned(s) for s in sessions]
+        return [{**s.status(), "pinned": p} for s, p in zip(sessions, pinned, strict=True)]
 
     def session_requests(self, sid: str) -> list[dict[str, Any]]:
         """The request journal (with bodies) of the sessions named ``sid`` (id or key)."""
         with self._lock:
+            self._expire(time.monotonic())
             sessions = [s for s in self.sessions.values() if sid in (s.id, s.key)]
         return [s.requests_json() for s in sessions]
 
@@ -186,11 +205,57 @@ class MockState:
                 del self.sessions[k]
             return len(doomed)
 
+    def pin(self, sid: str, pinned: bool = True) -> int:
+        """Keep the sessions named ``sid`` (id or key, present or future) past the TTL and the
+        size bound; ``pinned=False`` lets them expire again. Returns how many exist now."""
+        with self._lock:
+            if pinned:
+                self.pinned.add(sid)
+            else:
+                self.pinned.discard(sid)
+            return sum(1 for s in self.sessions.values() if sid in (s.id, s.key))
+
+    def _is_pinned(self, s: Session) -> bool:
+        return bool(self.pinned) and (s.id in self.pinned or s.key in self.pinned)
+
+    def _expire(self, now: float) -> None:
+        """Forget unpinned sessions idle past the TTL, and the least recently used ones past
+        the size bound (pinned sessions do not count; callers hold ``_lock``)."""
+        sessions = self.sessions
+        ttl, cap = self.options.session_ttl, self.options.max_sessions
+        if not self.pinned:  # the usual case: the oldest sessions are at the front
+            while sessions:
+                sid, s = next(iter(sessions.items()))
+                if not ((cap > 0 and len(sessions) > cap) or (ttl > 0 and now - s.last_used > ttl)):
+                    return
+                del sessions[sid]
+                self.expired += 1
+            return
+        pinned = {sid for sid, s in sessions.items() if self._is_pinned(s)}
+        excess = len(sessions) - len(pinned) - cap if cap > 0 else 0
+        for sid, s in list(sessions.items()):
+            if sid in pinned:
+                continue
+            if excess <= 0 and not (ttl > 0 and now - s.last_used > ttl):
+                return
+            del sessions[sid]
+            self.expired += 1
+            excess -= 1
+
     def _session(self, req: Incoming) -> Session | Outcome:
         sid = req.session_key if req.scenario is None else f"{req.session_key}@{req.scenario}"
-        s = self.sessions.get(sid)
-        if s is not None:
-            return s
+        now = time.monotonic()
+        with self._lock:
+            s = self.sessions.get(sid)
+            if s is not None:
+                ttl = self.options.session_ttl
+                if ttl > 0 and now - s.last_used > ttl and not self._is_pinned(s):
+                    del self.sessions[sid]  # expired: this request starts the scenario again
+                    self.expired += 1
+                else:
+                    s.last_used = now
+                    self.sessions.move_to_end(sid)
+                    return s
         chosen = self._choose(req)
         if isinstance(chosen, Outcome):
             return chosen
@@ -199,7 +264,9 @@ class MockState:
             s = self.sessions.get(sid)
             if s is None:
                 s = Session(sid, req.session_key, playable, how, journal_size=self.options.journal_size)
+                s.last_used = now
                 self.sessions[sid] = s
+                self._expire(now)
         return s
 
     def _choose(self, req: Incoming) -> tuple[Playable, str] | Outcome:

@@ -44,13 +44,21 @@ class _Bad(Exception):
     pass
 
 
-def problem(api: str, body: dict[str, Any]) -> str | None:
-    """Why ``body`` is not a well-formed request of ``api``, or None."""
+def problem(api: str, body: dict[str, Any], raw: bytes | None = None) -> str | None:
+    """Why ``body`` is not a well-formed request of ``api``, or None. ``raw``, the bytes
+    ``body`` was parsed from, lets a body with fewer brackets than ``MAX_DEPTH`` skip the
+    nesting walk (it cannot nest deeper than it has brackets)."""
     label = API_LABEL.get(api, api)
-    if _too_deep(body):
+    plain = api == "chat" and _all_plain_chat(body.get("messages"))
+    # plain chat messages nest 6 levels at most: the walk can leave them out
+    walk = {k: v for k, v in body.items() if k != "messages"} if plain else body
+    if (raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH) and _too_deep(walk):
         return f"malformed {label} request: JSON nested deeper than {MAX_DEPTH} levels"
     try:
-        _CHECKS[api](body)
+        if plain:
+            _chat(body, messages_checked=True)
+        else:
+            _CHECKS[api](body)
     except _Bad as e:
         return f"malformed {label} request: {e}"
     return None
@@ -58,12 +66,16 @@ def problem(api: str, body: dict[str, Any]) -> str | None:
 
 def _too_deep(v: Any) -> bool:
     stack: list[tuple[Any, int]] = [(v, 1)]
+    pop, push = stack.pop, stack.append
     while stack:
-        x, d = stack.pop()
-        children = x.values() if isinstance(x, dict) else x
+        x, d = pop()
         if d > MAX_DEPTH:
             return True
-        stack.extend((c, d + 1) for c in children if isinstance(c, (dict, list)))
+        d += 1
+        for c in x.values() if type(x) is dict else x:
+            t = type(c)
+            if t is dict or t is list:
+                push((c, d))
     return False
 
 
@@ -140,9 +152,38 @@ def _required_list(b: dict[str, Any], key: str) -> list[Any]:
 
 
 # ---------------------------------------------------------------------- per API
-def _chat(b: dict[str, Any]) -> None:
+_CHAT_ROLE_SET = frozenset(CHAT_ROLES)
+_STR_OR_NONE = (str, type(None))
+
+
+def _plain_call(tc: Any) -> bool:
+    fn = tc.get("function") if type(tc) is dict else False
+    return fn is not False and isinstance(tc.get("id"), _STR_OR_NONE) and (
+        fn is None or (type(fn) is dict and type(fn.get("name")) is str
+                       and isinstance(fn.get("arguments"), _STR_OR_NONE)))
+
+
+def _plain_chat_message(m: Any) -> bool:
+    """A chat message with a known role, string (or no) content, a string (or no)
+    ``tool_call_id`` and well-formed (or no) tool calls: valid, without building the paths an
+    error would name."""
+    if not (type(m) is dict and m.get("role") in _CHAT_ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
+            and isinstance(m.get("tool_call_id"), _STR_OR_NONE)):
+        return False
+    calls = m.get("tool_calls")
+    return calls is None or (type(calls) is list and all(_plain_call(tc) for tc in calls))
+
+
+def _all_plain_chat(messages: Any) -> bool:
+    return type(messages) is list and all(map(_plain_chat_message, messages))
+
+
+def _chat(b: dict[str, Any], *, messages_checked: bool = False) -> None:
+    """``messages_checked``: every message is known to be plain (``_all_plain_chat``)."""
     _common(b, ("max_tokens", "max_completion_tokens", "n"))
-    for i, m in enumerate(_required_list(b, "messages")):
+    for i, m in enumerate(() if messages_checked else _required_list(b, "messages")):
+        if _plain_chat_message(m):
+            continue
         w = f"messages[{i}]"
         _obj(m, w)
         _one_of(m.get("role"), CHAT_ROLES, w + ".role", "role")

@@ -29,7 +29,7 @@ from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, terminal_profile
 from autocue.runner.goldens import apply_masks, check_golden, golden_dirs
 from autocue.runner.keys import key_bytes, parse_input
-from autocue.runner.launch import Choice, LaunchError, build, choose
+from autocue.runner.launch import Choice, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
@@ -100,6 +100,7 @@ class Execution:
         self.ws = Path()
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
+        self.stderr_file: Path | None = None
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ScenarioResult:
@@ -110,7 +111,8 @@ class Execution:
         try:
             try:
                 terminal = terminal_profile(self.sc, self.opt.terminal)
-                choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent)
+                choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent,
+                                agent_args=self.opt.agent_args, agents_files=self.opt.agents_files)
             except ScenarioError as e:
                 r.fail("setup", e.message, str(e.pos))
                 return r
@@ -138,7 +140,7 @@ class Execution:
             if choice.uses_server:
                 from autocue.runner.llm import register
 
-                self.llm = register(self.sc, self.sc.compile())
+                self.llm = register(self.sc, script_for(choice, self.sc.compile()))
                 self.llm.server.state.options.speed = self.opt.speed
             try:
                 launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm)
@@ -156,7 +158,9 @@ class Execution:
                 cast.close()
                 r.fail("setup", f"{e} (the program under test, {choice.runner})", str(self.sc.pos))
                 return r
-            if self._timeline(replies_before(self.sc, choice)):
+            self.stderr_file = launch.stderr_file
+            typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
+            if typed and self._timeline(replies_before(self.sc, choice)):
                 self._finish()
         except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
             r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
@@ -168,6 +172,8 @@ class Execution:
                 r.exit_code = self.prog.exit_code
             self._read_progress()
             if self.llm is not None:
+                if choice_agent(r):
+                    self._diagnose()
                 self.llm.release()
             if root is not None:
                 if self.opt.keep or r.failures:
@@ -176,6 +182,42 @@ class Execution:
                     shutil.rmtree(root, ignore_errors=True)
             r.duration_s = time.monotonic() - t0
         return r
+
+    def _type_prompt(self, prompt: str, choice: Choice) -> bool:
+        """A real agent's TUI: wait for its input box (``ready`` text, else a quiet screen), then type the
+        initial prompt and Enter as separate writes. False when the time limit ended the run."""
+        p = self.prog
+        assert p is not None
+        ready = choice.agent.ready if choice.agent is not None else ""
+        try:
+            self._quiet()
+            while ready and ready not in p.screen.text() and not p.exited:
+                if time.monotonic() > self.deadline:
+                    raise _Deadline
+                p.pump(0.05)
+            self._quiet()
+            p.cast.marker("initialPrompt")
+            for i, chunk in enumerate(parse_input(prompt)):
+                if i:
+                    self._quiet()
+                p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
+            self.result.transcript.append(f"{self.sc.pos} initialPrompt: typed {prompt!r}")
+        except _Deadline:
+            self._timeout(f"waiting for the agent's input ({ready!r} on screen) to type the initial prompt",
+                          str(self.sc.pos))
+            return False
+        return True
+
+    def _diagnose(self) -> None:
+        from autocue.runner.diagnose import diagnose, side_requests
+
+        assert self.llm is not None
+        st = self.llm.status()
+        r = self.result
+        if st is not None:
+            r.side_requests = side_requests(st)
+        if r.failures:
+            r.diagnostics = diagnose(st, self.stderr_file)
 
     # ------------------------------------------------------------------ timeline
     def _timeline(self, before: list[int]) -> bool:
@@ -382,6 +424,11 @@ class Execution:
             elif self.llm.script.step_count:
                 r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "
                        "scripted)", str(self.sc.pos))
+
+
+def choice_agent(r: ScenarioResult) -> bool:
+    """Whether the run's program was a real agent CLI (diagnostics and side requests are reported)."""
+    return r.runner not in ("", "mock", "autocue", "cmd")
 
 
 def run_one(scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> ScenarioResult:

@@ -181,3 +181,51 @@ def test_a_user_profile_replaces_a_builtin_one_of_the_same_name(tmp_path: Path) 
     f.write_text("[agents.claude]\nbinary = 'my-claude'\nprint_args = ['{prompt}']\n")
     got = profiles([f])["claude"]
     assert (got.binary, got.source) == ("my-claude", str(f))
+
+
+def test_aider_edits_become_whole_line_diff_blocks_one_reply_per_turn(tmp_path: Path) -> None:
+    from autocue.runner.agents.aider import aider_script
+    from autocue.scenario import load_scenario_text
+
+    (tmp_path / "config.json").write_text('{"greeting": "hello world"}\n')
+    sc = load_scenario_text(textwrap.dedent("""
+        name: e
+        initialPrompt: edit
+        timeline:
+          - llmResponse:
+              - assistant: [[0, "Reading."]]
+              - readFile: {path: config.json}
+          - llmResponse:
+              - assistant: [[0, "Editing."]]
+              - editFile: {path: config.json, oldText: "hello world", newText: "hello agents"}
+          - llmResponse:
+              - assistant: [[0, "Done."]]
+        """), "e.yaml")
+    [turn] = aider_script(sc.compile(), tmp_path).turns
+    [reply] = turn.steps
+    assert reply.content[0].text == ('Reading.\n\nEditing.\n\nconfig.json\n```\n<<<<<<< SEARCH\n{"greeting": "hello world"}\n'
+                                     '=======\n{"greeting": "hello agents"}\n>>>>>>> REPLACE\n```\n')
+
+
+def test_the_launch_profiles_tool_profile_maps_calls_once(tmp_path: Path) -> None:
+    """The run's session starts with the CLI's tool profile: a scripted readFile reaches Gemini CLI as
+    read_file with file_path (mapping it twice, as detection after a pre-mapped script did, raised a 500)."""
+    import httpx2
+
+    from autocue.runner.llm import register
+    from autocue.scenario import load_scenario_text
+
+    sc = load_scenario_text("name: g\ntimeline:\n  - llmResponse:\n      - readFile: {path: a.txt}\n", "g.yaml")
+    run = register(sc, sc.compile(), tool_profile="gemini-cli")
+    try:
+        body = {"contents": [{"role": "user", "parts": [{"text": "read"}]}],
+                "tools": [{"functionDeclarations": [{"name": "read_file"}, {"name": "list_directory"}]}]}
+        r = httpx2.post(run.base_url + "/v1beta/models/m:generateContent", json=body,
+                        headers={"x-goog-api-key": run.key}, timeout=10)
+        assert r.status_code == 200, r.text
+        call = r.json()["candidates"][0]["content"]["parts"][0]["functionCall"]
+        assert call["name"] == "read_file" and call["args"]["file_path"] == "a.txt"
+        st = run.status()
+        assert st is not None and (st["profile"], st["profile_source"]) == ("gemini-cli", "launch profile")
+    finally:
+        run.release()

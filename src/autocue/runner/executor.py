@@ -140,7 +140,8 @@ class Execution:
             if choice.uses_server:
                 from autocue.runner.llm import register
 
-                self.llm = register(self.sc, script_for(choice, self.sc.compile()))
+                tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
+                self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
                 self.llm.server.state.options.speed = self.opt.speed
             try:
                 launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm)

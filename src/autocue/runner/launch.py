@@ -134,20 +134,14 @@ def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_fil
     return Choice(name, None, agent=found, agent_args=agent_args)
 
 
-def script_for(choice: Choice, script: Script) -> Script:
-    """The script the server plays for ``choice``: tool calls in the agent's tool profile, or for
-    aider (no tools) its edit blocks."""
+def script_for(choice: Choice, script: Script, workspace: Path | None = None) -> Script:
+    """The script the server plays for ``choice``: for aider (no tools) its edit blocks (the tool
+    profile is set on the run's server session: ``autocue.runner.llm.register``)."""
     agent = choice.agent
-    if agent is None or choice.profile is not None:
-        return script
-    if agent.name == "aider" and agent.source == "built-in":
+    if agent is not None and choice.profile is None and agent.name == "aider" and agent.source == "built-in":
         from autocue.runner.agents.aider import aider_script
 
-        return aider_script(script)
-    if agent.tool_profile:
-        from autocue.scenario.profiles import apply_profile
-
-        return apply_profile(script, agent.tool_profile)
+        return aider_script(script, workspace)
     return script
 
 

@@ -9,6 +9,7 @@ in the chat.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from autocue.llm.types import TextContent
 from autocue.runner.agents.base import AgentProfile
@@ -40,8 +41,11 @@ PROFILE = AgentProfile(
 FENCE = "```"
 
 
-def edit_block(call: ScriptedToolCall) -> str | None:
-    """aider's ``diff`` edit block for a ``writeFile`` / ``editFile`` call (None for other tools)."""
+def edit_block(call: ScriptedToolCall, workspace: Path | None = None) -> str | None:
+    """aider's ``diff`` edit block for a ``writeFile`` / ``editFile`` call (None for other tools).
+
+    aider matches whole lines: an ``editFile`` whose old text is part of a line of the file (read
+    from ``workspace`` as seeded) is widened to the lines that hold it."""
     args = call.arguments if isinstance(call.arguments, dict) else {}
     path = str(args.get("path") or args.get("file_path") or "")
     if call.name == "writeFile":
@@ -51,35 +55,55 @@ def edit_block(call: ScriptedToolCall) -> str | None:
             args.get("newText", args.get("new_string", "")))
     else:
         return None
+    if call.name == "editFile" and workspace is not None and search:
+        search, replace = _whole_lines(workspace / path, search, replace)
     search = search if not search or search.endswith("\n") else search + "\n"
     replace = replace if not replace or replace.endswith("\n") else replace + "\n"
     return f"{path}\n{FENCE}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n{FENCE}\n"
 
 
-def aider_script(script: Script) -> Script:
-    """``script`` with each reply's ``writeFile``/``editFile`` calls turned into edit blocks in its text.
+def _whole_lines(path: Path, search: str, replace: str) -> tuple[str, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return search, replace
+    at = text.find(search)
+    if at < 0:
+        return search, replace
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at + len(search))
+    end = len(text) if end < 0 else end + 1
+    return text[start:end], text[start:at] + replace + text[at + len(search):end]
 
-    aider makes no tool calls, so the reply that edits is also the turn's last: the scripted
-    replies after it in the same turn (the answer to a tool result) are dropped."""
+
+def aider_script(script: Script, workspace: Path | None = None) -> Script:
+    """``script`` with each user turn played as one reply, as aider asks the model once per message:
+    the texts of the turn's replies up to its first edit, and that reply's ``writeFile``/``editFile``
+    calls as edit blocks. Other tool calls (aider declares none) and the replies after the edit (the
+    answer to a tool result) are dropped; a scripted error stays a reply of its own, before."""
     turns = []
     for turn in script.turns:
         steps: list[object] = []
+        texts: list[str] = []
         for step in turn.steps:
             if not isinstance(step, ScriptedResponse):
                 steps.append(step)
                 continue
-            texts: list[str] = []
+            if step.error is not None:
+                steps.append(step)
+                continue
             edited = False
             for block in step.content:
                 if isinstance(block, TextContent):
                     texts.append(block.text)
                 elif isinstance(block, ScriptedToolCall):
-                    blk = edit_block(block)
+                    blk = edit_block(block, workspace)
                     if blk is not None:
                         texts.append(blk)
                         edited = True
-            steps.append(dataclasses.replace(step, content=[TextContent("\n\n".join(t for t in texts if t))]))
             if edited:
                 break
+        text = "\n\n".join(t for t in texts if t)
+        steps.append(ScriptedResponse([TextContent(text)]))
         turns.append(Turn(turn.prompt, steps, list(turn.checks), turn.source))  # type: ignore[arg-type]
     return dataclasses.replace(script, turns=turns)

@@ -41,3 +41,18 @@ def test_claude_codes_title_request_is_a_side_call_answered_with_json() -> None:
         assert turn.content[0].type == "tool_use" and turn.content[0].name == "Write"
         s = server.session("k1")
         assert (s["side_calls"], s["consumed"], s["remaining"]) == (1, 1, 0)
+
+
+def test_codexs_task_title_request_is_a_side_call() -> None:
+    """Codex 0.169's TUI asks for a thread title with a tool-less Responses request."""
+    import openai
+
+    sc = load_scenario_text(SCENARIO, "t.yaml")
+    with serve(sc) as server:
+        client = openai.OpenAI(base_url=server.base_url + "/v1", api_key="k2")
+        r = client.responses.create(model="mock-model", input=[{"role": "user", "content": (
+            "Generate a concise, single-line task title of at most 36 characters and under five words where "
+            "possible. Start with an imperative verb.\n\ncreate hello.txt")}])
+        assert r.output_text == "write hello"
+        s = server.session("k2")
+        assert (s["side_calls"], s["consumed"]) == (1, 0)

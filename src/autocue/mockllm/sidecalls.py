@@ -6,6 +6,8 @@ consuming the script (so a scenario scripts only the agent's real turns).
 * Claude Code's session title (its TUI, before the first turn: a tool-less request asking for a
   "sentence-case title" as JSON, ``output_config.format`` with a ``title`` property) gets
   ``{"title": <the scenario's name>}``.
+* Codex's thread title (its TUI: a tool-less request "Generate a concise, single-line task
+  title ...") gets the scenario's name.
 * Gemini CLI's model router (JSON output with a ``complexity_score`` schema) gets
   ``{"complexity_reasoning": "scripted", "complexity_score": 1}``.
 
@@ -38,6 +40,8 @@ def side_call(req: Incoming, scenario_name: str) -> tuple[str, ScriptedResponse]
     title = scenario_name.replace("_", " ").replace("-", " ").strip() or "Scripted session"
     if system and "title generator" in system[:200].lower():
         return "title", ScriptedResponse([TextContent(title[:50])])
+    if "single-line task title" in req.last_user_text()[:400]:
+        return "title", ScriptedResponse([TextContent(title[:36])])
     if req.api == "anthropic" and _claude_title(req.body, system):
         return "title", ScriptedResponse([TextContent(orjson.dumps({"title": title[:50]}).decode())])
     return None

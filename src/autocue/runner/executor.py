@@ -101,6 +101,7 @@ class Execution:
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
         self.stderr_file: Path | None = None
+        self.key_gap = 0.0
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ScenarioResult:
@@ -121,6 +122,7 @@ class Execution:
                 return r
             r.runner, r.terminal = choice.runner, terminal.id
             self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
+            self.key_gap = choice.key_gap
             base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
             base.mkdir(parents=True, exist_ok=True)
             run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
@@ -201,6 +203,8 @@ class Execution:
             for i, chunk in enumerate(parse_input(prompt)):
                 if i:
                     self._quiet()
+                    if chunk.key:
+                        self._gap()
                 p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
             self.result.transcript.append(f"{self.sc.pos} initialPrompt: typed {prompt!r}")
         except _Deadline:
@@ -208,6 +212,15 @@ class Execution:
                           str(self.sc.pos))
             return False
         return True
+
+    def _gap(self) -> None:
+        """A real agent's TUI: the key after a text waits ``key_gap`` seconds from the last write."""
+        p = self.prog
+        assert p is not None
+        while (left := p.last_input + self.key_gap - time.monotonic()) > 0:
+            if time.monotonic() > self.deadline:
+                raise _Deadline
+            p.pump(left)
 
     def _diagnose(self) -> None:
         from autocue.runner.diagnose import diagnose, side_requests
@@ -329,6 +342,8 @@ class Execution:
                 for chunk in parse_input(inp.text):
                     if typed:
                         self._quiet()
+                        if chunk.key:
+                            self._gap()
                     typed = True
                     data = key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data
                     p.write(data)

@@ -73,6 +73,11 @@ class Choice:
         return SETTLE.get(self.profile or "", DEFAULT_SETTLE)
 
     @property
+    def key_gap(self) -> float:
+        """Least seconds between a typed text and the key after it (0: as soon as it was echoed)."""
+        return self.agent.key_gap if self.agent is not None and self.profile is None else 0.0
+
+    @property
     def uses_server(self) -> bool:
         if self.profile == "autocue" or self.agent is not None:
             return True

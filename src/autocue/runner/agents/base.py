@@ -55,6 +55,9 @@ class AgentProfile:
     """What quits its TUI cleanly (documentation for scenario authors)."""
     ready: str = ""
     """Text on its TUI's screen once the input box takes a prompt (empty: a quiet screen is enough)."""
+    key_gap: float = 0.2
+    """Least seconds between typed text and the key after it (Codex takes an Enter within 120 ms of a
+    typing burst as part of a paste; Gemini CLI reads text + CR in one read as two lines)."""
     settle: float = 0.3
     """Seconds of quiet screen the executor waits for (TUIs repaint spinners and cursors)."""
     notes: str = ""

@@ -34,6 +34,7 @@ PROFILE = AgentProfile(
     verified=("2.1.197",),
     side_requests=("title (TUI: a tool-less request whose system prompt asks for a session title)",
                    "HEAD / connectivity probe"),
+    ready="accept edits",
     quit_input="<ctrl-c><ctrl-c>",
     notes="probes with HEAD /, then streams POST /v1/messages?beta=true; the TUI asks for a session title first",
 )

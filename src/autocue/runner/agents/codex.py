@@ -27,6 +27,8 @@ PROFILE = AgentProfile(
     package="@openai/codex",
     version="0.169.0",
     verified=("0.169.0",),
+    ready="Ask Codex to do anything",
+    side_requests=("title (TUI: a tool-less 'single-line task title' request)",),
     quit_input="<ctrl-c><ctrl-c>",
     notes="Responses only (`wire_api=responses`); everything runs through exec_command",
 )

@@ -29,6 +29,7 @@ PROFILE = AgentProfile(
     version="0.61.0",
     verified=("0.61.0",),
     side_requests=("model router (JSON with complexity_score), without -m",),
+    ready="Type your message",
     quit_input="/exit<enter>",
     notes="Gemini API only; exits 42 with CI=true; re-launches itself as a second process",
 )

@@ -203,8 +203,9 @@ def test_aider_edits_become_whole_line_diff_blocks_one_reply_per_turn(tmp_path: 
         """), "e.yaml")
     [turn] = aider_script(sc.compile(), tmp_path).turns
     [reply] = turn.steps
-    assert reply.content[0].text == ('Reading.\n\nEditing.\n\nconfig.json\n```\n<<<<<<< SEARCH\n{"greeting": "hello world"}\n'
-                                     '=======\n{"greeting": "hello agents"}\n>>>>>>> REPLACE\n```\n')
+    assert reply.content[0].text == ('Reading.\n\nEditing.\n\nconfig.json\n```\n<<<<<<< SEARCH\n'
+                                     '{"greeting": "hello world"}\n=======\n{"greeting": "hello agents"}\n'
+                                     '>>>>>>> REPLACE\n```\n')
 
 
 def test_the_launch_profiles_tool_profile_maps_calls_once(tmp_path: Path) -> None:

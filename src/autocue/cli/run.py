@@ -30,6 +30,8 @@ def parser() -> argparse.ArgumentParser:
                           "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="ARG",
                    help="an extra argument for the agent CLI (repeat for several; use --agent-arg=-x for a dash)")
+    p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: openai, "
+                   "anthropic, openai-responses (default: the scenario's server.llmApiStyle)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "
@@ -109,7 +111,8 @@ def main(argv: list[str]) -> int:
         return _err(str(e))
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
-                         jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files))
+                         jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
+                         llm_api=args.llm_api)
     try:
         report = run_selected(items, options)
     except KeyboardInterrupt:  # the runs' process groups were killed on the way out

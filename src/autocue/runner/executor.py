@@ -146,7 +146,8 @@ class Execution:
                 self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
                 self.llm.server.state.options.speed = self.opt.speed
             try:
-                launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm)
+                launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm,
+                               llm_api=self.opt.llm_api)
             except LaunchError as e:
                 r.fail("setup", str(e), str(self.sc.pos))
                 return r
@@ -230,7 +231,7 @@ class Execution:
         r = self.result
         if st is not None:
             r.side_requests = side_requests(st)
-        if r.failures:
+        if r.failures and not any(f.kind == "setup" for f in r.failures):
             r.diagnostics = diagnose(st, self.stderr_file)
 
     # ------------------------------------------------------------------ timeline

@@ -183,10 +183,10 @@ def _fill(token: str, values: dict[str, str]) -> str:
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: LlmRun | None) -> Launch:
+          llm: LlmRun | None, llm_api: str | None = None) -> Launch:
     if choice.agent is not None and choice.profile is None:
         return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
-                             state_dir=state_dir, llm=llm)
+                             state_dir=state_dir, llm=llm, llm_api=llm_api)
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
@@ -228,7 +228,7 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
-                  workspace: Path, state_dir: Path, llm: LlmRun | None) -> Launch:
+                  workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None) -> Launch:
     from autocue.runner.agents.base import RunValues, find_binary, prepare
 
     assert llm is not None
@@ -237,6 +237,9 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
         how = (f"`autocue agents install {agent.name}`" if agent.package else "install it")
         raise LaunchError(f"--agent {agent.name}: `{agent.binary}` is not installed (looked in "
                           f"$AUTOCUE_AGENTS_DIR/bin and PATH): {how}, or set AUTOCUE_AGENTS_DIR to where it is")
+    if llm_api is not None and agent.api_for(llm_api) != {"responses": "openai-responses", "google": "gemini"}.get(
+            llm_api, llm_api):
+        raise LaunchError(f"--llm-api {llm_api}: {agent.name} does not speak it (it speaks: {', '.join(agent.apis)})")
     tui = interactive(scenario)
     if tui and agent.tui_args is None:
         raise LaunchError(f"--agent {agent.name}: the scenario types into a TUI (userInputs), but {agent.name} "
@@ -247,7 +250,7 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
                           "needs `initialPrompt:`")
     values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
                        openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
-                       api_style=scenario.server.llm_api_style)
+                       api_style=llm_api or scenario.server.llm_api_style)
     argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args)
     env = base_env(terminal, workspace, llm, agent=True)
     env.update(extra)

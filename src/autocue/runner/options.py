@@ -31,5 +31,8 @@ class RunOptions:
     jobs: int = 1
     agent_args: tuple[str, ...] = ()
     """Extra arguments for the agent CLI (``--agent-arg``), after its profile's."""
+    llm_api: str | None = None
+    """Wire protocol for a real agent CLI that speaks several (``openai``, ``anthropic``, ``openai-responses``,
+    ``gemini``), instead of the scenario's ``server.llmApiStyle``."""
     agents_files: tuple[str, ...] = ()
     """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""

@@ -85,6 +85,7 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
     for turn in script.turns:
         steps: list[object] = []
         texts: list[str] = []
+        replies = 0
         for step in turn.steps:
             if not isinstance(step, ScriptedResponse):
                 steps.append(step)
@@ -92,6 +93,7 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
             if step.error is not None:
                 steps.append(step)
                 continue
+            replies += 1
             edited = False
             for block in step.content:
                 if isinstance(block, TextContent):
@@ -103,7 +105,7 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
                         edited = True
             if edited:
                 break
-        text = "\n\n".join(t for t in texts if t)
-        steps.append(ScriptedResponse([TextContent(text)]))
+        if replies:
+            steps.append(ScriptedResponse([TextContent("\n\n".join(t for t in texts if t))]))
         turns.append(Turn(turn.prompt, steps, list(turn.checks), turn.source))  # type: ignore[arg-type]
     return dataclasses.replace(script, turns=turns)

@@ -230,3 +230,45 @@ def test_the_launch_profiles_tool_profile_maps_calls_once(tmp_path: Path) -> Non
         assert st is not None and (st["profile"], st["profile_source"]) == ("gemini-cli", "launch profile")
     finally:
         run.release()
+
+
+FAKE_TUI = textwrap.dedent("""\
+    import json, os, sys, termios, time, tty
+    tty.setraw(0)
+    time.sleep(0.8)                      # starting up: what is typed now is lost
+    termios.tcflush(0, termios.TCIFLUSH)
+    os.write(1, b"READY> ")
+    log, t0 = [], time.monotonic()
+    while not (len(log) >= 2 and log[-1][1] == log[-2][1] == "\\x03"):
+        data = os.read(0, 100)
+        log.append([time.monotonic() - t0, data.decode()])
+        os.write(1, data.replace(b"\\r", b"\\r\\n").replace(b"\\x03", b"^C"))
+    with open(os.path.join(os.environ["AUTOCUE_WORKSPACE"], "keys.json"), "w") as f:
+        json.dump(log, f)
+""")
+
+
+def test_tui_mode_types_the_prompt_once_ready_and_enter_as_its_own_write_after_the_key_gap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "agents" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "faketui").write_text(f"#!{sys.executable}\n{FAKE_TUI}")
+    (bin_dir / "faketui").chmod(0o755)
+    monkeypatch.setenv("AUTOCUE_AGENTS_DIR", str(tmp_path / "agents"))
+    prof = tmp_path / "agents.toml"
+    prof.write_text('[agents.faketui]\nbinary = "faketui"\nprint_args = []\ntui_args = []\nready = "READY>"\n'
+                    "key_gap = 0.25\n")
+    path = scenario(tmp_path, """
+        name: tui
+        initialPrompt: hello there
+        timeline:
+          - userInputs: [[0, "<ctrl-c><ctrl-c>"]]
+        expect: {exitCode: 0}
+        """)
+    r = one(path, agent="faketui", agents_files=(str(prof),), keep=True)
+    assert r.passed, (r.failures, r.last_screen)
+    assert r.workspace is not None
+    log = json.loads((Path(r.workspace) / "keys.json").read_text())
+    assert [x[1] for x in log] == ["hello there", "\r", "\x03", "\x03"]  # nothing typed before READY> was lost
+    assert log[1][0] - log[0][0] >= 0.25  # Enter waited the profile's key_gap after the text
+    assert "READY> hello there" in r.last_screen

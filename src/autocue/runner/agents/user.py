@@ -81,9 +81,9 @@ def _profile(path: Path, name: str, spec: Any) -> AgentProfile:
             if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
                 raise AgentProfileError(f"{where}.apis: expected a table per API style, e.g. apis.openai = {{}}")
             kw[key] = {str(k): {str(a): str(b) for a, b in v.items()} for k, v in value.items()}
-        elif key == "settle":
+        elif key in ("settle", "key_gap"):
             if not isinstance(value, (int, float)):
-                raise AgentProfileError(f"{where}.settle: expected seconds (a number)")
+                raise AgentProfileError(f"{where}.{key}: expected seconds (a number)")
             kw[key] = float(value)
         else:
             if value is not None and not isinstance(value, str):

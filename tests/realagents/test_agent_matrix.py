@@ -20,7 +20,7 @@ EXAMPLES = ROOT / "examples" / "agents"
 PRINT = sorted(p.name for p in EXAMPLES.glob("*.yaml") if not p.name.startswith("tui_"))
 TUI = sorted(p.name for p in EXAMPLES.glob("tui_*.yaml"))
 AGENTS = ["claude", "codex", "opencode", "pi", "gemini", "aider"]
-TUI_AGENTS = ["claude", "codex", "opencode", "pi", "gemini"]
+TUI_AGENTS = ["claude", "codex", "opencode", "pi", "gemini", "aider"]
 NOT_APPLICABLE = {("aider", "shell_answer.yaml"): "aider makes no tool calls: it cannot run a shell command"}
 
 

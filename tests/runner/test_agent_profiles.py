@@ -205,7 +205,8 @@ def test_aider_edits_become_whole_line_diff_blocks_one_reply_per_turn(tmp_path: 
     [reply] = turn.steps
     assert reply.content[0].text == ('Reading.\n\nEditing.\n\nconfig.json\n```\n<<<<<<< SEARCH\n'
                                      '{"greeting": "hello world"}\n=======\n{"greeting": "hello agents"}\n'
-                                     '>>>>>>> REPLACE\n```\n')
+                                     '>>>>>>> REPLACE\n```\n\n\nDone.')
+    assert reply.source == sc.compile().all_steps()[-1].source  # the executor waits for it where "Done." was
 
 
 def test_the_launch_profiles_tool_profile_maps_calls_once(tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ from autocue.scenario import (
 
 if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
+    from autocue.script.model import Script
 
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
@@ -61,8 +62,9 @@ class _Deadline(Exception):
     pass
 
 
-def replies_before(scenario: Scenario, choice: Choice) -> list[int]:
-    """For each timeline event, how many replies the program must have been served before it."""
+def replies_before(scenario: Scenario, choice: Choice, played: Script | None = None) -> list[int]:
+    """For each timeline event, how many replies the program must have been served before it (counted
+    on the script the server plays, when it differs from the scenario's: aider's one reply per turn)."""
     out: list[int] = []
     if choice.profile == "mock":
         n = 0
@@ -70,7 +72,8 @@ def replies_before(scenario: Scenario, choice: Choice) -> list[int]:
             out.append(n)
             n += isinstance(ev, LlmResponse)
         return out
-    lines = sorted(_line(s.source) for s in scenario.compile().all_steps() if hasattr(s, "source"))
+    script = played if played is not None else scenario.compile()
+    lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
     for ev in scenario.timeline:
         out.append(sum(1 for x in lines if x < ev.pos.line))
     return out
@@ -164,7 +167,8 @@ class Execution:
                 return r
             self.stderr_file = launch.stderr_file
             typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
-            if typed and self._timeline(replies_before(self.sc, choice)):
+            played = self.llm.script if self.llm is not None else None
+            if typed and self._timeline(replies_before(self.sc, choice, played)):
                 self._finish()
         except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
             r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))

@@ -78,14 +78,15 @@ def _whole_lines(path: Path, search: str, replace: str) -> tuple[str, str]:
 
 def aider_script(script: Script, workspace: Path | None = None) -> Script:
     """``script`` with each user turn played as one reply, as aider asks the model once per message:
-    the texts of the turn's replies up to its first edit, and that reply's ``writeFile``/``editFile``
-    calls as edit blocks. Other tool calls (aider declares none) and the replies after the edit (the
-    answer to a tool result) are dropped; a scripted error stays a reply of its own, before."""
+    the texts of the turn's replies in order, with their ``writeFile``/``editFile`` calls as edit
+    blocks where they were. Other tool calls (aider declares none) are dropped; a scripted error
+    stays a reply of its own, before. The reply keeps the ``source`` of the turn's last one, so the
+    executor waits for it where the scenario waited for that one."""
     turns = []
     for turn in script.turns:
         steps: list[object] = []
         texts: list[str] = []
-        replies = 0
+        last: ScriptedResponse | None = None
         for step in turn.steps:
             if not isinstance(step, ScriptedResponse):
                 steps.append(step)
@@ -93,8 +94,7 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
             if step.error is not None:
                 steps.append(step)
                 continue
-            replies += 1
-            edited = False
+            last = step
             for block in step.content:
                 if isinstance(block, TextContent):
                     texts.append(block.text)
@@ -102,10 +102,7 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
                     blk = edit_block(block, workspace)
                     if blk is not None:
                         texts.append(blk)
-                        edited = True
-            if edited:
-                break
-        if replies:
-            steps.append(ScriptedResponse([TextContent("\n\n".join(t for t in texts if t))]))
+        if last is not None:
+            steps.append(ScriptedResponse([TextContent("\n\n".join(t for t in texts if t))], source=last.source))
         turns.append(Turn(turn.prompt, steps, list(turn.checks), turn.source))  # type: ignore[arg-type]
     return dataclasses.replace(script, turns=turns)

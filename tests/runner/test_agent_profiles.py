@@ -142,6 +142,8 @@ def test_an_unknown_tool_less_request_is_reported_as_a_suspected_side_request(tm
     assert "suspected side request: #1 declared no tools but took scripted reply 1" in text
     assert "first divergent request: #2 chat /v1/chat/completions -> 400 exhausted; declared tools: bash" in text
     assert "agent stderr (last lines):" in text and "HTTP Error 400" in text  # its traceback, on stderr
+    shown = r.to_json()
+    assert shown["diagnostics"] == r.diagnostics and "title: hi from the script" in shown["last_screen"]
 
 
 def test_a_missing_cli_is_a_setup_failure_naming_the_installer(tmp_path: Path,
@@ -273,3 +275,18 @@ def test_tui_mode_types_the_prompt_once_ready_and_enter_as_its_own_write_after_t
     assert [x[1] for x in log] == ["hello there", "\r", "\x03", "\x03"]  # nothing typed before READY> was lost
     assert log[1][0] - log[0][0] >= 0.25  # Enter waited the profile's key_gap after the text
     assert "READY> hello there" in r.last_screen
+
+
+def test_the_command_line_prints_the_diagnostics_and_the_last_screen(
+        tmp_path: Path, fake_cli: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from autocue.cli.main import main
+
+    prof = tmp_path / "agents.toml"
+    prof.write_text(TOML)
+    path = scenario(tmp_path, SCENARIO)
+    code = main(["run", str(path), "--agent", "fakecli", "--agents-file", str(prof), "--agent-arg=--title-first",
+                 "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "  suspected side request: #1 declared no tools" in out
+    assert "  last screen:\n    | CI=None ANTHROPIC=None" in out

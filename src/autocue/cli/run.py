@@ -130,6 +130,9 @@ def main(argv: list[str]) -> int:
                     print("    " + f.detail.rstrip().replace("\n", "\n    "))
             for line in s.diagnostics:
                 print(f"  {line}")
+            if s.diagnostics:
+                print("  last screen:")
+                print("\n".join("    | " + x for x in (s.last_screen or "(empty)").splitlines()))
             if s.workspace and not s.passed:
                 print(f"  workspace kept: {s.workspace}")
             if not s.passed and s.out_dir:

@@ -73,7 +73,7 @@ class ScenarioResult:
                 "workspace": self.workspace, "out_dir": self.out_dir,
                 "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
                 **({"side_requests": self.side_requests} if self.side_requests else {}),
-                **({"diagnostics": self.diagnostics} if self.diagnostics else {})}
+                **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {})}
 
 
 @dataclass(slots=True)

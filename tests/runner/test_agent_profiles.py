@@ -289,4 +289,5 @@ def test_the_command_line_prints_the_diagnostics_and_the_last_screen(
     out = capsys.readouterr().out
     assert code == 1
     assert "  suspected side request: #1 declared no tools" in out
-    assert "  last screen:\n    | CI=None ANTHROPIC=None" in out
+    screen = out.split("  last screen:\n", 1)[1]
+    assert screen.startswith("    | ") and "| urllib.error.HTTPError: HTTP Error 400" in screen

@@ -260,19 +260,20 @@ def test_tui_mode_types_the_prompt_once_ready_and_enter_as_its_own_write_after_t
     monkeypatch.setenv("AUTOCUE_AGENTS_DIR", str(tmp_path / "agents"))
     prof = tmp_path / "agents.toml"
     prof.write_text('[agents.faketui]\nbinary = "faketui"\nprint_args = []\ntui_args = []\nready = "READY>"\n'
-                    "key_gap = 0.25\n")
+                    "key_gap = 0.25\nquit_input = '<ctrl-c><ctrl-c>'\n")
     path = scenario(tmp_path, """
         name: tui
         initialPrompt: hello there
         timeline:
-          - userInputs: [[0, "<ctrl-c><ctrl-c>"]]
+          - userInputs: [[0, "<quit>"]]
         expect: {exitCode: 0}
         """)
     r = one(path, agent="faketui", agents_files=(str(prof),), keep=True)
     assert r.passed, (r.failures, r.last_screen)
     assert r.workspace is not None
     log = json.loads((Path(r.workspace) / "keys.json").read_text())
-    assert [x[1] for x in log] == ["hello there", "\r", "\x03", "\x03"]  # nothing typed before READY> was lost
+    # nothing typed before READY> was lost; <quit> typed the profile's quit input
+    assert [x[1] for x in log] == ["hello there", "\r", "\x03", "\x03"]
     assert log[1][0] - log[0][0] >= 0.25  # Enter waited the profile's key_gap after the text
     assert "READY> hello there" in r.last_screen
 

@@ -105,6 +105,8 @@ class Execution:
         self.literals: list[tuple[str, str]] = []
         self.stderr_file: Path | None = None
         self.key_gap = 0.0
+        self.quit_input = ""
+        """A launch profile's input that quits its TUI: what ``<quit>`` types."""
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ScenarioResult:
@@ -126,6 +128,7 @@ class Execution:
             r.runner, r.terminal = choice.runner, terminal.id
             self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
             self.key_gap = choice.key_gap
+            self.quit_input = choice.agent.quit_input if choice.agent is not None else ""
             base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
             base.mkdir(parents=True, exist_ok=True)
             run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
@@ -344,7 +347,8 @@ class Execution:
                     self._note(ev, f"skipped {inp.text!r} (target {target})")
                     continue
                 self._logical(inp.ms)
-                for chunk in parse_input(inp.text):
+                text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
+                for chunk in parse_input(text):
                     if typed:
                         self._quiet()
                         if chunk.key:

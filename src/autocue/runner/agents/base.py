@@ -52,7 +52,7 @@ class AgentProfile:
     side_requests: tuple[str, ...] = ()
     """Requests the CLI sends besides the conversation, answered by the server without a scripted step."""
     quit_input: str = "<ctrl-c><ctrl-c>"
-    """What quits its TUI cleanly (documentation for scenario authors)."""
+    """What quits its TUI cleanly: typed for a ``userInputs`` text that is exactly ``<quit>``."""
     ready: str = ""
     """Text on its TUI's screen once the input box takes a prompt (empty: a quiet screen is enough)."""
     key_gap: float = 0.2

@@ -1,12 +1,18 @@
 """The scenario executor's speed: N generated scenarios run with ``--agent mock`` at -j 1 and -j 2.
 
     python benchmarks/bench_runner.py [--scenarios 100] [--jobs 1,2]
+    python benchmarks/bench_runner.py --agents [--runs 20]
 
 Each scenario has 3 turns (the initial prompt and two typed inputs, each answered by a reply
 with a text and a tool call) and one screenshot. It prints seconds per scenario, the speed-up
 of each -j over -j 1, and the executor's own share: the time a run is not waiting for the
 program under test to live (set-up, synchronisation after it exited, goldens, clean-up) — the
 program's lifetime (start-up of the mock agent's Python, its tools) is reported apart.
+
+``--agents``: the per-run overhead autocue adds around a real agent CLI (workspace, the seeded
+private HOME, the server session, the pty, the stderr copy, clean-up), measured per launch
+profile with a stand-in binary that exits at once, next to each installed CLI's own start-up
+(``NAME --version``, the least it costs). The target is 100 ms per run.
 """
 
 from __future__ import annotations
@@ -49,11 +55,84 @@ def generate(folder: Path, count: int) -> None:
         (folder / f"bench_{n:03d}.yaml").write_text(SCENARIO.format(n=n), encoding="utf-8")
 
 
+AGENT_SCENARIO = """\
+name: overhead
+initialPrompt: hello
+timeline:
+  - assert: {fs: {notExists: [nothing.txt]}}
+"""
+OVERHEAD_TARGET_MS = 100
+
+
+def agents(runs: int) -> int:
+    """Per-run overhead of each launch profile, and each installed CLI's own start-up."""
+    import os
+    import shutil
+    import subprocess
+
+    from autocue.runner.agents import BUILTIN, find_binary
+
+    real_dir = os.environ.get("AUTOCUE_AGENTS_DIR")
+    names = [n for n in BUILTIN if n != "autocue"]
+    startup: dict[str, float | None] = {}
+    for name in names:
+        exe = find_binary(BUILTIN[name])
+        if exe is None:
+            startup[name] = None
+            continue
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            subprocess.run([exe, "--version"], capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+            times.append(time.perf_counter() - t0)
+        startup[name] = statistics.median(times)
+    worst = 0.0
+    with tempfile.TemporaryDirectory(prefix="autocue-bench-agents-") as tmp:
+        root = Path(tmp)
+        (root / "bin").mkdir()
+        true = shutil.which("true") or "/bin/true"
+        for name in names:
+            (root / "bin" / BUILTIN[name].binary).symlink_to(true)
+        (root / "overhead.yaml").write_text(AGENT_SCENARIO, encoding="utf-8")
+        items = collect([root / "overhead.yaml"])
+        os.environ["AUTOCUE_AGENTS_DIR"] = str(root)
+        try:
+            run_selected(items, RunOptions(agent=names[0], out=root / "warm"))  # imports, the server's start
+            print(f"per-run overhead of autocue around an agent CLI (median of {runs} runs; target "
+                  f"<= {OVERHEAD_TARGET_MS} ms) and the CLI's own start-up (--version, median of 3):")
+            for name in names:
+                own = []
+                for _ in range(runs):
+                    report = run_selected(items, RunOptions(agent=name, out=root / "out"))
+                    [r] = report.scenarios
+                    if not r.passed:
+                        print(f"  {name}: FAILED {[f.line() for f in r.failures]}")
+                        return 1
+                    own.append(r.duration_s)
+                med = statistics.median(own)
+                worst = max(worst, med)
+                cli = startup[name]
+                shown = f"{cli * 1000:.0f} ms" if cli is not None else "not installed"
+                print(f"  {name:<9} overhead {med * 1000:5.1f} ms   {BUILTIN[name].binary} start-up {shown}")
+        finally:
+            if real_dir is None:
+                os.environ.pop("AUTOCUE_AGENTS_DIR", None)
+            else:
+                os.environ["AUTOCUE_AGENTS_DIR"] = real_dir
+    print(f"worst overhead {worst * 1000:.1f} ms: {'within' if worst * 1000 <= OVERHEAD_TARGET_MS else 'OVER'} "
+          f"the {OVERHEAD_TARGET_MS} ms target")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenarios", type=int, default=100)
     ap.add_argument("--jobs", default="1,2", help="comma-separated -j values (default 1,2)")
+    ap.add_argument("--agents", action="store_true", help="per-run overhead around real agent CLIs")
+    ap.add_argument("--runs", type=int, default=20, help="with --agents: runs per launch profile")
     args = ap.parse_args(argv)
+    if args.agents:
+        return agents(args.runs)
     jobs = [int(j) for j in args.jobs.split(",")]
     with tempfile.TemporaryDirectory(prefix="autocue-bench-runner-") as tmp:
         root = Path(tmp)

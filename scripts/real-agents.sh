@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install the real coding-agent CLIs (pinned) into .agents/ and run the recipe tests of
-# docs/mock-server.md against them (tests/realagents/).
+# docs/mock-server.md and the examples/agents/ matrix against them (tests/realagents/).
 #
-#   bash scripts/real-agents.sh                 # install the npm CLIs, run the recipe tests
+#   bash scripts/real-agents.sh                 # install the npm CLIs, run the tests
 #   bash scripts/real-agents.sh --with-aider    # also aider (a ~700 MB venv, about 2 minutes)
 #   bash scripts/real-agents.sh --install-only  # install, do not run the tests
+#   bash scripts/real-agents.sh --matrix        # run the matrix, rewrite its table in docs/agents.md
 #   bash scripts/real-agents.sh -- -k codex     # arguments after -- go to pytest
 #
 # AUTOCUE_AGENTS_DIR picks another folder (default: .agents/ in the repository, gitignored).
@@ -26,13 +27,15 @@ AIDER_VERSION=0.86.2
 
 with_aider=0
 install_only=0
+matrix=0
 pytest_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --with-aider) with_aider=1 ;;
     --install-only) install_only=1 ;;
+    --matrix) matrix=1 ;;
     --) shift; pytest_args=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "real-agents.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -78,6 +81,11 @@ if [ "$with_aider" = 1 ]; then
 fi
 
 [ "$install_only" = 1 ] && exit 0
+
+if [ "$matrix" = 1 ]; then
+  echo "== the examples/agents matrix (AUTOCUE_AGENTS_DIR=$AGENTS_DIR) -> docs/agents.md"
+  exec python "$ROOT/scripts/agents_matrix.py" --write
+fi
 
 echo "== recipe tests against the real CLIs (AUTOCUE_AGENTS_DIR=$AGENTS_DIR)"
 export PATH="$AGENTS_DIR/bin:$PATH"

@@ -23,10 +23,17 @@ def parser() -> argparse.ArgumentParser:
                                 "(see docs/runner.md).")
     p.add_argument("paths", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario files or directories")
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--agent", metavar="NAME", help="launch profile for every scenario: mock or autocue")
+    who.add_argument("--agent", metavar="NAME", help="launch profile for every scenario: mock, autocue, claude, "
+                     "codex, opencode, pi, gemini, aider, or one of --agents-file (see docs/agents.md)")
     who.add_argument("--cmd", metavar="'COMMAND ARGS'",
                      help="command line of the program under test ({base_url}, {openai_base_url}, {api_key}, "
                           "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")
+    p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="ARG",
+                   help="an extra argument for the agent CLI (repeat for several; use --agent-arg=-x for a dash)")
+    p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: openai, "
+                   "anthropic, openai-responses (default: the scenario's server.llmApiStyle)")
+    p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
+                   help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "
                    "terminalRef, else 100x30)")
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
@@ -104,7 +111,8 @@ def main(argv: list[str]) -> int:
         return _err(str(e))
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
-                         jobs=args.jobs)
+                         jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
+                         llm_api=args.llm_api)
     try:
         report = run_selected(items, options)
     except KeyboardInterrupt:  # the runs' process groups were killed on the way out
@@ -120,6 +128,11 @@ def main(argv: list[str]) -> int:
                 print(f"  {f.line()}")
                 if f.detail and f.kind == "golden":
                     print("    " + f.detail.rstrip().replace("\n", "\n    "))
+            for line in s.diagnostics:
+                print(f"  {line}")
+            if s.diagnostics:
+                print("  last screen:")
+                print("\n".join("    | " + x for x in (s.last_screen or "(empty)").splitlines()))
             if s.workspace and not s.passed:
                 print(f"  workspace kept: {s.workspace}")
             if not s.passed and s.out_dir:

@@ -29,7 +29,7 @@ from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, terminal_profile
 from autocue.runner.goldens import apply_masks, check_golden, golden_dirs
 from autocue.runner.keys import key_bytes, parse_input
-from autocue.runner.launch import Choice, LaunchError, build, choose
+from autocue.runner.launch import Choice, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
@@ -50,6 +50,7 @@ from autocue.scenario import (
 
 if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
+    from autocue.script.model import Script
 
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
@@ -61,8 +62,9 @@ class _Deadline(Exception):
     pass
 
 
-def replies_before(scenario: Scenario, choice: Choice) -> list[int]:
-    """For each timeline event, how many replies the program must have been served before it."""
+def replies_before(scenario: Scenario, choice: Choice, played: Script | None = None) -> list[int]:
+    """For each timeline event, how many replies the program must have been served before it (counted
+    on the script the server plays, when it differs from the scenario's: aider's one reply per turn)."""
     out: list[int] = []
     if choice.profile == "mock":
         n = 0
@@ -70,7 +72,8 @@ def replies_before(scenario: Scenario, choice: Choice) -> list[int]:
             out.append(n)
             n += isinstance(ev, LlmResponse)
         return out
-    lines = sorted(_line(s.source) for s in scenario.compile().all_steps() if hasattr(s, "source"))
+    script = played if played is not None else scenario.compile()
+    lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
     for ev in scenario.timeline:
         out.append(sum(1 for x in lines if x < ev.pos.line))
     return out
@@ -100,6 +103,10 @@ class Execution:
         self.ws = Path()
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
+        self.stderr_file: Path | None = None
+        self.key_gap = 0.0
+        self.quit_input = ""
+        """A launch profile's input that quits its TUI: what ``<quit>`` types."""
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ScenarioResult:
@@ -110,7 +117,8 @@ class Execution:
         try:
             try:
                 terminal = terminal_profile(self.sc, self.opt.terminal)
-                choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent)
+                choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent,
+                                agent_args=self.opt.agent_args, agents_files=self.opt.agents_files)
             except ScenarioError as e:
                 r.fail("setup", e.message, str(e.pos))
                 return r
@@ -119,6 +127,8 @@ class Execution:
                 return r
             r.runner, r.terminal = choice.runner, terminal.id
             self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
+            self.key_gap = choice.key_gap
+            self.quit_input = choice.agent.quit_input if choice.agent is not None else ""
             base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
             base.mkdir(parents=True, exist_ok=True)
             run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
@@ -138,10 +148,12 @@ class Execution:
             if choice.uses_server:
                 from autocue.runner.llm import register
 
-                self.llm = register(self.sc, self.sc.compile())
+                tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
+                self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
                 self.llm.server.state.options.speed = self.opt.speed
             try:
-                launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm)
+                launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm,
+                               llm_api=self.opt.llm_api)
             except LaunchError as e:
                 r.fail("setup", str(e), str(self.sc.pos))
                 return r
@@ -156,7 +168,10 @@ class Execution:
                 cast.close()
                 r.fail("setup", f"{e} (the program under test, {choice.runner})", str(self.sc.pos))
                 return r
-            if self._timeline(replies_before(self.sc, choice)):
+            self.stderr_file = launch.stderr_file
+            typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
+            played = self.llm.script if self.llm is not None else None
+            if typed and self._timeline(replies_before(self.sc, choice, played)):
                 self._finish()
         except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
             r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
@@ -168,6 +183,8 @@ class Execution:
                 r.exit_code = self.prog.exit_code
             self._read_progress()
             if self.llm is not None:
+                if choice_agent(r):
+                    self._diagnose()
                 self.llm.release()
             if root is not None:
                 if self.opt.keep or r.failures:
@@ -176,6 +193,53 @@ class Execution:
                     shutil.rmtree(root, ignore_errors=True)
             r.duration_s = time.monotonic() - t0
         return r
+
+    def _type_prompt(self, prompt: str, choice: Choice) -> bool:
+        """A real agent's TUI: wait for its input box (``ready`` text, else a quiet screen), then type the
+        initial prompt and Enter as separate writes. False when the time limit ended the run."""
+        p = self.prog
+        assert p is not None
+        ready = choice.agent.ready if choice.agent is not None else ""
+        try:
+            self._quiet()
+            while ready and ready not in p.screen.text() and not p.exited:
+                if time.monotonic() > self.deadline:
+                    raise _Deadline
+                p.pump(0.05)
+            self._quiet()
+            p.cast.marker("initialPrompt")
+            for i, chunk in enumerate(parse_input(prompt)):
+                if i:
+                    self._quiet()
+                    if chunk.key:
+                        self._gap()
+                p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
+            self.result.transcript.append(f"{self.sc.pos} initialPrompt: typed {prompt!r}")
+        except _Deadline:
+            self._timeout(f"waiting for the agent's input ({ready!r} on screen) to type the initial prompt",
+                          str(self.sc.pos))
+            return False
+        return True
+
+    def _gap(self) -> None:
+        """A real agent's TUI: the key after a text waits ``key_gap`` seconds from the last write."""
+        p = self.prog
+        assert p is not None
+        while (left := p.last_input + self.key_gap - time.monotonic()) > 0:
+            if time.monotonic() > self.deadline:
+                raise _Deadline
+            p.pump(left)
+
+    def _diagnose(self) -> None:
+        from autocue.runner.diagnose import diagnose, side_requests
+
+        assert self.llm is not None
+        st = self.llm.status()
+        r = self.result
+        if st is not None:
+            r.side_requests = side_requests(st)
+        if r.failures and not any(f.kind == "setup" for f in r.failures):
+            r.diagnostics = diagnose(st, self.stderr_file)
 
     # ------------------------------------------------------------------ timeline
     def _timeline(self, before: list[int]) -> bool:
@@ -288,9 +352,12 @@ class Execution:
                     self._note(ev, f"skipped {inp.text!r} (target {target})")
                     continue
                 self._logical(inp.ms)
-                for chunk in parse_input(inp.text):
+                text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
+                for chunk in parse_input(text):
                     if typed:
                         self._quiet()
+                        if chunk.key:
+                            self._gap()
                     typed = True
                     data = key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data
                     p.write(data)
@@ -387,6 +454,11 @@ class Execution:
             elif self.llm.script.step_count:
                 r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "
                        "scripted)", str(self.sc.pos))
+
+
+def choice_agent(r: ScenarioResult) -> bool:
+    """Whether the run's program was a real agent CLI (diagnostics and side requests are reported)."""
+    return r.runner not in ("", "mock", "autocue", "cmd")
 
 
 def run_one(scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> ScenarioResult:

@@ -9,6 +9,8 @@ placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}
   the timeline has ``userInputs`` for the TUI — ``target: tui`` or none —, else ``-p`` with
   ``initialPrompt``). ``server.llmApiStyle`` picks the wire protocol.
 - ``mock``: ``autocue mock-agent`` on the scenario (no server; it reports its progress).
+- a real agent CLI (``claude``, ``codex``, ``opencode``, ``pi``, ``gemini``, ``aider``, or a
+  user-defined profile): see ``autocue.runner.agents``.
 - a command (``cmd``): run as given; it may reach the server through the placeholders or the
   ``AUTOCUE_BASE_URL`` / ``AUTOCUE_OPENAI_BASE_URL`` / ``AUTOCUE_API_KEY`` variables every
   program gets.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +32,9 @@ from autocue.runner.extras import RunnerExtras, TerminalProfile
 from autocue.scenario import Scenario, UserInputs
 
 if TYPE_CHECKING:
+    from autocue.runner.agents.base import AgentProfile
     from autocue.runner.llm import LlmRun
+    from autocue.script.model import Script
 
 PROFILES = ("autocue", "mock")
 SETTLE = {"mock": 0.01}
@@ -56,14 +61,25 @@ class Choice:
     profile: str | None = None
     command: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    agent: AgentProfile | None = None
+    """A real agent CLI's launch profile (``autocue.runner.agents``)."""
+    agent_args: tuple[str, ...] = ()
+    """``--agent-arg`` values, appended to the agent's command line."""
 
     @property
     def settle(self) -> float:
+        if self.agent is not None and self.profile != "autocue":
+            return self.agent.settle
         return SETTLE.get(self.profile or "", DEFAULT_SETTLE)
 
     @property
+    def key_gap(self) -> float:
+        """Least seconds between a typed text and the key after it (0: as soon as it was echoed)."""
+        return self.agent.key_gap if self.agent is not None and self.profile is None else 0.0
+
+    @property
     def uses_server(self) -> bool:
-        if self.profile == "autocue":
+        if self.profile == "autocue" or self.agent is not None:
             return True
         if self.profile == "mock":
             return False
@@ -77,9 +93,14 @@ class Launch:
     env: dict[str, str]
     progress_file: Path | None = None
     """Where the mock agent reports replies done and tool failures (JSON lines)."""
+    type_prompt: str | None = None
+    """A real agent's TUI: the initial prompt, typed once its screen shows ``ready``."""
+    stderr_file: Path | None = None
+    """Where a real agent's stderr is copied (its tail goes into a failure's report)."""
 
 
-def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: str | None) -> Choice:
+def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: str | None,
+           agent_args: tuple[str, ...] = (), agents_files: tuple[str, ...] = ()) -> Choice:
     if cmd is not None:
         try:
             argv = shlex.split(cmd)
@@ -89,26 +110,44 @@ def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: 
             raise LaunchError("--cmd is empty: give the command line of the program to test")
         return Choice("cmd", None, argv)
     if agent is not None:
-        return _profile(agent, "--agent")
+        return _profile(agent, "--agent", agent_args, agents_files)
     if scenario.ah is not None and scenario.ah.cmd:
         try:
             argv = shlex.split(scenario.ah.cmd)
         except ValueError as e:
             raise LaunchError(f"ah.cmd {scenario.ah.cmd!r}: {e}") from None
         if argv and argv[0] in PROFILES and len(argv) == 1 and not scenario.ah.flags:
-            return _profile(argv[0], "ah.cmd")
+            return _profile(argv[0], "ah.cmd", agent_args, agents_files)
         return Choice("cmd", None, argv + list(scenario.ah.flags), dict(scenario.ah.env))
     if extras.agent is not None:
-        return _profile(extras.agent, "agent")
+        return _profile(extras.agent, "agent", agent_args, agents_files)
     raise LaunchError(f"scenario {scenario.name!r} names no program to run: pass --agent "
-                      f"{'|'.join(PROFILES)} or --cmd 'COMMAND', or add `agent: mock` or an `ah: {{cmd: ...}}` block")
+                      f"{'|'.join(PROFILES)}|claude|... or --cmd 'COMMAND', or add `agent: mock` or an "
+                      "`ah: {cmd: ...}` block")
 
 
-def _profile(name: str, where: str) -> Choice:
-    if name not in PROFILES:
-        raise LaunchError(f"{where} {name!r}: unknown launch profile (known: {', '.join(PROFILES)}); "
-                          "use --cmd 'COMMAND' for any other program")
-    return Choice(name, name)
+def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_files: tuple[str, ...] = ()) -> Choice:
+    from autocue.runner.agents import BUILTIN, profiles
+
+    known = profiles(agents_files)
+    found = known.get(name)
+    if name == "mock" or (name == "autocue" and found is BUILTIN["autocue"]):
+        return Choice(name, name, agent=found, agent_args=agent_args)
+    if found is None:
+        raise LaunchError(f"{where} {name!r}: unknown launch profile (known: {', '.join(['mock', *sorted(known)])}); "
+                          "declare it in a profiles file (--agents-file FILE) or use --cmd 'COMMAND'")
+    return Choice(name, None, agent=found, agent_args=agent_args)
+
+
+def script_for(choice: Choice, script: Script, workspace: Path | None = None) -> Script:
+    """The script the server plays for ``choice``: for aider (no tools) its edit blocks (the tool
+    profile is set on the run's server session: ``autocue.runner.llm.register``)."""
+    agent = choice.agent
+    if agent is not None and choice.profile is None and agent.name == "aider" and agent.source == "built-in":
+        from autocue.runner.agents.aider import aider_script
+
+        return aider_script(script, workspace)
+    return script
 
 
 def interactive(scenario: Scenario) -> bool:
@@ -117,8 +156,18 @@ def interactive(scenario: Scenario) -> bool:
                for e in scenario.timeline)
 
 
-def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "COLUMNS", "LINES", "PYTEST_XDIST_WORKER")}
+_CI_VARS = ("CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID")
+_AGENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CLAUDE_", "CODEX_", "OPENCODE_", "PI_", "AIDER_",
+                   "AZURE_", "AWS_", "LITELLM_")
+
+
+def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
+             agent: bool = False) -> dict[str, str]:
+    """The program's environment: no ``CI`` variables (Gemini CLI exits 42 under ``CI=true``); for a
+    real agent also none of the developer's model-provider settings."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("COLUMNS", "LINES", "PYTEST_XDIST_WORKER", *_CI_VARS) and not k.startswith("CI_")
+           and not (agent and k.startswith(_AGENT_PREFIXES))}
     env.update(TERM="xterm-256color", COLUMNS=str(terminal.width), LINES=str(terminal.height),
                AUTOCUE_WORKSPACE=str(workspace))
     if llm is not None:
@@ -134,7 +183,10 @@ def _fill(token: str, values: dict[str, str]) -> str:
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: LlmRun | None) -> Launch:
+          llm: LlmRun | None, llm_api: str | None = None) -> Launch:
+    if choice.agent is not None and choice.profile is None:
+        return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
+                             state_dir=state_dir, llm=llm, llm_api=llm_api)
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
@@ -158,7 +210,7 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
         (home / "models.json").write_text(json.dumps(models), encoding="utf-8")
         env["AUTOCUE_DIR"] = str(home)
         argv = [sys.executable, "-m", "autocue.cli.main", "--model", "mock/mock-model", "--no-discover",
-                "--cwd", str(workspace)]
+                "--cwd", str(workspace), *choice.agent_args]
         if interactive(scenario):
             argv += [prompt] if prompt else []
         else:
@@ -173,3 +225,36 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
         values.update(base_url=llm.base_url, openai_base_url=llm.openai_base_url, api_key=llm.key)
     env.update({k: _fill(v, values) for k, v in choice.env.items()})
     return Launch([_fill(t, values) for t in choice.command], env)
+
+
+def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
+                  workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None) -> Launch:
+    from autocue.runner.agents.base import RunValues, find_binary, prepare
+
+    assert llm is not None
+    binary = find_binary(agent)
+    if binary is None:
+        how = (f"`autocue agents install {agent.name}`" if agent.package else "install it")
+        raise LaunchError(f"--agent {agent.name}: `{agent.binary}` is not installed (looked in "
+                          f"$AUTOCUE_AGENTS_DIR/bin and PATH): {how}, or set AUTOCUE_AGENTS_DIR to where it is")
+    if llm_api is not None and agent.api_for(llm_api) != {"responses": "openai-responses", "google": "gemini"}.get(
+            llm_api, llm_api):
+        raise LaunchError(f"--llm-api {llm_api}: {agent.name} does not speak it (it speaks: {', '.join(agent.apis)})")
+    tui = interactive(scenario)
+    if tui and agent.tui_args is None:
+        raise LaunchError(f"--agent {agent.name}: the scenario types into a TUI (userInputs), but {agent.name} "
+                          "has no interactive mode in its profile: use target: cli inputs or print mode")
+    prompt = scenario.initial_prompt or ""
+    if not tui and not prompt:
+        raise LaunchError(f"--agent {agent.name} runs in print mode for a scenario without userInputs, which "
+                          "needs `initialPrompt:`")
+    values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
+                       openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
+                       api_style=llm_api or scenario.server.llm_api_style)
+    argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args)
+    env = base_env(terminal, workspace, llm, agent=True)
+    env.update(extra)
+    stderr = state_dir / "stderr.log"
+    wrapped = ["bash", "-c", 'exec 2> >(tee -a "$0" >&2); exec "$@"', str(stderr), *argv]
+    return Launch(wrapped if shutil.which("bash") else argv, env, type_prompt=prompt if tui and prompt else None,
+                  stderr_file=stderr)

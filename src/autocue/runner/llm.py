@@ -86,11 +86,24 @@ def without_checks(script: Script) -> Script:
     return replace(script, turns=[Turn(t.prompt, list(t.steps), [], t.source) for t in script.turns])
 
 
-def register(scenario: Scenario, script: Script) -> LlmRun:
+def register(scenario: Scenario, script: Script, *, tool_profile: str | None = None) -> LlmRun:
+    """Register ``script`` for one run; with ``tool_profile`` the run's session maps tool calls through
+    that profile from its first request (a launch profile knows its CLI: no detection)."""
     server = shared_server()
     n = next(_ids)
     key = f"run-{os.getpid()}-{n}"
     name = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario.name)[:60] + f"--{n}"
     played = without_checks(script)
-    server.state.add(Playable(played, name=name))
+    playable = Playable(played, name=name)
+    server.state.add(playable)
+    if tool_profile is not None:
+        from autocue.mockllm.profiles import get_profile
+        from autocue.mockllm.session import Session
+
+        state = server.state
+        session = Session(f"{key}@{name}", key, playable, "launch profile", journal_size=state.options.journal_size)
+        session.profile = get_profile(tool_profile)
+        session.profile_source, session.profile_resolved = "launch profile", True
+        with state._lock:
+            state.sessions[session.id] = session
     return LlmRun(server, key, name, played)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 @dataclass(slots=True)
 class RunOptions:
     agent: str | None = None
-    """A launch profile (``mock``, ``autocue``) for every scenario."""
+    """A launch profile (``mock``, ``autocue``, ``claude``, ``codex``, ...) for every scenario."""
     cmd: str | None = None
     """A command line for every scenario (placeholders: see ``autocue.runner.launch``)."""
     terminal: TerminalProfile | None = None
@@ -29,3 +29,10 @@ class RunOptions:
     keep: bool = False
     """Keep every workspace (failed runs keep theirs anyway)."""
     jobs: int = 1
+    agent_args: tuple[str, ...] = ()
+    """Extra arguments for the agent CLI (``--agent-arg``), after its profile's."""
+    llm_api: str | None = None
+    """Wire protocol for a real agent CLI that speaks several (``openai``, ``anthropic``, ``openai-responses``,
+    ``gemini``), instead of the scenario's ``server.llmApiStyle``."""
+    agents_files: tuple[str, ...] = ()
+    """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""

@@ -113,6 +113,8 @@ class ScenarioItem(pytest.Item):
             lines.append(f"  {f.line()}")
             if f.kind == "golden" and f.detail:
                 lines.extend("    " + x for x in f.detail.splitlines())
+        if r.diagnostics:
+            lines += ["", "agent diagnostics:", *("  " + x for x in r.diagnostics)]
         lines += ["", "last screen:", *("  | " + x for x in (r.last_screen or "(empty)").splitlines()), ""]
         lines += ["transcript:", *("  " + t for t in r.transcript)]
         if r.workspace:

@@ -56,6 +56,10 @@ class ScenarioResult:
     last_screen: str = ""
     transcript: list[str] = field(default_factory=list)
     """One line per timeline event as it ran (``file:line:col event: what happened``)."""
+    side_requests: list[dict[str, Any]] = field(default_factory=list)
+    """Requests of a real agent besides its turns (``autocue.runner.diagnose.side_requests``)."""
+    diagnostics: list[str] = field(default_factory=list)
+    """For a failed run with the server: the first divergent request, undeclared tools, stderr tail."""
 
     @property
     def passed(self) -> bool:
@@ -67,7 +71,9 @@ class ScenarioResult:
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "file": self.file, "passed": self.passed, "duration_s": round(self.duration_s, 3),
                 "workspace": self.workspace, "out_dir": self.out_dir,
-                "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots)}
+                "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
+                **({"side_requests": self.side_requests} if self.side_requests else {}),
+                **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {})}
 
 
 @dataclass(slots=True)

@@ -1,0 +1,66 @@
+"""Launch profiles of real agent CLIs: one module per CLI (``claude``, ``codex``, ``opencode``, ``pi``,
+``gemini``, ``aider``, ``autocue``), each a declarative ``AgentProfile`` (``base``), plus
+user-defined profiles from TOML or YAML files (``user``).
+
+``get(name, files)`` finds a profile by name; ``installed(profile)`` its binary and version.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from autocue.runner.agents import aider, autocue, claude, codex, gemini, opencode, pi
+from autocue.runner.agents.base import AgentProfile, find_binary
+
+BUILTIN: dict[str, AgentProfile] = {m.PROFILE.name: m.PROFILE
+                                    for m in (claude, codex, opencode, pi, gemini, aider, autocue)}
+
+
+def profiles(files: Sequence[str | Path] = ()) -> dict[str, AgentProfile]:
+    """The built-in profiles, then those of ``files`` (a user profile may replace a built-in one)."""
+    out = dict(BUILTIN)
+    if files:
+        from autocue.runner.agents.user import load_profiles
+
+        for f in files:
+            out.update(load_profiles(Path(f)))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    profile: AgentProfile
+    path: str | None
+    version: str | None
+
+    @property
+    def verified(self) -> bool:
+        return self.version is not None and self.version in self.profile.verified
+
+
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)?(?:[-.][0-9A-Za-z.]+)?")
+
+
+def installed(profile: AgentProfile, timeout: float = 20.0) -> Installed:
+    """Where the CLI is and the version it reports (``--version``), or None for each."""
+    if profile.name == "autocue":
+        import sys
+
+        return Installed(profile, sys.executable + " -m autocue", profile.version)
+    path = find_binary(profile)
+    if path is None:
+        return Installed(profile, None, None)
+    try:
+        proc = subprocess.run([path, *profile.version_args], capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return Installed(profile, path, None)
+    m = _VERSION.search(proc.stdout + proc.stderr)
+    return Installed(profile, path, m.group(0) if m else None)
+
+
+__all__ = ["BUILTIN", "AgentProfile", "Installed", "find_binary", "installed", "profiles"]

@@ -1,0 +1,142 @@
+"""What a launch profile of a real agent CLI declares, and how a run is prepared from it.
+
+A profile is data (``AgentProfile``): the binary, its print-mode and TUI command lines, the env
+and the config files that point it at the embedded mock LLM server, per wire protocol
+(``server.llmApiStyle``). ``prepare`` fills the placeholders for one run — a fresh ``HOME`` under
+the run's state dir, the run's base URLs and session key, the workspace, the prompt — writes
+the seeded files and returns the argv and env. Placeholders (in args, env values and file
+contents): ``{home}``, ``{workspace}``, ``{base_url}``, ``{openai_base_url}``, ``{api_key}``,
+``{api_key_tail}`` (its last 20 characters), ``{prompt}``, ``{prompt_json}`` (a JSON string
+literal), plus the values of the chosen API's entry in ``apis``. An argument that is exactly
+``{prompt_words}`` becomes the prompt's words, one argument each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INSTALLERS = ("npm", "pip")
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfile:
+    name: str
+    binary: str
+    """Executable name, looked up in ``$AUTOCUE_AGENTS_DIR/bin`` then ``PATH``."""
+    print_args: tuple[str, ...]
+    """Arguments of print (one-shot) mode, after the binary; ``{prompt}`` or ``{prompt_words}`` carry the prompt."""
+    tui_args: tuple[str, ...] | None = None
+    """Arguments of interactive mode (None: the CLI has no TUI); the prompt is typed, not passed."""
+    apis: dict[str, dict[str, str]] = field(default_factory=lambda: {"openai": {}})
+    """Wire protocols the CLI speaks, keyed by ``server.llmApiStyle``, each with its extra placeholders;
+    the first is used when the scenario names none the CLI speaks."""
+    env: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    """Files written before the run, relative to ``{home}`` (templates)."""
+    dirs: tuple[str, ...] = ()
+    """Directories created under ``{home}``."""
+    tool_profile: str | None = None
+    """The server's tool profile for this CLI (how ``writeFile``, ``runCmd``, ... become its tools)."""
+    package: str = ""
+    installer: str = "npm"
+    version: str = ""
+    """The pinned version ``autocue agents install`` installs."""
+    verified: tuple[str, ...] = ()
+    """CLI versions this profile was checked with."""
+    version_args: tuple[str, ...] = ("--version",)
+    side_requests: tuple[str, ...] = ()
+    """Requests the CLI sends besides the conversation, answered by the server without a scripted step."""
+    quit_input: str = "<ctrl-c><ctrl-c>"
+    """What quits its TUI cleanly: typed for a ``userInputs`` text that is exactly ``<quit>``."""
+    ready: str = ""
+    """Text on its TUI's screen once the input box takes a prompt (empty: a quiet screen is enough)."""
+    key_gap: float = 0.2
+    """Least seconds between typed text and the key after it (Codex takes an Enter within 120 ms of a
+    typing burst as part of a paste; Gemini CLI reads text + CR in one read as two lines)."""
+    settle: float = 0.3
+    """Seconds of quiet screen the executor waits for (TUIs repaint spinners and cursors)."""
+    notes: str = ""
+    source: str = "built-in"
+
+    def api_for(self, style: str) -> str:
+        """The key of ``apis`` used for a scenario's ``server.llmApiStyle``."""
+        style = {"responses": "openai-responses", "google": "gemini"}.get(style, style)
+        return style if style in self.apis else next(iter(self.apis))
+
+
+@dataclass(frozen=True, slots=True)
+class RunValues:
+    workspace: Path
+    home: Path
+    base_url: str
+    openai_base_url: str
+    api_key: str
+    prompt: str
+    api_style: str
+
+
+def agents_dir() -> Path | None:
+    d = os.environ.get("AUTOCUE_AGENTS_DIR")
+    return Path(d) if d else None
+
+
+def search_path() -> str:
+    parts = []
+    d = agents_dir()
+    if d is not None:
+        parts.append(str(d / "bin"))
+    parts.append(os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
+    return os.pathsep.join(parts)
+
+
+def find_binary(profile: AgentProfile) -> str | None:
+    """The CLI's executable: ``$AUTOCUE_AGENTS_DIR/bin`` first, then ``PATH``."""
+    return shutil.which(profile.binary, path=search_path())
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """Replace each ``{name}`` of ``values`` (other braces stay: JSON and TOML templates are safe)."""
+    if "{" not in text:
+        return text
+    return re.sub(r"\{([a-z_]+)\}", lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def values_for(profile: AgentProfile, run: RunValues) -> dict[str, str]:
+    values = {"home": str(run.home), "workspace": str(run.workspace), "base_url": run.base_url,
+              "openai_base_url": run.openai_base_url, "api_key": run.api_key, "api_key_tail": run.api_key[-20:],
+              "prompt": run.prompt, "prompt_json": json.dumps(run.prompt)}
+    extra = profile.apis.get(profile.api_for(run.api_style), {})
+    values.update({k: fill(v, values) for k, v in extra.items()})
+    return values
+
+
+def prepare(profile: AgentProfile, run: RunValues, *, binary: str, interactive: bool,
+            extra_args: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]:
+    """Seed ``run.home`` and return ``(argv, env additions)`` for one run."""
+    values = values_for(profile, run)
+    run.home.mkdir(parents=True, exist_ok=True)
+    for d in profile.dirs:
+        (run.home / fill(d, values)).mkdir(parents=True, exist_ok=True)
+    for rel, text in profile.files.items():
+        path = run.home / fill(rel, values)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fill(text, values), encoding="utf-8")
+    template = profile.tui_args if interactive and profile.tui_args is not None else profile.print_args
+    argv = [binary]
+    for tok in template:
+        if tok == "{prompt_words}":
+            argv.extend(run.prompt.split())
+        else:
+            argv.append(fill(tok, values))
+    argv.extend(fill(a, values) for a in extra_args)
+    env = {"HOME": str(run.home), "XDG_CONFIG_HOME": str(run.home / ".config"),
+           "XDG_DATA_HOME": str(run.home / ".local/share"), "XDG_CACHE_HOME": str(run.home / ".cache"),
+           "XDG_STATE_HOME": str(run.home / ".local/state"), "LANG": "C.UTF-8", "COLORTERM": "truecolor",
+           "DO_NOT_TRACK": "1", "PATH": search_path()}
+    env.update({k: fill(v, values) for k, v in profile.env.items()})
+    return argv, env

@@ -1,0 +1,33 @@
+"""opencode (``opencode-ai``): all three APIs through the AI SDK providers built into its binary.
+
+The config comes from ``OPENCODE_CONFIG_CONTENT`` (one provider ``mock`` with the run's key, as
+model and small model, autoupdate and sharing off); models fetch, auto-update and LSP downloads
+are disabled and ``npm_config_registry`` points nowhere, so it installs no plugins. The prompt is
+passed as separate words (one argument with spaces reaches the model wrapped in quotes).
+"""
+
+from autocue.runner.agents.base import AgentProfile
+
+_CONFIG = ('{"$schema": "https://opencode.ai/config.json", '
+           '"provider": {"mock": {"npm": "{oc_npm}", "options": {"baseURL": "{openai_base_url}", '
+           '"apiKey": "{api_key}"}, "models": {"mock": {}}}}, "model": "mock/mock", "small_model": "mock/mock", '
+           '"autoupdate": false, "share": "disabled", "permission": {"edit": "allow", "bash": "allow"}}')
+
+PROFILE = AgentProfile(
+    name="opencode",
+    binary="opencode",
+    print_args=("run", "-m", "mock/mock", "{prompt_words}"),
+    tui_args=("-m", "mock/mock"),
+    apis={"openai": {"oc_npm": "@ai-sdk/openai-compatible"}, "anthropic": {"oc_npm": "@ai-sdk/anthropic"},
+          "openai-responses": {"oc_npm": "@ai-sdk/openai"}},
+    env={"OPENCODE_CONFIG_CONTENT": _CONFIG, "OPENCODE_DISABLE_MODELS_FETCH": "1",
+         "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+         "npm_config_registry": "http://127.0.0.1:9/"},
+    tool_profile="opencode",
+    package="opencode-ai",
+    version="1.18.33",
+    verified=("1.18.33",),
+    side_requests=("title (system prompt 'You are a title generator')",),
+    quit_input="<ctrl-c><ctrl-c>",
+    notes="asks its small model for a title first; ignores SIGTERM in a request loop (the group is killed)",
+)

@@ -104,6 +104,7 @@ def register(scenario: Scenario, script: Script, *, tool_profile: str | None = N
         session = Session(f"{key}@{name}", key, playable, "launch profile", journal_size=state.options.journal_size)
         session.profile = get_profile(tool_profile)
         session.profile_source, session.profile_resolved = "launch profile", True
+        session.last_used = time.monotonic()  # fresh: the server expires sessions idle past its TTL
         with state._lock:
             state.sessions[session.id] = session
     return LlmRun(server, key, name, played)

@@ -138,13 +138,14 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
+        from autocue.runner.mockagent import mock_agent_argv
         from autocue.runner.mockplan import plan_from_scenario
 
         progress = state_dir / "progress.jsonl"
         progress.touch()
         plan = state_dir / "plan.json"
         plan.write_text(json.dumps(plan_from_scenario(scenario)), encoding="utf-8")
-        argv = [sys.executable, "-m", "autocue.cli.main", "mock-agent", "--plan", str(plan)]
+        argv = mock_agent_argv(plan)
         env["AUTOCUE_MOCK_PROGRESS"] = str(progress)
         return Launch(argv, env, progress)
     if choice.profile == "autocue":

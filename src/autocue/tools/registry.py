@@ -7,36 +7,43 @@ Public: ``BUILTIN_TOOL_NAMES`` (all seven, pi's order), ``DEFAULT_TOOL_NAMES`` (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from autocue.agent.tool import AgentTool
-from autocue.tools.bash import create_bash_tool
-from autocue.tools.edit import create_edit_tool
-from autocue.tools.find import create_find_tool
-from autocue.tools.grep import create_grep_tool
-from autocue.tools.ls import create_ls_tool
 from autocue.tools.paths import StrPath
-from autocue.tools.read import create_read_tool
-from autocue.tools.write import create_write_tool
+
+if TYPE_CHECKING:
+    from autocue.agent.tool import AgentTool
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 READ_ONLY_TOOL_NAMES: tuple[str, ...] = ("read", "grep", "find", "ls")
 
-ToolFactory = Callable[[StrPath], AgentTool]
+ToolFactory = Callable[[StrPath], "AgentTool"]
 
-TOOL_FACTORIES: Mapping[str, ToolFactory] = MappingProxyType(
-    {
-        "read": create_read_tool,
-        "bash": create_bash_tool,
-        "edit": create_edit_tool,
-        "write": create_write_tool,
-        "grep": create_grep_tool,
-        "find": create_find_tool,
-        "ls": create_ls_tool,
-    }
-)
+
+class _Factories(Mapping[str, ToolFactory]):
+    """Tool name -> factory; a tool's module is imported when its factory is first looked up, so a
+    program that uses ``read`` and ``ls`` (the mock agent) does not import the other five."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self._names = names  # tool NAME is create_NAME_tool in autocue/tools/NAME.py
+
+    def __getitem__(self, name: str) -> ToolFactory:
+        if name not in self._names:
+            raise KeyError(name)
+        factory: ToolFactory = getattr(importlib.import_module(f"autocue.tools.{name}"), f"create_{name}_tool")
+        return factory
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+TOOL_FACTORIES: Mapping[str, ToolFactory] = _Factories(BUILTIN_TOOL_NAMES)
 
 
 def create_builtin_tools(cwd: StrPath, names: Iterable[str] | None = None) -> dict[str, AgentTool]:

@@ -65,8 +65,13 @@ def test_the_executor_s_mock_agent_writes_its_own_bytecode_cache(tmp_path: Path,
     assert not cache.exists()
     # the executor's command line gives it a cache outside the source tree, which it fills
     argv = mock_agent_argv(plan)
-    assert argv[1:3] == ["-X", f"pycache_prefix={cache}"]
+    assert argv[1:3] == ["-X", f"pycache_prefix={cache}"] and argv[-3:] == ["mock-agent", "--plan", str(plan)]
     proc = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     cached = {p.name.split(".")[0] for p in cache.rglob("*.pyc")}
-    assert {"read", "linescan"} <= cached, sorted(cached)  # modules imported after the start
+    assert {"main", "mock_agent", "mockagent", "read", "argparse", "pathlib"} <= cached, sorted(cached)
+    # the second start compiles nothing: every module it imports is in the cache (or frozen)
+    before = {p: p.stat().st_mtime_ns for p in cache.rglob("*.pyc")}
+    again = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.pyc")} == before

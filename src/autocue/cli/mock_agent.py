@@ -33,9 +33,6 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    from autocue.runner.mockagent import use_bytecode_cache
-
-    use_bytecode_cache()
     args = parser().parse_args(argv)
     cwd = Path(args.cwd) if args.cwd else Path.cwd()
     if not cwd.is_dir():

@@ -16,8 +16,10 @@ Its start-up is part of every ``--agent mock`` run, so it imports only what a pl
 tools it calls, on their first call), and ``mock_agent_argv(plan)``, how the executor starts it,
 gives its Python a bytecode cache of its own (``-X pycache_prefix=``, in
 ``$XDG_CACHE_HOME/autocue/pycache``), which it writes even under ``PYTHONDONTWRITEBYTECODE``
-(that variable keeps ``__pycache__`` out of source trees; this cache is outside them): a run of
-100 scenarios compiles autocue's modules once, not 100 times.
+(that variable keeps ``__pycache__`` out of source trees; this cache is outside them, and the
+option is not passed on to the programs its tools run): a run of 100 scenarios compiles the
+modules it imports once, not 100 times. With a prefix Python reads no ``__pycache__`` at all,
+so the flag is set before the first import that is not frozen, the standard library's included.
 """
 
 from __future__ import annotations
@@ -38,16 +40,14 @@ def bytecode_cache() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autocue" / "pycache"
 
 
+_START = "import sys; sys.dont_write_bytecode = False; from autocue.cli.main import main; sys.exit(main())"
+"""``autocue mock-agent``, writing bytecode from its first import on (all but Python's frozen modules)."""
+
+
 def mock_agent_argv(plan: Path) -> list[str]:
-    """The command that plays ``plan`` (a JSON file) as the mock agent."""
-    return [sys.executable, "-X", f"pycache_prefix={bytecode_cache()}", "-m", "autocue.cli.main", "mock-agent",
-            "--plan", str(plan)]
-
-
-def use_bytecode_cache() -> None:
-    """Write bytecode when this Python was started with autocue's cache (``mock_agent_argv``)."""
-    if sys.pycache_prefix and Path(sys.pycache_prefix) == bytecode_cache():
-        sys.dont_write_bytecode = False
+    """The command that plays ``plan`` (a JSON file) as the mock agent (``autocue mock-agent --plan``)."""
+    return [sys.executable, "-X", f"pycache_prefix={bytecode_cache()}", "-c", _START, "mock-agent", "--plan",
+            str(plan)]
 
 
 def normalise_result(text: str) -> str:

@@ -61,16 +61,14 @@ class _Events:
         return self.entry(t, type_, fields, None)
 
     def entry(self, t: float, type_: str, fields: dict[str, Any], common: dict[str, Any] | None) -> Event:
-        """An event of ``fields`` then ``common`` (both without their None values), in that order."""
+        """An event of ``fields`` (without their None values), then ``common`` (which has none)."""
         out = self.out
         ev: Event = {"v": EVENT_SCHEMA_VERSION, "id": len(out) + 1, "t": t if t > 0 else 0, "type": type_}
         for k, v in fields.items():
             if v is not None:
                 ev[k] = v
         if common is not None:
-            for k, v in common.items():
-                if v is not None:
-                    ev[k] = v
+            ev.update(common)
         out.append(ev)
         return ev
 
@@ -163,10 +161,15 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     for e in entries:
         d = e.to_json()
         t = clock(d.get("timestamp", "")) - t0
-        eid = e.id
-        common: dict[str, Any] = {"entryId": eid, "parentId": e.parent_id, "branch": branch.get(eid, 0),
-                                  "label": get_label(eid)}
+        eid, pid = e.id, e.parent_id
         kind = d.get("type")
+        label = str(d.get("label") or "(label removed)") if kind == "label" else get_label(eid)
+        common: dict[str, Any] = {"entryId": eid}  # and parentId, branch, label: in this order, never None
+        if pid is not None:
+            common["parentId"] = pid
+        common["branch"] = branch.get(eid, 0)
+        if label is not None:
+            common["label"] = label
         if kind == "message":
             messages += 1
             m = d.get("message") or {}
@@ -227,7 +230,6 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
             add(t, "info", {"kind": "thinking level", "text": f"thinking level {d.get('thinkingLevel')}"}, common)
         elif kind == "label":
             labels += 1
-            common["label"] = str(d.get("label") or "(label removed)")
             add(t, "marker", {"kind": "label", "spec": {"targetId": d.get("targetId")}}, common)
         elif kind == "session_info":
             add(t, "info", {"kind": "session", "text": f"session name {d.get('name')!r}"}, common)

@@ -27,23 +27,30 @@ class _Factories(Mapping[str, ToolFactory]):
     """Tool name -> factory; a tool's module is imported when its factory is first looked up, so a
     program that uses ``read`` and ``ls`` (the mock agent) does not import the other five."""
 
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self._names = names  # tool NAME is create_NAME_tool in autocue/tools/NAME.py
+    def __init__(self, where: dict[str, str]) -> None:
+        self._where = where  # name -> "module:factory"
 
     def __getitem__(self, name: str) -> ToolFactory:
-        if name not in self._names:
-            raise KeyError(name)
-        factory: ToolFactory = getattr(importlib.import_module(f"autocue.tools.{name}"), f"create_{name}_tool")
-        return factory
+        module, factory = self._where[name].split(":")  # KeyError for an unknown name, as a dict
+        found: ToolFactory = getattr(importlib.import_module(module), factory)
+        return found
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._names)
+        return iter(self._where)
 
     def __len__(self) -> int:
-        return len(self._names)
+        return len(self._where)
 
 
-TOOL_FACTORIES: Mapping[str, ToolFactory] = _Factories(BUILTIN_TOOL_NAMES)
+TOOL_FACTORIES: Mapping[str, ToolFactory] = _Factories({
+    "read": "autocue.tools.read:create_read_tool",
+    "bash": "autocue.tools.bash:create_bash_tool",
+    "edit": "autocue.tools.edit:create_edit_tool",
+    "write": "autocue.tools.write:create_write_tool",
+    "grep": "autocue.tools.grep:create_grep_tool",
+    "find": "autocue.tools.find:create_find_tool",
+    "ls": "autocue.tools.ls:create_ls_tool",
+})
 
 
 def create_builtin_tools(cwd: StrPath, names: Iterable[str] | None = None) -> dict[str, AgentTool]:

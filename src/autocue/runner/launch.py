@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
 
 PROFILES = ("autocue", "mock")
-SETTLE = {"mock": 0.01}
+SETTLE = {"mock": 0.002}
 """Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
 DEFAULT_SETTLE = 0.03
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",

@@ -82,15 +82,25 @@ class MockAgent:
         emit.start(self.plan.get("prompt"))
         emit.user_turn_start()
         done = 0
-        for ev in self.plan["events"]:
+        unreported = False
+        events = self.plan["events"]
+        for i, ev in enumerate(events):
             if "reply" in ev:
                 self._reply(ev["reply"], emit)
                 done += 1
-                self._report({"done": done})
+                # a reply is reported done once all the agent prints before it next waits (its prompt, its
+                # end) is written: the executor may type the moment it reads this, so that output must not race
+                # the input's echo
+                unreported = not (i + 1 < len(events) and "reply" in events[i + 1])
+                if not unreported:
+                    self._report({"done": done})
             else:
                 for _ in range(int(ev.get("inputs", 0))):
                     emit.user_turn_end()
                     emit.waiting()
+                    if unreported:
+                        self._report({"done": done})
+                        unreported = False
                     line = self.read_line()
                     if not line:
                         emit.end(False, "the input ended (EOF) while the scenario waits for the user")
@@ -99,6 +109,8 @@ class MockAgent:
                     emit.user_turn_start()
         emit.user_turn_end()
         emit.end(not self.failures, f"{len(self.failures)} failure(s)" if self.failures else "")
+        if unreported:
+            self._report({"done": done})
         return 1 if self.failures else 0
 
     # ------------------------------------------------------------------ replies

@@ -208,9 +208,10 @@ class Execution:
             served = self._served()
             if served != self.served_seen:
                 # a reply went out: the program's answer to it is awaited like an echo (unless output
-                # already arrived since the last look, which may be that answer)
+                # already arrived since the last look, which may be that answer); the mock agent
+                # reports a reply once all it printed is written: nothing of it is still to come
                 self.served_seen = served
-                if p.last_output <= self.last_poll:
+                if self.llm is not None and p.last_output <= self.last_poll:
                     p.answered, p.last_input = False, now
             self.last_poll = now
             served_ok = served >= need

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from installed_autocue import autocue_requirements, build_wheel, make_venv, user_env
 
+from autocue.cli.demo import SECTIONS
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
@@ -33,8 +35,8 @@ def test_the_wheel_in_a_fresh_venv_runs_the_demo_and_init(tmp_path: Path) -> Non
     demo = subprocess.run([autocue, "demo"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
     assert demo.returncode == 0, demo.stdout[-4000:] + demo.stderr[-2000:]
     summary = demo.stdout.split("== summary", 1)[1]
-    assert summary.count("[PASS]") == 5 and "[FAIL]" not in summary
-    assert demo.stdout.rstrip().splitlines()[-1] == "5 passed, 0 failed"
+    assert summary.count("[PASS]") == len(SECTIONS) and "[FAIL]" not in summary
+    assert demo.stdout.rstrip().splitlines()[-1] == f"{len(SECTIONS)} passed, 0 failed"
     assert list(project.iterdir()) == []
 
     init = subprocess.run([autocue, "init"], cwd=project, env=env, capture_output=True, text=True, timeout=60)

@@ -249,12 +249,39 @@ def section_loop(examples: Path) -> tuple[bool, str]:
         return ok, f"exit {proc.returncode}, {records} session records"
 
 
+RUNNER_EXAMPLES = ("tui", "mock-agent")
+
+
+def section_runner(examples: Path) -> tuple[bool, str]:
+    """The runner's examples (tui/ and mock-agent/) run as end-to-end tests of terminal programs by
+    autocue.runner.run_scenarios: each program in a pseudo-terminal, its screenshots against the
+    committed goldens."""
+    from autocue.runner import run_scenarios
+
+    counts: list[str] = []
+    passed = total = 0
+    with tempfile.TemporaryDirectory(prefix="autocue-demo-run-") as out:
+        for folder in RUNNER_EXAMPLES:
+            report = run_scenarios(examples / folder, out=Path(out) / folder, jobs=2)
+            for r in report.scenarios:
+                shots = ", ".join(r.screenshots) or "no screenshots"
+                print(f"  {'PASS' if r.passed else 'FAIL'} {folder}/{Path(r.file).name} ({r.runner}, "
+                      f"{r.duration_s:.2f}s): {shots}")
+                for f in r.failures:
+                    print(f"    {f.line()}")
+            passed += report.passed
+            total += len(report.scenarios)
+            counts.append(f"{folder}: {report.passed} of {len(report.scenarios)}")
+    return passed == total and total > 0, f"{passed} of {total} scenarios passed ({', '.join(counts)})"
+
+
 SECTIONS: list[tuple[str, Callable[[Path], tuple[bool, str]]]] = [
     ("in-process agent with real tools", section_agent),
     ("example playbook tests (pytest)", section_playbook_tests),
     ("example scenarios, in-process", section_scenarios_in_process),
     ("example scenarios over HTTP: mock LLM server + autocue agent CLI", section_scenarios_http),
     ("example orchestrator loop (mock backend)", section_loop),
+    ("example terminal runs: autocue run on tui/ and mock-agent/", section_runner),
 ]
 
 

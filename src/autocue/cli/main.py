@@ -12,10 +12,8 @@ they know; an unexpected exception becomes one line naming it, with a hint to re
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import os
-import re
 import sys
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -64,12 +62,12 @@ def commands_help() -> str:
     return "\n".join(lines)
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
-
-
 def near_command(word: str) -> str | None:
     """The sub-command ``word`` is a near miss of (a typo, or a prefix of 3 letters or more), or None."""
-    if not _WORD.fullmatch(word):
+    import difflib  # only here: the dispatch of a command imports nothing it does not run
+    import re
+
+    if not re.fullmatch(r"[A-Za-z][A-Za-z_-]*", word):
         return None
     w = word.lower()
     if w in SUBCOMMANDS:

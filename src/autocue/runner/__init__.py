@@ -6,25 +6,32 @@ under test (a launch profile or a command) in a pseudo-terminal read into a scre
 and recorded as asciicast v2, the embedded mock LLM server, and the whole timeline (inputs,
 edits, commands, screenshots against goldens, assertions, ``expect``). See docs/runner.md.
 
-This package imports little on purpose: the mock agent's process imports it, and its start-up
-is part of every ``--agent mock`` run. The executor, the loader and the server are imported
-when a run starts. Selection and terminal helpers live in ``autocue.runner.selection`` and
-``autocue.runner.extras``.
+This package imports nothing at start on purpose: the mock agent's process imports it, and its
+start-up is part of every ``--agent mock`` run. Its names are imported on first use
+(``autocue.lazy``); the executor, the loader and the server when a run starts. Selection and
+terminal helpers live in ``autocue.runner.selection`` and ``autocue.runner.extras``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autocue.runner.keys import KEYS, parse_input
-from autocue.runner.options import RunOptions
-from autocue.runner.report import FAILURE_KINDS, Failure, RunReport, ScenarioResult, merge_junit, merge_reports
+from autocue.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from autocue.runner.keys import KEYS, parse_input
+    from autocue.runner.options import RunOptions
+    from autocue.runner.report import FAILURE_KINDS, Failure, RunReport, ScenarioResult, merge_junit, merge_reports
     from autocue.runner.selection import Selected
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "autocue.runner.keys": ["KEYS", "parse_input"],
+    "autocue.runner.options": ["RunOptions"],
+    "autocue.runner.report": ["FAILURE_KINDS", "Failure", "RunReport", "ScenarioResult", "merge_junit",
+                              "merge_reports"],
+})
 
 
 def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: str | None = None,
@@ -46,6 +53,10 @@ def run_one(selected: Selected, options: RunOptions) -> ScenarioResult:
 
 
 def run_selected(items: Sequence[Selected], options: RunOptions) -> RunReport:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from autocue.runner.report import RunReport
+
     if options.jobs > 1 and len(items) > 1:
         with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="autocue-run") as pool:
             results = list(pool.map(lambda s: run_one(s, options), items))
@@ -68,6 +79,8 @@ def run_scenarios(paths: str | Path | Sequence[str | Path], *, tags: Sequence[st
         options["terminal"] = parse_size(term)
     if "out" in options:
         options["out"] = Path(options["out"])
+    from autocue.runner.options import RunOptions
+
     return run_selected(collect(paths, tags=tags, keyword=keyword, shard=shard), RunOptions(**options))
 
 

@@ -273,10 +273,11 @@ class Execution:
             if served != self.served_seen:
                 # a reply went out: the program's answer to it is awaited like an echo. Output that
                 # came after the reply was taken may be that answer; output before it (the echo of
-                # what was typed) is not. Without the server's time, the last look stands in for it.
+                # what was typed) is not; without the server's time, the last look stands in for it.
+                # The mock agent reports a reply once all it printed is written: nothing is to come.
                 self.served_seen = served
                 served_at = self._served_at()
-                if p.last_output <= (self.last_poll if served_at is None else served_at):
+                if self.llm is not None and p.last_output <= (self.last_poll if served_at is None else served_at):
                     p.answered, p.last_input = False, now
             self.last_poll = now
             served_ok = served >= need

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from autocue.script.model import Script
 
 PROFILES = ("autocue", "mock")
-SETTLE = {"mock": 0.01}
+SETTLE = {"mock": 0.002}
 """Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
 DEFAULT_SETTLE = 0.03
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
@@ -190,13 +190,14 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
+        from autocue.runner.mockagent import mock_agent_argv
         from autocue.runner.mockplan import plan_from_scenario
 
         progress = state_dir / "progress.jsonl"
         progress.touch()
         plan = state_dir / "plan.json"
         plan.write_text(json.dumps(plan_from_scenario(scenario)), encoding="utf-8")
-        argv = [sys.executable, "-m", "autocue.cli.main", "mock-agent", "--plan", str(plan)]
+        argv = mock_agent_argv(plan)
         env["AUTOCUE_MOCK_PROGRESS"] = str(progress)
         return Launch(argv, env, progress)
     if choice.profile == "autocue":

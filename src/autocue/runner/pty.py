@@ -59,10 +59,11 @@ class PtyProgram:
     # ------------------------------------------------------------------ reading
     def pump(self, timeout: float) -> bool:
         """Read what the program wrote within ``timeout`` seconds; True when something arrived."""
-        if self.eof:
+        if self.eof:  # the pty is closed: only the exit status is still to come (soon; poll it, never wait for it)
             self._reap()
-            if timeout > 0:
-                time.sleep(min(timeout, 0.01))
+            if timeout > 0 and self.exit_code is None:
+                time.sleep(min(timeout, 0.002))
+                self._reap()
             return False
         fd = self.fd
         try:

@@ -300,9 +300,10 @@ def _read_file(path: str) -> bytes:
         raise SessionFileError(path, None, f"cannot read the file ({e.strerror or e})") from None
 
 
-def _load_file(path: str) -> _Loaded:
+def _load_file(path: str, decoded: bool = False) -> _Loaded:
     """Read and check a whole session file. Raises ``SessionFileError`` (with the line) for
-    anything malformed except a torn last line, which is reported in ``warnings``."""
+    anything malformed except a torn last line, which is reported in ``warnings``. ``decoded``:
+    message entries keep their decoded dicts (see ``SessionManager.open``)."""
     data = _read_file(path)
     lines = data.split(b"\n")
     last = len(lines) - 1
@@ -346,7 +347,7 @@ def _load_file(path: str) -> _Loaded:
             if version > CURRENT_SESSION_VERSION:
                 warnings.append(f"{path}:{first_line}: session version {version} is newer than "
                                 f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
-            entries = _entries_from_lines(path, lines, h + 1, last, torn, line_nos)
+            entries = _entries_from_lines(path, lines, h + 1, last, torn, line_nos, decoded)
         check_tree(path, entries, line_nos)
     truncate_at: int | None = None
     if torn:
@@ -380,11 +381,13 @@ def _loads_or_report(path: str, lines: _List[bytes], i: int, last: int, torn: _L
 
 
 def _entries_from_lines(
-    path: str, lines: _List[bytes], start: int, last: int, torn: _List[Any], line_nos: _List[int]
+    path: str, lines: _List[bytes], start: int, last: int, torn: _List[Any], line_nos: _List[int],
+    decoded: bool = False,
 ) -> _List[SessionEntry]:
     """Entries of ``lines[start:last + 1]`` (a v3 file); their line numbers go to ``line_nos``.
     Every line is decoded and checked, but a plain message entry keeps only its line's bytes, its ids and its typed
-    message: no decoded dict stays alive, so the cyclic GC has far fewer objects to scan."""
+    message: no decoded dict stays alive, so the cyclic GC has far fewer objects to scan. With ``decoded`` it keeps
+    the decoded dict instead, and its message is typed on first access (for a reader of every entry's JSON)."""
     entries: _List[SessionEntry] = []
     append = entries.append
     add_line = line_nos.append
@@ -408,6 +411,9 @@ def _entries_from_lines(
             if (type(msg) is dict and type(role := msg.get("role")) is str and type(eid) is str
                     and (pid is None or type(pid) is str) and type(ts) is str):
                 add_line(i + 1)
+                if decoded:
+                    append(new(MessageEntry)._fill(eid, pid, ts, role, None, msg, d, None, i + 1))
+                    continue
                 try:
                     m: AgentMessage = convert(msg, strict=False)
                 except ValueError:  # malformed: reported on first access (only an error if the context needs it)
@@ -513,7 +519,8 @@ class SessionManager:
     the new entry's id. ``warnings`` lists what loading skipped (``file:line: ...``).
     """
 
-    def __init__(self, cwd: str, session_dir: str, session_file: str | None, persist: bool) -> None:
+    def __init__(self, cwd: str, session_dir: str, session_file: str | None, persist: bool, *,
+                 decoded: bool = False) -> None:
         """Use the constructors (``create``, ``open``, ``in_memory``, ``continue_recent``)."""
         self._cwd = cwd
         self._session_dir = session_dir
@@ -542,7 +549,7 @@ class SessionManager:
         self._id_pool: _List[str] = []
         self.warnings: _List[str] = []
         if session_file is not None:
-            self.set_session_file(session_file)
+            self.set_session_file(session_file, decoded=decoded)
         else:
             self.new_session()
 
@@ -555,17 +562,22 @@ class SessionManager:
         return SessionManager(c, d, None, True)
 
     @staticmethod
-    def open(path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None) -> SessionManager:
+    def open(path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None, *,
+             decoded: bool = False) -> SessionManager:
         """Load an existing session file (an empty one starts a new session in it).
 
         Raises ``SessionFileNotFoundError`` (a ``FileNotFoundError``) when ``path`` does not
         exist: nothing is created (``create_at`` does that), and ``SessionFileError`` naming
         the line for a malformed file. A v1/v2 file is migrated and rewritten, its original
         kept as ``<path>.bak`` (``.bak.1``, ... when that exists).
+
+        ``decoded=True`` keeps each message entry's decoded dict (``to_json()`` returns it) and
+        types its message on first access: a reader of every entry's JSON, like the viewer,
+        then decodes each line once (by default a message is typed at once and its dict dropped).
         """
         p = os.path.abspath(os.fspath(path))
         d = os.fspath(session_dir) if session_dir is not None else os.path.dirname(p)
-        sm = SessionManager(os.getcwd(), d, p, True)
+        sm = SessionManager(os.getcwd(), d, p, True, decoded=decoded)
         sm._cwd = sm._header.cwd or sm._cwd  # the cwd the session was recorded in
         return sm
 
@@ -655,12 +667,12 @@ class SessionManager:
         if self._persist and self._session_file is not None:
             self._session_file = os.path.join(self._session_dir, os.path.basename(self._session_file))
 
-    def set_session_file(self, path: str | os.PathLike[str]) -> None:
+    def set_session_file(self, path: str | os.PathLike[str], *, decoded: bool = False) -> None:
         """Switch to another existing session file (resume); an empty file starts a new session
         in it. Raises ``SessionFileNotFoundError`` for a missing path, ``SessionFileError`` for
-        a malformed file (this manager is then unchanged)."""
+        a malformed file (this manager is then unchanged). ``decoded``: see ``open``."""
         path = os.path.abspath(os.fspath(path))
-        loaded = _load_file(path)
+        loaded = _load_file(path, decoded)
         if loaded.header is None:
             self.new_session()
             self._session_file = path

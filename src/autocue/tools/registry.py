@@ -7,36 +7,50 @@ Public: ``BUILTIN_TOOL_NAMES`` (all seven, pi's order), ``DEFAULT_TOOL_NAMES`` (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from types import MappingProxyType
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from autocue.agent.tool import AgentTool
-from autocue.tools.bash import create_bash_tool
-from autocue.tools.edit import create_edit_tool
-from autocue.tools.find import create_find_tool
-from autocue.tools.grep import create_grep_tool
-from autocue.tools.ls import create_ls_tool
 from autocue.tools.paths import StrPath
-from autocue.tools.read import create_read_tool
-from autocue.tools.write import create_write_tool
+
+if TYPE_CHECKING:
+    from autocue.agent.tool import AgentTool
 
 BUILTIN_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
 READ_ONLY_TOOL_NAMES: tuple[str, ...] = ("read", "grep", "find", "ls")
 
-ToolFactory = Callable[[StrPath], AgentTool]
+ToolFactory = Callable[[StrPath], "AgentTool"]
 
-TOOL_FACTORIES: Mapping[str, ToolFactory] = MappingProxyType(
-    {
-        "read": create_read_tool,
-        "bash": create_bash_tool,
-        "edit": create_edit_tool,
-        "write": create_write_tool,
-        "grep": create_grep_tool,
-        "find": create_find_tool,
-        "ls": create_ls_tool,
-    }
-)
+
+class _Factories(Mapping[str, ToolFactory]):
+    """Tool name -> factory; a tool's module is imported when its factory is first looked up, so a
+    program that uses ``read`` and ``ls`` (the mock agent) does not import the other five."""
+
+    def __init__(self, where: dict[str, str]) -> None:
+        self._where = where  # name -> "module:factory"
+
+    def __getitem__(self, name: str) -> ToolFactory:
+        module, factory = self._where[name].split(":")  # KeyError for an unknown name, as a dict
+        found: ToolFactory = getattr(importlib.import_module(module), factory)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+TOOL_FACTORIES: Mapping[str, ToolFactory] = _Factories({
+    "read": "autocue.tools.read:create_read_tool",
+    "bash": "autocue.tools.bash:create_bash_tool",
+    "edit": "autocue.tools.edit:create_edit_tool",
+    "write": "autocue.tools.write:create_write_tool",
+    "grep": "autocue.tools.grep:create_grep_tool",
+    "find": "autocue.tools.find:create_find_tool",
+    "ls": "autocue.tools.ls:create_ls_tool",
+})
 
 
 def create_builtin_tools(cwd: StrPath, names: Iterable[str] | None = None) -> dict[str, AgentTool]:

@@ -58,12 +58,42 @@ class _Events:
         self.out: list[Event] = []
 
     def add(self, t: float, type_: str, **fields: Any) -> Event:
-        ev: Event = {"v": EVENT_SCHEMA_VERSION, "id": len(self.out) + 1, "t": max(0, t), "type": type_}
+        return self.entry(t, type_, fields, None)
+
+    def entry(self, t: float, type_: str, fields: dict[str, Any], common: dict[str, Any] | None) -> Event:
+        """An event of ``fields`` (without their None values), then ``common`` (which has none)."""
+        out = self.out
+        ev: Event = {"v": EVENT_SCHEMA_VERSION, "id": len(out) + 1, "t": t if t > 0 else 0, "type": type_}
         for k, v in fields.items():
             if v is not None:
                 ev[k] = v
-        self.out.append(ev)
+        if common is not None:
+            ev.update(common)
+        out.append(ev)
         return ev
+
+
+class _Clock:
+    """``iso_to_ms`` of a session's timestamps, each second parsed once: pi writes
+    ``YYYY-MM-DDTHH:MM:SS.mmmZ``, so an entry's time is its second's plus its milliseconds."""
+
+    def __init__(self) -> None:
+        from autocue.session.entries import iso_to_ms
+
+        self.iso_to_ms = iso_to_ms
+        self.second = ""
+        self.second_ms = 0
+
+    def ms(self, s: Any) -> int:
+        if type(s) is str and len(s) == 24 and s[19] == "." and s[23] == "Z":
+            frac = s[20:23]
+            if frac.isascii() and frac.isdigit():
+                second = s[:19]
+                if second != self.second:
+                    self.second, self.second_ms = second, self.iso_to_ms(second + "Z")
+                if self.second_ms:
+                    return self.second_ms + int(frac)
+        return self.iso_to_ms(s)
 
 
 # ---------------------------------------------------------------------------- session files
@@ -102,7 +132,7 @@ def session_file_doc(path: Path) -> ViewDoc:
     from autocue.session.manager import SessionManager
 
     try:
-        sm = SessionManager.open(path)
+        sm = SessionManager.open(path, decoded=True)  # session_doc reads every entry's JSON: decode it once
     except (OSError, ValueError) as err:
         raise ViewSourceError(f"{path}: cannot read the session file: {err}") from None
     return session_doc(sm, path.name, str(path))
@@ -121,6 +151,7 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     except (ValueError, TypeError):
         t0 = 0
     ev = _Events()
+    add, clock, get_label = ev.entry, _Clock().ms, sm.get_label
     name = sm.get_session_name()
     ev.add(0, "session.start", kind="session", title=name or title, source=source)
     usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
@@ -129,19 +160,22 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     labels = 0
     for e in entries:
         d = e.to_json()
-        try:
-            t = iso_to_ms(d.get("timestamp", "")) - t0
-        except (ValueError, TypeError):
-            t = 0
-        common: dict[str, Any] = {"entryId": e.id, "parentId": e.parent_id, "branch": branch.get(e.id, 0),
-                                  "label": sm.get_label(e.id)}
+        t = clock(d.get("timestamp", "")) - t0
+        eid, pid = e.id, e.parent_id
         kind = d.get("type")
+        label = str(d.get("label") or "(label removed)") if kind == "label" else get_label(eid)
+        common: dict[str, Any] = {"entryId": eid}  # and parentId, branch, label: in this order, never None
+        if pid is not None:
+            common["parentId"] = pid
+        common["branch"] = branch.get(eid, 0)
+        if label is not None:
+            common["label"] = label
         if kind == "message":
             messages += 1
             m = d.get("message") or {}
             role = m.get("role")
             if role == "user":
-                ev.add(t, "user", text=_text_of(m.get("content")), **common)
+                add(t, "user", {"text": _text_of(m.get("content"))}, common)
             elif role == "assistant":
                 texts: list[str] = []
                 calls: list[dict[str, Any]] = []
@@ -149,7 +183,7 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
                     if not isinstance(b, dict):
                         continue
                     if b.get("type") == "thinking":
-                        ev.add(t, "thinking", text=str(b.get("thinking", "")), **common)
+                        add(t, "thinking", {"text": str(b.get("thinking", ""))}, common)
                     elif b.get("type") == "text":
                         texts.append(str(b.get("text", "")))
                     elif b.get("type") == "toolCall":
@@ -167,43 +201,43 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
                 stop = m.get("stopReason")
                 failed = stop in ("error", "aborted")
                 errors += failed
-                ev.add(t, "assistant", text="\n".join(texts), model=model, usage=u, stopReason=stop,
-                       errorMessage=m.get("errorMessage"), error=True if failed else None, **common)
+                add(t, "assistant", {"text": "\n".join(texts), "model": model, "usage": u, "stopReason": stop,
+                                     "errorMessage": m.get("errorMessage"), "error": True if failed else None},
+                    common)
                 for b in calls:
                     tools += 1
-                    ev.add(t, "tool.start", toolCallId=str(b.get("id", "")), toolName=str(b.get("name", "")),
-                           args=b.get("arguments", {}), **common)
+                    add(t, "tool.start", {"toolCallId": str(b.get("id", "")), "toolName": str(b.get("name", "")),
+                                          "args": b.get("arguments", {})}, common)
             elif role == "toolResult":
                 is_error = bool(m.get("isError"))
                 errors += is_error
                 details = m.get("details")
                 diff = details.get("diff") if isinstance(details, dict) else None
-                ev.add(t, "tool.end", toolCallId=str(m.get("toolCallId", "")), toolName=m.get("toolName"),
-                       status="error" if is_error else "ok", result=_text_of(m.get("content")),
-                       diff=diff if isinstance(diff, str) else None,
-                       isError=is_error, error=True if is_error else None, **common)
+                add(t, "tool.end", {"toolCallId": str(m.get("toolCallId", "")), "toolName": m.get("toolName"),
+                                    "status": "error" if is_error else "ok", "result": _text_of(m.get("content")),
+                                    "diff": diff if isinstance(diff, str) else None, "isError": is_error,
+                                    "error": True if is_error else None}, common)
             else:
                 text = _text_of(m.get("content")) or str(m.get("command") or m.get("output") or "")
-                ev.add(t, "info", kind=str(role), text=text, **common)
+                add(t, "info", {"kind": str(role), "text": text}, common)
         elif kind == "compaction":
-            ev.add(t, "compaction", summary=str(d.get("summary", "")), tokensBefore=d.get("tokensBefore"), **common)
+            add(t, "compaction", {"summary": str(d.get("summary", "")), "tokensBefore": d.get("tokensBefore")}, common)
         elif kind == "branch_summary":
-            ev.add(t, "summary", summary=str(d.get("summary", "")), **common)
+            add(t, "summary", {"summary": str(d.get("summary", ""))}, common)
         elif kind == "model_change":
-            ev.add(t, "info", kind="model", text=f"model {d.get('provider')}/{d.get('modelId')}", **common)
+            add(t, "info", {"kind": "model", "text": f"model {d.get('provider')}/{d.get('modelId')}"}, common)
         elif kind == "thinking_level_change":
-            ev.add(t, "info", kind="thinking level", text=f"thinking level {d.get('thinkingLevel')}", **common)
+            add(t, "info", {"kind": "thinking level", "text": f"thinking level {d.get('thinkingLevel')}"}, common)
         elif kind == "label":
             labels += 1
-            common["label"] = str(d.get("label") or "(label removed)")
-            ev.add(t, "marker", kind="label", spec={"targetId": d.get("targetId")}, **common)
+            add(t, "marker", {"kind": "label", "spec": {"targetId": d.get("targetId")}}, common)
         elif kind == "session_info":
-            ev.add(t, "info", kind="session", text=f"session name {d.get('name')!r}", **common)
+            add(t, "info", {"kind": "session", "text": f"session name {d.get('name')!r}"}, common)
         elif kind == "custom_message":
-            ev.add(t, "info", kind=str(d.get("customType", "custom")), text=_text_of(d.get("content")), **common)
+            add(t, "info", {"kind": str(d.get("customType", "custom")), "text": _text_of(d.get("content"))}, common)
         else:
             body = {k: v for k, v in d.items() if k not in ("type", "id", "parentId", "timestamp")}
-            ev.add(t, "info", kind=str(kind), text=json.dumps(body, ensure_ascii=False)[:2000], **common)
+            add(t, "info", {"kind": str(kind), "text": json.dumps(body, ensure_ascii=False)[:2000]}, common)
     ev.add(ev.out[-1]["t"] if ev.out else 0, "session.end", status="ended")
     summary: dict[str, Any] = {"entries": len(entries), "messages": messages, "tool calls": tools, "errors": errors,
                                "branches": (max(branch.values()) + 1) if branch else 0, "labels": labels,

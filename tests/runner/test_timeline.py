@@ -319,3 +319,56 @@ def test_a_masked_ticking_clock_lets_the_screen_settle(tmp_path: Path) -> None:
     r = one(path, timeout=3)
     assert r.screenshots["ticking"] and Path(r.screenshots["ticking"]).read_text() == "clock\n***\n"
     assert kinds(r) == ["timeout"]  # it never exits: the end of the timeline waits for it
+
+
+LATE_PROG = """\
+import sys, time
+print("ready", flush=True)
+sys.stdin.readline()
+print("working", flush=True)
+time.sleep(0.4)
+print("done", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_slow_program_is_looked_at_again_before_a_golden_or_an_assert_fails(tmp_path: Path) -> None:
+    # the program is quiet (asleep) for 0.4 s mid-answer: longer than the quiet window, so the
+    # executor first sees "working"; the screenshot and the assert must wait for "done"
+    path = scenario(tmp_path, f"""\
+name: late
+ah: {{cmd: python3 prog.py}}
+{files_block(**{"prog.py": LATE_PROG})}
+timeline:
+  - userInputs: [[0, "go"]]
+  - screenshot: late
+  - assert:
+      text:
+        contains: ["done"]
+  - userInputs: [[0, "end"]]
+expect: {{exitCode: 0}}
+""")
+    golden = tmp_path / "goldens" / "cmd" / "late" / "100x30" / "screenshots" / "late.golden"
+    golden.parent.mkdir(parents=True)
+    golden.write_text("ready\ngo\nworking\ndone\n")
+    r = one(path)
+    assert r.passed, r.failures
+    assert r.screenshots["late"] == str(golden)
+
+
+def test_a_screenshot_that_never_matches_still_fails_after_the_wait(tmp_path: Path) -> None:
+    path = scenario(tmp_path, f"""\
+name: never
+ah: {{cmd: python3 prog.py}}
+{files_block(**{"prog.py": LATE_PROG})}
+timeline:
+  - userInputs: [[0, "go"]]
+  - screenshot: late
+  - userInputs: [[0, "end"]]
+""")
+    golden = tmp_path / "goldens" / "cmd" / "never" / "100x30" / "screenshots" / "late.golden"
+    golden.parent.mkdir(parents=True)
+    golden.write_text("ready\ngo\nsomething else\n")
+    r = one(path)
+    assert kinds(r) == ["golden"]
+    assert (golden.parent / "late.actual").read_text() == "ready\ngo\nworking\ndone\n"

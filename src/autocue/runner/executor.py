@@ -22,12 +22,13 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, terminal_profile
-from autocue.runner.goldens import apply_masks, check_golden, golden_dirs
+from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs
 from autocue.runner.keys import key_bytes, parse_input
 from autocue.runner.launch import Choice, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
@@ -55,6 +56,8 @@ if TYPE_CHECKING:
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
 ANSWER_GRACE = 0.5
+SCREEN_WAIT = 2.0
+"""Seconds a failing screenshot or assert is looked at again while the program still writes."""
 """Seconds a program that showed nothing after the last input is given before the next event anyway."""
 
 
@@ -326,6 +329,23 @@ class Execution:
                 self.result.fail(fl.get("kind", "tool_result"), str(fl.get("message", "")), str(fl.get("position", "")),
                                  str(fl.get("detail", "")))
 
+    def _await_screen(self, ok: Callable[[str], bool], *, masked: bool) -> str:
+        """Keep reading the program for up to ``SCREEN_WAIT`` seconds while ``ok(screen)`` is false
+        (a check that fails at once is looked at again as output arrives: a loaded machine may
+        draw later than the quiet window); the screen as it was last seen."""
+        p = self.prog
+        assert p is not None
+        end = min(time.monotonic() + SCREEN_WAIT, self.deadline)
+
+        def current() -> str:
+            return apply_masks(self._screen(), self.extras.masks if masked else (), self.literals)
+
+        screen = current()
+        while not ok(screen) and time.monotonic() < end and not p.exited:
+            if p.pump(0.05):
+                screen = current()
+        return current()
+
     def _screen(self) -> str:
         assert self.prog is not None
         return self.prog.screen.text()
@@ -367,6 +387,10 @@ class Execution:
             self._logical(ev.ms)
         elif isinstance(ev, Screenshot):
             screen = apply_masks(self._screen(), self.extras.masks, self.literals)
+            want = None if self.opt.update_goldens else existing_golden(
+                ev.label, out_dir=self.shots_out, beside=self.shots_beside)
+            if want is not None and screen + "\n" != want:  # a slow program may still be drawing it
+                screen = self._await_screen(lambda s: s + "\n" == want, masked=True)
             g = check_golden(ev.label, screen, out_dir=self.shots_out, beside=self.shots_beside,
                              update=self.opt.update_goldens)
             r.screenshots[ev.label] = str(g.path)
@@ -376,6 +400,9 @@ class Execution:
                        "rerun with --update-goldens to accept it)", str(ev.pos), g.diff)
         elif isinstance(ev, AssertStep):
             report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
+            if not report.passed:  # a slow program may still be drawing or writing what is checked
+                self._await_screen(lambda s: evaluate_assert(ev.spec, self.ws, text=s).passed, masked=False)
+                report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
             for res in report.failed:
                 r.fail("assert", f"{res.check}: expected {res.expected!r}, got {res.actual!r} "
                        f"(workspace {self.ws})", str(ev.pos), self._screen())

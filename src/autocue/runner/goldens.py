@@ -42,6 +42,16 @@ def golden_dirs(out: Path, scenario_file: str, runner: str, scenario: str, termi
     return out / rel, Path(scenario_file).resolve().parent / "goldens" / rel
 
 
+def existing_golden(label: str, *, out_dir: Path, beside: Path) -> str | None:
+    """The text of ``label``'s golden (next to the scenario first, then in the output dir), or None."""
+    name = _safe(label)
+    for d in (beside, out_dir):
+        g = d / f"{name}.golden"
+        if g.is_file():
+            return g.read_text(encoding="utf-8")
+    return None
+
+
 def check_golden(label: str, screen: str, *, out_dir: Path, beside: Path, update: bool) -> GoldenResult:
     name = _safe(label)
     text = screen + "\n"

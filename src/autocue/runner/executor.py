@@ -101,7 +101,7 @@ class Execution:
         self.progress_seen = 0
         self.progress_done = 0
         self.served_seen = 0
-        self.settle = 0.03
+        self.settle = 0.08
         self.last_poll = 0.0
         self.ws = Path()
         self.deadline = 0.0

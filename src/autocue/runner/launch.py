@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 PROFILES = ("autocue", "mock")
 SETTLE = {"mock": 0.002}
 """Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
-DEFAULT_SETTLE = 0.03
+DEFAULT_SETTLE = 0.08
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
                  "openai-responses": "openai-responses", "responses": "openai-responses",
                  "gemini": "google-generative", "google": "google-generative"}

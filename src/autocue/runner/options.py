@@ -24,7 +24,7 @@ class RunOptions:
     settle: float | None = None
     """Seconds the screen must be quiet before a user or test event (None: the launch profile's:
     0.002 for ``mock``, whose progress file says when a reply and what it prints before it waits are out;
-    0.03 otherwise)."""
+    0.08 otherwise)."""
     update_goldens: bool = False
     out: Path = Path("autocue-runs")
     keep: bool = False

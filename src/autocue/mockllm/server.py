@@ -84,6 +84,32 @@ def http_protocol() -> type[asyncio.Protocol]:
     return found()
 
 
+def serve_in_thread(server: uvicorn.Server, target: Callable[[], object], *, name: str, what: str) -> threading.Thread:
+    """Run ``target`` (which serves ``server``) in a daemon thread named ``name``; return once the
+    server has started. If it stops before that, the thread is joined and ``RuntimeError`` names
+    ``what`` and the reason. Shared by the mock server, the recording proxy and the simulation server."""
+    failure: list[BaseException] = []
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            target()
+        except BaseException as e:  # surfaced below
+            failure.append(e)
+        finally:
+            finished.set()
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+    while not server.started and not finished.is_set():
+        finished.wait(0.005)
+    if failure or not server.started:
+        server.should_exit = True
+        thread.join(timeout=10)
+        raise RuntimeError(f"the {what} failed to start: {failure[0] if failure else 'unknown'}")
+    return thread
+
+
 def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
     return uvicorn.Config(app, http=http_protocol(), ws="none", lifespan="off", access_log=False,
                           log_level=log_level, timeout_keep_alive=30, server_header=False)
@@ -187,27 +213,14 @@ class MockLLMServer:
             raise RuntimeError("server already started")
         self._sock = bind_socket(self.host, self.port)
         self.port = self._sock.getsockname()[1]
-        self._server = uvicorn.Server(uvicorn_config(self.app))
-        started = threading.Event()
-        failure: list[BaseException] = []
-        server = self._server
+        server = self._server = uvicorn.Server(uvicorn_config(self.app))
         sock = self._sock
-
-        def run() -> None:
-            try:
-                server.run(sockets=[sock])
-            except BaseException as e:  # surfaced by start()
-                failure.append(e)
-            finally:
-                started.set()
-
-        self._thread = threading.Thread(target=run, name=f"autocue-mockllm:{self.port}", daemon=True)
-        self._thread.start()
-        while not server.started and not started.is_set():
-            started.wait(0.005)
-        if failure or not server.started:
+        try:
+            self._thread = serve_in_thread(server, lambda: server.run(sockets=[sock]),
+                                           name=f"autocue-mockllm:{self.port}", what="mock LLM server")
+        except RuntimeError:
             self.stop()
-            raise RuntimeError(f"the mock LLM server failed to start: {failure[0] if failure else 'unknown'}")
+            raise
         return self
 
     def stop(self) -> None:

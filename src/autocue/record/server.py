@@ -16,7 +16,7 @@ from typing import Any
 
 import uvicorn
 
-from autocue.mockllm.server import bind_socket, uvicorn_config
+from autocue.mockllm.server import bind_socket, serve_in_thread, uvicorn_config
 from autocue.record.proxy import RecordingProxy, RecordOptions
 from autocue.scenario.redact import Redactor
 
@@ -54,27 +54,19 @@ class RecordingServer:
             raise RuntimeError("recording proxy already started")
         sock = bind_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
-        server = uvicorn.Server(uvicorn_config(self.proxy))
-        self._server = server
-        failure: list[BaseException] = []
-        done = threading.Event()
+        server = self._server = uvicorn.Server(uvicorn_config(self.proxy))
 
-        def run() -> None:
+        def serve() -> None:
             try:
                 server.run(sockets=[sock])
-            except BaseException as e:  # surfaced by start()
-                failure.append(e)
             finally:
                 sock.close()
-                done.set()
 
-        self._thread = threading.Thread(target=run, name=f"autocue-record:{self.port}", daemon=True)
-        self._thread.start()
-        while not server.started and not done.is_set():
-            done.wait(0.005)
-        if failure or not server.started:
+        try:
+            self._thread = serve_in_thread(server, serve, name=f"autocue-record:{self.port}", what="recording proxy")
+        except RuntimeError:
             self.stop()
-            raise RuntimeError(f"the recording proxy failed to start: {failure[0] if failure else 'unknown'}")
+            raise
         return self
 
     def stop(self) -> None:

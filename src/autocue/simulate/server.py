@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import uvicorn
 
-from autocue.mockllm.server import bind_socket, uvicorn_config
+from autocue.mockllm.server import bind_socket, serve_in_thread, uvicorn_config
 from autocue.scenario import Scenario
 from autocue.simulate.app import SimState, create_app
 
@@ -44,8 +44,6 @@ class SimulationServer:
         sock = self._sock = bind_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
         server = self._server = uvicorn.Server(uvicorn_config(cast(Any, self.app)))
-        failure: list[BaseException] = []
-        finished = threading.Event()
 
         async def main() -> None:
             self._loop = asyncio.get_running_loop()
@@ -54,21 +52,12 @@ class SimulationServer:
             finally:
                 self.state.stop()
 
-        def run() -> None:
-            try:
-                asyncio.run(main())
-            except BaseException as e:  # surfaced by start()
-                failure.append(e)
-            finally:
-                finished.set()
-
-        self._thread = threading.Thread(target=run, name=f"autocue-simulate:{self.port}", daemon=True)
-        self._thread.start()
-        while not server.started and not finished.is_set():
-            finished.wait(0.005)
-        if failure or not server.started:
+        try:
+            self._thread = serve_in_thread(server, lambda: asyncio.run(main()),
+                                           name=f"autocue-simulate:{self.port}", what="simulation server")
+        except RuntimeError:
             self.stop()
-            raise RuntimeError(f"the simulation server failed to start: {failure[0] if failure else 'unknown'}")
+            raise
         return self
 
     def drop_clients(self) -> None:

@@ -128,12 +128,13 @@ def main(argv: list[str]) -> int:
     except OSError as e:
         print(f"autocue record: -o {out}: cannot create the directory: {e.strerror or e}", file=sys.stderr)
         return 2
+    from autocue.cli.serve import bind_problem
     from autocue.mockllm.server import bind_socket, uvicorn_config
 
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
-        print(f"autocue record: cannot bind {args.host}:{args.port}: {e}", file=sys.stderr)
+        print(f"autocue record: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
         return 2
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -109,7 +109,8 @@ def _dir_problem(option: str, value: str | None, *, must_exist: bool) -> str | N
     return None
 
 
-def _bind_problem(host: str, port: int, e: OSError) -> str:
+def bind_problem(host: str, port: int, e: OSError) -> str:
+    """One line for a socket that could not be bound (used by every command that serves HTTP)."""
     where = f"{host}:{port}"
     if e.errno == errno.EADDRINUSE:
         return f"cannot listen on {where}: the port is in use; pick another --port, or --port 0 for any free one"
@@ -153,7 +154,7 @@ def main(argv: list[str]) -> int:
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
-        print(f"autocue serve: {_bind_problem(args.host, args.port, e)}", file=sys.stderr)
+        print(f"autocue serve: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
         return 2
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host

@@ -64,6 +64,7 @@ def main(argv: list[str]) -> int:
     for s in scenarios:
         for w in s.warnings:
             print(f"{PROG}: warning: {w}", file=sys.stderr)
+    from autocue.cli.serve import bind_problem
     from autocue.mockllm.server import bind_socket, uvicorn_config
     from autocue.simulate.app import SimState, create_app
 
@@ -75,7 +76,7 @@ def main(argv: list[str]) -> int:
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
-        print(f"{PROG}: cannot bind {args.host}:{args.port}: {e}", file=sys.stderr)
+        print(f"{PROG}: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
         return 2
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{sock.getsockname()[1]}"

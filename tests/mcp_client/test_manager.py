@@ -212,3 +212,14 @@ async def test_abort_cancels_the_call() -> None:
             assert (await m.call_tool("mcp__s__quick", {})).text_content == "q"
         finally:
             await m.disconnect()
+
+
+@pytest.mark.slow
+async def test_a_call_to_a_server_still_connecting_waits_for_it() -> None:
+    with fake_mcp_server({"hello": "hi"}, transport="stdio") as server:
+        m = MCPManager({"late": _delayed(server.config, 1.0)}, grace_period=0.01)
+        try:
+            assert await m.discover_and_connect() == []
+            assert (await m.call_tool("mcp__late__hello", {})).content == [TextContent("hi")]
+        finally:
+            await m.disconnect()

@@ -225,6 +225,13 @@ class MCPManager:
             out.append(MCPToolInfo(name, server, tool, t.description, t.parameters))
         return out
 
+    def _starting_server_of(self, tool_name: str) -> str | None:
+        """The server ``mcp__{server}__...`` names if it is still connecting for the first time."""
+        for server, conn in self.connections.items():
+            if tool_name.startswith(f"mcp__{server}__") and conn.status == "connecting":
+                return server
+        return None
+
     def agent_tools(self) -> list[AgentTool]:
         """The tools as ``AgentTool`` objects (the same object for a tool until its schema changes)."""
         return list(self._agent_tools.values())
@@ -236,6 +243,10 @@ class MCPManager:
         from autocue.mcp.results import convert_content, error_text
 
         route = self._routes.get(name)
+        if route is None and (starting := self._starting_server_of(name)) is not None:
+            # Its server joins after the grace period: wait for it rather than call the tool unknown.
+            await self.wait_for(starting)
+            route = self._routes.get(name)
         if route is None:
             known = ", ".join(self._routes) or "none"
             raise MCPToolError(f"unknown MCP tool {name!r} (its server is not connected or no longer offers it); "

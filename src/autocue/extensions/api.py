@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from autocue.agent.tool import AgentTool, tool_from_function
+from autocue.casing import snake_keys
 from autocue.extensions.events import EVENT_NAMES, CustomMessageSpec
 from autocue.extensions.exec import ExecResult, run_exec
 from autocue.extensions.extension import (
@@ -155,11 +156,10 @@ class ExtensionAPI:
         "get_argument_completions"})`` (camelCase keys accepted)."""
         cname = name[1:] if name.startswith("/") else name
         if isinstance(handler, Mapping):
-            spec = dict(handler)
+            spec = snake_keys(handler, ("get_argument_completions",))
             fn = spec.pop("handler", None)
             description = spec.pop("description", description)
-            get_argument_completions = spec.pop(
-                "get_argument_completions", spec.pop("getArgumentCompletions", get_argument_completions))
+            get_argument_completions = spec.pop("get_argument_completions", get_argument_completions)
             if not callable(fn) or spec:
                 problem = f"unknown keys {sorted(spec)}" if spec else "'handler' must be a function"
                 raise TypeError(f"register_command({cname!r}, {{...}}): {problem}; "

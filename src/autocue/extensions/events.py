@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from autocue import casing
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import ImageContent, Model
 
@@ -199,6 +200,18 @@ class CustomMessageSpec:
     content: Any
     display: bool = True
     details: Any = None
+
+    @classmethod
+    def of(cls, value: Any, what: str) -> CustomMessageSpec:
+        """A spec from a spec, a dict (snake_case or camelCase keys) or an object with its fields."""
+        if isinstance(value, cls):
+            return value
+        custom_type, content = casing.field(value, "custom_type"), casing.field(value, "content")
+        if custom_type is casing.MISSING or content is casing.MISSING:
+            raise ValueError(f"{what} needs custom_type and content")
+        display, details = casing.field(value, "display"), casing.field(value, "details")
+        return cls(str(custom_type), content, True if display is casing.MISSING else bool(display),
+                   None if details is casing.MISSING else details)
 
 
 @dataclass(slots=True)

@@ -13,12 +13,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from autocue.casing import snake_keys
 from autocue.llm.registry import ModelRegistry, ModelRegistryError
 from autocue.llm.stream import AssistantMessageEventStream, Provider, StreamOptions
 from autocue.llm.types import Context, Model
 
-_KEYS = {"baseUrl", "base_url", "apiKey", "api_key", "api", "headers", "authHeader", "auth_header", "models",
-         "stream", "streamSimple", "stream_simple", "oauth"}
+_CAMEL_KEYS = ("base_url", "api_key", "auth_header", "stream_simple")
+"""The keys pi spells in camelCase (``baseUrl``, ``apiKey``, ``authHeader``, ``streamSimple``)."""
+_KEYS = {"api", "headers", "models", "stream", "oauth", *_CAMEL_KEYS}
 
 
 class _FunctionProvider:
@@ -44,12 +46,14 @@ def build_provider(name: str, config: Mapping[str, Any]) -> RegisteredProvider:
         raise ValueError(f"register_provider: the name must be a non-empty string without '/', got {name!r}")
     if not isinstance(config, Mapping):
         raise ValueError(f"{where}: the config must be a dict {{api, baseUrl, apiKey, models, ...}}")
+    config = snake_keys(config, _CAMEL_KEYS)
     unknown = set(config) - _KEYS
     if unknown:
-        raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; use {', '.join(sorted(_KEYS))}")
+        raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; use api, baseUrl, apiKey, authHeader, "
+                         "headers, models, stream (or streamSimple)")
     if config.get("oauth") is not None:
         raise ValueError(f"{where}: oauth is not supported by autocue; give apiKey instead")
-    stream = config.get("stream", config.get("streamSimple", config.get("stream_simple")))
+    stream = config.get("stream", config.get("stream_simple"))
     models = config.get("models")
     if not isinstance(models, list) or not models:
         raise ValueError(f"{where}: models must be a non-empty list of {{id, ...}}")
@@ -60,14 +64,14 @@ def build_provider(name: str, config: Mapping[str, Any]) -> RegisteredProvider:
         raise ValueError(f"{where}: give api (and baseUrl) of an HTTP API, or stream (a Provider or function)")
     registry = ModelRegistry(load_files=False, env={})
     headers = dict(config.get("headers") or {})
-    auth = config.get("authHeader", config.get("auth_header"))
-    key = config.get("apiKey", config.get("api_key"))
+    auth = config.get("auth_header")
+    key = config.get("api_key")
     if auth and key:
         headers.setdefault("Authorization", f"Bearer {key}")
     try:
         registry.add_provider(
             name, api="scripted" if stream is not None else api,
-            base_url=str(config.get("baseUrl", config.get("base_url", "")) or ""),
+            base_url=str(config.get("base_url", "") or ""),
             api_key=str(key) if key is not None else None, headers=headers,
             models=[dict(m) if isinstance(m, Mapping) else {"id": m} for m in models],
         )

@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from autocue.agent.loop import AfterToolCallResult, BeforeToolCallResult
+from autocue.casing import MISSING, field
 from autocue.extensions.events import (
     BeforeAgentStartEvent,
     ContextEvent,
@@ -45,24 +46,7 @@ if TYPE_CHECKING:
     from autocue.extensions.context import ExtensionCommandContext, ExtensionContext
     from autocue.extensions.host import SessionHost
 
-_MISSING: Any = object()
-
 HandlerList = list[tuple[Extension, NormalizedHandler]]
-
-
-def result_field(result: Any, name: str, camel: str | None = None) -> Any:
-    """Read ``name`` from a handler result (a dataclass, object or dict with snake/camel keys)."""
-    if isinstance(result, dict):
-        if name in result:
-            return result[name]
-        if camel is not None and camel in result:
-            return result[camel]
-        return _MISSING
-    return getattr(result, name, _MISSING)
-
-
-def is_missing(value: Any) -> bool:
-    return value is _MISSING
 
 
 def _is_awaitable(r: Any) -> bool:
@@ -326,7 +310,7 @@ class ExtensionRunner:
 
     # ------------------------------------------------------------------ prompting
     async def _call(self, ext: Extension, fn: NormalizedHandler, ev: Any) -> Any:
-        """Call one handler; returns its result, or ``_MISSING`` when it raised (reported)."""
+        """Call one handler; returns its result, or ``MISSING`` when it raised (reported)."""
         try:
             r = fn(ev, self.ctx)
             if r is not None and _is_awaitable(r):
@@ -334,13 +318,13 @@ class ExtensionRunner:
             return r
         except Exception as err:
             self.report(ext, ev.type, err)
-            return _MISSING
+            return MISSING
 
     async def emit_first(self, ev: Any) -> Any:
         """The first non-empty result (``user_bash``), or None."""
         for ext, fn in self.handlers(ev.type):
             r = await self._call(ext, fn, ev)
-            if r is not None and r is not _MISSING:
+            if r is not None and r is not MISSING:
                 return r
         return None
 
@@ -355,7 +339,7 @@ class ExtensionRunner:
             except Exception as err:
                 self.report(ext, ev.type, err)
                 continue
-            d = result_field(r, "session_dir", "sessionDir") if r is not None else None
+            d = field(r, "session_dir") if r is not None else None
             if isinstance(d, str) and d:
                 out = d
         return out
@@ -365,17 +349,17 @@ class ExtensionRunner:
         transformed = False
         for ext, fn in self.handlers("input"):
             r = await self._call(ext, fn, ev)
-            if r is None or r is _MISSING:
+            if r is None or r is MISSING:
                 continue
-            action = result_field(r, "action")
+            action = field(r, "action")
             if action == "handled":
                 return InputResult("handled")
             if action == "transform":
-                text = result_field(r, "text")
+                text = field(r, "text")
                 if isinstance(text, str):
                     ev.text = text
-                images = result_field(r, "images")
-                if images is not _MISSING and images is not None:
+                images = field(r, "images")
+                if images is not MISSING and images is not None:
                     ev.images = list(images)
                 transformed = True
         return InputResult("transform" if transformed else "continue", ev.text, ev.images)
@@ -386,15 +370,15 @@ class ExtensionRunner:
         prompt: str | None = None
         for ext, fn in self.handlers("before_agent_start"):
             r = await self._call(ext, fn, ev)
-            if r is None or r is _MISSING:
+            if r is None or r is MISSING:
                 continue
-            msg = result_field(r, "message")
-            if msg is not _MISSING and msg is not None:
+            msg = field(r, "message")
+            if msg is not MISSING and msg is not None:
                 try:
-                    messages.append(_as_custom_message(msg))
+                    messages.append(CustomMessageSpec.of(msg, "a before_agent_start message"))
                 except Exception as err:
                     self.report(ext, "before_agent_start", err)
-            sp = result_field(r, "system_prompt", "systemPrompt")
+            sp = field(r, "system_prompt")
             if isinstance(sp, str):
                 prompt = sp
                 ev.system_prompt = sp
@@ -405,9 +389,9 @@ class ExtensionRunner:
         ev = ContextEvent(messages)
         for ext, fn in self.handlers("context"):
             r = await self._call(ext, fn, ev)
-            if r is None or r is _MISSING:
+            if r is None or r is MISSING:
                 continue
-            new = result_field(r, "messages")
+            new = field(r, "messages")
             if isinstance(new, list):
                 ev.messages = new
         return ev.messages
@@ -417,9 +401,9 @@ class ExtensionRunner:
         last: Any = None
         for ext, fn in self.handlers(ev.type):
             r = await self._call(ext, fn, ev)
-            if r is None or r is _MISSING:
+            if r is None or r is MISSING:
                 continue
-            if result_field(r, "cancel") is True:
+            if field(r, "cancel") is True:
                 return r
             last = r
         return last
@@ -429,12 +413,12 @@ class ExtensionRunner:
         prompts: list[str] = []
         for ext, fn in self.handlers("resources_discover"):
             r = await self._call(ext, fn, ev)
-            if r is None or r is _MISSING:
+            if r is None or r is MISSING:
                 continue
-            sp = result_field(r, "skill_paths", "skillPaths")
+            sp = field(r, "skill_paths")
             if isinstance(sp, list):
                 skills.extend(str(p) for p in sp)
-            pp = result_field(r, "prompt_paths", "promptPaths")
+            pp = field(r, "prompt_paths")
             if isinstance(pp, list):
                 prompts.extend(str(p) for p in pp)
         return skills, prompts
@@ -462,9 +446,9 @@ class ExtensionRunner:
 def _as_block(r: Any) -> BeforeToolCallResult | None:
     if isinstance(r, BeforeToolCallResult):
         return r if r.block else None
-    block = result_field(r, "block")
+    block = field(r, "block")
     if block is True:
-        reason = result_field(r, "reason")
+        reason = field(r, "reason")
         return BeforeToolCallResult(True, reason if isinstance(reason, str) else None)
     return None
 
@@ -485,40 +469,26 @@ def _apply_patch(ev: ToolResultEvent, r: Any) -> bool:
 
         c, d, e = (
             None if r.content is _UNSET else r.content,
-            _MISSING if r.details is _UNSET else r.details,
+            MISSING if r.details is _UNSET else r.details,
             None if r.is_error is _UNSET else r.is_error,
         )
     else:
-        c = result_field(r, "content")
-        d = result_field(r, "details")
-        e = result_field(r, "is_error", "isError")
+        c = field(r, "content")
+        d = field(r, "details")
+        e = field(r, "is_error")
         if not isinstance(r, dict):
             # dataclass patches: None means "keep"
-            d = _MISSING if d is None else d
-    if c is not _MISSING and c is not None:
+            d = MISSING if d is None else d
+    if c is not MISSING and c is not None:
         ev.content = _content(c)
         changed = True
-    if d is not _MISSING:
+    if d is not MISSING:
         ev.details = d
         changed = True
-    if e is not _MISSING and e is not None:
+    if e is not MISSING and e is not None:
         ev.is_error = bool(e)
         changed = True
     return changed
 
 
-def _as_custom_message(msg: Any) -> CustomMessageSpec:
-    if isinstance(msg, CustomMessageSpec):
-        return msg
-    ct = result_field(msg, "custom_type", "customType")
-    content = result_field(msg, "content")
-    if ct is _MISSING or content is _MISSING:
-        raise ValueError("a before_agent_start message needs custom_type and content")
-    display = result_field(msg, "display")
-    details = result_field(msg, "details")
-    return CustomMessageSpec(
-        str(ct), content, True if display is _MISSING else bool(display), None if details is _MISSING else details
-    )
-
-
-__all__ = ["ExtensionRunner", "is_missing", "result_field"]
+__all__ = ["ExtensionRunner"]

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue import casing
 from autocue.errors import AutocueError
 from autocue.llm.stream import AssistantMessageEventStream, Provider, StreamOptions, error_stream
 from autocue.llm.types import Context, Model, ModelCost
@@ -183,8 +184,8 @@ class ModelRegistry:
             raise ModelRegistryError(f"{source}: 'providers' must be an object mapping names to provider settings")
         for name, raw in providers.items():
             self._merge_provider(name, raw, f"{source}: providers.{name}")
-        dm = data.get("default_model", data.get("defaultModel"))
-        if dm is not None:
+        dm = casing.field(data, "default_model")
+        if dm is not casing.MISSING and dm is not None:
             if not isinstance(dm, str) or not dm:
                 raise ModelRegistryError(f"{source}: default_model must be a 'provider/model' string")
             self.default_model = dm
@@ -374,19 +375,12 @@ class RoutingProvider:
         return provider.stream(model, context, options)
 
 
-_CAMEL = {
-    "baseUrl": "base_url",
-    "apiKey": "api_key",
-    "apiKeyEnv": "api_key_env",
-    "contextWindow": "context_window",
-    "maxTokens": "max_tokens",
-    "cacheRead": "cache_read",
-    "cacheWrite": "cache_write",
-}
+_SNAKE_KEYS = ("base_url", "api_key", "api_key_env", "context_window", "max_tokens", "cache_read", "cache_write")
+"""The keys of a models file that pi spells in camelCase (``baseUrl``, ``contextWindow``, ...)."""
 
 
 def _snake(d: dict[str, Any]) -> dict[str, Any]:
-    return {_CAMEL.get(k, k): v for k, v in d.items()}
+    return casing.snake_keys(d, _SNAKE_KEYS)
 
 
 def _with_api(m: Model, api: str) -> Model:

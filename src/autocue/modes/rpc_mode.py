@@ -324,21 +324,21 @@ class RpcServer:
     async def _user_bash(self, command: str) -> dict[str, Any] | None:
         """``user_bash``: a handler's ``{result: {output, exit_code, cancelled, truncated}}`` is the
         command's result (nothing runs); ``operations`` (pi's custom executors) are not supported."""
+        from autocue.casing import MISSING, field
         from autocue.extensions.events import UserBashEvent
-        from autocue.extensions.runner import is_missing, result_field
         from autocue.session.messages import BashExecutionMessage
 
         runner = self.session.runner
         if not runner.has("user_bash"):
             return None
         r = await runner.emit_first(UserBashEvent(command, False, self.session.cwd))
-        res = result_field(r, "result") if r is not None else None
-        if res is None or is_missing(res):
+        res = field(r, "result") if r is not None else None
+        if res is None or res is MISSING:
             return None
-        output = result_field(res, "output")
-        code = result_field(res, "exit_code", "exitCode")
-        cancelled = result_field(res, "cancelled") is True
-        truncated = result_field(res, "truncated") is True
+        output = field(res, "output")
+        code = field(res, "exit_code")
+        cancelled = field(res, "cancelled") is True
+        truncated = field(res, "truncated") is True
         out = output if isinstance(output, str) else ""
         exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
         m = BashExecutionMessage(command, out, exit_code, cancelled, truncated, None)

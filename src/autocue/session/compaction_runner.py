@@ -14,8 +14,8 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from autocue.casing import MISSING, field
 from autocue.extensions.events import CompactionOverride, SessionBeforeCompactEvent, SessionCompactEvent
-from autocue.extensions.runner import is_missing, result_field
 from autocue.llm.abort import AbortController
 from autocue.llm.types import AssistantMessage
 from autocue.session.compaction import (
@@ -77,10 +77,10 @@ class SessionCompactor:
                 SessionBeforeCompactEvent(prep, branch, custom_instructions, controller.signal)
             )
             if r is not None:
-                if result_field(r, "cancel") is True:
+                if field(r, "cancel") is True:
                     raise CompactionError("Compaction cancelled")
-                supplied = result_field(r, "compaction")
-                if not is_missing(supplied) and supplied is not None:
+                supplied = field(r, "compaction")
+                if supplied is not MISSING and supplied is not None:
                     o = _compaction_override(supplied)
                     result = CompactionResult(o.summary, o.first_kept_entry_id, o.tokens_before, o.details)
                     from_ext = True
@@ -150,17 +150,17 @@ class SessionCompactor:
 def _compaction_override(v: Any) -> CompactionOverride:
     if isinstance(v, CompactionOverride):
         return v
-    summary = result_field(v, "summary")
-    first = result_field(v, "first_kept_entry_id", "firstKeptEntryId")
-    tokens = result_field(v, "tokens_before", "tokensBefore")
-    details = result_field(v, "details")
-    if is_missing(summary) or is_missing(first):
+    summary = field(v, "summary")
+    first = field(v, "first_kept_entry_id")
+    tokens = field(v, "tokens_before")
+    details = field(v, "details")
+    if summary is MISSING or first is MISSING:
         raise CompactionError(
             "session_before_compact returned a compaction without summary/first_kept_entry_id; "
             "return {'compaction': {'summary': ..., 'first_kept_entry_id': ..., 'tokens_before': ...}}"
         )
     return CompactionOverride(
-        str(summary), str(first), 0 if is_missing(tokens) else int(tokens), None if is_missing(details) else details
+        str(summary), str(first), 0 if tokens is MISSING else int(tokens), None if details is MISSING else details
     )
 
 

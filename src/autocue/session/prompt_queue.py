@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from autocue.agent.events import MessageEndEvent, MessageStartEvent
 from autocue.extensions.events import CustomMessageSpec
-from autocue.extensions.runner import is_missing, result_field
 from autocue.llm.types import ImageContent, TextContent, UserContent, UserMessage
 from autocue.session.errors import SessionBusyError
 from autocue.session.messages import CustomMessage
@@ -93,7 +92,7 @@ class PromptQueue:
         if isinstance(message, CustomMessage):
             m = message
         else:
-            spec = _custom_spec(message)
+            spec = CustomMessageSpec.of(message, "a custom message")
             m = CustomMessage(spec.custom_type, spec.content, spec.display, spec.details)
         if deliver_as == "next_turn":
             self._next_turn.append(m)
@@ -139,20 +138,6 @@ class PromptQueue:
                 s.agent.steer(msg)
             return
         await s.prompt(text, images=images, expand_prompt_templates=False, source="extension")
-
-
-def _custom_spec(message: Any) -> CustomMessageSpec:
-    if isinstance(message, CustomMessageSpec):
-        return message
-    ct = result_field(message, "custom_type", "customType")
-    content = result_field(message, "content")
-    if is_missing(ct) or is_missing(content):
-        raise ValueError("a custom message needs custom_type and content")
-    display = result_field(message, "display")
-    details = result_field(message, "details")
-    return CustomMessageSpec(
-        str(ct), content, True if is_missing(display) else bool(display), None if is_missing(details) else details
-    )
 
 
 __all__ = ["PromptQueue", "user_message"]

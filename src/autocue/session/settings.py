@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.casing import to_camel
 from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
@@ -56,11 +57,6 @@ class SettingsError(AutocueError, ValueError):
 _SECTIONS = frozenset({"compaction", "retry"})
 
 
-def _camel(key: str) -> str:
-    head, *rest = key.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
-
-
 def _normalize(d: dict[str, Any]) -> dict[str, Any]:
     """camelCase the keys autocue knows (and the keys inside ``compaction`` / ``retry``).
 
@@ -68,11 +64,11 @@ def _normalize(d: dict[str, Any]) -> dict[str, Any]:
     """
     out: dict[str, Any] = {}
     for k, v in d.items():
-        ck = _camel(k) if isinstance(k, str) else k
+        ck = to_camel(k) if isinstance(k, str) else k
         if ck not in _KEYS:
             out[k] = v
         elif ck in _SECTIONS and isinstance(v, dict):
-            out[ck] = {_camel(kk) if isinstance(kk, str) else kk: vv for kk, vv in v.items()}
+            out[ck] = {to_camel(kk) if isinstance(kk, str) else kk: vv for kk, vv in v.items()}
         else:
             out[ck] = v
     return out

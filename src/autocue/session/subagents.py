@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from autocue.agent.tool import AgentTool, ToolResult
 from autocue.agent.validation import compile_validator
+from autocue.casing import snake_keys
 from autocue.llm.abort import AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import Model
@@ -78,14 +79,15 @@ class SubagentConfig:
             return c
         if not isinstance(raw, dict):
             raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
-        unknown = set(raw) - {"mode", "maxConcurrency", "max_concurrency", "command"}
+        raw = snake_keys(raw, ("max_concurrency",))
+        unknown = set(raw) - {"mode", "max_concurrency", "command"}
         if unknown:
             raise SettingsError(f"{where}: task: unknown key(s) {sorted(unknown)}; use mode, maxConcurrency, command")
         mode = raw.get("mode", "in-process")
         if mode not in ("in-process", "process"):
             raise SettingsError(f"{where}: task.mode must be 'in-process' or 'process', got {json.dumps(mode)}")
         c.mode = mode
-        n = raw.get("maxConcurrency", raw.get("max_concurrency", 4))
+        n = raw.get("max_concurrency", 4)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise SettingsError(f"{where}: task.maxConcurrency must be a whole number >= 1, got {json.dumps(n)}")
         c.max_concurrency = n

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from autocue.casing import MISSING, field
 from autocue.extensions.events import (
     SessionBeforeForkEvent,
     SessionBeforeSwitchEvent,
@@ -19,7 +20,6 @@ from autocue.extensions.events import (
     SessionSwitchEvent,
     SessionTreeEvent,
 )
-from autocue.extensions.runner import is_missing, result_field
 from autocue.llm.abort import AbortController
 from autocue.session.errors import EntryNotFoundError
 
@@ -32,13 +32,13 @@ async def _summary_from_extensions(s: AgentSession, target_id: str | None, old: 
     r = await s.runner.emit_session_before(SessionBeforeTreeEvent(target_id, old, AbortController().signal))
     if r is None:
         return None
-    if result_field(r, "cancel") is True:
+    if field(r, "cancel") is True:
         return False
-    v = result_field(r, "summary")
+    v = field(r, "summary")
     if isinstance(v, str) and v:
         return v
-    if v is not None and not is_missing(v):
-        text = result_field(v, "summary")
+    if v is not None and v is not MISSING:
+        text = field(v, "summary")
         if isinstance(text, str) and text:
             return text
     return None
@@ -78,7 +78,7 @@ async def new_session(s: AgentSession, parent_session: str | None = None) -> boo
     prev = sm.get_session_file()
     if s.runner.has("session_before_switch"):
         r = await s.runner.emit_session_before(SessionBeforeSwitchEvent("new"))
-        if r is not None and result_field(r, "cancel") is True:
+        if r is not None and field(r, "cancel") is True:
             return False
     if s.is_streaming:
         await s.abort()
@@ -121,9 +121,9 @@ async def fork(s: AgentSession, entry_id: str) -> ForkResult:
     skip_restore = False
     if s.runner.has("session_before_fork"):
         r = await s.runner.emit_session_before(SessionBeforeForkEvent(entry_id))
-        if r is not None and result_field(r, "cancel") is True:
+        if r is not None and field(r, "cancel") is True:
             return ForkResult(text, True)
-        skip_restore = r is not None and result_field(r, "skip_conversation_restore", "skipConversationRestore") is True
+        skip_restore = r is not None and field(r, "skip_conversation_restore") is True
     if s.is_streaming:
         await s.abort()
     prev = sm.get_session_file()
@@ -146,7 +146,7 @@ async def switch_session(s: AgentSession, path: str) -> bool:
     sm = s.session_manager
     if s.runner.has("session_before_switch"):
         r = await s.runner.emit_session_before(SessionBeforeSwitchEvent("resume", path))
-        if r is not None and result_field(r, "cancel") is True:
+        if r is not None and field(r, "cancel") is True:
             return False
     if s.is_streaming:
         await s.abort()

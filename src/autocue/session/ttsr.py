@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from autocue.casing import snake_keys
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent
 from autocue.session.messages import CustomMessage
 from autocue.session.resources import parse_front_matter
@@ -84,8 +85,8 @@ class TtsrRule:
             return d
         if not isinstance(d, dict):
             raise ValueError(f"{where}: a TTSR rule must be an object {{name, trigger, text}}, got {json.dumps(d)}")
-        keys = {"name", "trigger", "text", "repeatMode", "repeat_mode", "repeatGap", "repeat_gap", "scope"}
-        unknown = set(d) - keys
+        d = snake_keys(d, ("repeat_mode", "repeat_gap"))
+        unknown = set(d) - {"name", "trigger", "text", "repeat_mode", "repeat_gap", "scope"}
         if unknown:
             raise ValueError(f"{where}: unknown key(s) {sorted(unknown)}; use name, trigger, text, repeatMode, "
                              "repeatGap, scope")
@@ -94,8 +95,8 @@ class TtsrRule:
                 raise ValueError(f"{where}: {k} must be a string, got {json.dumps(d.get(k))}")
         try:
             return TtsrRule(
-                d["name"], d["trigger"], d["text"], d.get("repeatMode", d.get("repeat_mode", "once")),  # type: ignore[arg-type]
-                d.get("repeatGap", d.get("repeat_gap", 0)), d.get("scope", "text"),  # type: ignore[arg-type]
+                d["name"], d["trigger"], d["text"], d.get("repeat_mode", "once"),  # type: ignore[arg-type]
+                d.get("repeat_gap", 0), d.get("scope", "text"),  # type: ignore[arg-type]
             )
         except ValueError as e:
             raise ValueError(f"{where}: {e}") from None

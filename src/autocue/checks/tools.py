@@ -6,7 +6,7 @@ Public surface: ``TestTools(root=None)`` with ``test_setup``, ``test_run`` (and
 and return shapes are the seed's (``seeds/003``); see ``docs/orchestrator.md``. A tool that
 cannot run raises ``TestToolError`` (``code``, ``message``, details).
 
-State lives in the workspace (``.autocue/testtools/``), never in this object, so two
+State lives in the workspace (``.autocue/checks/``), never in this object, so two
 ``TestTools`` on the same root (two CLI calls, an MCP server) see the same workspaces.
 """
 
@@ -19,15 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_dict, merge_overrides
-from autocue.loop.engine import EventLoop
-from autocue.loop.mock_backend import MockBackend, MockConfigError, parse_mock_responses
-from autocue.loop.paths import SCRATCHPAD
-from autocue.loop.safe_files import UnsafeFileError, lstat_in
-from autocue.testtools.assertions import evaluate
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.inspect import inspect_records, load_records
-from autocue.testtools.snapshots import (
+from autocue.checks.assertions import evaluate
+from autocue.checks.errors import TestToolError
+from autocue.checks.inspect import inspect_records, load_records
+from autocue.checks.snapshots import (
     diff_files,
     load_snapshot,
     next_snapshot_id,
@@ -35,7 +30,12 @@ from autocue.testtools.snapshots import (
     skipped_note,
     take_snapshot,
 )
-from autocue.testtools.workspace import SESSION_FILE, Workspace, WorkspaceStore
+from autocue.checks.workspace import SESSION_FILE, Workspace, WorkspaceStore
+from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_dict, merge_overrides
+from autocue.loop.engine import EventLoop
+from autocue.loop.mock_backend import MockBackend, MockConfigError, parse_mock_responses
+from autocue.loop.paths import SCRATCHPAD
+from autocue.loop.safe_files import UnsafeFileError, lstat_in
 
 BACKENDS = ("mock", "command", "agent", *COMMAND_PRESETS)
 OUTPUT_LIMIT = 65536

@@ -25,8 +25,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from autocue.checks import TestTools
 from autocue.loop import EventLoop, MockBackend, config_from_dict
-from autocue.testtools import TestTools
 
 ITERATIONS = 100
 RECORDS = 100_000

@@ -19,8 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from autocue.sandbox.commands import find_uv
 from autocue.testing import call, say, verify_sandbox_install, when
-from autocue.testing.sandbox_tools import find_uv
 
 PLANNER = Path(__file__).resolve().parents[1] / "examples" / "planner"
 TOOLS = ["plan_mode", "plan_propose", "plan_list", "plan_get", "plan_approve", "plan_reject"]

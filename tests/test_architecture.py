@@ -53,6 +53,23 @@ def page_allowed() -> dict[tuple[str, str], str]:
     return out
 
 
+def page_reexports() -> dict[tuple[str, str], str]:
+    """``{(package, higher package): reason}``: the face re-exports the page allows."""
+    out: dict[tuple[str, str], str] = {}
+    for importer, imported, why in _table_after("<!-- face re-exports:"):
+        out[(importer.strip("`"), imported.strip("`"))] = why
+    return out
+
+
+def type_checking_lines(path: Path) -> set[int]:
+    """Lines of the imports that sit in a module-level ``if TYPE_CHECKING:`` block."""
+    out: set[int] = set()
+    for node in ast.parse(path.read_text(), str(path)).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            out |= {n.lineno for n in node.body if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return out
+
+
 def _package_of(module: str) -> str | None:
     """``autocue.session.manager`` -> ``session``; the root package ``autocue`` -> None."""
     parts = module.split(".")
@@ -79,8 +96,13 @@ def imports_of(path: Path, src: Path) -> list[tuple[int, str]]:
     return [(line, m) for line, m in out if m == "autocue" or m.startswith("autocue.")]
 
 
-def violations(src: Path, layers: dict[str, int], allowed: dict[tuple[str, str], str]) -> list[str]:
-    """One line per import that breaks the rule, as ``file:line: what``."""
+def violations(src: Path, layers: dict[str, int], allowed: dict[tuple[str, str], str],
+               reexports: dict[tuple[str, str], str]) -> list[str]:
+    """One line per import that breaks the rule, as ``file:line: what``.
+
+    A face re-export (``reexports``) is allowed only in the package's own ``__init__.py`` and
+    only under ``if TYPE_CHECKING:`` (the name itself loads on first use), so importing the
+    lower package never imports the higher one."""
     out: list[str] = []
     for path in sorted(src.rglob("*.py")):
         rel = path.relative_to(src.parent)
@@ -90,6 +112,8 @@ def violations(src: Path, layers: dict[str, int], allowed: dict[tuple[str, str],
         if here not in layers:
             out.append(f"{rel}: package {here!r} has no layer in docs/architecture.md (add it to the layer table)")
             continue
+        face = len(rel.parts) == 3 and rel.parts[2] == "__init__.py"
+        checking = type_checking_lines(path) if face else set()
         for line, module in imports_of(path, src):
             there = _package_of(module)
             if there is None or there == here or there == "__init__":
@@ -97,6 +121,8 @@ def violations(src: Path, layers: dict[str, int], allowed: dict[tuple[str, str],
             if there not in layers:
                 continue  # a module of the root (``autocue.errors``) missing from the table is reported above
             if layers[there] < layers[here] or (here, there) in allowed:
+                continue
+            if line in checking and (here, there) in reexports:
                 continue
             kind = "upward" if layers[there] > layers[here] else "same-layer"
             out.append(
@@ -143,10 +169,51 @@ def test_the_page_names_every_package_once() -> None:
     assert present <= set(layers), f"packages without a layer: {sorted(present - set(layers))}"
     for importer, imported in page_allowed():
         assert layers[importer] == layers[imported], f"{importer} -> {imported} is not a same-layer pair"
+    for importer, imported in page_reexports():
+        assert layers[importer] < layers[imported], f"{importer} re-exports {imported}: not a higher package"
 
 
 def test_src_imports_point_down_the_layers() -> None:
-    assert violations(SRC, page_layers(), page_allowed()) == []
+    assert violations(SRC, page_layers(), page_allowed(), page_reexports()) == []
+
+
+def test_the_face_reexport_is_lazy() -> None:
+    """``import autocue.testing`` does not import the sandbox check it re-exports."""
+    import subprocess
+    import sys
+
+    code = "import sys, autocue.testing as t; print(sorted(m for m in sys.modules if m.startswith('autocue.sandbox')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(
+    ("planted", "expect"),
+    [
+        # a face re-export at run time, not under TYPE_CHECKING
+        ("from autocue.sandbox import SandboxResult\n", "testing/__init__.py:1: upward import of autocue.sandbox"),
+        # a pair the table does not list
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from autocue.runner import Runner\n",
+         "testing/__init__.py:3: upward import of autocue.runner"),
+    ],
+)
+def test_a_face_reexport_is_checked(tmp_path: Path, planted: str, expect: str) -> None:
+    src = tmp_path / "autocue"
+    shutil.copytree(SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
+    target = src / "testing" / "__init__.py"
+    target.write_text(planted + target.read_text())
+    found = violations(src, page_layers(), page_allowed(), page_reexports())
+    assert len(found) == 1 and found[0].startswith(f"autocue/{expect}"), found
+
+
+def test_a_face_reexport_outside_the_init_is_an_upward_import(tmp_path: Path) -> None:
+    src = tmp_path / "autocue"
+    shutil.copytree(SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
+    target = src / "testing" / "dsl.py"
+    target.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from autocue.sandbox import Problem\n"
+                      + target.read_text())
+    found = violations(src, page_layers(), page_allowed(), page_reexports())
+    assert len(found) == 1 and found[0].startswith("autocue/testing/dsl.py:3: upward import of autocue.sandbox"), found
 
 
 def test_an_exception_is_one_way_only() -> None:
@@ -178,7 +245,7 @@ def test_the_check_fails_on_a_planted_import(tmp_path: Path, file: str, planted:
     shutil.copytree(SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
     target = src / file
     target.write_text(planted + target.read_text())
-    found = violations(src, page_layers(), page_allowed())
+    found = violations(src, page_layers(), page_allowed(), page_reexports())
     assert len(found) == 1 and found[0].startswith(f"autocue/{expect}"), found
 
 
@@ -186,7 +253,7 @@ def test_the_check_fails_on_a_package_without_a_layer(tmp_path: Path) -> None:
     src = tmp_path / "autocue"
     (src / "newpkg").mkdir(parents=True)
     (src / "newpkg" / "__init__.py").write_text("")
-    found = violations(src, page_layers(), page_allowed())
+    found = violations(src, page_layers(), page_allowed(), page_reexports())
     assert found == ["autocue/newpkg/__init__.py: package 'newpkg' has no layer in docs/architecture.md "
                      "(add it to the layer table)"]
 

@@ -69,7 +69,7 @@ def test_the_face_is_typed(package: Path) -> None:
 
 def test_testing_exports_the_scenario_runner_and_the_sandbox_check() -> None:
     import autocue.testing as testing
-    from autocue.testing.sandbox import SandboxResult, verify_sandbox_install
+    from autocue.sandbox import SandboxResult, verify_sandbox_install
     from autocue.testing.scenario_runner import run_scenario
 
     assert {"run_scenario", "verify_sandbox_install", "SandboxResult"} <= set(testing.__all__)

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from autocue.testing.sandbox_tools import find_uv, venv_python
-from autocue.testing.sandbox_wheels import Req, canonical, ensure_wheelhouse, parse_requirements, wheel_metadata
+from autocue.sandbox.commands import find_uv, venv_python
+from autocue.sandbox.wheels import Req, canonical, ensure_wheelhouse, parse_requirements, wheel_metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")

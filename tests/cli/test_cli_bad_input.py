@@ -53,7 +53,7 @@ def busy_port() -> Iterator[int]:
 
 def autocue(ws: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOCUE_", "OPENAI_", "ANTHROPIC_", "GEMINI_"))}
-    env.update(AUTOCUE_DIR=str(ws / "home"), AUTOCUE_TESTTOOLS_ROOT=str(ws / "tt"))
+    env.update(AUTOCUE_DIR=str(ws / "home"), AUTOCUE_CHECKS_ROOT=str(ws / "tt"))
     return subprocess.run([sys.executable, "-m", "autocue", *args], cwd=ws, env=env, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=60)
 
@@ -106,15 +106,15 @@ CASES: list[tuple[list[str], int, str]] = [
     (["scenario", "lint"], 2, "invalid choice: 'lint'"),
     (["scenario", "schema", "--indent", "wide"], 2, "--indent: invalid int value: 'wide'"),
     (["scenario", "check"], 2, "the following arguments are required: FILE_OR_DIR"),
-    # test tools
-    (["test", "frobnicate"], 2, "invalid choice: 'frobnicate'"),
-    (["test", "setup"], 2, "missing workspace_id"),
-    (["test", "setup", "w1", "--params", "{bad"], 2, "--params: invalid JSON"),
-    (["test", "setup", "w1", "--params", "@missing.json"], 2, "--params: cannot read missing.json"),
-    (["test", "setup", "w1", "--fixtures", "[1]"], 2, "--fixtures must be a JSON object"),
-    (["test", "setup", "w1", "--root", "afile"], 1, "root afile is not a directory"),
-    (["test", "run", "w1", "go", "--max-iterations", "many"], 2, "--max-iterations: invalid int value: 'many'"),
-    (["test", "inspect", "nope"], 1, "unknown workspace_id 'nope'"),
+    # the loop's checks
+    (["check", "frobnicate"], 2, "invalid choice: 'frobnicate'"),
+    (["check", "setup"], 2, "missing workspace_id"),
+    (["check", "setup", "w1", "--params", "{bad"], 2, "--params: invalid JSON"),
+    (["check", "setup", "w1", "--params", "@missing.json"], 2, "--params: cannot read missing.json"),
+    (["check", "setup", "w1", "--fixtures", "[1]"], 2, "--fixtures must be a JSON object"),
+    (["check", "setup", "w1", "--root", "afile"], 1, "root afile is not a directory"),
+    (["check", "run", "w1", "go", "--max-iterations", "many"], 2, "--max-iterations: invalid int value: 'many'"),
+    (["check", "inspect", "nope"], 1, "unknown workspace_id 'nope'"),
     # mcp
     (["mcp", "--stale-after", "soon"], 2, "--stale-after: invalid float value: 'soon'"),
     (["mcp", "--stale-after", "-1"], 2, "--stale-after must be >= 0"),

@@ -20,13 +20,14 @@ from provider_wire_server import WireServer
 from autocue import __version__
 from autocue.cli import main as cli_main
 from autocue.cli.args import one_line, plain_text
-from autocue.cli.testtools import TOOLS
+from autocue.cli.checks import TOOLS
 
 
 @pytest.mark.parametrize(("word", "command"), [
     ("srve", "serve"), ("sever", "serve"), ("server", "serve"), ("lop", "loop"), ("loops", "loop"),
     ("scenaro", "scenario"), ("scenarios", "scenario"), ("reprot", "report"), ("rep", "report"),
-    ("verify", "verify-install"), ("verifyinstall", "verify-install"), ("tst", "test"), ("tests", "test"),
+    ("verify", "verify-install"), ("verifyinstall", "verify-install"), ("tst", "check"), ("tests", "check"),
+    ("test", "check"), ("chek", "check"), ("checks", "check"),
     ("demos", "demo"), ("Serve", "serve"), ("mcps", "mcp"),
 ])
 def test_near_misses_of_a_command(word: str, command: str) -> None:
@@ -73,7 +74,7 @@ def test_python_m_autocue_is_the_autocue_command() -> None:
 
 
 HELP_ARGVS = [[], *([c] for c in cli_main.SUBCOMMANDS), *(["scenario", c] for c in ("schema", "check", "run")),
-              *(["test", t] for t in TOOLS)]
+              *(["check", t] for t in TOOLS)]
 REST_MARKUP = re.compile(r"``|:[a-z]+(:[a-z]+)?:`|^\s*::\s*$", re.MULTILINE)
 
 

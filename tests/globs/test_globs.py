@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from autocue.checks import TestTools
 from autocue.globs import GlobError, PathGlob, glob_regex, path_matches
-from autocue.testtools import TestTools
 
 # (glob, path, matches): the rules of docs/tools.md, the same for both users
 RULES = [

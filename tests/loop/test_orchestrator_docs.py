@@ -22,5 +22,15 @@ def test_page_has_examples() -> None:
 @pytest.mark.parametrize(("line", "code"), _blocks(), ids=lambda v: str(v) if isinstance(v, int) else "")
 def test_example_runs(line: int, code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("AUTOCUE_TESTTOOLS_ROOT", str(tmp_path / "root"))
+    monkeypatch.setenv("AUTOCUE_CHECKS_ROOT", str(tmp_path / "root"))
     run_block(PAGE, line, code, f"doc_example_{line}")
+
+
+def test_the_cli_synopsis_names_every_check_once() -> None:
+    """The page's ``autocue check TOOL ...`` lines are the CLI's tools (the old name ``autocue test`` is not taught)."""
+    from autocue.cli.checks import TOOLS
+
+    text = PAGE.read_text(encoding="utf-8")
+    named = [line.split()[2] for line in text.splitlines() if line.startswith("autocue check ")]
+    assert sorted(named) == sorted(TOOLS)
+    assert "autocue test " not in text

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from autocue.testing.sandbox import SandboxResult, verify_sandbox_install
+from autocue.sandbox.check import SandboxResult, verify_sandbox_install
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PLANNER = Path(__file__).resolve().parents[2] / "examples" / "planner"

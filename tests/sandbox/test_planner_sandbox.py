@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from autocue.sandbox.check import SandboxResult
 from autocue.testing import call, say, when
-from autocue.testing.sandbox import SandboxResult
 
 PLANNER = Path(__file__).resolve().parents[2] / "examples" / "planner"
 TOOLS = ["plan_mode", "plan_propose", "plan_list", "plan_get", "plan_approve", "plan_reject"]

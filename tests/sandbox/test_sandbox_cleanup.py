@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from autocue.testing import sandbox
-from autocue.testing.sandbox import SandboxResult
+from autocue.sandbox import check
+from autocue.sandbox.check import SandboxResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -40,7 +40,7 @@ def test_removed_on_keyboard_interrupt(
             assert (ctx.tmp / "venv").is_dir()  # interrupted with a venv there
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sandbox, step, interrupted)
+    monkeypatch.setattr(check, step, interrupted)
     with pytest.raises(KeyboardInterrupt):
         verify(FIXTURES / "good_ext", temp_parent=tmp_path / "t")
     assert seen and seen[0].parent == tmp_path / "t"

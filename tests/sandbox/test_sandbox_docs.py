@@ -26,7 +26,7 @@ def _blocks(lang: str) -> list[tuple[int, str]]:
 def test_python_example_runs(line: int, code: str, sandbox_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     # the page's examples use the default cache: point it at this run's shared cache
-    monkeypatch.setattr("autocue.testing.sandbox.default_cache_dir", lambda: sandbox_cache)
+    monkeypatch.setattr("autocue.sandbox.check.default_cache_dir", lambda: sandbox_cache)
     exec(compile("\n" * (line - 1) + code, str(PAGE), "exec"), {"__name__": f"sandbox_doc_{line}"})
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from autocue.testing.sandbox import SandboxResult
-from autocue.testing.sandbox_problems import ProblemKind
+from autocue.sandbox.check import SandboxResult
+from autocue.sandbox.problems import ProblemKind
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -163,8 +163,8 @@ def test_bad_interpreter_is_a_venv_failure(verify: Callable[..., SandboxResult],
 
 def test_find_links_supplies_a_dependency_offline(verify: Callable[..., SandboxResult], tmp_path: Path) -> None:
     """The documented remedy for missing_dependency: a directory of wheels."""
-    from autocue.testing.sandbox_tools import clean_env, find_uv
-    from autocue.testing.sandbox_wheels import build_package_wheel
+    from autocue.sandbox.commands import clean_env, find_uv
+    from autocue.sandbox.wheels import build_package_wheel
 
     dep = tmp_path / "dep"
     (dep / "no_such_dep").mkdir(parents=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from autocue.sandbox.check import SandboxResult, SandboxVerificationError
+from autocue.sandbox.problems import ProblemKind
+from autocue.sandbox.smoke import SmokeSpecError
 from autocue.testing import CANCEL, call, say, verify_sandbox_install, when
-from autocue.testing.sandbox import SandboxResult, SandboxVerificationError
-from autocue.testing.sandbox_problems import ProblemKind
-from autocue.testing.sandbox_smoke import SmokeSpecError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOOD = FIXTURES / "good_ext"

@@ -1,4 +1,4 @@
-"""The sandbox check's command runner (``sandbox_tools.run``) is ``autocue.process.run_process_sync``."""
+"""The sandbox check's command runner (``autocue.sandbox.commands.run``) is ``autocue.process.run_process_sync``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from proc_helpers import gone_within
 
-from autocue.testing.sandbox_tools import run
+from autocue.sandbox.commands import run
 
 
 def test_output_is_interleaved_and_the_exit_code_kept(tmp_path: Path) -> None:

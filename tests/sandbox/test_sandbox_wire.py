@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from autocue.llm.types import TextContent
-from autocue.testing import CANCEL, call, create_test_session, fail, parallel, say, think, when
-from autocue.testing.sandbox import check_expect
-from autocue.testing.sandbox_smoke import (
+from autocue.sandbox.check import check_expect
+from autocue.sandbox.smoke import (
     SmokeSpecError,
     events_from_json,
     events_to_json,
@@ -20,7 +19,8 @@ from autocue.testing.sandbox_smoke import (
     wire_mock_ui,
     wire_to_turns,
 )
-from autocue.testing.sandbox_wheels import parse_requirements, repack, source_modules
+from autocue.sandbox.wheels import parse_requirements, repack, source_modules
+from autocue.testing import CANCEL, call, create_test_session, fail, parallel, say, think, when
 
 PLANNER = Path(__file__).resolve().parents[2] / "examples" / "planner"
 

@@ -25,7 +25,7 @@ from installed_autocue import (
     wheelhouse,
 )
 
-from autocue.testing.sandbox_wheels import Req
+from autocue.sandbox.wheels import Req
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from autocue.loop import LoopConfigError, load_config
+from autocue.sandbox.smoke import SmokeSpecError, load_smoke_file
 from autocue.scenario import ScenarioError, load_scenario_text
 from autocue.session.resources import parse_front_matter
-from autocue.testing.sandbox_smoke import SmokeSpecError, load_smoke_file
 from autocue.yamlpos import MAX_DEPTH, Pos, YamlError, parse_document, parse_documents
 
 DEEP = "a: " + "[" * 600 + "]" * 600 + "\n"

@@ -25,8 +25,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "fuzz-client": ("autocue.cli.fuzz_client", "run a client command against fuzzed streams; shrink a failure"),
     "scenario": ("autocue.cli.scenario", "check, run, or print the JSON Schema of scenario files"),
     "loop": ("autocue.cli.loop", "run the hat-based orchestrator loop"),
-    "test": ("autocue.cli.testtools", "orchestrator test tools: setup, run, assert, inspect, ..."),
-    "mcp": ("autocue.cli.mcp", "serve the orchestrator test tools over MCP (stdio)"),
+    "check": ("autocue.cli.checks", "the orchestrator loop's checks: setup, run, assert, inspect, ..."),
+    "mcp": ("autocue.cli.mcp", "serve the orchestrator loop's checks over MCP (stdio)"),
     "verify-install": ("autocue.cli.verify_install", "build, install and load an extension package in a sandbox"),
     "report": ("autocue.cli.report", "summarize a recorded session"),
     "simulate": ("autocue.cli.simulate", "stream scenarios as simulated sessions (REST + SSE)"),
@@ -35,6 +35,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "mock-agent": ("autocue.cli.mock_agent", "a deterministic agent CLI that plays a scenario"),
     "agents": ("autocue.cli.agents", "list the real agent CLIs (versions, verified) or install pinned ones"),
 }
+
+RENAMED: dict[str, str] = {"test": "check"}
+"""Old command names that still work: one line on stderr names the new one, then it runs."""
 
 AGENT_CLI = "autocue.cli.agent"
 
@@ -70,13 +73,14 @@ def near_command(word: str) -> str | None:
     if not re.fullmatch(r"[A-Za-z][A-Za-z_-]*", word):
         return None
     w = word.lower()
-    if w in SUBCOMMANDS:
-        return w
-    prefixed = [c for c in SUBCOMMANDS if len(w) >= 3 and c.startswith(w)]
+    names = [*SUBCOMMANDS, *RENAMED]
+    if w in names:
+        return RENAMED.get(w, w)
+    prefixed = {RENAMED.get(c, c) for c in names if len(w) >= 3 and c.startswith(w)}
     if len(prefixed) == 1:
-        return prefixed[0]
-    close = difflib.get_close_matches(w, SUBCOMMANDS, n=1, cutoff=0.8)
-    return close[0] if close else None
+        return prefixed.pop()
+    close = difflib.get_close_matches(w, names, n=1, cutoff=0.8)
+    return RENAMED.get(close[0], close[0]) if close else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,6 +114,9 @@ def _dispatch(args: list[str]) -> int:
     if args and args[0] in ("help", "--commands"):
         print(_usage())
         return 0
+    if args and args[0] in RENAMED:
+        print(f"autocue: `autocue {args[0]}` is now `autocue {RENAMED[args[0]]}`", file=sys.stderr)
+        args = [RENAMED[args[0]], *args[1:]]
     if args and args[0] in SUBCOMMANDS:
         module_name = SUBCOMMANDS[args[0]][0]
         rest = args[1:]

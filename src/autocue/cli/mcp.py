@@ -1,8 +1,8 @@
-"""``autocue mcp``: serve the orchestrator test tools over MCP on stdio.
+"""``autocue mcp``: serve the orchestrator loop's checks (``autocue.checks``) over MCP on stdio.
 
-Options: ``--root DIR`` (workspace root; default ``$AUTOCUE_TESTTOOLS_ROOT`` or the per-user
-``<temp>/autocue-testtools-<uid>``), ``--stale-after SECONDS`` (workspaces untouched that long
-are deleted at start, only folders with the test tools' marker; default 86400; 0 deletes them
+Options: ``--root DIR`` (workspace root; default ``$AUTOCUE_CHECKS_ROOT`` or the per-user
+``<temp>/autocue-checks-<uid>``), ``--stale-after SECONDS`` (workspaces untouched that long
+are deleted at start, only folders with the checks' marker; default 86400; 0 deletes them
 all). Logs go to stderr; stdout is the
 protocol.
 """
@@ -17,12 +17,12 @@ from autocue.errors import MissingExtraError
 
 
 def main(argv: list[str]) -> int:
-    p = CliParser(prog="autocue mcp", description="Serve the orchestrator test tools over MCP (stdio).")
+    p = CliParser(prog="autocue mcp", description="Serve the orchestrator loop's checks over MCP (stdio).")
     p.add_argument("--root", help="workspace root directory")
     p.add_argument("--stale-after", type=float, default=None, help="delete workspaces idle this many seconds at start")
     args = p.parse_args(argv)
     try:
-        from autocue.testtools.mcp_server import STALE_AFTER_SECS, serve_stdio
+        from autocue.checks.mcp_server import STALE_AFTER_SECS, serve_stdio
     except MissingExtraError as e:
         print(f"autocue mcp: {e}", file=sys.stderr)
         return 2

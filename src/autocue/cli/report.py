@@ -88,8 +88,8 @@ def agent_session_report(path: Path) -> dict[str, Any]:
 
 
 def loop_session_report(path: Path) -> dict[str, Any]:
+    from autocue.checks.inspect import summary
     from autocue.loop import read_session
-    from autocue.testtools.inspect import summary
 
     records = read_session(path)
     out: dict[str, Any] = {"kind": "loop-session", "file": str(path), **summary(records)}

@@ -56,8 +56,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from autocue.testing.sandbox import verify_sandbox_install
-    from autocue.testing.sandbox_smoke import SmokeSpecError
+    from autocue.sandbox.check import verify_sandbox_install
+    from autocue.sandbox.smoke import SmokeSpecError
 
     expect: dict[str, object] = {}
     if args.expect_extensions is not None:

@@ -1,4 +1,4 @@
-"""``autocue.loop``: a hat-based orchestrator loop (the system under test of ``autocue.testtools``).
+"""``autocue.loop``: a hat-based orchestrator loop (the system under test of ``autocue.checks``).
 
 Public surface:
 

@@ -40,7 +40,7 @@ from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRe
 from autocue.testing.session import TestSession, create_test_session
 
 if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real types
-    from autocue.testing.sandbox import SandboxResult, verify_sandbox_install
+    from autocue.sandbox import SandboxResult, verify_sandbox_install
     from autocue.testing.scenario_runner import run_scenario
 
 __all__ = [
@@ -56,10 +56,13 @@ __all__ = [
 
 _LAZY = {
     "run_scenario": "autocue.testing.scenario_runner",
-    "verify_sandbox_install": "autocue.testing.sandbox",
-    "SandboxResult": "autocue.testing.sandbox",
+    "verify_sandbox_install": "autocue.sandbox",
+    "SandboxResult": "autocue.sandbox",
 }
-"""Names loaded on first use: the scenario runner and the sandbox check pull in more of autocue."""
+"""Names loaded on first use: the scenario runner and the sandbox check pull in more of autocue.
+The sandbox check is the package ``autocue.sandbox`` (a layer above this one, built on the
+harness); these two names are re-exported here for the callers that import them from
+``autocue.testing`` (docs/architecture.md, "face re-exports")."""
 
 
 def __getattr__(name: str) -> Any:

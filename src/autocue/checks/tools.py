@@ -6,7 +6,7 @@ Public surface: ``TestTools(root=None)`` with ``test_setup``, ``test_run`` (and
 and return shapes are the seed's (``seeds/003``); see ``docs/orchestrator.md``. A tool that
 cannot run raises ``TestToolError`` (``code``, ``message``, details).
 
-State lives in the workspace (``.autocue/testtools/``), never in this object, so two
+State lives in the workspace (``.autocue/checks/``), never in this object, so two
 ``TestTools`` on the same root (two CLI calls, an MCP server) see the same workspaces.
 """
 
@@ -19,15 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_dict, merge_overrides
-from autocue.loop.engine import EventLoop
-from autocue.loop.mock_backend import MockBackend, MockConfigError, parse_mock_responses
-from autocue.loop.paths import SCRATCHPAD
-from autocue.loop.safe_files import UnsafeFileError, lstat_in
-from autocue.testtools.assertions import evaluate
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.inspect import inspect_records, load_records
-from autocue.testtools.snapshots import (
+from autocue.checks.assertions import evaluate
+from autocue.checks.errors import TestToolError
+from autocue.checks.inspect import inspect_records, load_records
+from autocue.checks.snapshots import (
     diff_files,
     load_snapshot,
     next_snapshot_id,
@@ -35,7 +30,13 @@ from autocue.testtools.snapshots import (
     skipped_note,
     take_snapshot,
 )
-from autocue.testtools.workspace import SESSION_FILE, Workspace, WorkspaceStore
+from autocue.checks.workspace import SESSION_FILE, Workspace, WorkspaceStore
+from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_dict, merge_overrides
+from autocue.loop.engine import EventLoop
+from autocue.loop.mock_backend import MockBackend, MockConfigError, parse_mock_responses
+from autocue.loop.paths import SCRATCHPAD
+from autocue.loop.result import LoopResult
+from autocue.loop.safe_files import UnsafeFileError, lstat_in
 
 BACKENDS = ("mock", "command", "agent", *COMMAND_PRESETS)
 OUTPUT_LIMIT = 65536
@@ -155,64 +156,12 @@ class TestTools:
         mock_responses: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         ws = self.store.get(workspace_id)
-        if not isinstance(task, str) or not task.strip():
-            raise TestToolError("invalid_argument", "task must be a non-empty string")
-        _positive(max_iterations, "max_iterations")
-        rt = max_runtime_secs
-        if isinstance(rt, bool) or not isinstance(rt, (int, float)) or rt <= 0:
-            raise TestToolError("invalid_argument", f"max_runtime_secs must be a positive number, got {rt!r}")
-        env_vars = {str(k): str(v) for k, v in _opt_dict(env, "env").items()}
-        if backend not in BACKENDS:
-            raise TestToolError("invalid_argument", f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+        env_vars = _run_arguments(task, backend, max_iterations, max_runtime_secs, env)
         overrides = ws.read_state("config", {}) or {}
         raw = merge_overrides(overrides, {"event_loop": {
             "max_iterations": max_iterations, "max_runtime_seconds": max_runtime_secs}})
-        warnings: list[str] = []
-        loop_backend = None
-        if backend == "mock":
-            items = mock_responses
-            if items is None:
-                items = ws.read_state("mock")
-            if items is None and isinstance(raw.get("backend"), dict) and raw["backend"].get("type") == "mock":
-                items = raw["backend"].get("responses")
-            if not items:
-                raise TestToolError(
-                    "invalid_argument",
-                    "the mock backend needs responses: call test_mock_backend first or pass mock_responses",
-                )
-            try:
-                loop_backend = MockBackend(parse_mock_responses(items))
-            except MockConfigError as e:
-                raise TestToolError("invalid_argument", str(e)) from None
-            raw.pop("backend", None)
-            raw.pop("cli", None)
-            for hat in (raw.get("hats") or {}).values():
-                if isinstance(hat, dict):
-                    hat.pop("backend", None)
-        elif backend in COMMAND_PRESETS:
-            preset = COMMAND_PRESETS[backend]
-            path = env_vars.get("PATH", os.environ.get("PATH"))
-            if shutil.which(preset["command"], path=path) is None:
-                raise TestToolError(
-                    "backend_unavailable",
-                    f"backend {backend!r} runs the {preset['command']!r} CLI, which is not on PATH. Install and "
-                    "log it in (credentials come from env), or use backend 'mock'.",
-                )
-            raw["backend"] = backend
-        else:
-            spec = raw.get("backend")
-            kind = spec.get("type", "command" if "command" in spec else None) if isinstance(spec, dict) else spec
-            if kind != backend:
-                raise TestToolError(
-                    "invalid_argument",
-                    f"backend {backend!r} needs a matching 'backend' section in the test_setup config "
-                    f"(e.g. {{'backend': {{'type': '{backend}', ...}}}})",
-                )
-        if lstat_in(ws.path, SESSION_FILE) is not None or ws.read_state("last_run") is not None:
-            warnings.append(
-                f"workspace {ws.id!r} is dirty: it holds a previous run; its session.jsonl is replaced "
-                "(files the previous run changed are kept)"
-            )
+        loop_backend = _pick_backend(ws, raw, backend, mock_responses, env_vars)
+        warnings = _dirty_warnings(ws)
         try:
             cfg = config_from_dict(raw, source="test_run config", base_dir=ws.path)
             loop = EventLoop(cfg, prompt=task, workspace=ws.path, session_path=ws.session_file,
@@ -223,22 +172,7 @@ class TestTools:
             result = await loop.run()
         except UnsafeFileError as e:  # the agent of an earlier run planted a link where the loop writes
             raise TestToolError("unsafe_workspace_file", str(e), path=str(e.path)) from None
-        out = result.to_dict()
-        out["stdout"] = _clip(result.stdout)
-        out["stderr"] = _clip(result.stderr)
-        if loop_backend is not None:
-            stats = loop_backend.stats()
-            out["mock_responses_consumed"] = stats["mock_responses_consumed"]
-            out["mock_responses_remaining"] = stats["mock_responses_remaining"]
-            if stats["mock_responses_unconsumed"]:
-                out["mock_responses_unconsumed"] = stats["mock_responses_unconsumed"]
-            else:
-                out.pop("mock_responses_unconsumed", None)
-        all_warnings = warnings + result.warnings
-        if all_warnings:
-            out["warnings"] = all_warnings
-        else:
-            out.pop("warnings", None)
+        out = _run_report(result, loop_backend, warnings)
         ws.write_state("last_run", {**out, "stdout_full": result.stdout, "stderr_full": result.stderr,
                                     "hats_run": result.hats_run, "task": task, "backend": backend})
         return out
@@ -286,6 +220,103 @@ class TestTools:
         else:
             after = load_snapshot(ws, compare_to)["files"]
         return {**diff_files(base["files"], after), **skipped_note(skipped)}
+
+
+# ---------------------------------------------------------------------- test_run's phases
+def _run_arguments(task: Any, backend: Any, max_iterations: Any, max_runtime_secs: Any, env: Any) -> dict[str, str]:
+    """Check ``test_run``'s arguments; returns the backend's environment as strings."""
+    if not isinstance(task, str) or not task.strip():
+        raise TestToolError("invalid_argument", "task must be a non-empty string")
+    _positive(max_iterations, "max_iterations")
+    rt = max_runtime_secs
+    if isinstance(rt, bool) or not isinstance(rt, (int, float)) or rt <= 0:
+        raise TestToolError("invalid_argument", f"max_runtime_secs must be a positive number, got {rt!r}")
+    env_vars = {str(k): str(v) for k, v in _opt_dict(env, "env").items()}
+    if backend not in BACKENDS:
+        raise TestToolError("invalid_argument", f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    return env_vars
+
+
+def _pick_backend(ws: Workspace, raw: dict[str, Any], backend: str,
+                  mock_responses: list[dict[str, Any]] | None, env_vars: dict[str, str]) -> MockBackend | None:
+    """The loop's backend: a ``MockBackend`` for ``mock`` (its config sections dropped from ``raw``),
+    else None after checking that the CLI of a preset is on PATH or that ``raw`` has a matching section."""
+    if backend == "mock":
+        return _mock_backend(ws, raw, mock_responses)
+    if backend in COMMAND_PRESETS:
+        preset = COMMAND_PRESETS[backend]
+        path = env_vars.get("PATH", os.environ.get("PATH"))
+        if shutil.which(preset["command"], path=path) is None:
+            raise TestToolError(
+                "backend_unavailable",
+                f"backend {backend!r} runs the {preset['command']!r} CLI, which is not on PATH. Install and "
+                "log it in (credentials come from env), or use backend 'mock'.",
+            )
+        raw["backend"] = backend
+        return None
+    spec = raw.get("backend")
+    kind = spec.get("type", "command" if "command" in spec else None) if isinstance(spec, dict) else spec
+    if kind != backend:
+        raise TestToolError(
+            "invalid_argument",
+            f"backend {backend!r} needs a matching 'backend' section in the test_setup config "
+            f"(e.g. {{'backend': {{'type': '{backend}', ...}}}})",
+        )
+    return None
+
+
+def _mock_backend(ws: Workspace, raw: dict[str, Any], mock_responses: list[dict[str, Any]] | None) -> MockBackend:
+    """The responses given, else those of test_mock_backend, else the config's mock section."""
+    items: Any = mock_responses
+    if items is None:
+        items = ws.read_state("mock")
+    if items is None and isinstance(raw.get("backend"), dict) and raw["backend"].get("type") == "mock":
+        items = raw["backend"].get("responses")
+    if not items:
+        raise TestToolError(
+            "invalid_argument",
+            "the mock backend needs responses: call test_mock_backend first or pass mock_responses",
+        )
+    try:
+        loop_backend = MockBackend(parse_mock_responses(items))
+    except MockConfigError as e:
+        raise TestToolError("invalid_argument", str(e)) from None
+    raw.pop("backend", None)
+    raw.pop("cli", None)
+    for hat in (raw.get("hats") or {}).values():
+        if isinstance(hat, dict):
+            hat.pop("backend", None)
+    return loop_backend
+
+
+def _dirty_warnings(ws: Workspace) -> list[str]:
+    if lstat_in(ws.path, SESSION_FILE) is not None or ws.read_state("last_run") is not None:
+        return [
+            f"workspace {ws.id!r} is dirty: it holds a previous run; its session.jsonl is replaced "
+            "(files the previous run changed are kept)"
+        ]
+    return []
+
+
+def _run_report(result: LoopResult, loop_backend: MockBackend | None, warnings: list[str]) -> dict[str, Any]:
+    """``test_run``'s result: the loop's, outputs clipped, the mock's counts, every warning."""
+    out = result.to_dict()
+    out["stdout"] = _clip(result.stdout)
+    out["stderr"] = _clip(result.stderr)
+    if loop_backend is not None:
+        stats = loop_backend.stats()
+        out["mock_responses_consumed"] = stats["mock_responses_consumed"]
+        out["mock_responses_remaining"] = stats["mock_responses_remaining"]
+        if stats["mock_responses_unconsumed"]:
+            out["mock_responses_unconsumed"] = stats["mock_responses_unconsumed"]
+        else:
+            out.pop("mock_responses_unconsumed", None)
+    all_warnings = warnings + result.warnings
+    if all_warnings:
+        out["warnings"] = all_warnings
+    else:
+        out.pop("warnings", None)
+    return out
 
 
 __all__ = ["BACKENDS", "SESSION_FILE", "TestTools"]

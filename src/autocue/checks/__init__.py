@@ -1,21 +1,23 @@
-"""``autocue.testtools``: agent-usable test tools for the orchestrator loop.
+"""``autocue.checks``: the orchestrator loop's checks, test tools an agent (or a test) uses on loop runs.
 
-Public surface: ``TestTools(root=None)`` (the eight tools as methods), the same tools as
-functions on the default root (``$AUTOCUE_TESTTOOLS_ROOT`` or the per-user ``<temp>/autocue-testtools-<uid>``):
-``test_setup``, ``test_run`` (``test_run_async`` in async code), ``test_assert``, ``test_inspect``, ``test_cleanup``,
+(Not the in-process harness: that is ``autocue.testing``.) Public surface: ``TestTools(root=None)``
+(the eight tools as methods), the same tools as functions on the default root
+(``$AUTOCUE_CHECKS_ROOT`` or the per-user ``<temp>/autocue-checks-<uid>``): ``test_setup``,
+``test_run`` (``test_run_async`` in async code), ``test_assert``, ``test_inspect``, ``test_cleanup``,
 ``test_mock_backend``, ``test_snapshot``, ``test_diff``; ``TestToolError``; and
-``ASSERTION_TYPES``. The CLI is ``autocue test <tool>``, the MCP server ``autocue mcp``
-(``autocue.testtools.mcp_server``).
+``ASSERTION_TYPES``. The tools keep the names of the spec (``seeds/003``), which is what an
+agent calls. The CLI is ``autocue check <tool>``, the MCP server ``autocue mcp``
+(``autocue.checks.mcp_server``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from autocue.testtools.assertions import ASSERTION_TYPES
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.tools import TestTools
-from autocue.testtools.workspace import Workspace, WorkspaceStore, default_root
+from autocue.checks.assertions import ASSERTION_TYPES
+from autocue.checks.errors import TestToolError
+from autocue.checks.tools import TestTools
+from autocue.checks.workspace import Workspace, WorkspaceStore, default_root
 
 
 def test_setup(workspace_id: str, **kwargs: Any) -> dict[str, Any]:

@@ -17,11 +17,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from autocue.checks.errors import TestToolError
+from autocue.checks.workspace import SESSION_FILE, Workspace
 from autocue.globs import tree_glob
 from autocue.loop.session_file import Record, SessionParseError, parse_session
 from autocue.loop.topics import topic_matches
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.workspace import SESSION_FILE, Workspace
 
 FILTER_KEYS = ("event_types", "topics", "after_iteration", "before_iteration", "payload_pattern")
 FORMATS = ("json", "summary", "timeline")

@@ -1,4 +1,4 @@
-"""The test tools as an MCP server (official ``mcp`` SDK, ``MCPServer``), served over stdio.
+"""The loop's checks (``autocue.checks``) as an MCP server (official ``mcp`` SDK, ``MCPServer``), on stdio.
 
 Public surface: ``build_server(tools=None) -> MCPServer``, ``serve_stdio(root=None,
 stale_after_secs=STALE_AFTER_SECS)``, ``STALE_AFTER_SECS``.
@@ -21,21 +21,22 @@ from typing import Any, TypeVar
 
 import orjson
 
+from autocue.checks.errors import TestToolError
+from autocue.checks.tools import TestTools
 from autocue.errors import require_extra
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.tools import TestTools
 
 try:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 except ModuleNotFoundError as e:  # the MCP SDK is the optional extra autocue[mcp]
-    raise require_extra(e, "mcp", "mcp", "the test tools' MCP server (autocue mcp)") from None
+    raise require_extra(e, "mcp", "mcp", "the checks' MCP server (autocue mcp)") from None
 
 STALE_AFTER_SECS = 24 * 3600
 INSTRUCTIONS = (
-    "Test tools for the autocue orchestrator loop. Typical flow: test_setup → test_mock_backend → test_run → "
-    "test_assert / test_inspect → test_snapshot / test_diff → test_cleanup. The mock backend is the default: "
-    "nothing reaches a model or the network unless you pick another backend."
+    "Checks for the autocue orchestrator loop: test tools that set up, run and assert on loop runs. Typical flow: "
+    "test_setup → test_mock_backend → test_run → test_assert / test_inspect → test_snapshot / test_diff → "
+    "test_cleanup. The mock backend is the default: nothing reaches a model or the network unless you pick another "
+    "backend."
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -65,7 +66,7 @@ def _guard(fn: F) -> F:
 
 def build_server(tools: TestTools | None = None) -> MCPServer[Any]:
     t = tools or TestTools()
-    server: MCPServer[Any] = MCPServer("autocue-testtools", instructions=INSTRUCTIONS)
+    server: MCPServer[Any] = MCPServer("autocue-checks", instructions=INSTRUCTIONS)
 
     @server.tool(description="Create an isolated test workspace (under the system temp dir) with optional "
                              "fixture files (path → content), loop config overrides and initial scratchpad.")

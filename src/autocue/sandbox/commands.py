@@ -1,4 +1,4 @@
-"""Front-end tools for the sandbox check: finding ``uv``, running a command, the cache directory.
+"""The commands the sandbox check runs: finding ``uv``, running a command, the cache directory.
 
 ``find_uv()`` looks on ``PATH`` first, then for the binary the ``uv`` Python package ships
 (``uv.find_uv_bin()``). ``run(...)`` runs a command with captured output and a clean,

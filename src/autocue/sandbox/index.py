@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from autocue.testing.sandbox_tools import run
+from autocue.sandbox.commands import run
 
 PYPI = "https://pypi.org/simple"
 _KEEP_OUT = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "CONDA_PREFIX")

@@ -1,4 +1,5 @@
-"""``autocue test ...`` as separate processes: state persists in the workspace between calls."""
+"""``autocue check ...`` as separate processes: state persists in the workspace between calls; the old
+name ``autocue test`` still works after one line on stderr."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-CLI = [sys.executable, "-m", "autocue.cli.main", "test"]
+CLI = [sys.executable, "-m", "autocue.cli.main", "check"]
 
 
 def call(root: Path, *args: str, code: int = 0, stdin: str | None = None) -> Any:
@@ -55,3 +56,31 @@ def test_cli_usage_errors(tmp_path: Path) -> None:
     p = subprocess.run([*CLI, "assert", "w", "{not json", "--root", str(tmp_path)], capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 2 and "invalid JSON" in p.stderr
+
+
+
+RENAMED_LINE = "autocue: `autocue test` is now `autocue check`"
+
+
+def _autocue(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "autocue", *args, "--root", str(root)],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.slow
+def test_the_old_name_says_the_new_one_then_does_the_same(tmp_path: Path) -> None:
+    old = _autocue(tmp_path, "test", "setup", "w1", "--fixture", "a.txt=x")
+    assert old.returncode == 0 and old.stderr.splitlines() == [RENAMED_LINE]
+    assert json.loads(old.stdout)["created_files"] == ["a.txt"]
+    new, old = _autocue(tmp_path, "check", "list"), _autocue(tmp_path, "test", "list")
+    assert json.loads(new.stdout)["workspace_ids"] == ["w1"]  # the old name made the same workspace
+    assert (old.returncode, old.stdout) == (new.returncode, new.stdout) == (0, new.stdout)
+    assert new.stderr == "" and old.stderr.splitlines() == [RENAMED_LINE]
+
+
+@pytest.mark.parametrize(("args", "code"), [(("run", "w1"), 2), (("inspect", "nope"), 1), (("frobnicate",), 2)])
+def test_the_old_name_keeps_the_errors_and_exit_codes(tmp_path: Path, args: tuple[str, ...], code: int) -> None:
+    new, old = _autocue(tmp_path, "check", *args), _autocue(tmp_path, "test", *args)
+    assert (old.returncode, old.stdout) == (new.returncode, new.stdout) == (code, new.stdout)
+    assert old.stderr.splitlines() == [RENAMED_LINE, *new.stderr.splitlines()]
+    assert new.stderr.startswith("autocue check") or "usage: autocue check" in new.stderr

@@ -5,10 +5,10 @@ Public surface: ``take_snapshot(ws, include, exclude)``, ``skipped_note``, ``sav
 
 A snapshot maps workspace-relative paths to contents (text; a binary file is
 ``<binary N bytes sha256=...>``, so a change is still detected). The tools' own state
-(``.autocue/testtools/``) is never part of a snapshot; the loop's run data (``session.jsonl``
+(``.autocue/checks/``) is never part of a snapshot; the loop's run data (``session.jsonl``
 and ``.autocue/``) only when an include pattern names it. Symlinks are not followed out of the
 workspace: a link whose target leaves it is listed in ``skipped_files`` instead.
-Snapshots are stored as ``.autocue/testtools/snapshots/<id>.json`` with the patterns they
+Snapshots are stored as ``.autocue/checks/snapshots/<id>.json`` with the patterns they
 were taken with; ``initial`` is taken by ``test_setup``. Comparing to ``current`` re-applies
 the baseline's patterns, so excluded files never show up as added.
 
@@ -27,10 +27,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from autocue.checks.errors import TestToolError
+from autocue.checks.workspace import STATE_DIR, Workspace
 from autocue.globs import path_matches
 from autocue.loop.safe_files import UnsafeFileError, describe, open_dir
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.workspace import STATE_DIR, Workspace
 
 MAX_TEXT_BYTES = 2_000_000
 RUN_DATA = ("session.jsonl", ".autocue/")

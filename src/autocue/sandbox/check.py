@@ -18,7 +18,7 @@ index when it is reachable, unless ``offline=True``); get a wheel of the running
 repack the dependency closure from the running environment into a local wheelhouse (cached);
 create a fresh virtual environment in a temp dir (``uv venv``, else ``python -m venv``);
 install both wheels with ``--no-index --find-links <wheelhouse>`` (the index only with
-``offline=False``); then, inside that interpreter, ``autocue.testing.sandbox_child``
+``offline=False``); then, inside that interpreter, ``autocue.sandbox.child``
 discovers extensions through the ``autocue.extensions`` entry-point group only, loads them
 for real, binds a session (skills), checks the tools and plays the smoke playbook. The temp
 dir is removed at the end, also on failure and on ``KeyboardInterrupt``.
@@ -44,11 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from autocue.errors import AutocueError
-from autocue.testing.events import TestEvents
-from autocue.testing.sandbox_problems import Problem, ProblemKind, SandboxStepError
-from autocue.testing.sandbox_smoke import SmokeSpecError, events_from_json, load_smoke_file, smoke_to_wire
-from autocue.testing.sandbox_tools import Installer, clean_env, default_cache_dir, pick_uv, run, venv_python
-from autocue.testing.sandbox_wheels import (
+from autocue.sandbox.commands import Installer, clean_env, default_cache_dir, pick_uv, run, venv_python
+from autocue.sandbox.problems import Problem, ProblemKind, SandboxStepError
+from autocue.sandbox.smoke import SmokeSpecError, events_from_json, load_smoke_file, smoke_to_wire
+from autocue.sandbox.wheels import (
     Req,
     Wheelhouse,
     build_package_wheel,
@@ -59,6 +58,7 @@ from autocue.testing.sandbox_wheels import (
     source_modules,
     wheel_metadata,
 )
+from autocue.testing.events import TestEvents
 
 EXPECT_KEYS = ("extensions", "tools", "skills")
 
@@ -155,7 +155,7 @@ class SandboxResult:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
-        from autocue.testing.sandbox_smoke import events_to_json
+        from autocue.sandbox.smoke import events_to_json
 
         return {
             "ok": self.ok, "package_dir": str(self.package_dir), "package": self.package, "version": self.version,
@@ -406,7 +406,7 @@ def child_step(ctx: _Context, venv: Path, package_wheel: Path, wire_smoke: dict[
     req_path.write_text(json.dumps(request), encoding="utf-8")
     env = dict(ctx.env)
     env.update({"AUTOCUE_DIR": str(agent_dir), "TMPDIR": str(tmp), "TEMP": str(tmp), "TMP": str(tmp)})
-    args = [str(venv_python(venv)), "-I", "-u", "-m", "autocue.testing.sandbox_child", str(req_path), str(rep_path)]
+    args = [str(venv_python(venv)), "-I", "-u", "-m", "autocue.sandbox.child", str(req_path), str(rep_path)]
     res = run(args, cwd=work, env=env, timeout=ctx.timeout)
     report: dict[str, Any] | None = None
     if rep_path.is_file():

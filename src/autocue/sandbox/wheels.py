@@ -39,8 +39,8 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from autocue.testing.sandbox_problems import Problem, ProblemKind, SandboxStepError
-from autocue.testing.sandbox_tools import run
+from autocue.sandbox.commands import run
+from autocue.sandbox.problems import Problem, ProblemKind, SandboxStepError
 
 _SKIP_DIST_INFO = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
 _SKIP_DIRS = {".git", ".hg", ".venv", "venv", ".tox", ".nox", "__pycache__", "node_modules", "build", "dist",
@@ -156,7 +156,7 @@ def build_package_wheel(
     configured: list[str] = []
     sources: list[str] = []  # where the build requirements may come from
     if isolated and offline is not True:
-        from autocue.testing.sandbox_index import configured_sources, reachable
+        from autocue.sandbox.index import configured_sources, reachable
 
         configured = configured_sources()
         sources = configured if offline is False else [src for src in configured if reachable(src)]
@@ -220,7 +220,7 @@ def _local_build(
 def _fetching_build(package_dir: Path, out_dir: Path, uv: str | None) -> tuple[list[str], dict[str, str]]:
     """An isolated build that installs the build requirements from the index configured here (pip's
     configuration when pip is installed, else uv's)."""
-    from autocue.testing.sandbox_index import index_env, pip_available
+    from autocue.sandbox.index import index_env, pip_available
 
     run_env = index_env()
     if pip_available() or uv is None:

@@ -12,8 +12,8 @@ from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from autocue.testtools import TestTools
-from autocue.testtools.workspace import MARKER
+from autocue.checks import TestTools
+from autocue.checks.workspace import MARKER
 
 
 def _params(root: Path) -> StdioServerParameters:
@@ -35,7 +35,8 @@ async def _call(s: ClientSession, name: str, args: dict[str, Any]) -> dict[str, 
 async def test_full_cycle_over_stdio(tmp_path: Path) -> None:
     root = tmp_path / "root"
     async with stdio_client(_params(root)) as (read, write), ClientSession(read, write) as s:
-        await s.initialize()
+        init = await s.initialize()
+        assert init.server_info.name == "autocue-checks"
         names = sorted(t.name for t in (await s.list_tools()).tools)
         assert names == ["test_assert", "test_cleanup", "test_diff", "test_inspect", "test_mock_backend",
                          "test_run", "test_setup", "test_snapshot"]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from autocue.checks import TestToolError, TestTools
 from autocue.loop import read_session
-from autocue.testtools import TestToolError, TestTools
 
 HATS: dict[str, Any] = {
     "hats": {

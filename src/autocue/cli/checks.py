@@ -1,8 +1,11 @@
-"""``autocue test <tool>``: the orchestrator test tools from the shell, JSON in, JSON out.
+"""``autocue check <tool>``: the orchestrator loop's checks from the shell, JSON in, JSON out.
+
+The checks are the test tools of ``autocue.checks``; ``autocue test`` is the old name of this
+command (it still works, after one line on stderr).
 
 Tools: ``setup``, ``run``, ``assert``, ``inspect``, ``cleanup``, ``mock-backend``, ``snapshot``,
-``diff`` (and ``list``). Every tool takes ``--root DIR`` (default ``$AUTOCUE_TESTTOOLS_ROOT`` or
-``<temp>/autocue-testtools-<uid>``, per user) and ``--params JSON`` (the tool's whole parameter object, as
+``diff`` (and ``list``). Every tool takes ``--root DIR`` (default ``$AUTOCUE_CHECKS_ROOT`` or
+``<temp>/autocue-checks-<uid>``, per user) and ``--params JSON`` (the tool's whole parameter object, as
 in MCP; ``@file`` reads a file, ``-`` reads stdin); flags override single parameters. JSON
 values may be given as ``@file`` too. State persists in the workspace, so separate
 invocations chain: ``setup`` → ``mock-backend`` → ``run`` → ``assert``.
@@ -62,7 +65,7 @@ def _pairs(items: list[str] | None, what: str) -> dict[str, str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = CliParser(prog="autocue test", description="Orchestrator test tools (JSON output).")
+    p = CliParser(prog="autocue check", description="The orchestrator loop's checks (JSON output).")
     sub = p.add_subparsers(dest="tool", required=True, metavar="TOOL")
 
     def tool(name: str, help_text: str, *, ws: bool = True) -> argparse.ArgumentParser:
@@ -206,15 +209,15 @@ def main(argv: list[str]) -> int:
         parser.error(f"unrecognized arguments: {' '.join(stray)}")
     if extra:
         args.pos = [*(getattr(args, "pos", None) or []), *extra]
-    from autocue.testtools import TestToolError, TestTools
+    from autocue.checks import TestToolError, TestTools
 
     try:
         params = _params(args)
         missing = [k for k in REQUIRED[args.tool] if k not in params]
         if missing:
-            raise _Usage(f"autocue test {args.tool}: missing {', '.join(missing)}")
+            raise _Usage(f"autocue check {args.tool}: missing {', '.join(missing)}")
     except _Usage as e:
-        print(f"autocue test: {e}", file=sys.stderr)
+        print(f"autocue check: {e}", file=sys.stderr)
         return 2
     tools = TestTools(args.root)
     method: dict[str, Any] = {
@@ -229,24 +232,24 @@ def main(argv: list[str]) -> int:
             result = method[args.tool](**params)
     except TestToolError as e:
         _emit(e.to_dict())
-        print(f"autocue test {args.tool}: {e.message}", file=sys.stderr)
+        print(f"autocue check {args.tool}: {e.message}", file=sys.stderr)
         return 1
     except TypeError as e:
-        print(f"autocue test {args.tool}: bad parameters: {e}", file=sys.stderr)
+        print(f"autocue check {args.tool}: bad parameters: {e}", file=sys.stderr)
         return 2
     except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable, or a bad --root
         root = tools.store.root
         why = f"--root {root}: is a file, not a directory" if root.exists() and not root.is_dir() else (
             f"{e.filename}: {e.strerror or e}" if e.filename else str(e))
         _emit({"error": {"code": "os_error", "message": why}})
-        print(f"autocue test {args.tool}: {why}", file=sys.stderr)
+        print(f"autocue check {args.tool}: {why}", file=sys.stderr)
         return 1
     _emit(result)
     for w in result.get("warnings", []) if isinstance(result, dict) else []:
-        print(f"autocue test {args.tool}: warning: {w}", file=sys.stderr)
+        print(f"autocue check {args.tool}: warning: {w}", file=sys.stderr)
     if args.tool == "assert" and not result.get("passed"):
         return 1
     if args.tool == "run" and result.get("error"):
-        print(f"autocue test run: {result['error']}", file=sys.stderr)
+        print(f"autocue check run: {result['error']}", file=sys.stderr)
         return 1
     return 0

@@ -20,16 +20,16 @@ def test_autocue_mcp_without_the_sdk_names_the_extra() -> None:
     assert out.returncode == 2
     assert out.stdout == ""
     assert out.stderr.splitlines() == [
-        "autocue mcp: the test tools' MCP server (autocue mcp) needs the 'mcp' package, which is not installed: "
+        "autocue mcp: the checks' MCP server (autocue mcp) needs the 'mcp' package, which is not installed: "
         "pip install 'autocue[mcp]'"
     ]
 
 
 def test_the_rest_of_autocue_imports_without_the_sdk() -> None:
     code = HIDE_MCP + (
-        "import autocue.testtools, autocue.loop, autocue.testing, autocue.session, autocue.cli.main\n"
+        "import autocue.checks, autocue.loop, autocue.testing, autocue.session, autocue.cli.main\n"
         "try:\n"
-        "    import autocue.testtools.mcp_server\n"
+        "    import autocue.checks.mcp_server\n"
         "except ImportError as e:\n"
         "    print(type(e).__name__, e.name)\n"
     )

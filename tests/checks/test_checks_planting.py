@@ -20,14 +20,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from planting import KINDS, no_hang, plant, tree_state
 
-from autocue.testtools import TestToolError, TestTools
+from autocue.checks import TestToolError, TestTools
 
 SECRET = "SECRET-9f1c-outside"
 LOCATIONS = (
-    "session.jsonl", ".autocue", ".autocue/events.jsonl", ".autocue/session.jsonl", ".autocue/testtools",
-    ".autocue/testtools/workspace.json", ".autocue/testtools/config.json", ".autocue/testtools/mock.json",
-    ".autocue/testtools/last_run.json", ".autocue/testtools/snapshots",
-    ".autocue/testtools/snapshots/initial.json", ".agent", ".agent/scratchpad.md", "src", "src/a.txt",
+    "session.jsonl", ".autocue", ".autocue/events.jsonl", ".autocue/session.jsonl", ".autocue/checks",
+    ".autocue/checks/workspace.json", ".autocue/checks/config.json", ".autocue/checks/mock.json",
+    ".autocue/checks/last_run.json", ".autocue/checks/snapshots",
+    ".autocue/checks/snapshots/initial.json", ".agent", ".agent/scratchpad.md", "src", "src/a.txt",
     "data.txt", "src/new.txt", "deep/er/x.txt",
 )
 RESPONSES = [

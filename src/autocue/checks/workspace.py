@@ -5,10 +5,11 @@ Public surface: ``WorkspaceStore(root=None)`` (``create``, ``get``, ``ids``, ``r
 ``read_state``/``write_state``, ``session_file``, ``scratchpad``), ``default_root()``,
 ``validate_workspace_id``.
 
-Workspaces live in ``root/<workspace_id>``; ``root`` is ``$AUTOCUE_TESTTOOLS_ROOT`` (or the
-``root`` argument), else the per-user ``<system temp>/autocue-testtools-<uid>``, created 0700
-and refused when it is a symlink, owned by someone else or writable by others. A workspace is
-registered while its marker ``.autocue/testtools/workspace.json`` (naming its id) exists; the
+Workspaces live in ``root/<workspace_id>``; ``root`` is the ``root`` argument, else
+``$AUTOCUE_CHECKS_ROOT`` (its old name ``$AUTOCUE_TESTTOOLS_ROOT`` is still read), else the
+per-user ``<system temp>/autocue-checks-<uid>``, created 0700 and refused when it is a
+symlink, owned by someone else or writable by others. A workspace is
+registered while its marker ``.autocue/checks/workspace.json`` (naming its id) exists; the
 tools' state (config overrides, mock responses, the last run, snapshots) sits next to it, so
 separate processes (CLI calls, an MCP server) share it.
 
@@ -35,11 +36,11 @@ from typing import Any
 
 import orjson
 
+from autocue.checks.errors import TestToolError
 from autocue.loop.paths import SCRATCHPAD, PathEscapeError, confine
 from autocue.loop.safe_files import UnsafeFileError, lstat_in, open_dir, read_regular, write_atomic
-from autocue.testtools.errors import TestToolError
 
-STATE_DIR = ".autocue/testtools"
+STATE_DIR = ".autocue/checks"
 MARKER = f"{STATE_DIR}/workspace.json"
 SESSION_FILE = "session.jsonl"
 PRESERVED_DIR = ".preserved"
@@ -47,10 +48,20 @@ PRESERVED_DIR = ".preserved"
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
+ROOT_ENV = "AUTOCUE_CHECKS_ROOT"
+OLD_ROOT_ENV = "AUTOCUE_TESTTOOLS_ROOT"
+"""The variable's name from before the package was ``autocue.checks``: read when ``ROOT_ENV`` is unset."""
+
+
+def _root_from_env() -> str | None:
+    return os.environ.get(ROOT_ENV) or os.environ.get(OLD_ROOT_ENV) or None
+
+
 def default_root() -> Path:
-    """``$AUTOCUE_TESTTOOLS_ROOT``, else the per-user ``<system temp>/autocue-testtools-<uid>``."""
-    env = os.environ.get("AUTOCUE_TESTTOOLS_ROOT")
-    return Path(env) if env else Path(tempfile.gettempdir()) / f"autocue-testtools-{os.geteuid()}"
+    """``$AUTOCUE_CHECKS_ROOT`` (else its old name ``$AUTOCUE_TESTTOOLS_ROOT``), else the per-user
+    ``<system temp>/autocue-checks-<uid>``."""
+    env = _root_from_env()
+    return Path(env) if env else Path(tempfile.gettempdir()) / f"autocue-checks-{os.geteuid()}"
 
 
 def _unsafe(path: Path, why: str, code: str = "unsafe_workspace_file") -> TestToolError:
@@ -161,7 +172,7 @@ class WorkspaceStore:
     """The registry of workspaces under ``root`` (see module docstring)."""
 
     def __init__(self, root: str | Path | None = None) -> None:
-        self.per_user = root is None and not os.environ.get("AUTOCUE_TESTTOOLS_ROOT")
+        self.per_user = root is None and not _root_from_env()
         self.root = Path(root) if root is not None else default_root()
 
     def _check_root(self) -> None:
@@ -180,7 +191,7 @@ class WorkspaceStore:
             what = f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
         if what:
             raise _unsafe(self.root, f"workspace root {self.root} {what}: refusing to use it. Remove it, or give "
-                          "another root with --root or AUTOCUE_TESTTOOLS_ROOT", code="unsafe_root")
+                          "another root with --root or AUTOCUE_CHECKS_ROOT", code="unsafe_root")
 
     def _ensure_root(self) -> Path:
         try:

@@ -25,15 +25,15 @@ import stat
 from collections.abc import Callable
 from typing import Any
 
+from autocue.checks.errors import TestToolError
+from autocue.checks.inspect import load_records
+from autocue.checks.workspace import Workspace
 from autocue.errors import AutocueError
 from autocue.loop.paths import SCRATCHPAD
 from autocue.loop.safe_files import UnsafeFileError, describe, lstat_in, read_regular
 from autocue.loop.session_file import Record
 from autocue.loop.termination import TerminationReason
 from autocue.loop.topics import topic_matches
-from autocue.testtools.errors import TestToolError
-from autocue.testtools.inspect import load_records
-from autocue.testtools.workspace import Workspace
 
 
 class _Fail(AutocueError):

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from autocue.testtools import TestTools
+from autocue.checks import TestTools
 
 
 @pytest.fixture

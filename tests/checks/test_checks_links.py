@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from planting import no_hang, plant, tree_state
 
+from autocue.checks import TestToolError, TestTools
 from autocue.loop.session_file import read_session
-from autocue.testtools import TestToolError, TestTools
 
 SECRET = "SECRET-outside-the-workspace"
 RUN = [{"output": "done\nLOOP_COMPLETE"}]
@@ -82,7 +82,7 @@ def test_autocue_loop_refuses_a_linked_run_dir_in_one_line(tmp_path: Path, outsi
 
 def test_a_linked_state_dir_receives_no_tool_state(tools: TestTools, outside: Path) -> None:
     ws = _ws(tools)
-    state = ws / ".autocue" / "testtools"
+    state = ws / ".autocue" / "checks"
     os.rename(state, outside / "state")  # the marker moves out with it: the agent's own copy
     state.symlink_to(outside / "state")
     before = tree_state(outside)
@@ -95,7 +95,7 @@ def test_a_linked_snapshot_file_is_not_read_by_diff(tools: TestTools, outside: P
     ws = _ws(tools)
     fake = outside / "snap.json"
     fake.write_text(json.dumps({"files": {"a.txt": SECRET}, "include": None, "exclude": None}))
-    (ws / ".autocue/testtools/snapshots/leak.json").symlink_to(fake)
+    (ws / ".autocue/checks/snapshots/leak.json").symlink_to(fake)
     with pytest.raises(TestToolError) as ei:
         tools.test_diff("w", "leak")
     assert ei.value.code == "unsafe_workspace_file" and "symbolic link" in ei.value.message
@@ -205,7 +205,7 @@ def test_clean_stale_never_deletes_a_folder_without_the_marker(tools: TestTools,
     skipped: list[str] = []
     assert tools.store.clean_stale(0, on_skip=lambda p, why: skipped.append(f"{p.name}: {why}")) == ["ours"]
     assert (root / "notours" / "keep.txt").read_text() == "keep"
-    assert skipped == ["notours: no marker .autocue/testtools/workspace.json naming 'notours': "
+    assert skipped == ["notours: no marker .autocue/checks/workspace.json naming 'notours': "
                        "not created by the test tools"]
     assert (outside / "secret.txt").read_text() == SECRET + "\n"
 
@@ -230,9 +230,10 @@ def test_cleanup_does_not_preserve_a_linked_session(tools: TestTools, outside: P
 def per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     import tempfile
 
+    monkeypatch.delenv("AUTOCUE_CHECKS_ROOT", raising=False)
     monkeypatch.delenv("AUTOCUE_TESTTOOLS_ROOT", raising=False)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    return tmp_path / f"autocue-testtools-{os.geteuid()}"
+    return tmp_path / f"autocue-checks-{os.geteuid()}"
 
 
 def test_the_default_root_is_per_user_and_private(per_user: Path) -> None:
@@ -272,9 +273,9 @@ def test_cli_names_an_unsafe_root_in_one_json_error(per_user: Path, outside: Pat
     import subprocess
 
     per_user.symlink_to(outside, target_is_directory=True)
-    env = {k: v for k, v in os.environ.items() if k != "AUTOCUE_TESTTOOLS_ROOT"}
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOCUE_CHECKS_ROOT", "AUTOCUE_TESTTOOLS_ROOT")}
     env["TMPDIR"] = str(per_user.parent)
-    p = subprocess.run([sys.executable, "-m", "autocue.cli.main", "test", "setup", "p"],
+    p = subprocess.run([sys.executable, "-m", "autocue.cli.main", "check", "setup", "p"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 1 and "Traceback" not in p.stderr
     err = json.loads(p.stdout)["error"]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from autocue.testtools import ASSERTION_TYPES, TestToolError, TestTools
-from autocue.testtools.workspace import MARKER
+from autocue.checks import ASSERTION_TYPES, TestToolError, TestTools
+from autocue.checks.workspace import MARKER
 
 CFG: dict[str, Any] = {"hats": {"planner": {"triggers": ["task.start"]}, "builder": {"triggers": ["build.*"]}}}
 RESPONSES = [
@@ -304,10 +304,22 @@ def test_workspace_ids_cannot_traverse(tools: TestTools) -> None:
 def test_default_root_is_per_user_under_system_temp(monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile
 
+    monkeypatch.delenv("AUTOCUE_CHECKS_ROOT", raising=False)
     monkeypatch.delenv("AUTOCUE_TESTTOOLS_ROOT", raising=False)
-    assert TestTools().store.root == Path(tempfile.gettempdir()) / f"autocue-testtools-{os.geteuid()}"
-    monkeypatch.setenv("AUTOCUE_TESTTOOLS_ROOT", "/somewhere/else")
+    assert TestTools().store.root == Path(tempfile.gettempdir()) / f"autocue-checks-{os.geteuid()}"
+    assert TestTools().store.per_user
+    monkeypatch.setenv("AUTOCUE_CHECKS_ROOT", "/somewhere/else")
     assert TestTools().store.root == Path("/somewhere/else")
+    assert not TestTools().store.per_user
+
+
+def test_the_old_root_variable_is_still_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``AUTOCUE_TESTTOOLS_ROOT`` (from before ``autocue.checks``) is read when the new name is unset."""
+    monkeypatch.delenv("AUTOCUE_CHECKS_ROOT", raising=False)
+    monkeypatch.setenv("AUTOCUE_TESTTOOLS_ROOT", "/old/name")
+    assert (TestTools().store.root, TestTools().store.per_user) == (Path("/old/name"), False)
+    monkeypatch.setenv("AUTOCUE_CHECKS_ROOT", "/new/name")
+    assert TestTools().store.root == Path("/new/name")
 
 
 def test_clean_stale_removes_only_old_workspaces(tools: TestTools) -> None:

@@ -1,6 +1,6 @@
 """The part of the sandbox check that runs inside the fresh interpreter.
 
-    <venv>/bin/python -I -m autocue.testing.sandbox_child REQUEST.json REPORT.json
+    <venv>/bin/python -I -m autocue.sandbox.child REQUEST.json REPORT.json
 
 It discovers extensions through the ``autocue.extensions`` entry-point group only (the
 working directory and ``AUTOCUE_DIR`` are empty directories), imports each entry point to
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from autocue.extensions.loader import ENTRY_POINT_GROUP, ExtensionsResult, LoadError, finish_loading, load_extensions
-from autocue.testing.sandbox_problems import Problem, ProblemKind
+from autocue.sandbox.problems import Problem, ProblemKind
 
 _AUTOCUE_DIR = str(Path(__file__).resolve().parents[1])
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -363,8 +363,8 @@ class Checker:
             await session.dispose()
 
     async def _smoke(self, wire: dict[str, Any], specs: list[str]) -> dict[str, Any]:
+        from autocue.sandbox.smoke import events_to_json, wire_mock_ui, wire_to_turns
         from autocue.testing.errors import HarnessError
-        from autocue.testing.sandbox_smoke import events_to_json, wire_mock_ui, wire_to_turns
         from autocue.testing.session import create_test_session
 
         turns = wire_to_turns(wire["script"])

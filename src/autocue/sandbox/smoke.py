@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from autocue.casing import to_camel
 from autocue.errors import AutocueError
 from autocue.extensions.ui import CANCELLED
 from autocue.llm.types import Usage, content_from_json, message_from_json
@@ -343,7 +343,7 @@ class SandboxEvent:
         data = object.__getattribute__(self, "data")
         if name in data:
             return data[name]
-        camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), name)
+        camel = to_camel(name)
         if camel in data:
             return data[camel]
         raise AttributeError(f"{self.type} event has no field {name!r} (fields: {', '.join(sorted(data))})")

@@ -4,7 +4,8 @@ One mechanism for every place autocue runs a program (the ``bash`` tool, RPC ``b
 ``ExtensionAPI.exec``, the loop's command backend, the sandbox check, ``grep``'s ripgrep, a
 subagent's child process, the scenario executor's program under test in a pseudo-terminal):
 ``await run_process(argv, on_stdout=..., timeout=..., signal=...)``, or
-``run_process_sync(...)`` from synchronous code. A caller that drives the program itself (the
+``run_process_sync(...)`` from synchronous code (``capture`` / ``capture_sync`` collect the
+output instead). A caller that drives the program itself (the
 scenario executor reads a terminal's screen and types keys) uses the same parts: ``spawn``
 starts it, ``Child.stop`` applies the stop policy, ``Child.poll`` / ``Child.reap`` reap it.
 
@@ -44,14 +45,15 @@ import struct
 import subprocess
 import termios
 import threading
-from collections.abc import AsyncIterable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from autocue.llm.abort import AbortSignal
 
 StopReason = Literal["timeout", "abort"]
 OnChunk = Callable[[bytes], None]
+_T = TypeVar("_T")
 Terminal = tuple[int, int]
 """A pseudo-terminal's size: (columns, rows)."""
 
@@ -365,15 +367,42 @@ async def run_process(
 def run_process_sync(argv: Sequence[str], **options: Any) -> ProcessResult:
     """``run_process(argv, **options)`` from synchronous code (in a thread of its own when an
     event loop runs in this one). Ctrl-C stops the program's group and propagates."""
+    return _blocking(lambda: run_process(argv, **options))
 
-    async def main() -> ProcessResult:
-        return await run_process(argv, **options)
 
+@dataclass(slots=True, frozen=True)
+class Captured:
+    """A run whose output was collected, decoded as UTF-8 (bad bytes replaced); with
+    ``merge_stderr`` both streams are in ``stdout``."""
+
+    code: int
+    stopped: StopReason | None
+    drained: bool
+    stdout: str
+    stderr: str
+
+
+async def capture(argv: Sequence[str], **options: Any) -> Captured:
+    """``run_process(argv, **options)`` with the output collected instead of streamed."""
+    out: list[bytes] = []
+    err: list[bytes] = []
+    r = await run_process(argv, on_stdout=out.append, on_stderr=err.append, **options)
+    return Captured(r.code, r.stopped, r.drained, b"".join(out).decode("utf-8", "replace"),
+                    b"".join(err).decode("utf-8", "replace"))
+
+
+def capture_sync(argv: Sequence[str], **options: Any) -> Captured:
+    """``capture`` from synchronous code, as ``run_process_sync``."""
+    return _blocking(lambda: capture(argv, **options))
+
+
+def _blocking(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+    """Run ``main()`` to its end: here, or in a thread of its own when an event loop runs in this one."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(main())
-    outcome: list[ProcessResult | BaseException] = []
+    outcome: list[_T | BaseException] = []
 
     def in_thread() -> None:
         try:
@@ -395,11 +424,14 @@ def _noop() -> None:
 
 __all__ = [
     "KILL_WAIT",
+    "Captured",
     "Child",
     "OnChunk",
     "ProcessResult",
     "StopReason",
     "Terminal",
+    "capture",
+    "capture_sync",
     "exit_future",
     "kill_group",
     "run_process",

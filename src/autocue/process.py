@@ -185,8 +185,9 @@ def spawn(
     """Start ``argv`` leading a new session and process group; ``stdin`` / ``stdout`` / ``stderr``
     as ``subprocess.Popen`` takes them. With ``terminal`` (columns, rows) the three are a new
     pseudo-terminal of that size instead, which becomes the program's controlling terminal (so
-    Ctrl-C reaches its foreground group), and ``Child.terminal`` is its master side. A program
-    that cannot be started raises ``OSError``."""
+    Ctrl-C reaches its foreground group), and ``Child.terminal`` is its master side. ``executable``
+    is the file to run when it is not ``argv[0]`` looked up on ``env``'s PATH. A program that cannot
+    be started raises ``OSError``."""
     environ = dict(env) if env is not None else None
     if terminal is None:
         proc = subprocess.Popen(list(argv), executable=executable, cwd=cwd, env=environ, stdin=stdin,

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_runner.py [--scenarios 100] [--jobs 1,2]
     python benchmarks/bench_runner.py --agents [--runs 20]
+    python benchmarks/bench_runner.py --spawn [--runs 200]
 
 Each scenario has 3 turns (the initial prompt and two typed inputs, each answered by a reply
 with a text and a tool call) and one screenshot. It prints seconds per scenario, the speed-up
@@ -13,6 +14,10 @@ program's lifetime (start-up of the mock agent's Python, its tools) is reported 
 private HOME, the server session, the pty, the stderr copy, clean-up), measured per launch
 profile with a stand-in binary that exits at once, next to each installed CLI's own start-up
 (``NAME --version``, the least it costs). The target is 100 ms per run.
+
+``--spawn``: the process runner's own cost per run (``autocue.process``), with a program that
+exits at once (``true``): ``run_process`` with pipes, ``run_process`` in a pseudo-terminal, and
+the executor's ``PtyProgram`` (start in a pty, read to the end, close). Medians of ``--runs``.
 """
 
 from __future__ import annotations
@@ -124,15 +129,66 @@ def agents(runs: int) -> int:
     return 0
 
 
+def spawn_overhead(runs: int) -> int:
+    """Per-run cost of the process runner around a program that exits at once."""
+    import asyncio
+    import os
+    import shutil
+
+    from autocue.process import run_process
+    from autocue.runner.cast import CastWriter
+    from autocue.runner.pty import PtyProgram
+
+    true = shutil.which("true") or "/bin/true"
+
+    async def runs_of(**options: object) -> list[float]:
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            r = await run_process([true], **options)  # type: ignore[arg-type]
+            times.append(time.perf_counter() - t0)
+            assert r.code == 0, r
+        return times
+
+    def pty_program(folder: Path) -> list[float]:
+        times = []
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            prog = PtyProgram([true], cwd=folder, env={"PATH": os.environ.get("PATH", "")}, width=80, height=24,
+                              cast=CastWriter(folder / "s.cast", 80, 24, title="bench"))
+            prog.wait_exit(time.monotonic() + 10)
+            prog.close()
+            times.append(time.perf_counter() - t0)
+            assert prog.exit_code == 0, prog.exit_code
+        return times
+
+    rows = [("run_process, pipes", asyncio.run(runs_of()))]
+    try:
+        rows.append(("run_process, pseudo-terminal", asyncio.run(runs_of(terminal=(80, 24)))))
+    except TypeError:  # a runner without the terminal option
+        rows.append(("run_process, pseudo-terminal", []))
+    with tempfile.TemporaryDirectory(prefix="autocue-bench-spawn-") as tmp:
+        rows.append(("PtyProgram (the executor's)", pty_program(Path(tmp))))
+    print(f"per-run cost of the process runner around `true` (median of {runs} runs):")
+    for label, times in rows:
+        shown = f"{statistics.median(times) * 1000:6.2f} ms" if times else "   n/a"
+        print(f"  {label:<30} {shown}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenarios", type=int, default=100)
     ap.add_argument("--jobs", default="1,2", help="comma-separated -j values (default 1,2)")
     ap.add_argument("--agents", action="store_true", help="per-run overhead around real agent CLIs")
-    ap.add_argument("--runs", type=int, default=20, help="with --agents: runs per launch profile")
+    ap.add_argument("--spawn", action="store_true", help="per-run cost of the process runner itself")
+    ap.add_argument("--runs", type=int, default=None,
+                    help="with --agents: runs per launch profile (20); with --spawn: runs per way (200)")
     args = ap.parse_args(argv)
     if args.agents:
-        return agents(args.runs)
+        return agents(args.runs or 20)
+    if args.spawn:
+        return spawn_overhead(args.runs or 200)
     jobs = [int(j) for j in args.jobs.split(",")]
     with tempfile.TemporaryDirectory(prefix="autocue-bench-runner-") as tmp:
         root = Path(tmp)

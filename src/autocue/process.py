@@ -1,16 +1,23 @@
 """Run a program in its own process group, stream its output, and stop it for certain.
 
 One mechanism for every place autocue runs a program (the ``bash`` tool, RPC ``bash``,
-``ExtensionAPI.exec``, the loop's command backend, the sandbox check):
+``ExtensionAPI.exec``, the loop's command backend, the sandbox check, ``grep``'s ripgrep, a
+subagent's child process, the scenario executor's program under test in a pseudo-terminal):
 ``await run_process(argv, on_stdout=..., timeout=..., signal=...)``, or
-``run_process_sync(...)`` from synchronous code.
+``run_process_sync(...)`` from synchronous code (``capture`` / ``capture_sync`` collect the
+output instead). A caller that drives the program itself (the
+scenario executor reads a terminal's screen and types keys) uses the same parts: ``spawn``
+starts it, ``Child.stop`` applies the stop policy, ``Child.poll`` / ``Child.reap`` reap it.
 
 - The program starts in a new session (``start_new_session``), so it leads its own process
   group; ``on_start(pid)`` is called as soon as it exists, before anything is awaited (so a
   caller can register the group for an out-of-band kill that no cancellation can miss).
-- One stop policy: a stop (``timeout`` seconds passed, ``signal`` aborted, or the awaiting
-  task cancelled) signals the **whole group**, so background children die too. With
-  ``kill_grace`` > 0 the group gets SIGTERM first and SIGKILL after ``kill_grace`` seconds
+- ``terminal=(columns, rows)`` runs it in a new pseudo-terminal of that size, its controlling
+  terminal (stdin, stdout and stderr are the terminal; output arrives through ``on_stdout``;
+  ``input`` is typed into it).
+- One stop policy (``stop_steps``): a stop (``timeout`` seconds passed, ``signal`` aborted, or
+  the awaiting task cancelled) signals the **whole group**, so background children die too.
+  With ``kill_grace`` > 0 the group gets SIGTERM first and SIGKILL after ``kill_grace`` seconds
   (at once when 0); a cancelled caller waits for that grace before the cancellation goes on
   (a second cancellation kills at once).
 - The exit is watched on a pidfd (Linux; a waiter thread elsewhere), not through the pipes:
@@ -20,7 +27,8 @@ One mechanism for every place autocue runs a program (the ``bash`` tool, RPC ``b
   run was stopped, or ``end_group`` asks to end whatever the program left in its group, in
   which cases the group is SIGKILLed before returning).
 - Output arrives in chunks through ``on_stdout`` / ``on_stderr`` (``merge_stderr`` sends both
-  through ``on_stdout`` in arrival order); ``input`` is written to stdin, which is closed after.
+  through ``on_stdout`` in arrival order); ``input`` is written to stdin, which is closed after
+  (bytes, or an async iterable of chunks written as they come: stdin stays open until it ends).
 
 A program that cannot be started raises ``OSError``.
 """
@@ -29,20 +37,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import functools
 import os
 import signal as signals
+import struct
 import subprocess
+import termios
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import Any, Literal, TypeVar
 
 from autocue.llm.abort import AbortSignal
 
 StopReason = Literal["timeout", "abort"]
 OnChunk = Callable[[bytes], None]
+_T = TypeVar("_T")
+Terminal = tuple[int, int]
+"""A pseudo-terminal's size: (columns, rows)."""
 
-_READ_SIZE = 64 * 1024
+KILL_WAIT = 1.0
+"""Seconds a group is given to vanish after SIGKILL (a synchronous driver's last wait)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -63,6 +79,13 @@ def kill_group(pid: int, sig: int = signals.SIGKILL) -> None:
     except (ProcessLookupError, PermissionError):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, sig)
+
+
+def stop_steps(grace: float) -> list[tuple[int, float]]:
+    """The one stop policy, as (signal to the group, seconds to wait for the end) steps: SIGTERM
+    and ``grace`` seconds, then SIGKILL (SIGKILL alone when ``grace`` is 0)."""
+    kill = (signals.SIGKILL, KILL_WAIT)
+    return [(signals.SIGTERM, grace), kill] if grace > 0 else [kill]
 
 
 def exit_future(proc: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop) -> asyncio.Future[int]:
@@ -100,23 +123,212 @@ def exit_future(proc: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop) 
     return fut
 
 
-def _write_input(pipe: IO[bytes], data: bytes) -> None:
-    def run() -> None:
-        with contextlib.suppress(OSError):
-            pipe.write(data)
-        with contextlib.suppress(OSError):
-            pipe.close()
+class Child:
+    """A program started by ``spawn``: it leads a new session and process group. ``terminal``
+    is the master side of its pseudo-terminal (None: it has pipes; the caller closes it)."""
 
-    threading.Thread(target=run, name="autocue-stdin", daemon=True).start()
+    __slots__ = ("pid", "proc", "terminal")
+
+    def __init__(self, proc: subprocess.Popen[bytes], terminal: int | None) -> None:
+        self.proc = proc
+        self.pid = proc.pid
+        self.terminal = terminal
+
+    def signal_group(self, sig: int = signals.SIGKILL) -> None:
+        kill_group(self.pid, sig)
+
+    def poll(self) -> int | None:
+        """The exit code once it exited (reaped without blocking; negative: killed by that signal)."""
+        return self.proc.poll()
+
+    def reap(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for the exit; the exit code, or None while it runs."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self.proc.wait(timeout)
+        return None
+
+    def stop(self, grace: float, wait: Callable[[float], bool]) -> bool:
+        """Apply ``stop_steps(grace)``; ``wait(seconds)`` says whether the program ended within that
+        time (a terminal's driver keeps reading its screen meanwhile). True once it ended."""
+        for sig, seconds in stop_steps(grace):
+            self.signal_group(sig)
+            if wait(seconds):
+                return True
+        return False
+
+    async def stop_async(self, grace: float, exited: asyncio.Future[int]) -> bool:
+        """``stop`` awaiting ``exited`` (its ``exit_future``); a cancellation SIGKILLs the group at once."""
+        for sig, seconds in stop_steps(grace):
+            self.signal_group(sig)
+            try:
+                await asyncio.wait_for(asyncio.shield(exited), seconds)
+                return True
+            except TimeoutError:
+                continue
+            except asyncio.CancelledError:
+                self.signal_group()
+                raise
+        return False
 
 
-async def _pump(reader: asyncio.StreamReader, on_chunk: OnChunk | None) -> None:
-    while True:
-        data = await reader.read(_READ_SIZE)
-        if not data:
+def spawn(
+    argv: Sequence[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    stdin: int | None = subprocess.DEVNULL,
+    stdout: int | None = subprocess.PIPE,
+    stderr: int | None = subprocess.PIPE,
+    terminal: Terminal | None = None,
+    executable: str | None = None,
+) -> Child:
+    """Start ``argv`` leading a new session and process group; ``stdin`` / ``stdout`` / ``stderr``
+    as ``subprocess.Popen`` takes them. With ``terminal`` (columns, rows) the three are a new
+    pseudo-terminal of that size instead, which becomes the program's controlling terminal (so
+    Ctrl-C reaches its foreground group), and ``Child.terminal`` is its master side. ``executable``
+    is the file to run when it is not ``argv[0]`` looked up on ``env``'s PATH. A program that cannot
+    be started raises ``OSError``."""
+    environ = dict(env) if env is not None else None
+    if terminal is None:
+        proc = subprocess.Popen(list(argv), executable=executable, cwd=cwd, env=environ, stdin=stdin,
+                                stdout=stdout, stderr=stderr, start_new_session=True)
+        return Child(proc, None)
+    master, slave = os.openpty()
+    try:
+        columns, rows = terminal
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        proc = subprocess.Popen(list(argv), executable=executable, cwd=cwd, env=environ, stdin=slave, stdout=slave,
+                                stderr=slave, start_new_session=True, preexec_fn=_take_terminal)
+    except BaseException:
+        os.close(master)
+        raise
+    finally:
+        os.close(slave)
+    return Child(proc, master)
+
+
+def _take_terminal() -> None:
+    """In the child, after ``setsid``: its stdin (the pty) becomes the controlling terminal."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+class _Sink(asyncio.Protocol):
+    """One output stream: chunks go to ``on_chunk`` as they arrive; ``done`` resolves at its end
+    (EOF, or EIO of a pseudo-terminal whose every holder closed it) or with what ``on_chunk`` raised."""
+
+    def __init__(self, on_chunk: OnChunk | None, done: asyncio.Future[None]) -> None:
+        self.on_chunk = on_chunk
+        self.done = done
+
+    def data_received(self, data: bytes) -> None:
+        if self.on_chunk is None or self.done.done():
             return
-        if on_chunk is not None:
-            on_chunk(data)
+        try:
+            self.on_chunk(data)
+        except Exception as e:  # handed to the run, which raises it
+            self.done.set_exception(e)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+
+class _Run:
+    """The phases of one ``run_process``: connect the streams, arm the stops, finish or abandon."""
+
+    def __init__(self, child: Child, kill_grace: float) -> None:
+        self.child = child
+        self.kill_grace = kill_grace
+        self.loop = asyncio.get_running_loop()
+        self.exited = exit_future(child.proc, self.loop)
+        self.master = os.fdopen(child.terminal, "rb", buffering=0) if child.terminal is not None else None
+        """The terminal's master side: read through a transport, closed with the run."""
+        self.transports: list[asyncio.BaseTransport] = []
+        self.streams: list[asyncio.Future[None]] = []
+        self.tasks: list[asyncio.Future[Any]] = []
+        self.timers: list[asyncio.TimerHandle] = []
+        self.stopped: list[StopReason] = []
+        self.remove_listener: Callable[[], None] = _noop
+
+    async def connect(self, on_stdout: OnChunk | None, on_stderr: OnChunk | None,
+                      input: bytes | AsyncIterable[bytes] | None) -> None:
+        proc = self.child.proc
+        outputs = ((self.master, on_stdout), (proc.stdout, on_stdout), (proc.stderr, on_stderr))
+        for pipe, on_chunk in outputs:
+            if pipe is None:
+                continue
+            done: asyncio.Future[None] = self.loop.create_future()
+            transport, _ = await self.loop.connect_read_pipe(functools.partial(_Sink, on_chunk, done), pipe)
+            self.transports.append(transport)
+            self.streams.append(done)
+        if input is None:
+            return
+        sink = os.fdopen(os.dup(self.master.fileno()), "wb", buffering=0) if self.master is not None else proc.stdin
+        if sink is not None:
+            writer, _ = await self.loop.connect_write_pipe(asyncio.Protocol, sink)
+            self.transports.append(writer)
+            self.tasks.append(asyncio.ensure_future(_feed(writer, input)))
+
+    def arm(self, timeout: float | None, signal: AbortSignal | None) -> None:
+        if signal is not None:
+            self.remove_listener = signal.add_listener(lambda: self.stop("abort"))
+        if timeout is not None and timeout > 0:
+            self.timers.append(self.loop.call_later(float(timeout), self.stop, "timeout"))
+
+    def stop(self, reason: StopReason) -> None:
+        if self.stopped or self.exited.done():
+            return
+        self.stopped.append(reason)
+        self.tasks.append(asyncio.ensure_future(self.child.stop_async(self.kill_grace, self.exited)))
+
+    async def finish(self, drain_timeout: float, end_group: bool) -> ProcessResult:
+        code = await asyncio.shield(self.exited)
+        drained = True
+        if self.streams:
+            _, pending = await asyncio.wait(self.streams, timeout=drain_timeout)
+            drained = not pending
+        if self.stopped or end_group:
+            self.child.signal_group()  # nothing of a stopped run outlives it
+        for done in self.streams:
+            if done.done():
+                done.result()  # what an output callback raised
+        return ProcessResult(code, self.stopped[0] if self.stopped else None, drained)
+
+    async def abandon(self, cancelled: bool) -> None:
+        """The run failed or was cancelled: the group goes (after its TERM grace on a cancellation)."""
+        if cancelled and self.kill_grace > 0 and not self.exited.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.child.stop_async(self.kill_grace, self.exited)
+        self.child.signal_group()
+        if not self.exited.done():
+            self.child.proc.wait()  # the group was just SIGKILLed: reaping is quick
+            self.exited.cancel()
+
+    def close(self) -> None:
+        self.remove_listener()
+        for t in self.timers:
+            t.cancel()
+        for task in self.tasks:
+            task.cancel()
+        for done in self.streams:
+            if not done.done():
+                done.cancel()
+        for tr in self.transports:
+            tr.close()
+        if self.master is not None:
+            self.master.close()
+
+
+async def _feed(writer: asyncio.WriteTransport, input: bytes | AsyncIterable[bytes]) -> None:
+    """Write ``input`` to the program, then close the writing end (once what is written has gone)."""
+    if isinstance(input, bytes):
+        writer.write(input)
+    else:
+        async for chunk in input:
+            if writer.is_closing():
+                break
+            writer.write(chunk)
+    writer.close()
 
 
 async def run_process(
@@ -124,7 +336,7 @@ async def run_process(
     *,
     cwd: str | None = None,
     env: Mapping[str, str] | None = None,
-    input: bytes | None = None,
+    input: bytes | AsyncIterable[bytes] | None = None,
     on_stdout: OnChunk | None = None,
     on_stderr: OnChunk | None = None,
     merge_stderr: bool = False,
@@ -134,103 +346,64 @@ async def run_process(
     drain_timeout: float = 0.5,
     on_start: Callable[[int], None] | None = None,
     end_group: bool = False,
+    terminal: Terminal | None = None,
 ) -> ProcessResult:
     """Run ``argv`` to its end or until stopped; see the module docstring."""
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-        start_new_session=True,
-    )
-    loop = asyncio.get_running_loop()
-    exited = exit_future(proc, loop)
-    transports: list[asyncio.BaseTransport] = []
-    pumps: list[asyncio.Future[None]] = []
-    stopped: list[StopReason] = []
-    timers: list[asyncio.TimerHandle] = []
-    remove_listener: Callable[[], None] = _noop
-
-    def stop(reason: StopReason) -> None:
-        if stopped or exited.done():
-            return
-        stopped.append(reason)
-        if kill_grace > 0:
-            kill_group(proc.pid, signals.SIGTERM)
-            timers.append(loop.call_later(kill_grace, kill_group, proc.pid, signals.SIGKILL))
-        else:
-            kill_group(proc.pid)
-
+    child = spawn(argv, cwd=cwd, env=env, stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                  stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE, terminal=terminal)
+    run = _Run(child, kill_grace)
     try:
         if on_start is not None:
-            on_start(proc.pid)
-        for pipe, on_chunk in ((proc.stdout, on_stdout), (proc.stderr, on_stderr)):
-            if pipe is None:
-                continue
-            reader = asyncio.StreamReader(limit=_READ_SIZE * 4)
-            transport, _ = await loop.connect_read_pipe(
-                lambda reader=reader: asyncio.StreamReaderProtocol(reader), pipe  # type: ignore[misc]
-            )
-            transports.append(transport)
-            pumps.append(asyncio.ensure_future(_pump(reader, on_chunk)))
-        if input is not None and proc.stdin is not None:
-            _write_input(proc.stdin, input)
-        if signal is not None:
-            remove_listener = signal.add_listener(lambda: stop("abort"))
-        if timeout is not None and timeout > 0:
-            timers.append(loop.call_later(float(timeout), stop, "timeout"))
-        code = await asyncio.shield(exited)
-        drained = True
-        if pumps:
-            _, pending = await asyncio.wait(pumps, timeout=drain_timeout)
-            drained = not pending
-        if stopped or end_group:
-            kill_group(proc.pid)  # nothing of a stopped run outlives it
-        for p in pumps:
-            if not p.done():
-                p.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await p
-        return ProcessResult(code, stopped[0] if stopped else None, drained)
+            on_start(child.pid)
+        await run.connect(on_stdout, on_stderr, input)
+        run.arm(timeout, signal)
+        return await run.finish(drain_timeout, end_group)
     except BaseException as e:
-        if isinstance(e, asyncio.CancelledError) and kill_grace > 0 and not exited.done():
-            await _term_then_kill(proc.pid, exited, kill_grace)
-        kill_group(proc.pid)
-        for p in pumps:
-            p.cancel()
-        if not exited.done():
-            proc.wait()  # the group was just SIGKILLed: reaping is quick
-            exited.cancel()
+        await run.abandon(isinstance(e, asyncio.CancelledError))
         raise
     finally:
-        remove_listener()
-        for t in timers:
-            t.cancel()
-        for tr in transports:
-            tr.close()
-
-
-async def _term_then_kill(pid: int, exited: asyncio.Future[int], grace: float) -> None:
-    """SIGTERM the group and give it ``grace`` seconds (the caller SIGKILLs it after)."""
-    kill_group(pid, signals.SIGTERM)
-    with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-        await asyncio.wait_for(asyncio.shield(exited), grace)
+        run.close()
 
 
 def run_process_sync(argv: Sequence[str], **options: Any) -> ProcessResult:
     """``run_process(argv, **options)`` from synchronous code (in a thread of its own when an
     event loop runs in this one). Ctrl-C stops the program's group and propagates."""
+    return _blocking(lambda: run_process(argv, **options))
 
-    async def main() -> ProcessResult:
-        return await run_process(argv, **options)
 
+@dataclass(slots=True, frozen=True)
+class Captured:
+    """A run whose output was collected, decoded as UTF-8 (bad bytes replaced); with
+    ``merge_stderr`` both streams are in ``stdout``."""
+
+    code: int
+    stopped: StopReason | None
+    drained: bool
+    stdout: str
+    stderr: str
+
+
+async def capture(argv: Sequence[str], **options: Any) -> Captured:
+    """``run_process(argv, **options)`` with the output collected instead of streamed."""
+    out: list[bytes] = []
+    err: list[bytes] = []
+    r = await run_process(argv, on_stdout=out.append, on_stderr=err.append, **options)
+    return Captured(r.code, r.stopped, r.drained, b"".join(out).decode("utf-8", "replace"),
+                    b"".join(err).decode("utf-8", "replace"))
+
+
+def capture_sync(argv: Sequence[str], **options: Any) -> Captured:
+    """``capture`` from synchronous code, as ``run_process_sync``."""
+    return _blocking(lambda: capture(argv, **options))
+
+
+def _blocking(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+    """Run ``main()`` to its end: here, or in a thread of its own when an event loop runs in this one."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(main())
-    outcome: list[ProcessResult | BaseException] = []
+    outcome: list[_T | BaseException] = []
 
     def in_thread() -> None:
         try:
@@ -250,4 +423,20 @@ def _noop() -> None:
     return None
 
 
-__all__ = ["OnChunk", "ProcessResult", "StopReason", "exit_future", "kill_group", "run_process", "run_process_sync"]
+__all__ = [
+    "KILL_WAIT",
+    "Captured",
+    "Child",
+    "OnChunk",
+    "ProcessResult",
+    "StopReason",
+    "Terminal",
+    "capture",
+    "capture_sync",
+    "exit_future",
+    "kill_group",
+    "run_process",
+    "run_process_sync",
+    "spawn",
+    "stop_steps",
+]

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from proc_helpers import gone_within, kill_quietly
 
 from autocue.mockllm.fuzz_client import FuzzClient
 from autocue.mockllm.wire.fuzz import FEATURES, parse_fuzz
@@ -99,3 +100,15 @@ def test_a_client_failing_without_fuzz_is_one_line_exit_2(tmp_path: Path) -> Non
     assert p.returncode == 2
     assert p.stderr.strip() == ("autocue fuzz-client: the client fails without fuzzing (exit 3); fix it or the "
                                 "command first")
+
+
+def test_a_client_past_its_timeout_is_stopped_with_its_whole_group(tmp_path: Path) -> None:
+    # the command runs through the process runner: the timeout reaches the client's background child too
+    with FuzzClient("sleep 30 & echo $! > bg.pid; echo started; sleep 30", timeout=0.5, cwd=tmp_path) as fc:
+        run = fc.run(None)
+    background = int((tmp_path / "bg.pid").read_text())
+    try:
+        assert run.code == 124 and run.stdout == "started\n" and "timed out after 0.5 s" in run.stderr
+        assert gone_within(background, 2.0), "the client's background child outlived the timeout"
+    finally:
+        kill_quietly(background)

@@ -11,7 +11,7 @@ import pytest
 from proc_helpers import alive, gone_within, kill_quietly
 
 from autocue.llm.abort import AbortController
-from autocue.process import run_process, run_process_sync
+from autocue.process import capture, capture_sync, run_process, run_process_sync
 
 
 async def test_a_timeout_kills_the_whole_group_and_returns_at_once() -> None:
@@ -141,3 +141,15 @@ async def test_run_process_sync_inside_a_running_event_loop_and_its_timeout() ->
     t0 = time.monotonic()
     r = run_process_sync(["sh", "-c", "sleep 5"], timeout=0.2)
     assert r.stopped == "timeout" and time.monotonic() - t0 < 2.0
+
+
+async def test_capture_collects_both_streams_decoded() -> None:
+    r = await capture(["sh", "-c", "printf 'out\\377'; echo err >&2; exit 2"])
+    assert (r.code, r.stopped, r.drained) == (2, None, True)
+    assert r.stdout == "out\ufffd" and r.stderr == "err\n"
+
+
+def test_capture_sync_stops_the_group_at_its_timeout() -> None:
+    t0 = time.monotonic()
+    r = capture_sync(["sh", "-c", "echo before; sleep 30"], timeout=0.3)
+    assert r.stopped == "timeout" and r.stdout == "before\n" and time.monotonic() - t0 < 5

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_helpers import gone_within, kill_quietly
 from runner_helpers import ECHO_PROG, RAW_KEYS_PROG, at, files_block, kinds, one, scenario
 
 from autocue.runner.cast import read_cast
@@ -165,6 +166,28 @@ timeline:
     log = (Path(r.out_dir or "") / "commands.log").read_text()
     assert "$ cat greeting.txt > copy.txt; echo listed; ls  (exit 0)\nlisted\ncopy.txt" in log
     assert any("UserCommand: $ cat" in t for t in r.transcript)
+
+
+def test_a_user_command_runs_through_the_process_runner(tmp_path: Path) -> None:
+    # a background child holding the output open delays the timeline by the runner's bounded drain only
+    # (not until it ends); a command that outlives the scenario's deadline is stopped with its whole group
+    path = echo_scenario(tmp_path, """\
+  - userCommand: {cmd: "sleep 30 & echo $! > bg.pid; echo started"}
+  - userCommand: {cmd: "sleep 30 & echo $! > stuck.pid; sleep 30"}
+""")
+    t0 = time.monotonic()
+    r = one(path, timeout=4)
+    ws = Path(r.workspace or "")
+    background, stuck = (int((ws / f).read_text()) for f in ("bg.pid", "stuck.pid"))
+    try:
+        assert time.monotonic() - t0 < 15
+        assert kinds(r) == ["timeout"] and r.failures[0].position == at(path, "userCommand", 1)
+        assert any("UserCommand: $ sleep 30 & echo $! > bg.pid; echo started -> exit 0\nstarted" in t
+                   for t in r.transcript)
+        assert gone_within(stuck, 2.0), "the command's background child outlived the deadline"
+    finally:
+        kill_quietly(background)
+        kill_quietly(stuck)
 
 
 def test_advance_ms_is_logical_time_slept_only_with_speed(tmp_path: Path) -> None:

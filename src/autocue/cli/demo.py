@@ -83,19 +83,19 @@ def _example_scenarios(examples: Path) -> list[Path]:
 
 def section_playbook_tests(examples: Path) -> tuple[bool, str]:
     """The planner extension's playbook tests (planner/tests), run by pytest with autocue's plugin."""
-    import subprocess
+    from autocue.process import capture_sync
 
     root = examples
     tests = sorted(p.relative_to(root).as_posix() for p in root.glob("*/tests"))
-    proc = subprocess.run(
+    proc = capture_sync(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *tests],
-        cwd=root, capture_output=True, text=True, timeout=600,
+        cwd=str(root), timeout=600,
     )
     for line in proc.stdout.splitlines():
         if line.strip():
             print(f"  {line}")
     summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr.strip()[-200:]
-    return proc.returncode == 0, f"pytest {' '.join(tests)}: {summary}"
+    return proc.code == 0, f"pytest {' '.join(tests)}: {summary}"
 
 
 def section_scenarios_in_process(examples: Path) -> tuple[bool, str]:
@@ -154,9 +154,9 @@ def _http_run(path: Path) -> tuple[bool, str, list[str]]:
     """Serve one scenario on the mock server and drive it with autocue's own agent CLI over HTTP."""
     import json
     import os
-    import subprocess
 
     from autocue.mockllm import serve
+    from autocue.process import capture_sync
     from autocue.scenario import load_scenario
     from autocue.testing.scenario_runner import prepare_repo
 
@@ -183,14 +183,14 @@ def _http_run(path: Path) -> tuple[bool, str, list[str]]:
             stderr = ""
             retries: list[str] = []
             for i, text in enumerate(prompts):  # one CLI run per user turn; later turns --continue
-                proc = subprocess.run(
+                proc = capture_sync(
                     [sys.executable, "-m", "autocue.cli.main", "--mode", "json", "--model", "mock/mock-model",
                      "--cwd", str(work), "--no-discover", *(["--continue"] if i else []), text],
-                    capture_output=True, text=True, timeout=120, env=env,
+                    timeout=120, env=env,
                 )
                 print(f"    user: {text}")
                 stdout.extend(proc.stdout.splitlines())
-                codes.append(proc.returncode)
+                codes.append(proc.code)
                 stderr += proc.stderr
                 retries += _print_json_events(proc.stdout.splitlines())
             sessions = server.sessions()
@@ -229,15 +229,14 @@ def section_scenarios_http(examples: Path) -> tuple[bool, str]:
 def section_loop(examples: Path) -> tuple[bool, str]:
     """loop/autocue.loop.yml played by the mock backend: hats, events, completion, recorded session."""
     import shutil
-    import subprocess
 
     from autocue.loop import read_session
+    from autocue.process import capture_sync
 
     with tempfile.TemporaryDirectory(prefix="autocue-demo-loop-") as tmp:
         shutil.copy(examples / "loop" / "autocue.loop.yml", tmp)
-        proc = subprocess.run(
-            [sys.executable, "-m", "autocue.cli.main", "loop", "-c", "autocue.loop.yml"],
-            cwd=tmp, capture_output=True, text=True, timeout=120,
+        proc = capture_sync(
+            [sys.executable, "-m", "autocue.cli.main", "loop", "-c", "autocue.loop.yml"], cwd=tmp, timeout=120,
         )
         output = proc.stdout + proc.stderr
         for line in output.splitlines():
@@ -245,8 +244,8 @@ def section_loop(examples: Path) -> tuple[bool, str]:
                 print(f"  {line}")
         sessions = sorted(Path(tmp).rglob("session.jsonl"))
         records = len(read_session(sessions[0])) if sessions else 0
-        ok = proc.returncode == 0 and "CompletionPromise" in output and records > 0
-        return ok, f"exit {proc.returncode}, {records} session records"
+        ok = proc.code == 0 and "CompletionPromise" in output and records > 0
+        return ok, f"exit {proc.code}, {records} session records"
 
 
 RUNNER_EXAMPLES = ("tui", "mock-agent")

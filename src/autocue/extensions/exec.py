@@ -1,7 +1,7 @@
 """``exec``: run a program for an extension and collect its output.
 
 ``await run_exec("git", ["status"], cwd=..., timeout=5)`` → ``ExecResult(stdout, stderr, code, killed)``.
-The program runs in its own process group (``autocue.process.run_process``). When ``timeout``
+The program runs in its own process group (``autocue.process.capture``). When ``timeout``
 seconds pass or ``signal`` fires, the whole group gets SIGTERM, then SIGKILL after
 ``KILL_GRACE`` seconds, and ``killed`` is true. Once the program has exited, output still held
 open by a background child is read for at most ``DRAIN_TIMEOUT`` seconds.
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from autocue.llm.abort import AbortSignal
-from autocue.process import run_process
+from autocue.process import capture
 
 KILL_GRACE = 1.0
 DRAIN_TIMEOUT = 0.5
@@ -36,21 +36,14 @@ async def run_exec(
     timeout: float | None = None,
     signal: AbortSignal | None = None,
 ) -> ExecResult:
-    out: list[bytes] = []
-    err: list[bytes] = []
     try:
-        result = await run_process(
-            [command, *args], cwd=cwd, on_stdout=out.append, on_stderr=err.append, timeout=timeout,
-            signal=signal, kill_grace=KILL_GRACE, drain_timeout=DRAIN_TIMEOUT,
+        result = await capture(
+            [command, *args], cwd=cwd, timeout=timeout, signal=signal, kill_grace=KILL_GRACE,
+            drain_timeout=DRAIN_TIMEOUT,
         )
     except OSError as e:
         return ExecResult("", f"cannot run {command!r} in {cwd or '.'}: {e}", 127)
-    return ExecResult(
-        b"".join(out).decode(errors="replace"),
-        b"".join(err).decode(errors="replace"),
-        result.code,
-        result.stopped is not None,
-    )
+    return ExecResult(result.stdout, result.stderr, result.code, result.stopped is not None)
 
 
 __all__ = ["ExecResult", "run_exec"]

@@ -16,7 +16,6 @@ of the next few): the fewest cuts and extra events that break the client.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from autocue.llm.types import TextContent
 from autocue.mockllm.server import MockLLMServer
 from autocue.mockllm.sources import Source
 from autocue.mockllm.wire.fuzz import FEATURES, FuzzSpec
+from autocue.process import capture_sync
 from autocue.script.model import Script, ScriptedResponse, ScriptedToolCall, Turn
 
 API_KEY = "autocue-fuzz"
@@ -96,12 +96,12 @@ class FuzzClient:
                     "GEMINI_API_KEY": API_KEY, "AUTOCUE_FUZZ": spec.text if spec is not None else ""})
         cmd = self.cmd.replace("{openai_base_url}", base + "/v1").replace("{base_url}", base)
         cmd = cmd.replace("{api_key}", API_KEY)
-        try:
-            p = subprocess.run(cmd, shell=True, capture_output=True, text=True, env=env, cwd=self.cwd,
-                               timeout=self.timeout, check=False)
-            code, out, err = p.returncode, p.stdout, p.stderr
-        except subprocess.TimeoutExpired as e:
-            code, out, err = 124, _text(e.stdout), _text(e.stderr) + f"\ntimed out after {self.timeout:g} s"
+        # the process runner: a timeout stops the client's whole group, not only its shell
+        p = capture_sync(["/bin/sh", "-c", cmd], env=env, cwd=None if self.cwd is None else str(self.cwd),
+                         timeout=self.timeout)
+        code, out, err = p.code, p.stdout, p.stderr
+        if p.stopped == "timeout":
+            code, err = 124, err + f"\ntimed out after {self.timeout:g} s"
         log = self.server.app.fuzz_log
         streams = log.pop(session, []) if log is not None else []
         self.server.reset(session)
@@ -150,12 +150,6 @@ class FuzzClient:
 def events(streams: list[bytes]) -> int:
     """How many SSE events and comments ``streams`` hold."""
     return sum(s.replace(b"\r\n", b"\n").count(b"\n\n") for s in streams)
-
-
-def _text(v: bytes | str | None) -> str:
-    if v is None:
-        return ""
-    return v if isinstance(v, str) else v.decode("utf-8", "replace")
 
 
 __all__ = ["API_KEY", "FuzzClient", "Run", "events", "fuzz_script"]

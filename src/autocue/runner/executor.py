@@ -19,18 +19,18 @@ import glob
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
-from autocue.runner.extras import RunnerExtras, terminal_profile
+from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
 from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs
 from autocue.runner.keys import key_bytes, parse_input
-from autocue.runner.launch import Choice, LaunchError, build, choose, script_for
+from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
@@ -63,6 +63,14 @@ SCREEN_WAIT = 2.0
 
 class _Deadline(Exception):
     pass
+
+
+class _SetupFailed(Exception):
+    """The run cannot start: a ``setup`` failure at ``position`` (None: the scenario's)."""
+
+    def __init__(self, message: str, position: str | None = None) -> None:
+        super().__init__(message)
+        self.position = position
 
 
 def replies_before(scenario: Scenario, choice: Choice, played: Script | None = None) -> list[int]:
@@ -104,6 +112,8 @@ class Execution:
         self.settle = 0.08
         self.last_poll = 0.0
         self.ws = Path()
+        self.root: Path | None = None
+        """The run's private folder: the workspace and the program's state."""
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
         self.stderr_file: Path | None = None
@@ -116,86 +126,107 @@ class Execution:
         t0 = time.monotonic()
         self.deadline = t0 + self.opt.timeout
         r = self.result
-        root: Path | None = None
         try:
-            try:
-                terminal = terminal_profile(self.sc, self.opt.terminal)
-                choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent,
-                                agent_args=self.opt.agent_args, agents_files=self.opt.agents_files)
-            except ScenarioError as e:
-                r.fail("setup", e.message, str(e.pos))
-                return r
-            except LaunchError as e:
-                r.fail("setup", str(e), str(self.sc.pos))
-                return r
-            r.runner, r.terminal = choice.runner, terminal.id
-            self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
-            self.key_gap = choice.key_gap
-            self.quit_input = choice.agent.quit_input if choice.agent is not None else ""
-            base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
-            base.mkdir(parents=True, exist_ok=True)
-            run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
-            r.out_dir = str(run_dir)
-            self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
-                                                            _safe(self.sc.name), terminal.id)
-            root = Path(tempfile.mkdtemp(prefix="autocue-run-"))
-            self.ws = root / "work"
-            self.ws.mkdir()
-            self.literals = [(str(self.ws.resolve()), "<workspace>"), (str(self.ws), "<workspace>"),
-                             (str(run_dir), "<out>")]
-            try:
-                seed_workspace(self.sc, self.ws)
-            except (WorkspaceError, OSError) as e:
-                r.fail("setup", f"workspace: {e}", str(self.sc.pos))
-                return r
-            if choice.uses_server:
-                from autocue.runner.llm import register
-
-                tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
-                self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
-                self.llm.server.state.options.speed = self.opt.speed
-            try:
-                launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=root, llm=self.llm,
-                               llm_api=self.opt.llm_api)
-            except LaunchError as e:
-                r.fail("setup", str(e), str(self.sc.pos))
-                return r
-            self.progress_file = launch.progress_file
-            cast = CastWriter(run_dir / "session.cast", terminal.width, terminal.height, title=self.sc.name)
-            try:
-                masks, literals = self.extras.masks, self.literals
-                self.prog = PtyProgram(launch.argv, cwd=self.ws, env=launch.env, width=terminal.width,
-                                       height=terminal.height, cast=cast,
-                                       settle_view=(lambda t: apply_masks(t, masks, literals)) if masks else None)
-            except SpawnError as e:
-                cast.close()
-                r.fail("setup", f"{e} (the program under test, {choice.runner})", str(self.sc.pos))
-                return r
-            self.stderr_file = launch.stderr_file
-            typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
-            played = self.llm.script if self.llm is not None else None
-            if typed and self._timeline(replies_before(self.sc, choice, played)):
-                self._finish()
+            self._execute()
+        except _SetupFailed as e:
+            r.fail("setup", str(e), e.position or str(self.sc.pos))
         except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
             r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
         finally:
-            if self.prog is not None:
-                self.prog.close()
-                r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
-                r.last_screen = self.prog.screen.text()
-                r.exit_code = self.prog.exit_code
-            self._read_progress()
-            if self.llm is not None:
-                if choice_agent(r):
-                    self._diagnose()
-                self.llm.release()
-            if root is not None:
-                if self.opt.keep or r.failures:
-                    r.workspace = str(self.ws)
-                else:
-                    shutil.rmtree(root, ignore_errors=True)
+            self._clean_up()
             r.duration_s = time.monotonic() - t0
         return r
+
+    def _execute(self) -> None:
+        """Set up, start the program, play the timeline, check the end (a set-up problem raises ``_SetupFailed``)."""
+        try:
+            terminal = terminal_profile(self.sc, self.opt.terminal)
+            choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent,
+                            agent_args=self.opt.agent_args, agents_files=self.opt.agents_files)
+        except ScenarioError as e:
+            raise _SetupFailed(e.message, str(e.pos)) from None
+        except LaunchError as e:
+            raise _SetupFailed(str(e)) from None
+        self.result.runner, self.result.terminal = choice.runner, terminal.id
+        self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
+        self.key_gap = choice.key_gap
+        self.quit_input = choice.agent.quit_input if choice.agent is not None else ""
+        run_dir = self._prepare(choice, terminal)
+        launch = self._launch(choice, terminal)
+        self._start(launch, choice, terminal, run_dir)
+        typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
+        played = self.llm.script if self.llm is not None else None
+        if typed and self._timeline(replies_before(self.sc, choice, played)):
+            self._finish()
+
+    def _prepare(self, choice: Choice, terminal: TerminalProfile) -> Path:
+        """The run's output folder (returned), the golden folders and the seeded workspace."""
+        base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
+        base.mkdir(parents=True, exist_ok=True)
+        run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
+        self.result.out_dir = str(run_dir)
+        self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
+                                                        _safe(self.sc.name), terminal.id)
+        self.root = Path(tempfile.mkdtemp(prefix="autocue-run-"))
+        self.ws = self.root / "work"
+        self.ws.mkdir()
+        self.literals = [(str(self.ws.resolve()), "<workspace>"), (str(self.ws), "<workspace>"),
+                         (str(run_dir), "<out>")]
+        try:
+            seed_workspace(self.sc, self.ws)
+        except (WorkspaceError, OSError) as e:
+            raise _SetupFailed(f"workspace: {e}") from None
+        return run_dir
+
+    def _launch(self, choice: Choice, terminal: TerminalProfile) -> Launch:
+        """The mock LLM server's session (when the program uses it) and the program's command line."""
+        assert self.root is not None
+        if choice.uses_server:
+            from autocue.runner.llm import register
+
+            tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
+            self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
+            self.llm.server.state.options.speed = self.opt.speed
+        try:
+            launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,
+                           llm_api=self.opt.llm_api)
+        except LaunchError as e:
+            raise _SetupFailed(str(e)) from None
+        self.progress_file = launch.progress_file
+        self.stderr_file = launch.stderr_file
+        return launch
+
+    def _start(self, launch: Launch, choice: Choice, terminal: TerminalProfile, run_dir: Path) -> None:
+        """The program in its pseudo-terminal, recorded to ``session.cast``."""
+        cast = CastWriter(run_dir / "session.cast", terminal.width, terminal.height, title=self.sc.name)
+        masks, literals = self.extras.masks, self.literals
+        try:
+            self.prog = PtyProgram(launch.argv, cwd=self.ws, env=launch.env, width=terminal.width,
+                                   height=terminal.height, cast=cast,
+                                   settle_view=(lambda t: apply_masks(t, masks, literals)) if masks else None)
+        except SpawnError as e:
+            cast.close()
+            raise _SetupFailed(f"{e} (the program under test, {choice.runner})") from None
+
+    def _clean_up(self) -> None:
+        """Stop the program, read the last progress, release the server's session, drop the workspace
+        (kept with ``keep`` or a failure)."""
+        r = self.result
+        if self.prog is not None:
+            self.prog.close()
+            r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
+            r.last_screen = self.prog.screen.text()
+            r.exit_code = self.prog.exit_code
+        self._read_progress()
+        if self.llm is not None:
+            if choice_agent(r):
+                self._diagnose()
+            self.llm.release()
+        if self.root is not None:
+            if self.opt.keep or r.failures:
+                r.workspace = str(self.ws)
+            else:
+                shutil.rmtree(self.root, ignore_errors=True)
 
     def _type_prompt(self, prompt: str, choice: Choice) -> bool:
         """A real agent's TUI: wait for its input box (``ready`` text, else a quiet screen), then type the
@@ -421,30 +452,33 @@ class Execution:
         if not patch.is_file():
             self.result.fail("setup", f"userEdits patch {ev.patch!r}: no such file ({patch})", str(ev.pos))
             return
-        proc = subprocess.run(["git", "apply", "--whitespace=nowarn", str(patch)], cwd=self.ws, capture_output=True,
-                              text=True, timeout=max(1.0, self.deadline - time.monotonic()))
-        if proc.returncode != 0:
+        proc = capture_sync(["git", "apply", "--whitespace=nowarn", str(patch)], cwd=str(self.ws),
+                            timeout=max(1.0, self.deadline - time.monotonic()), end_group=True)
+        if proc.stopped == "timeout":
+            raise _Deadline
+        if proc.code != 0:
             self.result.fail("setup", f"userEdits patch {ev.patch!r} does not apply to the workspace {self.ws}: "
                              f"{proc.stderr.strip() or proc.stdout.strip()}", str(ev.pos))
         else:
             self._note(ev, f"applied {ev.patch}")
 
     def _user_command(self, ev: UserCommand) -> None:
+        """Run ``ev.cmd`` with ``sh -c`` through the process runner: the scenario's deadline stops its whole
+        group; a background child that keeps its output open delays the run by at most the runner's drain."""
         cwd = resolve(self.ws, ev.cwd) if ev.cwd else self.ws
         try:
-            proc = subprocess.run(["sh", "-c", ev.cmd], cwd=cwd, capture_output=True, text=True,
-                                  timeout=max(0.1, self.deadline - time.monotonic()), start_new_session=True)
-        except subprocess.TimeoutExpired:
-            raise _Deadline from None
+            proc = capture_sync(["sh", "-c", ev.cmd], cwd=str(cwd), timeout=max(0.1, self.deadline - time.monotonic()))
         except OSError as e:
             self.result.fail("setup", f"userCommand {ev.cmd!r}: {e}", str(ev.pos))
             return
+        if proc.stopped == "timeout":
+            raise _Deadline
         out = (proc.stdout + proc.stderr).rstrip()
-        self._note(ev, f"$ {ev.cmd} -> exit {proc.returncode}" + (f"\n{out}" if out else ""))
+        self._note(ev, f"$ {ev.cmd} -> exit {proc.code}" + (f"\n{out}" if out else ""))
         if self.result.out_dir:
             log = Path(self.result.out_dir) / "commands.log"
             with log.open("a", encoding="utf-8") as f:
-                f.write(f"$ {ev.cmd}  (exit {proc.returncode})\n{out}\n")
+                f.write(f"$ {ev.cmd}  (exit {proc.code})\n{out}\n")
 
     # ------------------------------------------------------------------ the end
     def _timeout(self, where: str, position: str) -> None:

@@ -1,33 +1,29 @@
-"""The program under test in a pseudo-terminal: spawn, pump output, type, stop.
+"""The program under test in a pseudo-terminal: read its screen, type, stop.
 
-This is the runner's own pty process runner, on the standard library (``pty.fork``, as
-``ptyprocess`` does): the child is a session leader with the pty as its controlling terminal,
-and its process group is killed as a whole. An ``exec`` failure is reported back through a
-close-on-exec pipe, so "no such program" is an error of the spawn, not an exit code. Output is
-read without blocking, fed to the ``Screen`` and to the asciicast recording; queries the
-program sends (cursor position, DA1) are answered. ``last_change`` (when the masked screen
-text last changed) drives the executor's quiet-screen waits; ``last_output`` (any byte) tells
-whether the program answered an input.
+The program is started by the one process runner (``autocue.process.spawn`` with a
+``terminal``): a session leader with the pty as its controlling terminal; it is stopped by the
+runner's policy (``Child.stop``: SIGTERM to its process group, SIGKILL after a grace) and reaped
+through it. What is specific to driving a terminal lives here: output is read without blocking,
+fed to the ``Screen`` and to the asciicast recording; queries the program sends (cursor
+position, DA1) are answered; keys are typed. A program that cannot be started is a
+``SpawnError``, not an exit code. ``last_change`` (when the masked screen text last changed)
+drives the executor's quiet-screen waits; ``last_output`` (any byte) tells whether the program
+answered an input.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
-import pty
 import select
 import shutil
-import signal
-import struct
-import termios
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from autocue.errors import AutocueError
+from autocue.process import Child, spawn
 from autocue.runner.cast import CastWriter
 from autocue.runner.screen import Screen
 
@@ -42,7 +38,10 @@ class PtyProgram:
         self.screen = Screen(width, height, settle_view)
         self.cast = cast
         self.argv = list(argv)
-        self.pid, self.fd = _spawn(self.argv, cwd, dict(env), width, height)
+        self.child = _spawn(self.argv, cwd, env, width, height)
+        self.pid = self.child.pid
+        assert self.child.terminal is not None
+        self.fd = self.child.terminal
         self.started = time.monotonic()
         self.last_output = self.started
         self.last_change = self.started
@@ -108,14 +107,9 @@ class PtyProgram:
     def _reap(self) -> None:
         if self.exit_code is not None:
             return
-        try:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-        except ChildProcessError:
-            pid, status = self.pid, -1
-        if pid == self.pid:
-            self.exit_code = os.waitstatus_to_exitcode(status) if status != -1 else -1
-            if self.exit_code < 0:  # killed by a signal: the shell's convention
-                self.exit_code = 128 - self.exit_code
+        code = self.child.poll()
+        if code is not None:
+            self.exit_code = 128 - code if code < 0 else code  # killed by a signal: the shell's convention
             self.ended = time.monotonic()
 
     @property
@@ -174,62 +168,37 @@ class PtyProgram:
         return self.exited
 
     def kill_group(self, grace: float = 1.0) -> None:
-        """SIGTERM the process group, keep reading for ``grace`` s, then SIGKILL it."""
+        """Stop the program's process group (``Child.stop``: SIGTERM, then SIGKILL after ``grace``
+        s), reading its screen meanwhile."""
         self.killed = True
-        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 1.0)):
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, sig)
-            end = time.monotonic() + wait
-            while time.monotonic() < end and not self.exited:
-                self.pump(0.02)
-            if self.exited:
-                break
+        self.child.stop(grace, self._read_until_exit)
+
+    def _read_until_exit(self, seconds: float) -> bool:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not self.exited:
+            self.pump(0.02)
+        return self.exited
 
     def close(self) -> None:
         if not self.exited:
             self.kill_group(0.2)
         else:  # leftovers of the group (background children)
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, signal.SIGKILL)
+            self.child.signal_group()  # SIGKILL
         with contextlib.suppress(OSError):
             os.close(self.fd)
-        end = time.monotonic() + 2
-        while not self.exited and time.monotonic() < end:
-            time.sleep(0.01)
+        if self.child.reap(2.0) is not None:
+            self._reap()
         self.cast.close()
 
 
-def _spawn(argv: list[str], cwd: Path, env: dict[str, str], width: int, height: int) -> tuple[int, int]:
-    """Fork the program onto a new pty (``rows x cols`` set before it starts); raise ``SpawnError``."""
+def _spawn(argv: list[str], cwd: Path, env: Mapping[str, str], width: int, height: int) -> Child:
+    """Start the program on a new pty of ``width x height``; raise ``SpawnError``."""
     exe = shutil.which(argv[0], path=env.get("PATH")) if "/" not in argv[0] else argv[0]
     if exe is None or not os.path.isfile(exe):
         raise SpawnError(f"cannot start {argv[0]!r}: no such program (PATH has no {argv[0]!r})")
     if not os.access(exe, os.X_OK):
         raise SpawnError(f"cannot start {argv[0]!r}: not executable")
-    err_r, err_w = os.pipe()
-    os.set_inheritable(err_w, False)
-    with warnings.catch_warnings():
-        # Python >= 3.12 warns about fork() in a threaded process (the server and -j workers are
-        # threads); the child only sets the window size, changes directory and execs
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid, fd = pty.fork()
-    if pid == 0:  # the child: never returns
-        try:
-            os.close(err_r)
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
-            os.chdir(cwd)
-            os.execve(exe, argv, env)
-        except BaseException as e:
-            with contextlib.suppress(BaseException):
-                os.write(err_w, f"{type(e).__name__}: {getattr(e, 'strerror', None) or e}".encode())
-        finally:
-            os._exit(127)
-    os.close(err_w)
-    with os.fdopen(err_r, "rb") as f:
-        failure = f.read()
-    if failure:
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
-        os.close(fd)
-        raise SpawnError(f"cannot start {argv[0]!r}: {failure.decode(errors='replace')}")
-    return pid, fd
+    try:
+        return spawn(argv, cwd=cwd, env=env, terminal=(width, height), executable=exe)
+    except OSError as e:
+        raise SpawnError(f"cannot start {argv[0]!r}: {type(e).__name__}: {e.strerror or e}") from None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from autocue.process import run_process_sync
+from autocue.process import capture_sync
 
 Installer = Literal["auto", "uv", "pip"]
 
@@ -98,18 +98,14 @@ def run(
     env: Mapping[str, str],
     timeout: float,
 ) -> CommandResult:
-    """Run ``args`` with output captured (``autocue.process.run_process_sync``): a timeout kills the
+    """Run ``args`` with output captured (``autocue.process.capture_sync``): a timeout kills the
     process group, as does an interrupt (which propagates); nothing it started outlives it."""
     argv = [str(a) for a in args]
-    out: list[bytes] = []
     try:
-        res = run_process_sync(
-            argv, cwd=os.fspath(cwd), env=env, on_stdout=out.append, merge_stderr=True, timeout=timeout,
-            end_group=True,
-        )
+        res = capture_sync(argv, cwd=os.fspath(cwd), env=env, merge_stderr=True, timeout=timeout, end_group=True)
     except OSError as e:
         return CommandResult(argv, -1, f"{type(e).__name__}: {e}")
-    text = b"".join(out).decode("utf-8", "replace")
+    text = res.stdout
     if res.stopped == "timeout":
         return CommandResult(argv, -1, text + f"\n(timed out after {timeout:g} s)", timed_out=True)
     return CommandResult(argv, res.code, text)

@@ -15,7 +15,6 @@ names ``root``, the workspace it looked in),
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,13 +172,13 @@ def resolve_pointer(doc: Any, pointer: str) -> Any:
 
 
 def _last_commit_message(base: Path) -> str | None:
+    from autocue.process import capture_sync  # imported when a git check runs: the module stays light
+
     try:
-        r = subprocess.run(
-            ["git", "log", "-1", "--format=%B"], cwd=base, capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        r = capture_sync(["git", "log", "-1", "--format=%B"], cwd=str(base), timeout=30)
+    except OSError:
         return None
-    return r.stdout.strip() if r.returncode == 0 else None
+    return r.stdout.strip() if r.code == 0 else None
 
 
 def _normalize(s: str) -> str:

@@ -6,6 +6,8 @@ model and ``--no-discover`` (it sees none of the project's extensions). Its sess
 linked to the parent's with RPC ``new_session{parentSession}``; each ``run`` sends a ``prompt``
 and reads events until an ``agent_end`` after which ``get_state`` says it is idle. An abort
 sends RPC ``abort``; ``close`` closes stdin, waits briefly, then TERMs and KILLs the group.
+The child runs through the process runner (``autocue.process.run_process``): commands go to
+its stdin as they are sent (an async iterable input), event lines come from its stdout.
 """
 
 from __future__ import annotations
@@ -13,25 +15,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal as signals
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import orjson
 
+from autocue.llm.abort import AbortController
 from autocue.llm.types import Model
-from autocue.process import kill_group
+from autocue.process import ProcessResult, run_process
 from autocue.session.manager import uuid7
 from autocue.session.submit_result import SUBMIT_RESULT
 
 _CLOSE_GRACE = 5.0
-_LIMIT = 64 * 1024 * 1024
+_KILL_GRACE = 2.0
 
 
 class ProcessChild:
-    def __init__(self, task_id: str, proc: asyncio.subprocess.Process, on_progress: Callable[[str], None]) -> None:
+    def __init__(self, task_id: str, on_progress: Callable[[str], None]) -> None:
         self.task_id = task_id
-        self.proc = proc
         self.submitted: list[Any] = []
         self.events: list[dict[str, Any]] = []
         """Every event line the child sent (``t.events.subagent(...)`` of a harness reads them)."""
@@ -44,8 +45,12 @@ class ProcessChild:
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._agent_end = asyncio.Event()
         self._stderr = bytearray()
-        self._reader = asyncio.ensure_future(self._read())
-        self._err_reader = asyncio.ensure_future(self._read_stderr())
+        self._stdout = bytearray()
+        """What the child wrote after its last whole line."""
+        self._commands: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._input_closed = False
+        self._stop = AbortController()
+        self._run: asyncio.Future[ProcessResult] | None = None
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
 
     @classmethod
@@ -73,11 +78,8 @@ class ProcessChild:
         else:
             argv.append("--no-session")
         argv += list(extra_args)
-        proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            cwd=cwd, start_new_session=True, limit=_LIMIT,
-        )
-        child = cls(task_id, proc, on_progress)
+        child = cls(task_id, on_progress)
+        await child._spawn(argv, cwd)
         try:
             if parent_file is not None:
                 await child.command({"type": "new_session", "parentSession": parent_file})
@@ -106,36 +108,53 @@ class ProcessChild:
         data = resp.get("data")
         return data if isinstance(data, dict) else {}
 
+    async def _spawn(self, argv: list[str], cwd: str) -> None:
+        """Start the child through the process runner; return once it exists (``OSError``: it cannot start)."""
+        started: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._run = run = asyncio.ensure_future(run_process(
+            argv, cwd=cwd, input=self._input(), on_stdout=self._on_stdout, on_stderr=self._on_stderr,
+            on_start=started.set_result, signal=self._stop.signal, kill_grace=_KILL_GRACE,
+        ))
+        run.add_done_callback(self._ended)
+        either: list[asyncio.Future[Any]] = [run, started]
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+        if not started.done():
+            run.result()  # what stopped the start
+
+    async def _input(self) -> AsyncIterator[bytes]:
+        while (line := await self._commands.get()) is not None:
+            yield line
+
     def _write(self, obj: dict[str, Any]) -> None:
-        stdin = self.proc.stdin
-        if stdin is None or stdin.is_closing():
+        if self._run is None or self._run.done() or self._input_closed:
             raise OSError(f"subagent {self.task_id}: the child process has exited{self._stderr_tail()}")
-        stdin.write(orjson.dumps(obj) + b"\n")
+        self._commands.put_nowait(orjson.dumps(obj) + b"\n")
 
-    async def _read(self) -> None:
-        out = self.proc.stdout
-        assert out is not None
-        try:
-            while line := await out.readline():
-                try:
-                    msg = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(msg, dict):
-                    self._on_line(msg)
-        finally:
-            err = OSError(f"subagent {self.task_id}: the child process exited{self._stderr_tail()}")
-            for fut in self._pending.values():
-                if not fut.done():
-                    fut.set_exception(err)
-            self._pending.clear()
-            self._agent_end.set()
+    def _on_stdout(self, chunk: bytes) -> None:
+        self._stdout.extend(chunk)
+        *lines, rest = self._stdout.split(b"\n")
+        self._stdout[:] = rest
+        for line in lines:
+            try:
+                msg = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(msg, dict):
+                self._on_line(msg)
 
-    async def _read_stderr(self) -> None:
-        err = self.proc.stderr
-        assert err is not None
-        while chunk := await err.read(65536):
-            self._stderr += chunk[: max(0, 65536 - len(self._stderr))]
+    def _on_stderr(self, chunk: bytes) -> None:
+        self._stderr += chunk[: max(0, 65536 - len(self._stderr))]
+
+    def _ended(self, run: asyncio.Future[ProcessResult]) -> None:
+        """The child exited (its output read): what waits for it learns so."""
+        if not run.cancelled():
+            run.exception()  # retrieved: a start failure is raised by _spawn, the rest is the exit below
+        err = OSError(f"subagent {self.task_id}: the child process exited{self._stderr_tail()}")
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+        self._pending.clear()
+        self._agent_end.set()
 
     def _stderr_tail(self) -> str:
         text = self._stderr.decode("utf-8", "replace").strip()
@@ -183,7 +202,7 @@ class ProcessChild:
         while True:
             await self._agent_end.wait()
             self._agent_end.clear()
-            if self.proc.returncode is not None or self._reader.done():
+            if self._run is None or self._run.done():
                 if self._error is None:
                     self._error = f"the child process exited{self._stderr_tail()}"
                 return
@@ -206,19 +225,22 @@ class ProcessChild:
         return self._error
 
     async def close(self) -> None:
-        stdin = self.proc.stdin
-        if stdin is not None and not stdin.is_closing():
-            stdin.close()
+        """Close the child's stdin and give it ``_CLOSE_GRACE`` seconds to end; then stop its group
+        (SIGTERM, SIGKILL after ``_KILL_GRACE`` seconds)."""
+        run = self._run
+        if not self._input_closed:
+            self._input_closed = True
+            self._commands.put_nowait(None)
+        if run is None:
+            return
         try:
-            await asyncio.wait_for(self.proc.wait(), _CLOSE_GRACE)
+            await asyncio.wait_for(asyncio.shield(run), _CLOSE_GRACE)
         except TimeoutError:
-            kill_group(self.proc.pid, signals.SIGTERM)
-            try:
-                await asyncio.wait_for(self.proc.wait(), 2.0)
-            except TimeoutError:
-                kill_group(self.proc.pid)
-                await self.proc.wait()
-        await asyncio.gather(self._reader, self._err_reader, return_exceptions=True)
+            self._stop.abort()
+        except Exception:
+            return  # its failure was told to what waited for it
+        with contextlib.suppress(Exception):
+            await run
 
 
 __all__ = ["ProcessChild"]

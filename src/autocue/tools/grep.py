@@ -19,7 +19,6 @@ Public: ``create_grep_tool(cwd, *, backend="auto")``, ``find_ripgrep()``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import re
@@ -31,7 +30,8 @@ from typing import Any, Literal
 
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.globs import PathGlob
-from autocue.llm.abort import AbortSignal
+from autocue.llm.abort import AbortController, AbortSignal
+from autocue.process import run_process
 from autocue.tools.common import ABORTED, ToolError, check_aborted, opt_int
 from autocue.tools.listing import listing_result
 from autocue.tools.paths import StrPath, resolve_to_cwd
@@ -231,48 +231,40 @@ async def _rg_search(s: _Search, rg: str, signal: AbortSignal) -> None:
     # rg matches --glob against paths as it prints them, so a directory is searched as "." from inside it
     root = str(s.root)
     args += ["--regexp", s.pattern, "--", "." if s.is_dir else root]
-    proc = await asyncio.create_subprocess_exec(
-        *args,
-        cwd=root if s.is_dir else None,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    stopped = False
+    # ripgrep runs through the process runner; it stops (its group killed) on the caller's abort or
+    # once enough matches were found
+    stop = AbortController()
+    remove = signal.add_listener(stop.abort)
+    pending = bytearray()
+    err: list[bytes] = []
 
-    def stop() -> None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
+    def on_line(raw: bytes) -> None:
+        if stop.signal.aborted or not raw.startswith(b'{"type":"match"'):
+            return
+        data = json.loads(raw)["data"]
+        path = data.get("path", {}).get("text")
+        no = data.get("line_number")
+        if path is not None and isinstance(no, int) and not s.add(os.path.normpath(os.path.join(root, path)), no):
+            stop.abort()
 
-    remove = signal.add_listener(stop)
-    err_task = asyncio.ensure_future(proc.stderr.read())
+    def on_stdout(chunk: bytes) -> None:
+        pending.extend(chunk)
+        *lines, rest = pending.split(b"\n")
+        pending[:] = rest
+        for line in lines:
+            on_line(bytes(line))
+
     try:
-        async for raw in proc.stdout:
-            if stopped:
-                continue
-            if not raw.startswith(b'{"type":"match"'):
-                continue
-            data = json.loads(raw)["data"]
-            path = data.get("path", {}).get("text")
-            no = data.get("line_number")
-            if path is None or not isinstance(no, int):
-                continue
-            if not s.add(os.path.normpath(os.path.join(root, path)), no):
-                stopped = True
-                stop()
-        code = await proc.wait()
-        stderr = (await err_task).decode("utf-8", "replace").strip()
-    except BaseException:
-        stop()
-        err_task.cancel()
-        raise
+        result = await run_process(args, cwd=root if s.is_dir else None, on_stdout=on_stdout, on_stderr=err.append,
+                                   signal=stop.signal)
     finally:
         remove()
+    on_line(bytes(pending))
     if signal.aborted:
         raise ToolError(ABORTED)
-    if not stopped and code not in (0, 1):
-        raise ToolError(stderr or f"ripgrep exited with code {code}")
+    if result.stopped is None and result.code not in (0, 1):
+        stderr = b"".join(err).decode("utf-8", "replace").strip()
+        raise ToolError(stderr or f"ripgrep exited with code {result.code}")
 
 
 def create_grep_tool(cwd: StrPath, *, backend: Backend = "auto") -> AgentTool:

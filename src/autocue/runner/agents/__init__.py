@@ -8,7 +8,6 @@ user-defined profiles from TOML or YAML files (``user``).
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,10 +53,13 @@ def installed(profile: AgentProfile, timeout: float = 20.0) -> Installed:
     path = find_binary(profile)
     if path is None:
         return Installed(profile, None, None)
+    from autocue.process import capture_sync
+
     try:
-        proc = subprocess.run([path, *profile.version_args], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
+        proc = capture_sync([path, *profile.version_args], timeout=timeout)  # a timeout stops its whole group
+    except OSError:
+        return Installed(profile, path, None)
+    if proc.stopped is not None:
         return Installed(profile, path, None)
     m = _VERSION.search(proc.stdout + proc.stderr)
     return Installed(profile, path, m.group(0) if m else None)

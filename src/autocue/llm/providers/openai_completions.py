@@ -20,7 +20,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import prepare_messages, same_model, tool_result_text
+from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
 from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -46,6 +46,10 @@ _FINISH: dict[str, StopReason] = {
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
 def _image_url(b: ImageContent) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{b.mime_type};base64,{b.data}"}}
 
@@ -63,12 +67,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             if isinstance(m.content, str):
                 out.append({"role": "user", "content": m.content})
                 continue
-            parts: list[dict[str, Any]] = []
-            for b in m.content:
-                if isinstance(b, TextContent):
-                    parts.append({"type": "text", "text": b.text})
-                elif images_ok:
-                    parts.append(_image_url(b))
+            parts = content_parts(m.content, _text, _image_url, images_ok)
             if parts:
                 out.append({"role": "user", "content": parts})
         elif isinstance(m, AssistantMessage):
@@ -101,7 +100,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                 out.append(
                     {
                         "role": "user",
-                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}]
+                        "content": [_text("Attached image(s) from tool result:")]
                         + [_image_url(b) for b in imgs],
                     }
                 )

@@ -248,9 +248,7 @@ class AnthropicMessagesProvider(HttpProvider):
             d = data.get("delta") or {}
             sr = d.get("stop_reason")
             if sr:
-                b.msg.stop_reason = _STOP.get(sr, "stop")
-                if sr == "refusal":
-                    b.msg.error_message = f"{self.api}: the model refused to answer (stop_reason refusal)"
+                self._stop(b, sr)
             self._usage(b, data.get("usage") or {})
         elif t == "error":
             err = data.get("error") or {}
@@ -291,11 +289,13 @@ class AnthropicMessagesProvider(HttpProvider):
                 b.add_tool_call(
                     cb.get("id", ""), cb.get("name", ""), orjson.dumps(cb.get("input") or {}).decode(), out
                 )
-        sr = data.get("stop_reason") or "end_turn"
-        b.msg.stop_reason = _STOP.get(sr, "stop")
-        if sr == "refusal":
-            b.msg.error_message = f"{self.api}: the model refused to answer (stop_reason refusal)"
+        self._stop(b, data.get("stop_reason") or "end_turn")
         b.done(out)
+
+    def _stop(self, b: MessageBuilder, stop_reason: str) -> None:
+        b.msg.stop_reason = _STOP.get(stop_reason, "stop")
+        if stop_reason == "refusal":
+            b.msg.error_message = f"{self.api}: the model refused to answer (stop_reason refusal)"
 
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicMessagesProvider", "THINKING_BUDGETS", "build_body", "convert_messages"]

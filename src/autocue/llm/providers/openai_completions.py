@@ -216,9 +216,7 @@ class OpenAICompletionsProvider(HttpProvider):
                     b.tool_delta(k, args, out)
             fr = choice.get("finish_reason")
             if fr:
-                b.msg.stop_reason = _FINISH.get(fr, "stop")
-                if fr == "content_filter":
-                    b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
+                self._finish(b, fr)
 
     def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
@@ -237,11 +235,13 @@ class OpenAICompletionsProvider(HttpProvider):
         for tc in message.get("tool_calls") or ():
             fn = tc.get("function") or {}
             b.add_tool_call(tc.get("id") or "", fn.get("name") or "", fn.get("arguments") or "", out)
-        fr = choice.get("finish_reason")
-        b.msg.stop_reason = _FINISH.get(fr or "stop", "stop")
-        if fr == "content_filter":
-            b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
+        self._finish(b, choice.get("finish_reason") or "stop")
         b.done(out)
+
+    def _finish(self, b: MessageBuilder, finish_reason: str) -> None:
+        b.msg.stop_reason = _FINISH.get(finish_reason, "stop")
+        if finish_reason == "content_filter":
+            b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
 
 
 def _has_finish(chunk: Any) -> bool:

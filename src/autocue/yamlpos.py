@@ -484,22 +484,18 @@ def plain(v: Any) -> Any:
     return v
 
 
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (type(None), "null"), (bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+    (dict, "a mapping"), (list, "a list"),
+)
+"""In the order ``type_name`` tries them (``bool`` before ``int``, its base class)."""
+
+
 def type_name(v: Any) -> str:
     """The YAML-ish name of a value's type, for error messages."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, float):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, dict):
-        return "a mapping"
-    if isinstance(v, list):
-        return "a list"
+    for t, name in _TYPE_NAMES:
+        if isinstance(v, t):
+            return name
     return type(v).__name__
 
 

@@ -221,14 +221,7 @@ async def agent_loop_continue(
         raise ValueError("Cannot continue: no messages in context")
     if context.messages[-1].role == "assistant":
         raise ValueError("Cannot continue from message role: assistant")
-    e = emit
-    new: list[AgentMessage] = []
-    if (_r := e(AgentStartEvent())) is not None:
-        await _r
-    if (_r := e(TurnStartEvent(0, now_ms()))) is not None:
-        await _r
-    await _run(context, config, e, signal, new, first_turn=True)
-    return new
+    return await agent_loop((), context, config, emit, signal)
 
 
 async def _run(

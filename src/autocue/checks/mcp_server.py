@@ -65,23 +65,10 @@ def _guard(fn: F) -> F:
 
 
 def build_server(tools: TestTools | None = None) -> MCPServer[Any]:
+    """The MCP server of ``tools``' eight ``test_*`` methods (their parameters are the tools' inputs)."""
     t = tools or TestTools()
     server: MCPServer[Any] = MCPServer("autocue-checks", instructions=INSTRUCTIONS)
 
-    @server.tool(description="Create an isolated test workspace (under the system temp dir) with optional "
-                             "fixture files (path → content), loop config overrides and initial scratchpad.")
-    @_guard
-    def test_setup(
-        workspace_id: str,
-        fixtures: dict[str, str] | None = None,
-        config: dict[str, Any] | None = None,
-        scratchpad: str | None = None,
-    ) -> dict[str, Any]:
-        return t.test_setup(workspace_id, fixtures, config, scratchpad)
-
-    @server.tool(description="Run the orchestrator loop in the workspace and record session.jsonl. "
-                             "backend: mock (default), command, agent, claude, gemini, kiro.")
-    @_guard
     async def test_run(
         workspace_id: str,
         task: str,
@@ -94,51 +81,26 @@ def build_server(tools: TestTools | None = None) -> MCPServer[Any]:
         rt: int | float = int(max_runtime_secs) if float(max_runtime_secs).is_integer() else max_runtime_secs
         return await t.test_run_async(workspace_id, task, backend, max_iterations, rt, env, mock_responses)
 
-    @server.tool(description="Evaluate assertions (all of them, no short-circuit) on the last run: exit_code, "
-                             "termination_reason, iterations, file_exists, file_contains, file_not_contains, "
-                             "event_occurred, event_sequence, event_count, scratchpad_contains, no_event, duration.")
-    @_guard
-    def test_assert(workspace_id: str, assertions: list[dict[str, Any]]) -> dict[str, Any]:
-        return t.test_assert(workspace_id, assertions)
-
-    @server.tool(description="Read the recorded session: format json (records, total_matched, truncated), "
-                             "summary or timeline; filter by event_types, topics (globs), after_iteration, "
-                             "before_iteration, payload_pattern.")
-    @_guard
-    def test_inspect(
-        workspace_id: str,
-        filter: dict[str, Any] | None = None,
-        limit: int = 100,
-        format: str = "json",
-    ) -> dict[str, Any]:
-        return t.test_inspect(workspace_id, filter, limit, format)
-
-    @server.tool(description="Delete a workspace (preserve_session keeps only session.jsonl).")
-    @_guard
-    def test_cleanup(workspace_id: str, preserve_session: bool = False) -> dict[str, Any]:
-        return t.test_cleanup(workspace_id, preserve_session)
-
-    @server.tool(description="Configure the mock backend: ordered responses {output, hat?, trigger_pattern?, "
-                             "exit_code?, delay_ms?}.")
-    @_guard
-    def test_mock_backend(workspace_id: str, responses: list[dict[str, Any]]) -> dict[str, Any]:
-        return t.test_mock_backend(workspace_id, responses)
-
-    @server.tool(description="Capture the workspace files (include/exclude glob patterns).")
-    @_guard
-    def test_snapshot(
-        workspace_id: str,
-        include_patterns: list[str] | None = None,
-        exclude_patterns: list[str] | None = None,
-    ) -> dict[str, Any]:
-        return t.test_snapshot(workspace_id, include_patterns, exclude_patterns)
-
-    @server.tool(description="Compare a snapshot (or 'initial') with another snapshot or 'current': "
-                             "added/changed/deleted files and line-level hunks.")
-    @_guard
-    def test_diff(workspace_id: str, baseline: str, compare_to: str = "current") -> dict[str, Any]:
-        return t.test_diff(workspace_id, baseline, compare_to)
-
+    tool_table: tuple[tuple[Callable[..., Any], str], ...] = (
+        (t.test_setup, "Create an isolated test workspace (under the system temp dir) with optional fixture files "
+                       "(path → content), loop config overrides and initial scratchpad."),
+        (test_run, "Run the orchestrator loop in the workspace and record session.jsonl. "
+                   "backend: mock (default), command, agent, claude, gemini, kiro."),
+        (t.test_assert, "Evaluate assertions (all of them, no short-circuit) on the last run: exit_code, "
+                        "termination_reason, iterations, file_exists, file_contains, file_not_contains, "
+                        "event_occurred, event_sequence, event_count, scratchpad_contains, no_event, duration."),
+        (t.test_inspect, "Read the recorded session: format json (records, total_matched, truncated), "
+                         "summary or timeline; filter by event_types, topics (globs), after_iteration, "
+                         "before_iteration, payload_pattern."),
+        (t.test_cleanup, "Delete a workspace (preserve_session keeps only session.jsonl)."),
+        (t.test_mock_backend, "Configure the mock backend: ordered responses {output, hat?, trigger_pattern?, "
+                              "exit_code?, delay_ms?}."),
+        (t.test_snapshot, "Capture the workspace files (include/exclude glob patterns)."),
+        (t.test_diff, "Compare a snapshot (or 'initial') with another snapshot or 'current': "
+                      "added/changed/deleted files and line-level hunks."),
+    )
+    for fn, description in tool_table:
+        server.tool(description=description)(_guard(fn))
     return server
 
 

@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue.cli.args import fail
+
 if TYPE_CHECKING:
     from autocue.runner.agents import AgentProfile
 
@@ -38,28 +40,23 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _err(message: str) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
-    return 2
-
-
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     action, args.names = (args.words[0], args.words[1:]) if args.words else ("list", [])
     if action not in ("list", "install"):
-        return _err(f"unknown action {action!r}: `autocue agents` lists the CLIs, `autocue agents install NAME...` "
-                    "installs them")
+        return fail(PROG, f"unknown action {action!r}: `autocue agents` lists the CLIs, `autocue agents install "
+                          "NAME...` installs them")
     from autocue.runner.agents import BUILTIN, profiles
     from autocue.runner.launch import LaunchError
 
     try:
         known = profiles(args.agents_files)
     except LaunchError as e:
-        return _err(str(e))
+        return fail(PROG, str(e))
     if action == "install":
         return _install(args, BUILTIN)
     if args.names:
-        return _err("`autocue agents list` takes no names; install with `autocue agents install NAME...`")
+        return fail(PROG, "`autocue agents list` takes no names; install with `autocue agents install NAME...`")
     return _list(known, args.json)
 
 
@@ -94,14 +91,15 @@ def _install(args: argparse.Namespace, builtin: dict[str, AgentProfile]) -> int:
     names = list(builtin) if args.names == ["all"] else args.names
     names = [n for n in names if n != "autocue"] if args.names == ["all"] else names
     if not names:
-        return _err("name the CLIs to install: autocue agents install claude codex ... (or all)")
+        return fail(PROG, "name the CLIs to install: autocue agents install claude codex ... (or all)")
     unknown = [n for n in names if n not in builtin or n == "autocue"]
     if unknown:
         installable = ", ".join(n for n in builtin if n != "autocue")
-        return _err(f"unknown agent {unknown[0]!r} (installable: {installable})")
+        return fail(PROG, f"unknown agent {unknown[0]!r} (installable: {installable})")
     target = args.dir or os.environ.get("AUTOCUE_AGENTS_DIR")
     if not target:
-        return _err("where to? pass --dir DIR or set AUTOCUE_AGENTS_DIR (runs look there: $AUTOCUE_AGENTS_DIR/bin)")
+        return fail(PROG, "where to? pass --dir DIR or set AUTOCUE_AGENTS_DIR (runs look there: "
+                          "$AUTOCUE_AGENTS_DIR/bin)")
     root = Path(target).resolve()
     (root / "bin").mkdir(parents=True, exist_ok=True)
     os.environ["AUTOCUE_AGENTS_DIR"] = str(root)

@@ -5,6 +5,7 @@ stderr and exit 2 (``autocue serve: argument --port: invalid int value: 'abc' (s
 serve --help')``) instead of the usage block followed by the error. ``--help`` shows the
 docstrings it is given as plain text: reST literals and roles lose their markup.
 
+``fail(prog, message)`` says a usage problem in one line on stderr and returns exit status 2.
 ``one_line(text)`` joins a multi-line message (an error with its hint below it) into one
 line; ``plain_text(text)`` takes the reST markup out of a docstring. ``positive_int`` and
 ``positive_float`` are argument types that refuse 0, negative numbers, NaN and infinity with
@@ -51,6 +52,12 @@ def one_line(text: str) -> str:
     return out
 
 
+def fail(prog: str, message: str) -> int:
+    """Print ``prog: message`` on stderr; returns 2, the exit status of a usage problem."""
+    print(f"{prog}: {message}", file=sys.stderr)
+    return 2
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -82,4 +89,4 @@ class CliParser(argparse.ArgumentParser):
         return plain_text(super().format_help())
 
 
-__all__ = ["CliParser", "one_line", "plain_text", "positive_float", "positive_int"]
+__all__ = ["CliParser", "fail", "one_line", "plain_text", "positive_float", "positive_int"]

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from autocue.cli.args import CliParser
+from autocue.cli.args import CliParser, fail
 from autocue.errors import AutocueError
 
 TOOLS = ("setup", "run", "assert", "inspect", "cleanup", "mock-backend", "snapshot", "diff", "list")
@@ -217,8 +217,7 @@ def main(argv: list[str]) -> int:
         if missing:
             raise _Usage(f"autocue check {args.tool}: missing {', '.join(missing)}")
     except _Usage as e:
-        print(f"autocue check: {e}", file=sys.stderr)
-        return 2
+        return fail("autocue check", str(e))
     tools = TestTools(args.root)
     method: dict[str, Any] = {
         "setup": tools.test_setup, "run": tools.test_run, "assert": tools.test_assert,

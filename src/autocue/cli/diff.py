@@ -16,7 +16,7 @@ import sys
 
 import orjson
 
-from autocue.cli.args import CliParser, one_line
+from autocue.cli.args import CliParser, fail, one_line
 
 
 def parser() -> CliParser:
@@ -35,11 +35,9 @@ def main(argv: list[str]) -> int:
     try:
         a, b = load_scenario(args.a), load_scenario(args.b)
     except ScenarioError as e:
-        print(f"autocue diff: {one_line(str(e))}", file=sys.stderr)
-        return 2
+        return fail("autocue diff", one_line(str(e)))
     except OSError as e:
-        print(f"autocue diff: {e.filename}: {e.strerror or e}", file=sys.stderr)
-        return 2
+        return fail("autocue diff", f"{e.filename}: {e.strerror or e}")
     report = diff_scenarios(a, b)
     if args.json:
         sys.stdout.write(orjson.dumps(report.to_json(), default=str).decode() + "\n")

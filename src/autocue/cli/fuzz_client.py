@@ -16,10 +16,9 @@ from __future__ import annotations
 import argparse
 import logging
 import re
-import sys
 from pathlib import Path
 
-from autocue.cli.args import CliParser, one_line, positive_float, positive_int
+from autocue.cli.args import CliParser, fail, one_line, positive_float, positive_int
 from autocue.mockllm.fuzz_client import FuzzClient, Run, events
 from autocue.mockllm.sources import ScenarioSourceError
 
@@ -60,19 +59,16 @@ def main(argv: list[str]) -> int:
     logging.getLogger("autocue.mockllm").setLevel(logging.ERROR)  # scenario warnings are not the client's
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        print(f"autocue fuzz-client: -o {args.out}: not a directory; give a directory", file=sys.stderr)
-        return 2
+        return fail("autocue fuzz-client", f"-o {args.out}: not a directory; give a directory")
     try:
         client = FuzzClient(args.cmd, [Path(s) for s in args.scenario], timeout=args.timeout)
     except (ScenarioSourceError, ValueError) as e:
-        print(f"autocue fuzz-client: {one_line(str(e))}", file=sys.stderr)
-        return 2
+        return fail("autocue fuzz-client", one_line(str(e)))
     with client:
         plain = client.baseline()
         if plain.code != 0:
-            print(f"autocue fuzz-client: the client fails without fuzzing ({plain.why('')}); fix it or the "
-                  "command first", file=sys.stderr)
-            return 2
+            return fail("autocue fuzz-client", f"the client fails without fuzzing ({plain.why('')}); fix it or "
+                        "the command first")
         seeds = range(args.start, args.start + args.seeds)
         failing = client.seeds(seeds)
         if failing is None:

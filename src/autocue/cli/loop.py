@@ -15,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from autocue.cli.args import CliParser, one_line, positive_float, positive_int
+from autocue.cli.args import CliParser, fail, one_line, positive_float, positive_int
 
 DEFAULT_CONFIGS = ("autocue.loop.yml", "autocue.loop.yaml")
 
@@ -59,8 +59,7 @@ def main(argv: list[str]) -> int:
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
     problem = _path_problem(workspace, args.record_session, args.no_record)
     if problem:
-        print(f"autocue loop: {problem}", file=sys.stderr)
-        return 2
+        return fail("autocue loop", problem)
     cfg_path: Path | None = Path(args.config) if args.config else None
     if cfg_path is None:
         for name in DEFAULT_CONFIGS:
@@ -101,8 +100,7 @@ def main(argv: list[str]) -> int:
             on_output=None if quiet else echo, on_status=None if args.quiet else status,
         )
     except LoopConfigError as e:
-        print(f"autocue loop: {one_line(str(e))}", file=sys.stderr)
-        return 2
+        return fail("autocue loop", one_line(str(e)))
 
     async def run() -> int:
         ev = asyncio.get_running_loop()

@@ -10,9 +10,8 @@ protocol.
 from __future__ import annotations
 
 import os
-import sys
 
-from autocue.cli.args import CliParser
+from autocue.cli.args import CliParser, fail
 from autocue.errors import MissingExtraError
 
 
@@ -24,16 +23,13 @@ def main(argv: list[str]) -> int:
     try:
         from autocue.checks.mcp_server import STALE_AFTER_SECS, serve_stdio
     except MissingExtraError as e:
-        print(f"autocue mcp: {e}", file=sys.stderr)
-        return 2
+        return fail("autocue mcp", str(e))
 
     stale = STALE_AFTER_SECS if args.stale_after is None else args.stale_after
     if stale < 0:
-        print("autocue mcp: --stale-after must be >= 0", file=sys.stderr)
-        return 2
+        return fail("autocue mcp", "--stale-after must be >= 0")
     if args.root and os.path.exists(args.root) and not os.path.isdir(args.root):
-        print(f"autocue mcp: --root {args.root}: is a file, not a directory", file=sys.stderr)
-        return 2
+        return fail("autocue mcp", f"--root {args.root}: is a file, not a directory")
     try:
         serve_stdio(args.root, stale)
     except KeyboardInterrupt:

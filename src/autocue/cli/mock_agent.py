@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from autocue.cli.args import fail
+
 PROG = "autocue mock-agent"
 
 
@@ -36,34 +38,29 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     cwd = Path(args.cwd) if args.cwd else Path.cwd()
     if not cwd.is_dir():
-        print(f"{PROG}: --cwd {args.cwd}: no such directory", file=sys.stderr)
-        return 2
+        return fail(PROG, f"--cwd {args.cwd}: no such directory")
     if args.plan:
         import json
 
         try:
             plan = json.loads(Path(args.plan).read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            print(f"{PROG}: --plan {args.plan}: {e}", file=sys.stderr)
-            return 2
+            return fail(PROG, f"--plan {args.plan}: {e}")
         return _play(plan, args, cwd)
     if not args.scenario:
-        print(f"{PROG}: give a scenario file: autocue mock-agent SCENARIO", file=sys.stderr)
-        return 2
+        return fail(PROG, "give a scenario file: autocue mock-agent SCENARIO")
     from autocue.runner.mockplan import plan_from_scenario
     from autocue.scenario import ScenarioError, load_scenarios
 
     try:
         scenarios = load_scenarios(args.scenario)
     except ScenarioError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return 2
+        return fail(PROG, str(e))
     if args.name is not None:
         scenarios = [s for s in scenarios if s.name == args.name]
     if len(scenarios) != 1:
         what = f"no scenario named {args.name!r}" if args.name is not None else f"{len(scenarios)} scenarios"
-        print(f"{PROG}: {args.scenario}: {what}: pass --scenario NAME to pick one", file=sys.stderr)
-        return 2
+        return fail(PROG, f"{args.scenario}: {what}: pass --scenario NAME to pick one")
     return _play(plan_from_scenario(scenarios[0]), args, cwd)
 
 

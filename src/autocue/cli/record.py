@@ -18,18 +18,20 @@ regression); exit 1 on a regression (see ``autocue.record.check``).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import orjson
 
+from autocue.cli.args import fail
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
 from autocue.scenario.redact import RedactionError, Redactor
 
+PROG = "autocue record"
+
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="autocue record", description="Record real LLM API traffic into scenarios: a "
+    p = argparse.ArgumentParser(prog=PROG, description="Record real LLM API traffic into scenarios: a "
                                 "proxy for OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini.")
     p.add_argument("--upstream", required=True, metavar="URL",
                    help="the API to forward to, e.g. https://api.openai.com or http://127.0.0.1:8000")
@@ -70,16 +72,14 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.api_key_env:
         key = os.environ.get(args.api_key_env)
         if not key:
-            print(f"autocue record: --api-key-env {args.api_key_env}: the variable is not set", file=sys.stderr)
-            return 2
+            return fail(PROG, f"--api-key-env {args.api_key_env}: the variable is not set")
     try:
         sc = load_scenario(args.check)
         model = args.model or next((m["model"] for m in reply_metas(sc) or [] if m and m.get("model")),
                                    "autocue-check")
         report = asyncio.run(check_drift(sc, CheckOptions(args.upstream, api, model, key)))
     except (ScenarioError, CheckError) as e:
-        print(f"autocue record: --check: {one_line(str(e))}", file=sys.stderr)
-        return 2
+        return fail(PROG, f"--check: {one_line(str(e))}")
     if args.json:
         print(orjson.dumps(check_json(report, args.check, args.upstream), default=str).decode())
     else:
@@ -109,33 +109,27 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     problem = _check_upstream(args.upstream)
     if problem:
-        print(f"autocue record: {problem}", file=sys.stderr)
-        return 2
+        return fail(PROG, problem)
     if args.check is not None:
         return _run_check(args)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
-        print(f"autocue record: -o {out}: exists and is not a directory (name a directory for the scenarios)",
-              file=sys.stderr)
-        return 2
+        return fail(PROG, f"-o {out}: exists and is not a directory (name a directory for the scenarios)")
     try:
         redactor = Redactor(args.redact, args.redact_env, defaults=not args.no_default_redaction)
     except RedactionError as e:
-        print(f"autocue record: {e}", file=sys.stderr)
-        return 2
+        return fail(PROG, str(e))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        print(f"autocue record: -o {out}: cannot create the directory: {e.strerror or e}", file=sys.stderr)
-        return 2
+        return fail(PROG, f"-o {out}: cannot create the directory: {e.strerror or e}")
     from autocue.cli.serve import bind_problem
     from autocue.mockllm.server import bind_socket, uvicorn_config
 
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
-        print(f"autocue record: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
-        return 2
+        return fail(PROG, bind_problem(args.host, args.port, e))
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port}"

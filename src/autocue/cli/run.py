@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+
+from autocue.cli.args import fail
 
 PROG = "autocue run"
 
@@ -57,11 +58,6 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def _err(message: str) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
-    return 2
-
-
 def _merge(args: argparse.Namespace) -> int:
     from autocue.runner.report import ReportError, merge_junit, merge_reports
 
@@ -69,15 +65,15 @@ def _merge(args: argparse.Namespace) -> int:
     xml = [x for x in paths if x.suffix == ".xml"]
     reports = [x for x in paths if x.suffix != ".xml"]
     if not reports and not xml:
-        return _err("--merge-reports needs the report files to merge: autocue run --merge-reports A.json B.json")
+        return fail(PROG, "--merge-reports needs the report files to merge: autocue run --merge-reports A.json B.json")
     if xml and not args.junit:
-        return _err("JUnit files to merge need --junit MERGED.xml for the result")
+        return fail(PROG, "JUnit files to merge need --junit MERGED.xml for the result")
     try:
         merged = merge_reports(reports)
         if xml:
             merge_junit(xml, Path(args.junit))
     except ReportError as e:
-        return _err(str(e))
+        return fail(PROG, str(e))
     if reports:
         print(json.dumps(merged))
     return 0 if not merged["failed"] else 1
@@ -93,22 +89,22 @@ def main(argv: list[str]) -> int:
     from autocue.scenario import ScenarioError
 
     if not args.paths:
-        return _err("give scenario files or directories to run, e.g. autocue run examples/tui")
+        return fail(PROG, "give scenario files or directories to run, e.g. autocue run examples/tui")
     if args.jobs < 1 or args.timeout <= 0 or args.speed < 0 or (args.settle or 0) < 0:
-        return _err("-j must be 1 or more, --timeout more than 0, --speed and --settle 0 or more")
+        return fail(PROG, "-j must be 1 or more, --timeout more than 0, --speed and --settle 0 or more")
     try:
         terminal = parse_size(args.terminal) if args.terminal else None
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as e:
-        return _err(str(e))
+        return fail(PROG, str(e))
     tags = [t.strip() for t in (args.tags or "").split(",") if t.strip()]
     try:
         items = collect(args.paths, tags=tags, keyword=args.keyword, shard=shard)
         if not items and shard is None:
-            return _err(f"no scenario in {', '.join(args.paths)} matches"
-                        + (f" --tags {args.tags}" if tags else "") + (f" -k {args.keyword}" if args.keyword else ""))
+            return fail(PROG, f"no scenario in {', '.join(args.paths)} matches"
+                        f"{f' --tags {args.tags}' if tags else ''}{f' -k {args.keyword}' if args.keyword else ''}")
     except ScenarioError as e:
-        return _err(str(e))
+        return fail(PROG, str(e))
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
@@ -116,7 +112,7 @@ def main(argv: list[str]) -> int:
     try:
         report = run_selected(items, options)
     except KeyboardInterrupt:  # the runs' process groups were killed on the way out
-        return _err("interrupted")
+        return fail(PROG, "interrupted")
     if args.junit:
         report.write_junit(Path(args.junit))
     if args.json:

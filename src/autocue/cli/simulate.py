@@ -15,6 +15,8 @@ from typing import Any, cast
 
 import orjson
 
+from autocue.cli.args import fail
+
 PROG = "autocue simulate"
 
 
@@ -39,27 +41,21 @@ def main(argv: list[str]) -> int:
         return 0
     args = parser().parse_args(argv)
     if args.speed < 0:
-        print(f"{PROG}: --speed must be 0 or more (got {args.speed})", file=sys.stderr)
-        return 2
+        return fail(PROG, f"--speed must be 0 or more (got {args.speed})")
     if args.loop and args.speed == 0:
-        print(f"{PROG}: --loop needs --speed above 0 (at speed 0 a looping session would stream without end)",
-              file=sys.stderr)
-        return 2
+        return fail(PROG, "--loop needs --speed above 0 (at speed 0 a looping session would stream without end)")
     from autocue.scenario import ScenarioError, load_scenarios
 
     scenarios = []
     for src in args.sources:
         if not Path(src).exists():
-            print(f"{PROG}: {src}: no such scenario file or directory", file=sys.stderr)
-            return 2
+            return fail(PROG, f"{src}: no such scenario file or directory")
         try:
             found = load_scenarios(src)
         except ScenarioError as e:
-            print(f"{PROG}: {e}", file=sys.stderr)
-            return 2
+            return fail(PROG, str(e))
         if not found:
-            print(f"{PROG}: {src}: no *.yaml or *.yml scenario in this directory", file=sys.stderr)
-            return 2
+            return fail(PROG, f"{src}: no *.yaml or *.yml scenario in this directory")
         scenarios.extend(found)
     for s in scenarios:
         for w in s.warnings:
@@ -71,13 +67,11 @@ def main(argv: list[str]) -> int:
     try:
         state = SimState(scenarios, speed=args.speed, loop=args.loop)
     except ValueError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return 2
+        return fail(PROG, str(e))
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as e:
-        print(f"{PROG}: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
-        return 2
+        return fail(PROG, bind_problem(args.host, args.port, e))
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{sock.getsockname()[1]}"
     print(f"autocue simulation server: {url}", flush=True)

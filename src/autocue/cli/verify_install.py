@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from autocue.cli.args import CliParser
+from autocue.cli.args import CliParser, fail
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,8 +73,7 @@ def main(argv: list[str]) -> int:
             cache_dir=args.cache_dir, check=False, keep=args.keep, timeout=args.timeout,
         )
     except (SmokeSpecError, TypeError, FileNotFoundError) as e:
-        print(f"autocue verify-install: {e}", file=sys.stderr)
-        return 2
+        return fail("autocue verify-install", str(e))
     if args.json:
         print(json.dumps(result.to_json(), indent=2, default=repr))
     else:

@@ -22,8 +22,8 @@ Semantics (see ``autocue.extensions.events`` for result shapes):
 from __future__ import annotations
 
 import traceback
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from autocue.agent.loop import AfterToolCallResult, BeforeToolCallResult
 from autocue.casing import MISSING, field
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from autocue.extensions.host import SessionHost
 
 HandlerList = list[tuple[Extension, NormalizedHandler]]
+_T = TypeVar("_T")
 
 
 def _is_awaitable(r: Any) -> bool:
@@ -111,13 +112,17 @@ class ExtensionRunner:
     def has_any(self) -> bool:
         return bool(self.by_event)
 
+    def _first_wins(self, entries: Callable[[Extension], Iterable[tuple[str, _T]]]) -> dict[str, _T]:
+        """``entries(ext)`` of every extension by name, in load order; the first of a name wins."""
+        out: dict[str, _T] = {}
+        for ext in self.extensions:
+            for name, value in entries(ext):
+                out.setdefault(name, value)
+        return out
+
     def providers(self) -> dict[str, Any]:
         """Extension providers by name (``RegisteredProvider``); the first registration of a name wins."""
-        out: dict[str, Any] = {}
-        for ext in self.extensions:
-            for name, p in ext.providers.items():
-                out.setdefault(name, p)
-        return out
+        return self._first_wins(lambda ext: ext.providers.items())
 
     def ttsr_rules(self) -> list[Any]:
         """Every extension's ``add_ttsr_rule`` rules, in load order."""
@@ -125,18 +130,10 @@ class ExtensionRunner:
 
     def tools(self) -> dict[str, AgentTool]:
         """Extension tools by name; the first registration of a name wins across extensions."""
-        out: dict[str, AgentTool] = {}
-        for ext in self.extensions:
-            for name, t in ext.tools.items():
-                out.setdefault(name, t)
-        return out
+        return self._first_wins(lambda ext: ext.tools.items())
 
     def tool_sources(self) -> dict[str, Extension]:
-        out: dict[str, Extension] = {}
-        for ext in self.extensions:
-            for name in ext.tools:
-                out.setdefault(name, ext)
-        return out
+        return self._first_wins(lambda ext: ((name, ext) for name in ext.tools))
 
     def command(self, name: str) -> RegisteredCommand | None:
         for ext in self.extensions:
@@ -146,18 +143,13 @@ class ExtensionRunner:
         return None
 
     def commands(self) -> list[CommandInfo]:
-        seen: dict[str, CommandInfo] = {}
-        for ext in self.extensions:
-            for c in ext.commands.values():
-                seen.setdefault(c.name, CommandInfo(c.name, c.description, "extension", ext.path))
-        return list(seen.values())
+        return list(self._first_wins(
+            lambda ext: ((c.name, CommandInfo(c.name, c.description, "extension", ext.path))
+                         for c in ext.commands.values())
+        ).values())
 
     def flags(self) -> dict[str, RegisteredFlag]:
-        out: dict[str, RegisteredFlag] = {}
-        for ext in self.extensions:
-            for name, f in ext.flags.items():
-                out.setdefault(name, f)
-        return out
+        return self._first_wins(lambda ext: ext.flags.items())
 
     # ------------------------------------------------------------------ errors
     def report(self, ext: Extension | None, event: str, err: BaseException) -> ExtensionErrorEvent:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +80,19 @@ def autocue_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(d).expanduser() if d else Path.home() / ".autocue"
 
 
+_BUILTIN_PROVIDERS: tuple[tuple[str, str, str, str, str, int, int, bool], ...] = (
+    # name, api, base URL variable, default base URL, key variable ("": Gemini's, chosen from the
+    # environment), context window, max tokens, reasoning
+    ("openai", "openai-responses", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OPENAI_API_KEY",
+     400_000, 128_000, False),
+    ("openai-chat", "openai-completions", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OPENAI_API_KEY",
+     128_000, 16_384, False),
+    ("anthropic", "anthropic-messages", "ANTHROPIC_BASE_URL", "https://api.anthropic.com", "ANTHROPIC_API_KEY",
+     200_000, 32_000, True),
+    ("google", "google-generative", "GOOGLE_GEMINI_BASE_URL", "https://generativelanguage.googleapis.com", "",
+     1_048_576, 65_536, True),
+)
+"""The built-in providers (``models.json`` may change or add to them)."""
 _KNOWN_APIS = ("openai-completions", "openai-responses", "anthropic-messages", "google-generative", SCRIPTED_API)
 
 
@@ -110,42 +123,15 @@ class ModelRegistry:
     # ------------------------------------------------------------------ configuration
     def _builtins(self) -> None:
         e = self.env
-        openai_url = e.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        self.providers["openai"] = ProviderConfig(
-            "openai",
-            "openai-responses",
-            openai_url,
-            api_key_env="OPENAI_API_KEY",
-            defaults={"context_window": 400_000, "max_tokens": 128_000, "input": ["text", "image"]},
-        )
-        self.providers["openai-chat"] = ProviderConfig(
-            "openai-chat",
-            "openai-completions",
-            openai_url,
-            api_key_env="OPENAI_API_KEY",
-            defaults={"context_window": 128_000, "max_tokens": 16_384, "input": ["text", "image"]},
-        )
-        self.providers["anthropic"] = ProviderConfig(
-            "anthropic",
-            "anthropic-messages",
-            e.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com",
-            api_key_env="ANTHROPIC_API_KEY",
-            defaults={"context_window": 200_000, "max_tokens": 32_000, "reasoning": True, "input": ["text", "image"]},
-        )
-        self.providers["google"] = ProviderConfig(
-            "google",
-            "google-generative",
-            e.get("GOOGLE_GEMINI_BASE_URL") or "https://generativelanguage.googleapis.com",
-            api_key_env="GEMINI_API_KEY"
-            if e.get("GEMINI_API_KEY") or not e.get("GOOGLE_API_KEY")
-            else "GOOGLE_API_KEY",
-            defaults={
-                "context_window": 1_048_576,
-                "max_tokens": 65_536,
-                "reasoning": True,
-                "input": ["text", "image"],
-            },
-        )
+        google_key = "GEMINI_API_KEY" if e.get("GEMINI_API_KEY") or not e.get("GOOGLE_API_KEY") else "GOOGLE_API_KEY"
+        for name, api, url_env, url, key_env, context_window, max_tokens, reasoning in _BUILTIN_PROVIDERS:
+            key_env = key_env or google_key
+            defaults: dict[str, Any] = {"context_window": context_window, "max_tokens": max_tokens}
+            if reasoning:
+                defaults["reasoning"] = True
+            defaults["input"] = ["text", "image"]
+            self.providers[name] = ProviderConfig(name, api, e.get(url_env) or url, api_key_env=key_env,
+                                                  defaults=defaults)
         playbook = ProviderConfig("autocue", SCRIPTED_API, "")
         playbook.models["playbook"] = Model(
             id="playbook",
@@ -234,7 +220,7 @@ class ModelRegistry:
                 raise ModelRegistryError(f"{where}.api: unknown api {raw['api']!r}; known: {', '.join(_KNOWN_APIS)}")
             if raw["api"] != cfg.api:
                 cfg.api = raw["api"]
-                cfg.models = {k: _with_api(m, cfg.api) for k, m in cfg.models.items()}
+                cfg.models = {k: replace(m, api=cfg.api) for k, m in cfg.models.items()}
         for key in ("base_url", "api_key", "api_key_env"):
             if key in raw:
                 v = raw[key]
@@ -249,7 +235,7 @@ class ModelRegistry:
                 raise ModelRegistryError(f"{where}.headers: must be an object of strings")
             cfg.headers = dict(h)
         if cfg.base_url:
-            cfg.models = {k: _with_base(m, cfg) for k, m in cfg.models.items()}
+            cfg.models = {k: replace(m, api=cfg.api, base_url=cfg.base_url) for k, m in cfg.models.items()}
         models = raw.get("models", [])
         if not isinstance(models, list):
             raise ModelRegistryError(
@@ -381,29 +367,6 @@ _SNAKE_KEYS = ("base_url", "api_key", "api_key_env", "context_window", "max_toke
 
 def _snake(d: dict[str, Any]) -> dict[str, Any]:
     return casing.snake_keys(d, _SNAKE_KEYS)
-
-
-def _with_api(m: Model, api: str) -> Model:
-    return Model(
-        id=m.id,
-        api=api,
-        provider=m.provider,
-        name=m.name,
-        base_url=m.base_url,
-        reasoning=m.reasoning,
-        input=m.input,
-        cost=m.cost,
-        context_window=m.context_window,
-        max_tokens=m.max_tokens,
-        headers=m.headers,
-        compat=m.compat,
-    )
-
-
-def _with_base(m: Model, cfg: ProviderConfig) -> Model:
-    m2 = _with_api(m, cfg.api)
-    m2.base_url = cfg.base_url
-    return m2
 
 
 _MODEL_KEYS = {"id", "name", "context_window", "max_tokens", "reasoning", "input", "cost", "headers", "compat"}

@@ -65,15 +65,21 @@ class RpcUI:
             return CANCELLED
         return r
 
-    # ------------------------------------------------------------------ dialogs
-    async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
+    async def _value(
+        self, method: str, fields: dict[str, Any], timeout: float | None, signal: AbortSignal | None
     ) -> str | Cancelled | None:
-        r = await self._dialog("select", {"title": title, "options": list(options)}, timeout, signal)
+        """A dialog answered by ``{value}``: the string, or None when the value is not one."""
+        r = await self._dialog(method, fields, timeout, signal)
         if isinstance(r, Cancelled):
             return r
         v = r.get("value")
         return v if isinstance(v, str) else None
+
+    # ------------------------------------------------------------------ dialogs
+    async def select(
+        self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
+    ) -> str | Cancelled | None:
+        return await self._value("select", {"title": title, "options": list(options)}, timeout, signal)
 
     async def confirm(
         self, title: str, message: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
@@ -91,11 +97,7 @@ class RpcUI:
         timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
-        r = await self._dialog("input", {"title": title, "placeholder": placeholder}, timeout, signal)
-        if isinstance(r, Cancelled):
-            return r
-        v = r.get("value")
-        return v if isinstance(v, str) else None
+        return await self._value("input", {"title": title, "placeholder": placeholder}, timeout, signal)
 
     async def editor(
         self,
@@ -105,11 +107,7 @@ class RpcUI:
         timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
-        r = await self._dialog("editor", {"title": title, "prefill": prefill}, timeout, signal)
-        if isinstance(r, Cancelled):
-            return r
-        v = r.get("value")
-        return v if isinstance(v, str) else None
+        return await self._value("editor", {"title": title, "prefill": prefill}, timeout, signal)
 
     # ------------------------------------------------------------------ fire and forget
     def _fire(self, method: str, fields: dict[str, Any]) -> None:

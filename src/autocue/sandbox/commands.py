@@ -19,8 +19,11 @@ from autocue.process import capture_sync
 
 Installer = Literal["auto", "uv", "pip"]
 
-_STRIP_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
-              "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_INDEX", "UV_FIND_LINKS", "CONDA_PREFIX")
+PYTHON_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "CONDA_PREFIX")
+"""What no sandbox command inherits: the running interpreter's paths and environment."""
+_INDEX_ENV = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+              "UV_INDEX", "UV_FIND_LINKS")
+_QUIET_ENV = {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def find_uv() -> str | None:
@@ -62,17 +65,20 @@ def default_cache_dir() -> Path:
     return base / "autocue" / "sandbox"
 
 
-def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for sandbox commands: no ``PYTHONPATH``/index settings, config files ignored."""
-    env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
-    env["PIP_CONFIG_FILE"] = os.devnull
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    env["PIP_NO_INPUT"] = "1"
-    env["UV_NO_CONFIG"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+def command_env(drop: Sequence[str], settings: Mapping[str, str], extra: Mapping[str, str] | None) -> dict[str, str]:
+    """The running environment without ``drop``, with ``settings``, pip's quiet, non-interactive
+    settings and ``extra`` (in that order: later wins)."""
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env.update(settings)
+    env.update(_QUIET_ENV)
     if extra:
         env.update(extra)
     return env
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for sandbox commands: no ``PYTHONPATH``/index settings, config files ignored."""
+    return command_env(PYTHON_ENV + _INDEX_ENV, {"PIP_CONFIG_FILE": os.devnull, "UV_NO_CONFIG": "1"}, extra)
 
 
 @dataclass
@@ -118,4 +124,7 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-__all__ = ["CommandResult", "Installer", "clean_env", "default_cache_dir", "find_uv", "pick_uv", "run", "venv_python"]
+__all__ = [
+    "PYTHON_ENV", "CommandResult", "Installer", "clean_env", "command_env", "default_cache_dir", "find_uv", "pick_uv",
+    "run", "venv_python",
+]

@@ -20,21 +20,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from autocue.sandbox.commands import run
+from autocue.sandbox.commands import PYTHON_ENV, command_env, run
 
 PYPI = "https://pypi.org/simple"
-_KEEP_OUT = ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "VIRTUAL_ENV", "CONDA_PREFIX")
 
 
 def index_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The running environment with the user's pip/uv index configuration kept (no PYTHONPATH)."""
-    env = {k: v for k, v in os.environ.items() if k not in _KEEP_OUT}
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    env["PIP_NO_INPUT"] = "1"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    if extra:
-        env.update(extra)
-    return env
+    return command_env(PYTHON_ENV, {}, extra)
 
 
 def pip_available() -> bool:

@@ -83,6 +83,13 @@ class MockUI(_RecordingFireAndForget):
         self._opts = opts
         self._record = record
 
+    async def _text(self, dialog: str, title: str, hint: str | None) -> str | Cancelled | None:
+        """``input`` / ``editor``: the option's string, or what its callable returns for ``(title, hint)``."""
+        spec = self._opts.get(dialog, "")
+        value = await _resolve(spec(title, hint)) if callable(spec) else spec
+        self._record(dialog, [title, hint], value)
+        return value  # type: ignore[no-any-return]
+
     async def select(
         self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
     ) -> str | Cancelled | None:
@@ -126,19 +133,13 @@ class MockUI(_RecordingFireAndForget):
         self, title: str, placeholder: str | None = None, *, timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
-        spec = self._opts.get("input", "")
-        value = await _resolve(spec(title, placeholder)) if callable(spec) else spec
-        self._record("input", [title, placeholder], value)
-        return value  # type: ignore[no-any-return]
+        return await self._text("input", title, placeholder)
 
     async def editor(
         self, title: str, prefill: str | None = None, *, timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
-        spec = self._opts.get("editor", "")
-        value = await _resolve(spec(title, prefill)) if callable(spec) else spec
-        self._record("editor", [title, prefill], value)
-        return value  # type: ignore[no-any-return]
+        return await self._text("editor", title, prefill)
 
 
 class RecordingNoUI(_RecordingFireAndForget):

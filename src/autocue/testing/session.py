@@ -72,7 +72,11 @@ def _builtin_tools(cwd: str) -> dict[str, AgentTool]:
 
 
 class TestSession:
-    """A test harness around a real ``AgentSession``. Use as ``with`` or ``async with``."""
+    """A test harness around a real ``AgentSession``. Use as ``with`` or ``async with``.
+
+    ``record="path.yaml"`` with ``provider=`` and ``model=`` (a real provider): record its
+    replies into that scenario file when it is missing, replay them when it is present
+    (``record_mode``: ``new_episodes``, ``none``, ``all``; see ``autocue.testing.recorded``)."""
 
     __test__ = False  # not a pytest test class
 
@@ -382,47 +386,5 @@ def _looks_like_path(spec: str | os.PathLike[str]) -> bool:
     return s.endswith(".py") or os.sep in s or "/" in s or Path(s).exists()
 
 
-def create_test_session(
-    *,
-    extensions: Sequence[str | os.PathLike[str]] | None = None,
-    extension_factories: Sequence[Callable[[Any], Any]] | None = None,
-    mock_tools: Mapping[str, MockHandler] | None = None,
-    mock_ui: Mapping[str, Any] | None = None,
-    has_ui: bool = True,
-    system_prompt: str | None = None,
-    cwd: str | os.PathLike[str] | None = None,
-    skills: Sequence[Any] | None = None,
-    settings: Mapping[str, Any] | Settings | None = None,
-    auto_assert: bool = True,
-    propagate_errors: bool = True,
-    mcp_servers: Mapping[str, Any] | None = None,
-    record: str | os.PathLike[str] | None = None,
-    provider: Any = None,
-    model: Model | None = None,
-    record_mode: str | None = None,
-    ttsr_rules: Sequence[Any] = (),
-) -> TestSession:
-    """Build a ``TestSession`` (see the module docstring and docs/testing.md for every option).
-
-    ``record="path.yaml"`` with ``provider=`` and ``model=`` (a real provider): record its
-    replies into that scenario file when it is missing, replay them when it is present
-    (``record_mode``: ``new_episodes``, ``none``, ``all``; see ``autocue.testing.recorded``)."""
-    return TestSession(
-        extensions=extensions,
-        extension_factories=extension_factories,
-        mock_tools=mock_tools,
-        mock_ui=mock_ui,
-        has_ui=has_ui,
-        system_prompt=system_prompt,
-        cwd=cwd,
-        skills=skills,
-        settings=settings,
-        auto_assert=auto_assert,
-        propagate_errors=propagate_errors,
-        mcp_servers=mcp_servers,
-        record=record,
-        provider=provider,
-        model=model,
-        record_mode=record_mode,
-        ttsr_rules=ttsr_rules,
-    )
+create_test_session = TestSession
+"""Build a ``TestSession``: the same keyword options (see the module docstring and docs/testing.md)."""

@@ -17,9 +17,9 @@ from typing import Any
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.globs import PathGlob
 from autocue.llm.abort import AbortSignal
-from autocue.tools.common import ToolError, check_aborted, opt_int
-from autocue.tools.listing import listing_result
-from autocue.tools.paths import StrPath, resolve_to_cwd
+from autocue.tools.common import check_aborted
+from autocue.tools.listing import listing_dir, listing_result
+from autocue.tools.paths import StrPath
 from autocue.tools.truncate import DEFAULT_MAX_BYTES
 from autocue.tools.walk import walk
 
@@ -64,12 +64,7 @@ def create_find_tool(cwd: StrPath) -> AgentTool:
     ) -> ToolResult:
         check_aborted(signal)
         pattern: str = params["pattern"]
-        root = resolve_to_cwd(params.get("path") or ".", cwd)
-        limit = max(1, opt_int(params, "limit") or DEFAULT_FIND_LIMIT)
-        if not root.exists():
-            raise ToolError(f"Path not found: {root}")
-        if not root.is_dir():
-            raise ToolError(f"Not a directory: {root}. find searches a directory; use read for a file.")
+        root, limit = listing_dir(params, cwd, DEFAULT_FIND_LIMIT, "find searches a directory; use read for a file.")
         found = await asyncio.to_thread(_find, str(root), pattern, limit, signal)
         check_aborted(signal)
         if not found:

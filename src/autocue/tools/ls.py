@@ -14,9 +14,9 @@ from typing import Any
 
 from autocue.agent.tool import AgentTool, OnUpdate, ToolResult
 from autocue.llm.abort import AbortSignal
-from autocue.tools.common import ToolError, check_aborted, opt_int
-from autocue.tools.listing import listing_result
-from autocue.tools.paths import StrPath, resolve_to_cwd
+from autocue.tools.common import ToolError, check_aborted
+from autocue.tools.listing import listing_dir, listing_result
+from autocue.tools.paths import StrPath
 from autocue.tools.truncate import DEFAULT_MAX_BYTES
 
 DEFAULT_LS_LIMIT = 500
@@ -46,12 +46,7 @@ def create_ls_tool(cwd: StrPath) -> AgentTool:
         tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate
     ) -> ToolResult:
         check_aborted(signal)
-        dir_path = resolve_to_cwd(params.get("path") or ".", cwd)
-        limit = max(1, opt_int(params, "limit") or DEFAULT_LS_LIMIT)
-        if not dir_path.exists():
-            raise ToolError(f"Path not found: {dir_path}")
-        if not dir_path.is_dir():
-            raise ToolError(f"Not a directory: {dir_path}. Use read to see a file.")
+        dir_path, limit = listing_dir(params, cwd, DEFAULT_LS_LIMIT, "Use read to see a file.")
         try:
             with os.scandir(dir_path) as it:
                 entries = [(e.name, _is_dir(e)) for e in it]

@@ -21,7 +21,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import prepare_messages, same_model
+from autocue.llm.providers.convert import content_parts, prepare_messages, same_model
 from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -67,6 +67,10 @@ def tool_id(raw: str) -> str:
     return _BAD_ID.sub("_", raw)[:64] or "toolu_empty"
 
 
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
 def _image(b: ImageContent) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": b.mime_type, "data": b.data}}
 
@@ -77,17 +81,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
     images_ok = "image" in model.input
     for m in prepare_messages(context.messages, model):
         if isinstance(m, UserMessage):
-            if isinstance(m.content, str):
-                if m.content:
-                    out.append({"role": "user", "content": [{"type": "text", "text": m.content}]})
-                continue
-            blocks: list[dict[str, Any]] = []
-            for b in m.content:
-                if isinstance(b, TextContent):
-                    if b.text:
-                        blocks.append({"type": "text", "text": b.text})
-                elif images_ok:
-                    blocks.append(_image(b))
+            blocks = content_parts(m.content, _text, _image, images_ok, skip_empty=True)
             if blocks:
                 out.append({"role": "user", "content": blocks})
         elif isinstance(m, AssistantMessage):
@@ -102,26 +96,19 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                         blocks.append({"type": "thinking", "thinking": c.thinking, "signature": c.thinking_signature})
                     elif c.thinking.strip():
                         # No signature (or another model's): the API would reject a thinking block.
-                        blocks.append({"type": "text", "text": c.thinking})
+                        blocks.append(_text(c.thinking))
                 elif isinstance(c, TextContent):
                     if c.text:
-                        blocks.append({"type": "text", "text": c.text})
+                        blocks.append(_text(c.text))
                 elif isinstance(c, ToolCall):
                     blocks.append({"type": "tool_use", "id": tool_id(c.id), "name": c.name, "input": c.arguments})
             if blocks:
                 out.append({"role": "assistant", "content": blocks})
         elif isinstance(m, ToolResultMessage):
-            content: list[dict[str, Any]] = []
-            for b in m.content:
-                if isinstance(b, TextContent):
-                    if b.text:
-                        content.append({"type": "text", "text": b.text})
-                elif images_ok:
-                    content.append(_image(b))
             block: dict[str, Any] = {
                 "type": "tool_result",
                 "tool_use_id": tool_id(m.tool_call_id),
-                "content": content,
+                "content": content_parts(m.content, _text, _image, images_ok, skip_empty=True),
             }
             if m.is_error:
                 block["is_error"] = True
@@ -261,9 +248,7 @@ class AnthropicMessagesProvider(HttpProvider):
             d = data.get("delta") or {}
             sr = d.get("stop_reason")
             if sr:
-                b.msg.stop_reason = _STOP.get(sr, "stop")
-                if sr == "refusal":
-                    b.msg.error_message = f"{self.api}: the model refused to answer (stop_reason refusal)"
+                self._stop(b, sr)
             self._usage(b, data.get("usage") or {})
         elif t == "error":
             err = data.get("error") or {}
@@ -304,11 +289,13 @@ class AnthropicMessagesProvider(HttpProvider):
                 b.add_tool_call(
                     cb.get("id", ""), cb.get("name", ""), orjson.dumps(cb.get("input") or {}).decode(), out
                 )
-        sr = data.get("stop_reason") or "end_turn"
-        b.msg.stop_reason = _STOP.get(sr, "stop")
-        if sr == "refusal":
-            b.msg.error_message = f"{self.api}: the model refused to answer (stop_reason refusal)"
+        self._stop(b, data.get("stop_reason") or "end_turn")
         b.done(out)
+
+    def _stop(self, b: MessageBuilder, stop_reason: str) -> None:
+        b.msg.stop_reason = _STOP.get(stop_reason, "stop")
+        if stop_reason == "refusal":
+            b.msg.error_message = f"{self.api}: the model refused to answer (stop_reason refusal)"
 
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicMessagesProvider", "THINKING_BUDGETS", "build_body", "convert_messages"]

@@ -10,19 +10,26 @@
   those are only valid for the model that produced them.
 
 ``same_model(msg, model)`` says whether a reply came from ``model`` (same provider, api, id).
+``content_parts(content, text, image, images_ok)`` is a user message's (or a tool result's)
+content in one API's part shapes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from autocue.llm.types import (
     AssistantContent,
     AssistantMessage,
+    ImageContent,
     Message,
     Model,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    UserContent,
 )
 
 
@@ -101,4 +108,26 @@ def tool_result_text(m: ToolResultMessage) -> str:
     return text
 
 
-__all__ = ["prepare_messages", "same_model", "tool_result_text"]
+def content_parts(
+    content: str | Sequence[UserContent],
+    text: Callable[[str], dict[str, Any]],
+    image: Callable[[ImageContent], dict[str, Any]],
+    images_ok: bool,
+    *,
+    skip_empty: bool = False,
+) -> list[dict[str, Any]]:
+    """``content`` as the API's parts: ``text(s)`` for text (a plain string is one text part),
+    ``image(b)`` for images when the model takes them; ``skip_empty`` leaves out empty text."""
+    if isinstance(content, str):
+        return [text(content)] if content or not skip_empty else []
+    parts: list[dict[str, Any]] = []
+    for b in content:
+        if isinstance(b, TextContent):
+            if b.text or not skip_empty:
+                parts.append(text(b.text))
+        elif images_ok:
+            parts.append(image(b))
+    return parts
+
+
+__all__ = ["content_parts", "prepare_messages", "same_model", "tool_result_text"]

@@ -20,7 +20,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import prepare_messages, same_model, tool_result_text
+from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
 from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -30,12 +30,15 @@ from autocue.llm.types import (
     Model,
     TextContent,
     ThinkingContent,
-    ToolCall,
     ToolResultMessage,
     UserMessage,
 )
 
 THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576, "xhigh": 32768}
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"text": text}
 
 
 def _inline(b: ImageContent) -> dict[str, Any]:
@@ -48,15 +51,7 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
     images_ok = "image" in model.input
     for m in prepare_messages(context.messages, model):
         if isinstance(m, UserMessage):
-            if isinstance(m.content, str):
-                out.append({"role": "user", "parts": [{"text": m.content}]})
-                continue
-            parts: list[dict[str, Any]] = []
-            for b in m.content:
-                if isinstance(b, TextContent):
-                    parts.append({"text": b.text})
-                elif images_ok:
-                    parts.append(_inline(b))
+            parts = content_parts(m.content, _text, _inline, images_ok)
             if parts:
                 out.append({"role": "user", "parts": parts})
         elif isinstance(m, AssistantMessage):
@@ -66,22 +61,16 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
                 if isinstance(c, TextContent):
                     if not c.text.strip():
                         continue
-                    p: dict[str, Any] = {"text": c.text}
-                    if same and c.text_signature:
-                        p["thoughtSignature"] = c.text_signature
-                    parts.append(p)
+                    p, sig = _text(c.text), c.text_signature
                 elif isinstance(c, ThinkingContent):
                     if not c.thinking.strip():
                         continue
-                    p = {"thought": True, "text": c.thinking}
-                    if same and c.thinking_signature:
-                        p["thoughtSignature"] = c.thinking_signature
-                    parts.append(p)
-                elif isinstance(c, ToolCall):
-                    p = {"functionCall": {"name": c.name, "args": c.arguments}}
-                    if same and c.thought_signature:
-                        p["thoughtSignature"] = c.thought_signature
-                    parts.append(p)
+                    p, sig = {"thought": True, "text": c.thinking}, c.thinking_signature
+                else:
+                    p, sig = {"functionCall": {"name": c.name, "args": c.arguments}}, c.thought_signature
+                if same and sig:
+                    p["thoughtSignature"] = sig
+                parts.append(p)
             if parts:
                 out.append({"role": "model", "parts": parts})
         elif isinstance(m, ToolResultMessage):
@@ -99,7 +88,7 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
                 out.append({"role": "user", "parts": [part]})
             imgs = [b for b in m.content if isinstance(b, ImageContent)]
             if imgs and images_ok:
-                out.append({"role": "user", "parts": [{"text": "Tool result image:"}, *(_inline(b) for b in imgs)]})
+                out.append({"role": "user", "parts": [_text("Tool result image:"), *(_inline(b) for b in imgs)]})
     return out
 
 

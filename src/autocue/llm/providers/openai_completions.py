@@ -20,7 +20,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import prepare_messages, same_model, tool_result_text
+from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
 from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -46,6 +46,10 @@ _FINISH: dict[str, StopReason] = {
 _REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
 def _image_url(b: ImageContent) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{b.mime_type};base64,{b.data}"}}
 
@@ -63,12 +67,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             if isinstance(m.content, str):
                 out.append({"role": "user", "content": m.content})
                 continue
-            parts: list[dict[str, Any]] = []
-            for b in m.content:
-                if isinstance(b, TextContent):
-                    parts.append({"type": "text", "text": b.text})
-                elif images_ok:
-                    parts.append(_image_url(b))
+            parts = content_parts(m.content, _text, _image_url, images_ok)
             if parts:
                 out.append({"role": "user", "content": parts})
         elif isinstance(m, AssistantMessage):
@@ -101,7 +100,7 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
                 out.append(
                     {
                         "role": "user",
-                        "content": [{"type": "text", "text": "Attached image(s) from tool result:"}]
+                        "content": [_text("Attached image(s) from tool result:")]
                         + [_image_url(b) for b in imgs],
                     }
                 )
@@ -217,9 +216,7 @@ class OpenAICompletionsProvider(HttpProvider):
                     b.tool_delta(k, args, out)
             fr = choice.get("finish_reason")
             if fr:
-                b.msg.stop_reason = _FINISH.get(fr, "stop")
-                if fr == "content_filter":
-                    b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
+                self._finish(b, fr)
 
     def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> None:
         if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
@@ -238,11 +235,13 @@ class OpenAICompletionsProvider(HttpProvider):
         for tc in message.get("tool_calls") or ():
             fn = tc.get("function") or {}
             b.add_tool_call(tc.get("id") or "", fn.get("name") or "", fn.get("arguments") or "", out)
-        fr = choice.get("finish_reason")
-        b.msg.stop_reason = _FINISH.get(fr or "stop", "stop")
-        if fr == "content_filter":
-            b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
+        self._finish(b, choice.get("finish_reason") or "stop")
         b.done(out)
+
+    def _finish(self, b: MessageBuilder, finish_reason: str) -> None:
+        b.msg.stop_reason = _FINISH.get(finish_reason, "stop")
+        if finish_reason == "content_filter":
+            b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
 
 
 def _has_finish(chunk: Any) -> bool:

@@ -20,7 +20,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import prepare_messages, same_model, tool_result_text
+from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
 from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -56,6 +56,10 @@ def parse_text_signature(sig: str | None) -> str | None:
     return sig
 
 
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "input_text", "text": text}
+
+
 def _image(b: ImageContent) -> dict[str, Any]:
     return {"type": "input_image", "detail": "auto", "image_url": f"data:{b.mime_type};base64,{b.data}"}
 
@@ -68,15 +72,7 @@ def convert_input(model: Model, context: Context) -> list[dict[str, Any]]:
     images_ok = "image" in model.input
     for n, m in enumerate(prepare_messages(context.messages, model)):
         if isinstance(m, UserMessage):
-            if isinstance(m.content, str):
-                out.append({"role": "user", "content": [{"type": "input_text", "text": m.content}]})
-                continue
-            parts: list[dict[str, Any]] = []
-            for b in m.content:
-                if isinstance(b, TextContent):
-                    parts.append({"type": "input_text", "text": b.text})
-                elif images_ok:
-                    parts.append(_image(b))
+            parts = content_parts(m.content, _text, _image, images_ok)
             if parts:
                 out.append({"role": "user", "content": parts})
         elif isinstance(m, AssistantMessage):
@@ -129,7 +125,7 @@ def convert_input(model: Model, context: Context) -> list[dict[str, Any]]:
                 out.append(
                     {
                         "role": "user",
-                        "content": [{"type": "input_text", "text": "Attached image(s) from tool result:"}]
+                        "content": [_text("Attached image(s) from tool result:")]
                         + [_image(b) for b in imgs],
                     }
                 )

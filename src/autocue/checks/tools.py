@@ -31,7 +31,8 @@ from autocue.checks.snapshots import (
     take_snapshot,
 )
 from autocue.checks.workspace import SESSION_FILE, Workspace, WorkspaceStore
-from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_dict, merge_overrides
+from autocue.dicts import deep_merge
+from autocue.loop.config import COMMAND_PRESETS, LoopConfigError, config_from_dict
 from autocue.loop.engine import EventLoop
 from autocue.loop.mock_backend import MockBackend, MockConfigError, parse_mock_responses
 from autocue.loop.paths import SCRATCHPAD
@@ -158,7 +159,7 @@ class TestTools:
         ws = self.store.get(workspace_id)
         env_vars = _run_arguments(task, backend, max_iterations, max_runtime_secs, env)
         overrides = ws.read_state("config", {}) or {}
-        raw = merge_overrides(overrides, {"event_loop": {
+        raw = deep_merge(overrides, {"event_loop": {
             "max_iterations": max_iterations, "max_runtime_seconds": max_runtime_secs}})
         loop_backend = _pick_backend(ws, raw, backend, mock_responses, env_vars)
         warnings = _dirty_warnings(ws)

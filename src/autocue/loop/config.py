@@ -303,18 +303,7 @@ def load_config(path: str | Path) -> LoopConfig:
     return config_from_dict(doc.v, source=str(p), base_dir=p.resolve().parent, positions=doc.positions)
 
 
-def merge_overrides(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """Deep-merge ``overrides`` into a copy of ``base`` (mappings merge, everything else replaces)."""
-    out = dict(base)
-    for k, v in overrides.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = merge_overrides(out[k], v)
-        else:
-            out[k] = v
-    return out
-
-
 __all__ = [
     "BACKEND_TYPES", "COMMAND_PRESETS", "BackendSpec", "EventLoopSettings", "HatConfig", "LoopConfig",
-    "LoopConfigError", "config_from_dict", "load_config", "merge_overrides",
+    "LoopConfigError", "config_from_dict", "load_config",
 ]

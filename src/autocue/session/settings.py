@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from autocue.casing import to_camel
+from autocue.dicts import deep_merge
 from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
@@ -106,16 +107,6 @@ def _strings(d: dict[str, Any], key: str, source: str) -> list[str]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise SettingsError(f"{source}: {key} must be a list of strings, got {json.dumps(v)}")
     return list(v)
-
-
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = _merge(out[k], v)
-        else:
-            out[k] = v
-    return out
 
 
 @dataclass(slots=True)
@@ -193,7 +184,7 @@ class Settings:
             data = read_settings_file(path)
             if data is not None:
                 Settings.from_dict(data, source=str(path))  # a bad value is reported with its own file
-                merged = _merge(merged, _normalize(data))
+                merged = deep_merge(merged, _normalize(data))
                 sources.append(str(path))
         s = Settings.from_dict(merged, source=" + ".join(sources) or "<defaults>")
         s.sources = sources

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autocue.agent.tool import AgentTool
+from autocue.dicts import deep_merge
 from autocue.extensions.events import EMITTED_ONLY_BY
 from autocue.llm.types import Model
 from autocue.script.model import Turn
@@ -57,13 +58,6 @@ def track_sessions() -> Iterator[list[TestSession]]:
 
 
 _TEST_DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 0}}
-
-
-def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else v
-    return out
 
 
 def _builtin_tools(cwd: str) -> dict[str, AgentTool]:
@@ -153,7 +147,7 @@ class TestSession:
         if isinstance(settings, Settings):
             st = settings
         else:
-            st = Settings.from_dict(_merge(_TEST_DEFAULT_SETTINGS, settings or {}), source="create_test_session")
+            st = Settings.from_dict(deep_merge(_TEST_DEFAULT_SETTINGS, settings or {}), source="create_test_session")
         factories = list(extension_factories or ())
         if self._mcp_servers:
             from autocue.testing.mcp_servers import HarnessMCP

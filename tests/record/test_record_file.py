@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
-from autocue.record.capture import ParsedReply
 from autocue.record.redact import Redactor
 from autocue.record.scenario_file import Recording
 from autocue.scenario import load_scenario_text
+from autocue.scenario.writer import TimedReply
 from autocue.script import ScriptedToolCall
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.text(),
@@ -26,7 +26,7 @@ def test_any_text_and_arguments_load_back_unchanged(prompt: str, text: str, thin
     rec = Recording("prop", Redactor(defaults=False))
     rec.request(prompt, prompt)
     msg = AssistantMessage([ThinkingContent(thinking), TextContent(text), ToolCall("id_1", "my_tool", args)])
-    rec.reply(ParsedReply(msg, [0.0, 0.0126, 0.02], 0.03))
+    rec.reply(TimedReply(msg, [0.0, 0.0126, 0.02], 0.03))
     sc = load_scenario_text(rec.dumps(), "prop.yaml")
     assert sc.initial_prompt == prompt
     step = sc.compile().all_steps()[0]
@@ -41,7 +41,7 @@ def test_appending_writes_keep_the_file_equal_to_the_whole_document(tmp_path: Pa
     rec.request("go", "go")
     path = tmp_path / "app.yaml"
     for i in range(3):
-        rec.reply(ParsedReply(AssistantMessage([TextContent(f"reply {i}")]), [0.001], 0.002))
+        rec.reply(TimedReply(AssistantMessage([TextContent(f"reply {i}")]), [0.001], 0.002))
         rec.write(path)
         if i == 1:
             rec.request("go", "next turn")

@@ -9,7 +9,7 @@ loopback port in a thread (tests, benchmarks). See docs/record.md.
 
 from __future__ import annotations
 
-from autocue.record.capture import ParsedReply, parse_reply
+from autocue.record.capture import parse_reply
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
 from autocue.record.server import RecordingServer
 from autocue.scenario.redact import DEFAULT_PATTERNS, REDACTED, RedactionError, Redactor
@@ -19,7 +19,6 @@ __all__ = [
     "API_CHOICES",
     "DEFAULT_PATTERNS",
     "REDACTED",
-    "ParsedReply",
     "RecordOptions",
     "Recording",
     "RecordingProxy",

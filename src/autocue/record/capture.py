@@ -15,7 +15,6 @@ byte of the stream.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -36,6 +35,7 @@ from autocue.llm.providers.openai_responses import OpenAIResponsesProvider
 from autocue.llm.providers.sse import SSEDecoder, SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import AssistantMessage, Context, Model, ToolCall
+from autocue.scenario.writer import TimedReply
 
 Chunk = tuple[float, bytes]
 """``(seconds since the request was forwarded, bytes as they arrived)``."""
@@ -85,14 +85,6 @@ _PARSERS: dict[str, tuple[type[_Tap], str]] = {
 }
 
 
-@dataclass(slots=True)
-class ParsedReply:
-    message: AssistantMessage
-    block_times: list[float] = field(default_factory=list)
-    """Seconds (since the request was forwarded) at which each content block's first piece arrived."""
-    end_time: float = 0.0
-
-
 def wire_items(chunks: Sequence[Chunk], *, event_stream: bool) -> list[tuple[float, SSEEvent | JsonBody]]:
     """The recorded chunks as the items a provider's ``request`` yields: SSE events (each with
     the arrival time of the chunk that completed it), or one ``JsonBody`` for a JSON reply."""
@@ -113,7 +105,7 @@ def wire_items(chunks: Sequence[Chunk], *, event_stream: bool) -> list[tuple[flo
     return out
 
 
-async def parse_reply(api: str, chunks: Sequence[Chunk], *, event_stream: bool, model: str = "recorded") -> ParsedReply:
+async def parse_reply(api: str, chunks: Sequence[Chunk], *, event_stream: bool, model: str = "recorded") -> TimedReply:
     """The assistant message in ``chunks`` as autocue's provider for ``api`` reads it."""
     cls, api_name = _PARSERS[api]
     tap = cls()
@@ -136,4 +128,4 @@ async def parse_reply(api: str, chunks: Sequence[Chunk], *, event_stream: bool, 
                 b.id = b.id.partition("|")[0]
     while len(times) < len(msg.content):
         times.append(tap.now)
-    return ParsedReply(msg, times[: len(msg.content)], tap.now)
+    return TimedReply(msg, times[: len(msg.content)], tap.now)

@@ -25,7 +25,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
@@ -33,19 +33,16 @@ from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, To
 from autocue.scenario.redact import Redactor
 
 
-class TimedReply(Protocol):
-    """A reply with when each block started (``autocue.record.ParsedReply`` is one)."""
+@dataclass(slots=True)
+class TimedReply:
+    """A reply as it arrived: the message and when each content block started, for a recording."""
 
-    @property
-    def message(self) -> AssistantMessage: ...
+    message: AssistantMessage
+    block_times: list[float] = field(default_factory=list)
+    """Seconds from the request to each content block's first piece."""
+    end_time: float = 0.0
+    """Seconds from the request to the reply's end."""
 
-    @property
-    def block_times(self) -> list[float]:
-        """Seconds from the request to each content block's first piece."""
-        ...
-
-    @property
-    def end_time(self) -> float: ...
 
 _UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
 """Characters YAML does not allow raw (DEL, C1 controls, U+FFFE/FFFF) or may read as a line break or BOM."""

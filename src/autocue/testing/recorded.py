@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
@@ -34,7 +33,7 @@ from autocue.llm.stream import AssistantMessageEventStream, StreamOptions, error
 from autocue.llm.types import AssistantMessage, Context, Model, UserMessage
 from autocue.scenario import load_scenario
 from autocue.scenario.redact import Redactor
-from autocue.scenario.writer import Recording
+from autocue.scenario.writer import Recording, TimedReply
 from autocue.script.model import ScriptedResponse
 from autocue.script.provider import ScriptedProvider
 from autocue.testing.errors import HarnessError
@@ -63,13 +62,6 @@ class Provider(Protocol):
 
 class RecordingMissingError(HarnessError):
     """Replay-only (``none``) and the recording has no reply for this call."""
-
-
-@dataclass(slots=True)
-class _Timed:
-    message: AssistantMessage
-    block_times: list[float] = field(default_factory=list)
-    end_time: float = 0.0
 
 
 def _first_user(ctx: Context) -> str:
@@ -134,7 +126,7 @@ class RecordReplayProvider:
         assert self.live is not None and self.model is not None
         self.recording.request(_first_user(context), _last_user(context))
         t0 = time.perf_counter()
-        timed = _Timed(AssistantMessage())
+        timed = TimedReply(AssistantMessage())
         inner = self.live.stream(self.model, context, options)
         async for ev in inner:
             if ev.type in ("text_start", "thinking_start", "toolcall_start"):
@@ -145,7 +137,7 @@ class RecordReplayProvider:
                 self._write(timed)
             yield ev
 
-    def _write(self, timed: _Timed) -> None:
+    def _write(self, timed: TimedReply) -> None:
         self.recording.reply(timed)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.recording.write(self.path)

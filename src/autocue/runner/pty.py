@@ -52,6 +52,9 @@ class PtyProgram:
         self.exit_code: int | None = None
         self.ended: float | None = None
         self.killed = False
+        self.screen_at_kill: str | None = None
+        """The screen as it was when the runner began to stop the program (a TUI leaves its alternate
+        screen on SIGTERM: what it showed while it ran is the evidence a failure needs)."""
         self.last_input = 0.0
         self.answered = True
         """False from a write until the program's next output (its echo or redraw)."""
@@ -175,6 +178,8 @@ class PtyProgram:
 
     def kill_group(self, grace: float = 1.0) -> None:
         """SIGTERM the process group, keep reading for ``grace`` s, then SIGKILL it."""
+        if not self.killed:
+            self.screen_at_kill = self.screen.text()
         self.killed = True
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 1.0)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -184,6 +189,10 @@ class PtyProgram:
                 self.pump(0.02)
             if self.exited:
                 break
+
+    def last_screen(self) -> str:
+        """The screen as the program left it, or as it was when the runner stopped it."""
+        return self.screen_at_kill if self.screen_at_kill is not None else self.screen.text()
 
     def close(self) -> None:
         if not self.exited:

@@ -8,6 +8,7 @@ skipped otherwise, with the reason naming the CLI and how to install it.
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,24 @@ def test_print_mode(agent: str, scenario: str, tmp_path: Path) -> None:
 def test_tui_mode(agent: str, scenario: str, tmp_path: Path) -> None:
     need(agent)
     check(agent, scenario, tmp_path, 110)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", TUI_AGENTS)
+def test_tui_mode_when_the_cli_starts_late(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI starts 2 s after its process (a cold start: an empty, quiet screen and an idle process
+    tree, so a quiet screen alone would let the prompt be typed then): the initial prompt must still
+    reach it. Typed too early, opencode's blank start-up frame dropped the keys and pi did not take
+    the Enter; their profiles' ``ready`` texts make the executor wait for the input box."""
+    need(agent)
+    real = find_binary(BUILTIN[agent])
+    late = tmp_path / "late" / "bin" / BUILTIN[agent].binary
+    late.parent.mkdir(parents=True)
+    late.write_text(f'#!/bin/sh\nsleep 2\nexec {shlex.quote(str(real))} "$@"\n')
+    late.chmod(0o755)
+    monkeypatch.setenv("AUTOCUE_AGENTS_DIR", str(late.parent.parent))
+    assert find_binary(BUILTIN[agent]) == str(late)
+    check(agent, "tui_two_turns.yaml", tmp_path, 110)
 
 
 def test_every_cli_of_the_matrix_has_a_launch_profile_with_a_pinned_version() -> None:

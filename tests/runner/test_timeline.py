@@ -253,6 +253,30 @@ def test_a_timeout_inside_the_timeline_names_the_event(tmp_path: Path) -> None:
     assert r.exit_code == 143  # SIGTERM; not reported again as an exit_code failure
 
 
+ALT_SCREEN_TUI = """\
+import signal, sys, time
+def leave(*_):
+    sys.stdout.write("\\x1b[?1049l")  # as opencode does on SIGTERM: back to the (empty) main screen
+    sys.stdout.flush()
+    sys.exit(0)
+signal.signal(signal.SIGTERM, leave)
+sys.stdout.write("\\x1b[?1049h\\x1b[2J\\x1b[H> type here (drawn on the alternate screen)")
+sys.stdout.flush()
+time.sleep(60)
+"""
+
+
+def test_a_timeout_reports_the_screen_as_it_was_before_the_program_was_stopped(tmp_path: Path) -> None:
+    path = scenario(tmp_path, f"name: alt\nah: {{cmd: python3 prog.py}}\n{files_block(**{'prog.py': ALT_SCREEN_TUI})}"
+                              "timeline:\n  - userInputs: [[0, \"hi\"]]\n")
+    r = one(path, timeout=2)
+    assert kinds(r) == ["timeout"]
+    assert "> type here (drawn on the alternate screen)" in r.failures[0].detail
+    assert r.last_screen == r.failures[0].detail  # not the empty main screen the program went back to
+    _, events = read_cast(Path(r.out_dir or "") / "session.cast")
+    assert events[-1][1] == "o" and "\x1b[?1049l" in str(events[-1][2])  # it did leave the alternate screen
+
+
 def test_terminal_profile_from_terminal_ref_and_override(tmp_path: Path) -> None:
     (tmp_path / "term.json").write_text(json.dumps({"name": "narrow", "width": 40, "height": 12}))
     prog = "import shutil\nprint(*shutil.get_terminal_size())\n"

@@ -215,7 +215,7 @@ class Execution:
         if self.prog is not None:
             self.prog.close()
             r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
-            r.last_screen = self.prog.screen.text()
+            r.last_screen = self.prog.last_screen()
             r.exit_code = self.prog.exit_code
         self._read_progress()
         if self.llm is not None:
@@ -486,7 +486,7 @@ class Execution:
         assert p is not None
         p.kill_group()
         self.result.fail("timeout", f"the scenario did not finish within {self.opt.timeout:g} s ({where}); the "
-                         "program's process group was killed", position, p.screen.text())
+                         "program's process group was killed", position, p.last_screen())
 
     def _finish(self) -> None:
         p = self.prog

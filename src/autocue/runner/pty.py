@@ -51,6 +51,9 @@ class PtyProgram:
         self.exit_code: int | None = None
         self.ended: float | None = None
         self.killed = False
+        self.screen_at_kill: str | None = None
+        """The screen as it was when the runner began to stop the program (a TUI leaves its alternate
+        screen on SIGTERM: what it showed while it ran is the evidence a failure needs)."""
         self.last_input = 0.0
         self.answered = True
         """False from a write until the program's next output (its echo or redraw)."""
@@ -170,6 +173,8 @@ class PtyProgram:
     def kill_group(self, grace: float = 1.0) -> None:
         """Stop the program's process group (``Child.stop``: SIGTERM, then SIGKILL after ``grace``
         s), reading its screen meanwhile."""
+        if not self.killed:
+            self.screen_at_kill = self.screen.text()
         self.killed = True
         self.child.stop(grace, self._read_until_exit)
 
@@ -178,6 +183,10 @@ class PtyProgram:
         while time.monotonic() < end and not self.exited:
             self.pump(0.02)
         return self.exited
+
+    def last_screen(self) -> str:
+        """The screen as the program left it, or as it was when the runner stopped it."""
+        return self.screen_at_kill if self.screen_at_kill is not None else self.screen.text()
 
     def close(self) -> None:
         if not self.exited:

@@ -4,6 +4,11 @@ The config comes from ``OPENCODE_CONFIG_CONTENT`` (one provider ``mock`` with th
 model and small model, autoupdate and sharing off); models fetch, auto-update and LSP downloads
 are disabled and ``npm_config_registry`` points nowhere, so it installs no plugins. The prompt is
 passed as separate words (one argument with spaces reaches the model wrapped in quotes).
+
+Its TUI (OpenTUI) enters the alternate screen and shows a blank frame while its server worker
+boots (3-20 s on a loaded machine); keys typed then are dropped, so the initial prompt waits for
+the input box's placeholder, ``Ask anything``: a quiet screen alone settled on the blank frame
+whenever the process tree happened to be idle, and the prompt was lost.
 """
 
 from autocue.runner.agents.base import AgentProfile
@@ -29,5 +34,6 @@ PROFILE = AgentProfile(
     verified=("1.18.33",),
     side_requests=("title (system prompt 'You are a title generator')",),
     quit_input="<ctrl-c><ctrl-c>",
+    ready="Ask anything",
     notes="asks its small model for a title first; ignores SIGTERM in a request loop (the group is killed)",
 )

@@ -3,6 +3,10 @@
 One provider, ``mock``, with the run's key and the protocol of ``server.llmApiStyle``
 (``openai`` → Chat Completions, ``anthropic`` → Messages, ``openai-responses`` → Responses);
 ``PI_OFFLINE=1`` keeps it off the network.
+
+Its TUI draws its key hints (``escape interrupt · ...``) with the input box, in one frame: the
+initial prompt waits for them. Typed before (while it starts), the text and its Enter reach pi in
+one read and the Enter is not taken as the submit.
 """
 
 from autocue.runner.agents.base import AgentProfile
@@ -26,5 +30,6 @@ PROFILE = AgentProfile(
     version="0.73.1",
     verified=("0.73.1",),
     quit_input="<ctrl-c><ctrl-c>",
+    ready="escape interrupt",
     notes="tools read, bash, edit, write",
 )

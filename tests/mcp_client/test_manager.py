@@ -61,7 +61,7 @@ async def test_http_server_results_become_tool_result_content() -> None:
         "raising": lambda args: 1 / 0,
     }
     with fake_mcp_server(tools) as server:
-        m = MCPManager({"web": server.config})
+        m = MCPManager({"web": server.config}, grace_period=30)
         try:
             await m.discover_and_connect()
             assert (await m.call_tool("mcp__web__text", {})).content == [TextContent("plain")]
@@ -102,7 +102,7 @@ async def test_server_that_dies_mid_call_reconnects_and_answers(tmp_path: Path) 
 
 async def test_tools_list_changed_refreshes_the_tools() -> None:
     with fake_mcp_server({"one": "1"}) as server:
-        m = MCPManager({"s": server.config})
+        m = MCPManager({"s": server.config}, grace_period=30)  # returns once the server is up
         changed = asyncio.Event()
         m.add_tools_listener(changed.set)
         try:
@@ -197,7 +197,7 @@ async def test_abort_cancels_the_call() -> None:
         return "never"
 
     with fake_mcp_server({"hang": hang, "quick": "q"}) as server:
-        m = MCPManager({"s": server.config})
+        m = MCPManager({"s": server.config}, grace_period=30)  # returns once the server is up
         try:
             await m.discover_and_connect()
             ctrl = AbortController()

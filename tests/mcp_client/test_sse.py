@@ -63,7 +63,7 @@ async def test_sse_server_tools_calls_results_and_errors() -> None:
 
 async def test_sse_tools_list_changed_refreshes_the_tools() -> None:
     with fake_mcp_server({"one": "1"}, transport="sse") as server:
-        m = MCPManager({"s": server.config})
+        m = MCPManager({"s": server.config}, grace_period=30)  # returns once the server is up
         changed = asyncio.Event()
         m.add_tools_listener(changed.set)
         try:

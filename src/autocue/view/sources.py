@@ -78,7 +78,7 @@ class _Clock:
     ``YYYY-MM-DDTHH:MM:SS.mmmZ``, so an entry's time is its second's plus its milliseconds."""
 
     def __init__(self) -> None:
-        from autocue.session.entries import iso_to_ms
+        from autocue.session.file_format import iso_to_ms
 
         self.iso_to_ms = iso_to_ms
         self.second = ""
@@ -140,7 +140,7 @@ def session_file_doc(path: Path) -> ViewDoc:
 
 def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     """The ``ViewDoc`` of a ``SessionManager`` (a file or an in-memory session of a test)."""
-    from autocue.session.entries import iso_to_ms
+    from autocue.session.file_format import iso_to_ms
 
     header = sm.get_header()
     entries = sm.get_entries()

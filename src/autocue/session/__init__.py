@@ -20,11 +20,10 @@ from autocue.session.compaction import (
     CompactionResult,
     CompactionSettings,
     compact,
-    get_context_tokens,
-    is_context_overflow,
     prepare_compaction,
     should_compact,
 )
+from autocue.session.context_tokens import get_context_tokens, is_context_overflow
 from autocue.session.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,

@@ -65,8 +65,8 @@ from autocue.llm.types import AssistantMessage, ImageContent, Model, UserContent
 from autocue.script.provider import scripted_model
 from autocue.session import tree_navigation
 from autocue.session.auto_retry import AutoRetry
-from autocue.session.compaction import get_context_tokens
 from autocue.session.compaction_runner import SessionCompactor
+from autocue.session.context_tokens import get_context_tokens
 from autocue.session.errors import SessionBusyError, SessionDisposedError
 from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 import orjson
@@ -181,74 +181,21 @@ class ScriptedProvider:
                 self.on_played(step, message)
             yield ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
             return
-        n = self.chunk_size
         # Stream into the reply itself: its blocks are re-added one by one as they stream.
         blocks = message.content
-        partial = message
-        if resolved is not None and isinstance(resolved, AssistantMessage):
-            partial = AssistantMessage(
-                api=message.api or model.api,
-                provider=message.provider or model.provider,
-                model=message.model or model.id,
-                usage=message.usage,
-                stop_reason=message.stop_reason,
-                timestamp=message.timestamp,
-                response_id=message.response_id,
-            )
-            partial.error_message = message.error_message
-            partial.error_status = message.error_status
-            partial.retry_after = message.retry_after
-        content = partial.content = []
+        partial = _empty_copy(message, model) if isinstance(resolved, AssistantMessage) else message
+        partial.content = []
         yield StartEvent(partial)
-        i = -1
-        for block in blocks:
-            i += 1
+        for i, block in enumerate(blocks):
             if signal is not None and signal.aborted:
                 if self.on_played is not None:
                     self.on_played(step, partial)
                 yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
                 return
-            if isinstance(block, ToolCall):
-                args = block.arguments
-                # Our own freshly built call streams in place; a factory's message is not ours to mutate.
-                tc = block if partial is message else ToolCall(block.id, block.name, {}, block.thought_signature)
-                tc.arguments = {}
-                content.append(tc)
-                yield ToolCallStartEvent(i, partial)
-                raw = orjson.dumps(args).decode()
-                for k in range(0, len(raw), n):
-                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
-                    if signal is not None and signal.aborted:  # cut mid-stream, as a real model's stream is
-                        yield from self._cut(step, partial, signal)
-                        return
-                tc.arguments = args
-                yield ToolCallEndEvent(i, tc, partial)
-            elif isinstance(block, TextContent):
-                cur = TextContent("", block.text_signature)
-                content.append(cur)
-                yield TextStartEvent(i, partial)
-                text = block.text
-                for k in range(0, len(text), n):
-                    piece = text[k : k + n]
-                    cur.text += piece
-                    yield TextDeltaEvent(i, piece, partial)
-                    if signal is not None and signal.aborted:
-                        yield from self._cut(step, partial, signal)
-                        return
-                yield TextEndEvent(i, cur.text, partial)
-            else:
-                th = ThinkingContent("", block.thinking_signature, block.redacted)
-                content.append(th)
-                yield ThinkingStartEvent(i, partial)
-                text = block.thinking
-                for k in range(0, len(text), n):
-                    piece = text[k : k + n]
-                    th.thinking += piece
-                    yield ThinkingDeltaEvent(i, piece, partial)
-                    if signal is not None and signal.aborted:
-                        yield from self._cut(step, partial, signal)
-                        return
-                yield ThinkingEndEvent(i, th.thinking, partial)
+            if (yield from self._stream_block(i, block, partial, partial is message, signal)):
+                assert signal is not None  # only an abort cuts a block
+                yield from self._cut(step, partial, signal)  # cut mid-stream, as a real model's stream is
+                return
         if self.on_played is not None:
             self.on_played(step, partial)
         reason = partial.stop_reason
@@ -256,6 +203,52 @@ class ScriptedProvider:
             yield ErrorEvent(reason, partial)
         else:
             yield DoneEvent(reason, partial)
+
+    def _stream_block(
+        self, i: int, block: AssistantContent, partial: AssistantMessage, own: bool, signal: AbortSignal | None
+    ) -> Generator[AssistantMessageEvent, None, bool]:
+        """Stream content block ``i`` into ``partial`` in ``chunk_size`` deltas; True when an abort
+        cut it. ``own``: the block is ours to stream in place (not a factory's message)."""
+        n = self.chunk_size
+        content = partial.content
+        if isinstance(block, ToolCall):
+            args = block.arguments
+            tc = block if own else ToolCall(block.id, block.name, {}, block.thought_signature)
+            tc.arguments = {}
+            content.append(tc)
+            yield ToolCallStartEvent(i, partial)
+            raw = orjson.dumps(args).decode()
+            for k in range(0, len(raw), n):
+                yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                if signal is not None and signal.aborted:
+                    return True
+            tc.arguments = args
+            yield ToolCallEndEvent(i, tc, partial)
+        elif isinstance(block, TextContent):
+            cur = TextContent("", block.text_signature)
+            content.append(cur)
+            yield TextStartEvent(i, partial)
+            text = block.text
+            for k in range(0, len(text), n):
+                piece = text[k : k + n]
+                cur.text += piece
+                yield TextDeltaEvent(i, piece, partial)
+                if signal is not None and signal.aborted:
+                    return True
+            yield TextEndEvent(i, cur.text, partial)
+        else:
+            th = ThinkingContent("", block.thinking_signature, block.redacted)
+            content.append(th)
+            yield ThinkingStartEvent(i, partial)
+            text = block.thinking
+            for k in range(0, len(text), n):
+                piece = text[k : k + n]
+                th.thinking += piece
+                yield ThinkingDeltaEvent(i, piece, partial)
+                if signal is not None and signal.aborted:
+                    return True
+            yield ThinkingEndEvent(i, th.thinking, partial)
+        return False
 
     def _cut(self, step: Step, partial: AssistantMessage, signal: AbortSignal) -> Iterator[AssistantMessageEvent]:
         """End a reply aborted mid-stream: what streamed so far, stop reason ``aborted``."""
@@ -299,6 +292,22 @@ class ScriptedProvider:
             msg.retry_after = resp.error.retry_after
         return msg
 
+
+def _empty_copy(message: AssistantMessage, model: Model) -> AssistantMessage:
+    """A reply with ``message``'s metadata and no content yet: a factory's message is not ours to stream into."""
+    partial = AssistantMessage(
+        api=message.api or model.api,
+        provider=message.provider or model.provider,
+        model=message.model or model.id,
+        usage=message.usage,
+        stop_reason=message.stop_reason,
+        timestamp=message.timestamp,
+        response_id=message.response_id,
+    )
+    partial.error_message = message.error_message
+    partial.error_status = message.error_status
+    partial.retry_after = message.retry_after
+    return partial
 
 def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:
     partial.stop_reason = "aborted"

@@ -155,6 +155,7 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     name = sm.get_session_name()
     ev.add(0, "session.start", kind="session", title=name or title, source=source)
     tally = _Tally()
+    messages = 0
     for e in entries:
         d = e.to_json()
         t = clock(d.get("timestamp", "")) - t0
@@ -168,11 +169,16 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
         if label is not None:
             common["label"] = label
         if kind == "message":
-            tally.messages += 1
-            _message_events(add, t, d.get("message") or {}, common, tally)
+            messages += 1
+            m = d.get("message") or {}
+            if m.get("role") == "assistant":
+                _assistant_events(add, t, m, common, tally)
+            else:
+                _message_events(add, t, m, common, tally)
         else:
             _entry_event(add, t, kind, d, common, tally)
     ev.add(ev.out[-1]["t"] if ev.out else 0, "session.end", status="ended")
+    tally.messages = messages
     summary = tally.summary(len(entries), (max(branch.values()) + 1) if branch else 0, getattr(header, "cwd", None))
     return ViewDoc("session", name or title, ev.out, summary, [str(w) for w in sm.warnings])
 
@@ -191,14 +197,6 @@ class _Tally:
         self.tools = self.errors = self.messages = self.labels = 0
         self.models: list[str] = []
 
-    def add_usage(self, u: dict[str, Any]) -> None:
-        usage = self.usage
-        for k in ("input", "output", "cacheRead", "cacheWrite"):
-            usage[k] += int(u.get(k) or 0)
-        cost = u.get("cost")
-        if isinstance(cost, dict):
-            usage["cost"] += float(cost.get("total") or 0)
-
     def summary(self, entries: int, branches: int, cwd: str | None) -> dict[str, Any]:
         usage = self.usage
         return {"entries": entries, "messages": self.messages, "tool calls": self.tools, "errors": self.errors,
@@ -208,12 +206,10 @@ class _Tally:
 
 
 def _message_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, Any], tally: _Tally) -> None:
-    """The events of a message entry's message ``m``."""
+    """The events of a message entry's message ``m`` (an assistant's: ``_assistant_events``)."""
     role = m.get("role")
     if role == "user":
         add(t, "user", {"text": _text_of(m.get("content"))}, common)
-    elif role == "assistant":
-        _assistant_events(add, t, m, common, tally)
     elif role == "toolResult":
         is_error = bool(m.get("isError"))
         tally.errors += is_error
@@ -243,7 +239,12 @@ def _assistant_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, 
             calls.append(b)
     u = m.get("usage") if isinstance(m.get("usage"), dict) else None
     if u:
-        tally.add_usage(u)
+        usage = tally.usage
+        for k in ("input", "output", "cacheRead", "cacheWrite"):
+            usage[k] += int(u.get(k) or 0)
+        cost = u.get("cost")
+        if isinstance(cost, dict):
+            usage["cost"] += float(cost.get("total") or 0)
     model = f"{m.get('provider', '')}/{m.get('model', '')}".strip("/") or None
     if model and model not in tally.models:
         tally.models.append(model)
@@ -252,8 +253,8 @@ def _assistant_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, 
     tally.errors += failed
     add(t, "assistant", {"text": "\n".join(texts), "model": model, "usage": u, "stopReason": stop,
                          "errorMessage": m.get("errorMessage"), "error": True if failed else None}, common)
+    tally.tools += len(calls)
     for b in calls:
-        tally.tools += 1
         add(t, "tool.start", {"toolCallId": str(b.get("id", "")), "toolName": str(b.get("name", "")),
                               "args": b.get("arguments", {})}, common)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import orjson
@@ -161,41 +161,66 @@ class ScriptedProvider:
         self, model: Model, resolved: ScriptedResponse | AssistantMessage | None, options: StreamOptions
     ) -> Iterator[AssistantMessageEvent]:
         signal = options.signal
-        if not self.queue:
-            ex = Exhaustion(self.consumed, self.last, self.calls)
-            self.exhausted.append(ex)
-            yield ErrorEvent("error", self._error(model, ex.message()))
+        taken = self._take(model, resolved, signal)
+        if not isinstance(taken, tuple):
+            yield taken
             return
-        step = self.queue.popleft()
-        self.consumed += 1
-        self._last_step = step
-        try:
-            resp = resolved if resolved is not None else step
-            assert isinstance(resp, (ScriptedResponse, AssistantMessage))
-            message = self._build(model, resp)
-        except Exception as e:  # a broken step must not crash the agent: report it as the reply
-            yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
-            return
-        if signal is not None and signal.aborted:
-            if self.on_played is not None:
-                self.on_played(step, message)
-            yield ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
-            return
+        step, message = taken
+        n = self.chunk_size
         # Stream into the reply itself: its blocks are re-added one by one as they stream.
         blocks = message.content
         partial = _empty_copy(message, model) if isinstance(resolved, AssistantMessage) else message
-        partial.content = []
+        content = partial.content = []
         yield StartEvent(partial)
-        for i, block in enumerate(blocks):
+        i = -1
+        for block in blocks:
+            i += 1
             if signal is not None and signal.aborted:
                 if self.on_played is not None:
                     self.on_played(step, partial)
                 yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
                 return
-            if (yield from self._stream_block(i, block, partial, partial is message, signal)):
-                assert signal is not None  # only an abort cuts a block
-                yield from self._cut(step, partial, signal)  # cut mid-stream, as a real model's stream is
-                return
+            if isinstance(block, ToolCall):
+                args = block.arguments
+                # Our own freshly built call streams in place; a factory's message is not ours to mutate.
+                tc = block if partial is message else ToolCall(block.id, block.name, {}, block.thought_signature)
+                tc.arguments = {}
+                content.append(tc)
+                yield ToolCallStartEvent(i, partial)
+                raw = orjson.dumps(args).decode()
+                for k in range(0, len(raw), n):
+                    yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
+                    if signal is not None and signal.aborted:  # cut mid-stream, as a real model's stream is
+                        yield from self._cut(step, partial, signal)
+                        return
+                tc.arguments = args
+                yield ToolCallEndEvent(i, tc, partial)
+            elif isinstance(block, TextContent):
+                cur = TextContent("", block.text_signature)
+                content.append(cur)
+                yield TextStartEvent(i, partial)
+                text = block.text
+                for k in range(0, len(text), n):
+                    piece = text[k : k + n]
+                    cur.text += piece
+                    yield TextDeltaEvent(i, piece, partial)
+                    if signal is not None and signal.aborted:
+                        yield from self._cut(step, partial, signal)
+                        return
+                yield TextEndEvent(i, cur.text, partial)
+            else:
+                th = ThinkingContent("", block.thinking_signature, block.redacted)
+                content.append(th)
+                yield ThinkingStartEvent(i, partial)
+                text = block.thinking
+                for k in range(0, len(text), n):
+                    piece = text[k : k + n]
+                    th.thinking += piece
+                    yield ThinkingDeltaEvent(i, piece, partial)
+                    if signal is not None and signal.aborted:
+                        yield from self._cut(step, partial, signal)
+                        return
+                yield ThinkingEndEvent(i, th.thinking, partial)
         if self.on_played is not None:
             self.on_played(step, partial)
         reason = partial.stop_reason
@@ -204,51 +229,29 @@ class ScriptedProvider:
         else:
             yield DoneEvent(reason, partial)
 
-    def _stream_block(
-        self, i: int, block: AssistantContent, partial: AssistantMessage, own: bool, signal: AbortSignal | None
-    ) -> Generator[AssistantMessageEvent, None, bool]:
-        """Stream content block ``i`` into ``partial`` in ``chunk_size`` deltas; True when an abort
-        cut it. ``own``: the block is ours to stream in place (not a factory's message)."""
-        n = self.chunk_size
-        content = partial.content
-        if isinstance(block, ToolCall):
-            args = block.arguments
-            tc = block if own else ToolCall(block.id, block.name, {}, block.thought_signature)
-            tc.arguments = {}
-            content.append(tc)
-            yield ToolCallStartEvent(i, partial)
-            raw = orjson.dumps(args).decode()
-            for k in range(0, len(raw), n):
-                yield ToolCallDeltaEvent(i, raw[k : k + n], partial)
-                if signal is not None and signal.aborted:
-                    return True
-            tc.arguments = args
-            yield ToolCallEndEvent(i, tc, partial)
-        elif isinstance(block, TextContent):
-            cur = TextContent("", block.text_signature)
-            content.append(cur)
-            yield TextStartEvent(i, partial)
-            text = block.text
-            for k in range(0, len(text), n):
-                piece = text[k : k + n]
-                cur.text += piece
-                yield TextDeltaEvent(i, piece, partial)
-                if signal is not None and signal.aborted:
-                    return True
-            yield TextEndEvent(i, cur.text, partial)
-        else:
-            th = ThinkingContent("", block.thinking_signature, block.redacted)
-            content.append(th)
-            yield ThinkingStartEvent(i, partial)
-            text = block.thinking
-            for k in range(0, len(text), n):
-                piece = text[k : k + n]
-                th.thinking += piece
-                yield ThinkingDeltaEvent(i, piece, partial)
-                if signal is not None and signal.aborted:
-                    return True
-            yield ThinkingEndEvent(i, th.thinking, partial)
-        return False
+    def _take(
+        self, model: Model, resolved: ScriptedResponse | AssistantMessage | None, signal: AbortSignal | None
+    ) -> tuple[Step, AssistantMessage] | ErrorEvent:
+        """The next step and the reply it makes, or the one event that ends the call instead: the
+        queue is empty, the step is broken, or the call was aborted before it streamed."""
+        if not self.queue:
+            ex = Exhaustion(self.consumed, self.last, self.calls)
+            self.exhausted.append(ex)
+            return ErrorEvent("error", self._error(model, ex.message()))
+        step = self.queue.popleft()
+        self.consumed += 1
+        self._last_step = step
+        try:
+            resp = resolved if resolved is not None else step
+            assert isinstance(resp, (ScriptedResponse, AssistantMessage))
+            message = self._build(model, resp)
+        except Exception as e:  # a broken step must not crash the agent: report it as the reply
+            return ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+        if signal is not None and signal.aborted:
+            if self.on_played is not None:
+                self.on_played(step, message)
+            return ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
+        return step, message
 
     def _cut(self, step: Step, partial: AssistantMessage, signal: AbortSignal) -> Iterator[AssistantMessageEvent]:
         """End a reply aborted mid-stream: what streamed so far, stop reason ``aborted``."""

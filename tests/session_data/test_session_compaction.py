@@ -23,21 +23,12 @@ from autocue.llm import (
 )
 from autocue.llm.stream import AssistantMessageEventStream
 from autocue.script import ScriptedError, ScriptedProvider, ScriptedResponse, scripted_model
-from autocue.session.compaction import (
-    SUMMARIZATION_PROMPT,
-    SUMMARIZATION_SYSTEM_PROMPT,
-    TURN_PREFIX_SUMMARIZATION_PROMPT,
-    UPDATE_SUMMARIZATION_PROMPT,
-    CompactionSettings,
-    compact,
+from autocue.session.compaction import CompactionSettings, compact, find_cut_point, prepare_compaction, should_compact
+from autocue.session.context_tokens import (
     estimate_context_tokens,
     estimate_tokens,
-    find_cut_point,
     get_context_tokens,
     is_context_overflow,
-    prepare_compaction,
-    serialize_conversation,
-    should_compact,
 )
 from autocue.session.errors import CompactionError
 from autocue.session.manager import SessionManager
@@ -46,6 +37,13 @@ from autocue.session.messages import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
+)
+from autocue.session.summarization import (
+    SUMMARIZATION_PROMPT,
+    SUMMARIZATION_SYSTEM_PROMPT,
+    TURN_PREFIX_SUMMARIZATION_PROMPT,
+    UPDATE_SUMMARIZATION_PROMPT,
+    serialize_conversation,
 )
 
 
@@ -313,7 +311,7 @@ async def test_compact_failure_raises_compaction_error() -> None:
 async def test_branch_summary_of_the_branch_being_left(tmp_path: Path) -> None:
     import shutil
 
-    from autocue.session.compaction import (
+    from autocue.session.branch_summary import (
         BRANCH_SUMMARY_PREAMBLE,
         BRANCH_SUMMARY_PROMPT,
         collect_entries_for_branch_summary,

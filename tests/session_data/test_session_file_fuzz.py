@@ -31,8 +31,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autocue.session import SessionFileError
-from autocue.session.manager import SessionManager, list_sessions
+from autocue.session.manager import SessionManager
 from autocue.session.messages import convert_to_llm
+from autocue.session.session_dir import list_sessions
 
 FILES = [*pi_session_files(), *sorted((Path(__file__).parent / "fixtures").glob("*.jsonl"))]
 ORIGINALS = {f.name: f.read_bytes() for f in FILES}

@@ -14,7 +14,8 @@ import pytest
 from conformance import PI_SESSIONS
 
 from autocue.session import SessionFileError, SessionFileNotFoundError
-from autocue.session.manager import SessionManager, list_sessions
+from autocue.session.manager import SessionManager
+from autocue.session.session_dir import list_sessions
 
 HEADER = '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n'
 TS = "2026-01-01T00:00:01.000Z"

@@ -12,14 +12,10 @@ import pytest
 from autocue.llm import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
 from autocue.session.entries import CompactionEntry, LabelEntry, MessageEntry
 from autocue.session.errors import EntryNotFoundError, SessionFileError, SessionFileNotFoundError
-from autocue.session.manager import (
-    SessionManager,
-    build_session_context,
-    default_session_dir,
-    session_dir_slug,
-    uuid7,
-)
+from autocue.session.manager import SessionManager
 from autocue.session.messages import BashExecutionMessage, CompactionSummaryMessage, CustomMessage
+from autocue.session.session_context import build_session_context
+from autocue.session.session_dir import default_session_dir, session_dir_slug, uuid7
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")

@@ -19,9 +19,9 @@ from autocue.session.entries import (
     MessageEntry,
     SessionHeader,
     SessionInfoEntry,
-    entry_from_json,
-    iso_to_ms,
 )
+from autocue.session.entry_parsing import entry_from_json
+from autocue.session.file_format import iso_to_ms
 from autocue.session.manager import SessionManager
 from autocue.session.messages import (
     BRANCH_SUMMARY_PREFIX,

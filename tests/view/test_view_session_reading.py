@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import autocue.session.entries as entries_module
-from autocue.session.entries import iso_to_ms
+from autocue.session.file_format import iso_to_ms
 from autocue.session.manager import SessionManager
 from autocue.view import render_html
 from autocue.view.sources import _Clock, session_doc, session_file_doc

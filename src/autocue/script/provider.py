@@ -161,43 +161,15 @@ class ScriptedProvider:
         self, model: Model, resolved: ScriptedResponse | AssistantMessage | None, options: StreamOptions
     ) -> Iterator[AssistantMessageEvent]:
         signal = options.signal
-        if not self.queue:
-            ex = Exhaustion(self.consumed, self.last, self.calls)
-            self.exhausted.append(ex)
-            yield ErrorEvent("error", self._error(model, ex.message()))
+        taken = self._take(model, resolved, signal)
+        if not isinstance(taken, tuple):
+            yield taken
             return
-        step = self.queue.popleft()
-        self.consumed += 1
-        self._last_step = step
-        try:
-            resp = resolved if resolved is not None else step
-            assert isinstance(resp, (ScriptedResponse, AssistantMessage))
-            message = self._build(model, resp)
-        except Exception as e:  # a broken step must not crash the agent: report it as the reply
-            yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
-            return
-        if signal is not None and signal.aborted:
-            if self.on_played is not None:
-                self.on_played(step, message)
-            yield ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
-            return
+        step, message = taken
         n = self.chunk_size
         # Stream into the reply itself: its blocks are re-added one by one as they stream.
         blocks = message.content
-        partial = message
-        if resolved is not None and isinstance(resolved, AssistantMessage):
-            partial = AssistantMessage(
-                api=message.api or model.api,
-                provider=message.provider or model.provider,
-                model=message.model or model.id,
-                usage=message.usage,
-                stop_reason=message.stop_reason,
-                timestamp=message.timestamp,
-                response_id=message.response_id,
-            )
-            partial.error_message = message.error_message
-            partial.error_status = message.error_status
-            partial.retry_after = message.retry_after
+        partial = _empty_copy(message, model) if isinstance(resolved, AssistantMessage) else message
         content = partial.content = []
         yield StartEvent(partial)
         i = -1
@@ -257,6 +229,30 @@ class ScriptedProvider:
         else:
             yield DoneEvent(reason, partial)
 
+    def _take(
+        self, model: Model, resolved: ScriptedResponse | AssistantMessage | None, signal: AbortSignal | None
+    ) -> tuple[Step, AssistantMessage] | ErrorEvent:
+        """The next step and the reply it makes, or the one event that ends the call instead: the
+        queue is empty, the step is broken, or the call was aborted before it streamed."""
+        if not self.queue:
+            ex = Exhaustion(self.consumed, self.last, self.calls)
+            self.exhausted.append(ex)
+            return ErrorEvent("error", self._error(model, ex.message()))
+        step = self.queue.popleft()
+        self.consumed += 1
+        self._last_step = step
+        try:
+            resp = resolved if resolved is not None else step
+            assert isinstance(resp, (ScriptedResponse, AssistantMessage))
+            message = self._build(model, resp)
+        except Exception as e:  # a broken step must not crash the agent: report it as the reply
+            return ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+        if signal is not None and signal.aborted:
+            if self.on_played is not None:
+                self.on_played(step, message)
+            return ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
+        return step, message
+
     def _cut(self, step: Step, partial: AssistantMessage, signal: AbortSignal) -> Iterator[AssistantMessageEvent]:
         """End a reply aborted mid-stream: what streamed so far, stop reason ``aborted``."""
         if self.on_played is not None:
@@ -299,6 +295,22 @@ class ScriptedProvider:
             msg.retry_after = resp.error.retry_after
         return msg
 
+
+def _empty_copy(message: AssistantMessage, model: Model) -> AssistantMessage:
+    """A reply with ``message``'s metadata and no content yet: a factory's message is not ours to stream into."""
+    partial = AssistantMessage(
+        api=message.api or model.api,
+        provider=message.provider or model.provider,
+        model=message.model or model.id,
+        usage=message.usage,
+        stop_reason=message.stop_reason,
+        timestamp=message.timestamp,
+        response_id=message.response_id,
+    )
+    partial.error_message = message.error_message
+    partial.error_status = message.error_status
+    partial.retry_after = message.retry_after
+    return partial
 
 def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:
     partial.stop_reason = "aborted"

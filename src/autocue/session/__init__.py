@@ -20,11 +20,10 @@ from autocue.session.compaction import (
     CompactionResult,
     CompactionSettings,
     compact,
-    get_context_tokens,
-    is_context_overflow,
     prepare_compaction,
     should_compact,
 )
+from autocue.session.context_tokens import get_context_tokens, is_context_overflow
 from autocue.session.entries import (
     CURRENT_SESSION_VERSION,
     BranchSummaryEntry,
@@ -55,7 +54,7 @@ from autocue.session.events import (
     ExtensionErrorEvent,
 )
 from autocue.session.factory import CreateAgentSessionResult, create_agent_session
-from autocue.session.manager import SessionContext, SessionManager, SessionTreeNode
+from autocue.session.manager import SessionManager, SessionTreeNode
 from autocue.session.messages import (
     BashExecutionMessage,
     BranchSummaryMessage,
@@ -67,6 +66,7 @@ from autocue.session.messages import (
 )
 from autocue.session.resources import PromptTemplate, Resources, Skill, load_resources
 from autocue.session.retry import RetrySettings, is_retryable_error, retry_delay_ms
+from autocue.session.session_context import SessionContext
 from autocue.session.settings import Settings, SettingsError
 from autocue.session.subagent_types import AgentType
 from autocue.session.ttsr import TtsrRule, TtsrTriggeredEvent

@@ -14,14 +14,14 @@ Public surface::
 
 Every agent event goes first to the extensions (awaited), then to ``subscribe`` listeners,
 then to persistence (``message_end`` of user/assistant/toolResult/bashExecution/custom
-messages). Tool hooks run once per call at the agent level (``Agent.before_tool_call`` /
-``after_tool_call``); the ``context`` hook runs through ``Agent.transform_context`` only while
-a handler is subscribed, so a session without one never copies history.
+messages).
 
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
 (``compaction_runner.py``), ``retry`` (``auto_retry.py``), ``tool_registry``
 (``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents`` (``subagents.py``: the
-``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules) and ``tree_navigation.py``.
+``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules), ``hooks`` and the agent
+itself (``agent_wiring.py``: the agent's tool and context hooks, its stream options),
+``run_loop.py`` (retries and compactions after a run) and ``tree_navigation.py``.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """
@@ -29,13 +29,10 @@ resources and extensions (with discovery), builds the session and binds it.
 from __future__ import annotations
 
 import asyncio
-import copy
 import os
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from autocue.agent.agent import Agent
-from autocue.agent.loop import AfterToolCallContext, AfterToolCallResult, BeforeToolCallResult, ToolCallContext
 from autocue.agent.tool import AgentTool
 from autocue.extensions.context import (
     ContextUsage,
@@ -51,26 +48,23 @@ from autocue.extensions.events import (
     ResourcesDiscoverEvent,
     SessionShutdownEvent,
     SessionStartEvent,
-    ToolCallEvent,
-    ToolResultEvent,
 )
 from autocue.extensions.extension import CommandInfo
 from autocue.extensions.host import ToolInfo
 from autocue.extensions.loader import ExtensionSpec, ExtensionsResult, finish_loading, load_extensions
 from autocue.extensions.runner import ExtensionRunner
 from autocue.extensions.ui import NO_UI, ExtensionUIContext
-from autocue.llm.abort import AbortSignal
-from autocue.llm.stream import THINKING_LEVELS, Provider, StreamOptions
+from autocue.llm.stream import THINKING_LEVELS, Provider
 from autocue.llm.types import AssistantMessage, ImageContent, Model, UserContent
-from autocue.script.provider import scripted_model
-from autocue.session import tree_navigation
+from autocue.session import run_loop, tree_navigation
+from autocue.session.agent_wiring import AgentHooks, restore_agent
 from autocue.session.auto_retry import AutoRetry
-from autocue.session.compaction import get_context_tokens
 from autocue.session.compaction_runner import SessionCompactor
+from autocue.session.context_tokens import get_context_tokens
 from autocue.session.errors import SessionBusyError, SessionDisposedError
 from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager
-from autocue.session.messages import CustomMessage, convert_message
+from autocue.session.messages import CustomMessage
 from autocue.session.prompt_queue import PromptQueue, user_message
 from autocue.session.provider_router import ProviderRouter
 from autocue.session.resources import (
@@ -81,7 +75,6 @@ from autocue.session.resources import (
     load_resources,
     with_skills_and_prompts,
 )
-from autocue.session.retry import is_retryable_error
 from autocue.session.settings import Settings
 from autocue.session.subagents import Subagents
 from autocue.session.tool_registry import ToolRegistry
@@ -161,7 +154,8 @@ class AgentSession:
             self.subagents = Subagents(self, agent_dir=os.fspath(agent_dir) if agent_dir else None,
                                        discover=discover_extensions)
             self.tool_registry.add_builtin(self.subagents.tool(), active=tools is not None)
-        self.agent = self._restore_agent(provider, model, thinking_level)
+        self.hooks = AgentHooks(self)
+        self.agent = restore_agent(self, model, thinking_level)
         self.ttsr = TtsrManager(self, [
             *rules_from_settings(self.settings.extra.get("ttsrRules"), ", ".join(self.settings.sources) or "settings"),
             *as_rules(ttsr_rules, "ttsr_rules"),
@@ -176,33 +170,7 @@ class AgentSession:
         self._disposed = False
         self._running = 0
         self._idle_event: asyncio.Event | None = None
-        self._last_options: StreamOptions | None = None
         self._refresh()
-
-    def _restore_agent(self, provider: Provider, model: Model | None, thinking_level: str | None) -> Agent:
-        """The agent, with the context of the session tree when it has entries (else a fresh tree
-        starts with the model and thinking level)."""
-        sm = self.session_manager
-        restored = bool(sm.get_entries())
-        ctx = sm.build_session_context() if restored else None
-        level = thinking_level or (ctx.thinking_level if ctx is not None else None)
-        level = level or self.settings.default_thinking_level or "off"
-        agent = Agent(
-            provider=self.router,
-            model=model if model is not None else scripted_model(),
-            messages=ctx.messages if ctx is not None else (),
-            thinking_level=level,
-            convert_message=convert_message,
-            tool_execution=self.settings.tool_execution,  # type: ignore[arg-type]
-            steering_mode=self.settings.steering_mode,  # type: ignore[arg-type]
-            follow_up_mode=self.settings.follow_up_mode,  # type: ignore[arg-type]
-            session_id=sm.get_session_id(),
-            stream_options=self._stream_options,
-        )
-        if not restored:
-            sm.append_model_change(agent.state.model.provider, agent.state.model.id)
-            sm.append_thinking_level_change(level)
-        return agent
 
     # ------------------------------------------------------------------ properties
     @property
@@ -259,10 +227,7 @@ class AgentSession:
         self.router.refresh()
         self.agent.set_tools(tools)
         self.agent.set_system_prompt(self._effective_system_prompt(names))
-        r = self.runner
-        self.agent.before_tool_call = self._before_tool_call if r.has("tool_call") else None
-        self.agent.after_tool_call = self._after_tool_call if r.has("tool_result") else None
-        self.agent.transform_context = self._transform_context if r.has("context") else None
+        self.hooks.install()
 
     def _effective_system_prompt(self, active: Sequence[str] | None = None) -> str:
         names = active if active is not None else self.get_active_tool_names()
@@ -275,46 +240,6 @@ class AgentSession:
         """Replace the base system prompt (skills are appended to it as before)."""
         self._base_system_prompt = prompt
         self.agent.set_system_prompt(self._effective_system_prompt())
-
-    # ------------------------------------------------------------------ hook seams
-    def _before_tool_call(
-        self, c: ToolCallContext, signal: AbortSignal
-    ) -> BeforeToolCallResult | Awaitable[BeforeToolCallResult | None] | None:
-        tc = c.tool_call
-        return self.runner.emit_tool_call(ToolCallEvent(tc.id, tc.name, c.args))
-
-    def _after_tool_call(
-        self, c: AfterToolCallContext, signal: AbortSignal
-    ) -> AfterToolCallResult | Awaitable[AfterToolCallResult | None] | None:
-        tc, r = c.tool_call, c.result
-        return self.runner.emit_tool_result(
-            ToolResultEvent(tc.id, tc.name, c.args, list(r.content), r.details, c.is_error)
-        )
-
-    async def _transform_context(self, messages: list[Any], signal: AbortSignal) -> list[Any]:
-        return await self.runner.emit_context(copy.deepcopy(messages))
-
-    def _stream_options(self, signal: AbortSignal) -> StreamOptions:
-        """The options of the next model call; the last ones are reused while nothing in them changed."""
-        st = self.agent.state
-        runner = self.runner
-        hooked = "before_provider_request" in runner.by_event
-        reasoning = st.thinking_level if st.thinking_level != "off" else None
-        sid = self.session_manager.get_session_id()
-        o = self._last_options
-        if (
-            o is not None and o.signal is signal and o.reasoning == reasoning and o.session_id == sid
-            and (o.on_payload is not None) == hooked
-        ):
-            return o
-        o = StreamOptions(
-            signal=signal,
-            reasoning=reasoning,
-            session_id=sid,
-            on_payload=runner.emit_before_provider_request if hooked else None,
-        )
-        self._last_options = o
-        return o
 
     # ------------------------------------------------------------------ events
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
@@ -467,7 +392,7 @@ class AgentSession:
                 )
                 messages += [CustomMessage(m.custom_type, m.content, m.display, m.details) for m in extra]
                 self.agent.set_system_prompt(sp if sp is not None else self._effective_system_prompt())
-            await self._run(lambda: self.agent.prompt(messages))
+            await run_loop.run(self, lambda: self.agent.prompt(messages))
         finally:
             self._end()
 
@@ -477,7 +402,7 @@ class AgentSession:
         await self._ensure_bound()
         self._begin()
         try:
-            await self._run(self.agent.continue_)
+            await run_loop.run(self, self.agent.continue_)
         finally:
             self._end()
 
@@ -510,51 +435,6 @@ class AgentSession:
     ) -> None:
         """A user message from an extension: prompt (no template expansion), or queue while running."""
         await self.prompts.send_user(content, deliver_as)
-
-    # ------------------------------------------------------------------ run loop: retry + compaction
-    async def _run(self, start: Callable[[], Awaitable[Any]]) -> None:
-        retry = self.retry
-        retry.start()
-        overflow_tried = False
-        self.ttsr.begin_prompt()
-        await start()
-        while True:
-            if self.ttsr.pending is not None and await self.ttsr.retry():
-                continue
-            last = self._last_assistant()
-            if last is None:
-                break
-            if last.stop_reason == "error":
-                overflow = self.compactor.is_overflow(last)
-                if not overflow and self.settings.retry.enabled and is_retryable_error(last):
-                    if await retry.retry(last):
-                        continue
-                    break
-                await retry.finish(False, last.error_message)
-                if overflow and self.settings.compaction.enabled and not overflow_tried:
-                    overflow_tried = True
-                    if await self.compactor.auto("overflow", will_retry=True):
-                        self._drop_trailing_errors()
-                        msgs = self.agent.state.messages
-                        if msgs and msgs[-1].role != "assistant":
-                            await self.agent.continue_()
-                            continue
-                break
-            await retry.finish(True)
-            if last.stop_reason != "aborted":
-                await self.compactor.check_threshold()
-            break
-
-    def _last_assistant(self) -> AssistantMessage | None:
-        msgs = self.agent.state.messages
-        if msgs and msgs[-1].role == "assistant":
-            return msgs[-1]  # type: ignore[return-value]
-        return None
-
-    def _drop_trailing_errors(self) -> None:
-        msgs = self.agent.state.messages
-        while msgs and msgs[-1].role == "assistant" and msgs[-1].stop_reason in ("error", "aborted"):  # type: ignore[attr-defined]
-            msgs.pop()
 
     # ------------------------------------------------------------------ compaction
     async def compact(self, custom_instructions: str | None = None) -> Any:

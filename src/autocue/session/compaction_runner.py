@@ -18,14 +18,8 @@ from autocue.casing import MISSING, field
 from autocue.extensions.events import CompactionOverride, SessionBeforeCompactEvent, SessionCompactEvent
 from autocue.llm.abort import AbortController
 from autocue.llm.types import AssistantMessage
-from autocue.session.compaction import (
-    CompactionResult,
-    compact,
-    get_context_tokens,
-    is_context_overflow,
-    prepare_compaction,
-    should_compact,
-)
+from autocue.session.compaction import CompactionResult, compact, prepare_compaction, should_compact
+from autocue.session.context_tokens import get_context_tokens, is_context_overflow
 from autocue.session.errors import CompactionError
 from autocue.session.events import AutoCompactionEndEvent, AutoCompactionStartEvent
 

@@ -15,31 +15,26 @@ Public surface:
   ``BranchSummaryEntry``, ``CustomEntry``, ``CustomMessageEntry``, ``LabelEntry``,
   ``SessionInfoEntry``, ``UnknownEntry`` (a type this version does not know, kept verbatim).
 - ``SessionEntry`` (the union), ``FileEntry`` (header or entry).
-- ``entry_from_json(d)`` (any line, header included), ``header_from_json(d)``.
-- ``loads_line(raw)``: decode one line (orjson, the standard library for lone surrogates).
-- ``dumps_line(d)``: the JSONL line for a dict (compact, non-ASCII kept, like ``JSON.stringify``).
-- ``iso_now()``, ``iso_to_ms(s)``: the timestamp forms pi uses.
+- ``message_of(entry)``: the agent message an entry contributes to the context.
+
+Reading a line into an entry is ``entry_parsing.py`` (``entry_from_json``, ``header_from_json``);
+the line format and timestamps are ``file_format.py``.
 """
 
 from __future__ import annotations
 
-import json
-import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, ClassVar, Literal, TypeAlias
-
-import orjson
 
 from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
+from autocue.session.file_format import iso_to_ms, loads_line
 from autocue.session.messages import (
     AgentMessage,
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
     agent_message_from_json,
-    content_list_from_json,
 )
 
 CURRENT_SESSION_VERSION = 3
@@ -57,70 +52,8 @@ class EntryParseError(AutocueError, ValueError):
 _new = object.__new__
 
 
-def iso_now() -> str:
-    """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z``."""
-    t = time.time()
-    sec = int(t)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + f".{int((t - sec) * 1000):03d}Z"
-
-
-def iso_to_ms(s: str) -> int:
-    """Epoch milliseconds of an ISO timestamp (JavaScript ``new Date(s).getTime()``); 0 if unparsable."""
-    try:
-        return round(datetime.fromisoformat(s).timestamp() * 1000)
-    except (ValueError, TypeError):
-        return 0
-
-
-def dumps_line(d: Any) -> bytes:
-    """One JSONL line (with the newline) in ``JSON.stringify`` form: compact, UTF-8, keys in order.
-
-    Values orjson refuses (a lone surrogate from undecodable tool output, an int beyond 64
-    bits, non-string keys) go through the standard library instead; lone surrogates are
-    written as ``\\udXXX`` escapes, as JavaScript's well-formed ``JSON.stringify`` does.
-    """
-    try:
-        return orjson.dumps(d) + b"\n"
-    except orjson.JSONEncodeError:
-        try:
-            text = json.dumps(d, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
-        except RecursionError:
-            raise ValueError("JSON nested too deeply to write") from None
-        return text.encode("utf-8", "backslashreplace") + b"\n"
-
-
-def loads_line(raw: bytes) -> Any:
-    """Decode one JSONL line (``orjson``; the standard library for what orjson refuses).
-
-    orjson refuses ``\\udXXX`` escapes of lone surrogates, which ``JSON.stringify`` (and
-    ``dumps_line``) write for undecodable text; the standard library reads them.
-    """
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        try:
-            return json.loads(raw)
-        except RecursionError:
-            raise ValueError("JSON nested too deeply") from None
-
-
-def _shown(value: Any) -> str:
-    """A JSON value as it is written in the file, cut to 40 characters (for error messages)."""
-    try:
-        text = orjson.dumps(value).decode()
-    except orjson.JSONEncodeError:
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _content_json(c: str | list[UserContent]) -> Any:
     return c if isinstance(c, str) else [b.to_json() for b in c]
-
-
-def _extra(d: JSON, known: frozenset[str]) -> JSON | None:
-    if d.keys() <= known:
-        return None
-    return {k: v for k, v in d.items() if k not in known}
 
 
 def _with_extra(d: JSON, extra: JSON | None) -> JSON:
@@ -158,34 +91,6 @@ class SessionHeader:
         if self.parent_session is not None:
             d["parentSession"] = self.parent_session
         return _with_extra(d, self.extra)
-
-
-_HEADER_KEYS = frozenset({"type", "version", "id", "timestamp", "cwd", "parentSession"})
-
-
-def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
-    """Parse a header line; raises ``ValueError`` when it is not one."""
-    if d.get("type") != "session":
-        raise ValueError(f"expected a session header ({{\"type\":\"session\",...}}), got type {d.get('type')!r}")
-    if not isinstance(d.get("id"), str):
-        raise ValueError("session header has no string \"id\"")
-    version = d.get("version")
-    if "version" in d and (type(version) is not int or version < 1):  # absent: a v1 file, like pi
-        raise ValueError(f"session header \"version\" must be a JSON integer (1, 2 or 3), got {_shown(version)}")
-    for key in ("timestamp", "cwd"):
-        if key in d and not isinstance(d[key], str):
-            raise ValueError(f"session header \"{key}\" must be a string, got {_shown(d[key])}")
-    if d.get("parentSession") is not None and not isinstance(d["parentSession"], str):
-        raise ValueError(f"session header \"parentSession\" must be a string, got {_shown(d['parentSession'])}")
-    return SessionHeader(
-        d["id"],
-        d.get("timestamp", ""),
-        d.get("cwd", ""),
-        d.get("version"),
-        d.get("parentSession"),
-        _extra(d, _HEADER_KEYS),
-        d if keep_raw else None,
-    )
 
 
 # ---------------------------------------------------------------------------- entries
@@ -572,112 +477,6 @@ SessionEntry: TypeAlias = (
 )
 FileEntry: TypeAlias = SessionHeader | SessionEntry
 
-_BASE = ("type", "id", "parentId", "timestamp")
-_KNOWN: dict[str, frozenset[str]] = {
-    "message": frozenset({*_BASE, "message"}),
-    "thinking_level_change": frozenset({*_BASE, "thinkingLevel"}),
-    "model_change": frozenset({*_BASE, "provider", "modelId"}),
-    "compaction": frozenset({*_BASE, "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}),
-    "branch_summary": frozenset({*_BASE, "fromId", "summary", "details", "fromHook"}),
-    "custom": frozenset({*_BASE, "customType", "data"}),
-    "custom_message": frozenset({*_BASE, "customType", "content", "display", "details"}),
-    "label": frozenset({*_BASE, "targetId", "label"}),
-    "session_info": frozenset({*_BASE, "name"}),
-}
-_MESSAGE_KEYS = _KNOWN["message"]
-
-
-def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) -> FileEntry:
-    """Parse one session-file line (already JSON-decoded): the header or any entry.
-
-    With ``keep_raw`` (the default) the entry keeps ``d`` so ``to_json()`` returns it
-    unchanged. Raises ``ValueError`` naming the missing or wrong field. A message entry's
-    message is parsed lazily (its ``role`` is checked now).
-    """
-    t = d.get("type")
-    if t == "session":
-        return header_from_json(d, keep_raw=keep_raw)
-    eid = d.get("id")
-    if not isinstance(eid, str):
-        raise ValueError(f"{t or 'entry'} entry has no string \"id\"")
-    pid = d.get("parentId")
-    if pid is not None and not isinstance(pid, str):
-        raise ValueError(f"entry {eid}: \"parentId\" must be a string or null")
-    ts = d.get("timestamp", "")
-    if not isinstance(ts, str):
-        raise ValueError(f"entry {eid}: \"timestamp\" must be a string, got {_shown(ts)}")
-    raw = d if keep_raw else None
-    if t == "message":
-        msg = d.get("message")
-        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
-            raise ValueError(f"entry {eid}: \"message\" must be an object with a \"role\"")
-        extra = None if d.keys() <= _MESSAGE_KEYS else _extra(d, _MESSAGE_KEYS)
-        return MessageEntry(eid, pid, ts, message_json=msg, extra=extra, raw=raw, line=line)
-    known = _KNOWN.get(t) if isinstance(t, str) else None
-    if known is None:
-        return UnknownEntry(eid, pid, ts, str(t), d)
-    f = _Fields(d, f"{t} entry {eid}")
-    extra = _extra(d, known)
-    if t == "thinking_level_change":
-        return ThinkingLevelChangeEntry(eid, pid, ts, f.text("thinkingLevel"), extra, raw)
-    if t == "model_change":
-        return ModelChangeEntry(eid, pid, ts, f.text("provider"), f.text("modelId"), extra, raw)
-    if t == "compaction":
-        return CompactionEntry(eid, pid, ts, f.text("summary"), f.text("firstKeptEntryId"), f.number("tokensBefore"),
-                               d.get("details"), f.opt_bool("fromHook"), extra, raw)
-    if t == "branch_summary":
-        return BranchSummaryEntry(eid, pid, ts, f.text("fromId"), f.text("summary"), d.get("details"),
-                                  f.opt_bool("fromHook"), extra, raw)
-    if t == "custom":
-        return CustomEntry(eid, pid, ts, f.text("customType"), d.get("data"), extra, raw)
-    if t == "custom_message":
-        custom_type = f.text("customType")
-        content = content_list_from_json(d.get("content", ""), f"custom_message entry {eid}")
-        return CustomMessageEntry(eid, pid, ts, custom_type, content, bool(d.get("display", True)),
-                                  d.get("details"), extra, raw)
-    if t == "label":
-        return LabelEntry(eid, pid, ts, f.text("targetId"), f.opt_text("label"), extra, raw)
-    return SessionInfoEntry(eid, pid, ts, f.opt_text("name"), extra, raw)
-
-
-class _Fields:
-    """Typed reads of an entry's fields, raising ``ValueError`` that names the entry and the field."""
-
-    __slots__ = ("d", "where")
-
-    def __init__(self, d: JSON, where: str) -> None:
-        self.d = d
-        self.where = where
-
-    def _wrong(self, key: str, expected: str) -> ValueError:
-        return ValueError(f"{self.where}: \"{key}\" must be {expected}, got {_shown(self.d[key])}")
-
-    def text(self, key: str) -> str:
-        if key not in self.d:
-            raise ValueError(f"{self.where} is missing field {key!r}")
-        v = self.d[key]
-        if not isinstance(v, str):
-            raise self._wrong(key, "a string")
-        return v
-
-    def opt_text(self, key: str) -> str | None:
-        v = self.d.get(key)
-        if v is not None and not isinstance(v, str):
-            raise self._wrong(key, "a string or null")
-        return v
-
-    def opt_bool(self, key: str) -> bool | None:
-        v = self.d.get(key)
-        if v is not None and not isinstance(v, bool):
-            raise self._wrong(key, "true, false or null")
-        return v
-
-    def number(self, key: str) -> int:
-        v = self.d.get(key, 0)
-        if type(v) is not int and type(v) is not float:
-            raise self._wrong(key, "a number")
-        return v  # type: ignore[return-value]
-
 
 def message_of(entry: SessionEntry) -> AgentMessage | None:
     """The agent message an entry contributes to the context (pi's ``getMessageFromEntry``)."""
@@ -692,6 +491,5 @@ def message_of(entry: SessionEntry) -> AgentMessage | None:
 __all__ = [
     "CURRENT_SESSION_VERSION", "BranchSummaryEntry", "CompactionEntry", "CustomEntry", "CustomMessageEntry",
     "EntryParseError", "FileEntry", "LabelEntry", "MessageEntry", "ModelChangeEntry", "SessionEntry", "SessionHeader",
-    "SessionInfoEntry", "ThinkingLevelChangeEntry", "UnknownEntry", "dumps_line", "entry_from_json",
-    "header_from_json", "iso_now", "iso_to_ms", "loads_line", "message_of",
+    "SessionInfoEntry", "ThinkingLevelChangeEntry", "UnknownEntry", "message_of",
 ]

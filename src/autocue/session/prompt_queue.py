@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from autocue.agent.events import MessageEndEvent, MessageStartEvent
 from autocue.extensions.events import CustomMessageSpec
 from autocue.llm.types import ImageContent, TextContent, UserContent, UserMessage
+from autocue.session import run_loop
 from autocue.session.errors import SessionBusyError
 from autocue.session.messages import CustomMessage
 from autocue.session.resources import expand_prompt_template, expand_skill_command
@@ -107,7 +108,7 @@ class PromptQueue:
             await s._ensure_bound()
             s._begin()
             try:
-                await s._run(lambda: s.agent.prompt(m))
+                await run_loop.run(s, lambda: s.agent.prompt(m))
             finally:
                 s._end()
             return

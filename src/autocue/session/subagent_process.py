@@ -23,7 +23,7 @@ import orjson
 from autocue.llm.abort import AbortController
 from autocue.llm.types import Model
 from autocue.process import ProcessResult, run_process
-from autocue.session.manager import uuid7
+from autocue.session.session_dir import uuid7
 from autocue.session.submit_result import SUBMIT_RESULT
 
 _CLOSE_GRACE = 5.0

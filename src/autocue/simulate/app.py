@@ -74,18 +74,24 @@ def frame(event: dict[str, Any]) -> bytes:
     return b"id: %d\ndata: %s\n\n" % (event["id"], orjson.dumps(event))
 
 
-def create_app(state: SimState) -> Starlette:
-    def names() -> str:
-        return ", ".join(state.scenarios) or "none"
+class _Api:
+    """The handlers of the REST API, over one ``SimState``."""
 
-    async def scenarios(request: Request) -> Response:
+    def __init__(self, state: SimState) -> None:
+        self.state = state
+
+    def _names(self) -> str:
+        return ", ".join(self.state.scenarios) or "none"
+
+    async def scenarios(self, request: Request) -> Response:
         return _json({"items": [{"name": s.name, "file": s.file, "tags": s.tags, "prompt": s.initial_prompt}
-                                for s in state.scenarios.values()]})
+                                for s in self.state.scenarios.values()]})
 
-    async def schema(request: Request) -> Response:
+    async def schema(self, request: Request) -> Response:
         return _json(event_json_schema())
 
-    async def create(request: Request) -> Response:
+    async def create(self, request: Request) -> Response:
+        state = self.state
         raw = await request.body()
         try:
             body = orjson.loads(raw) if raw.strip() else {}
@@ -97,34 +103,33 @@ def create_app(state: SimState) -> Starlette:
         if name is None and len(state.scenarios) == 1:
             name = next(iter(state.scenarios))
         if not isinstance(name, str):
-            return _error(f"POST /api/v1/sessions: give \"scenario\": one of {names()}", 400)
+            return _error(f"POST /api/v1/sessions: give \"scenario\": one of {self._names()}", 400)
         if name not in state.scenarios:
-            return _error(f"POST /api/v1/sessions: no scenario {name!r} (loaded: {names()})", 404)
+            return _error(f"POST /api/v1/sessions: no scenario {name!r} (loaded: {self._names()})", 404)
         session = state.start(name)
         return _json({"id": session.id, **session.describe()}, 201)
 
-    async def listing(request: Request) -> Response:
+    async def listing(self, request: Request) -> Response:
         every = request.query_params.get("all") in ("1", "true", "yes")
-        items = [s.describe() for s in state.sessions.values()
+        items = [s.describe() for s in self.state.sessions.values()
                  if every or s.status in ("running", "merged")]
         return _json({"items": items})
 
-    def find(request: Request) -> SimSession | Response:
+    def _find(self, request: Request) -> SimSession | Response:
         sid = request.path_params["sid"]
-        session = state.sessions.get(sid)
+        session = self.state.sessions.get(sid)
         if session is None:
             return _error(f"{request.url.path}: no session {sid!r} (start one with POST /api/v1/sessions)", 404)
         return session
 
-    async def describe(request: Request) -> Response:
-        found = find(request)
+    async def describe(self, request: Request) -> Response:
+        found = self._find(request)
         return found if isinstance(found, Response) else _json(found.describe())
 
-    async def events(request: Request) -> Response:
-        found = find(request)
+    async def events(self, request: Request) -> Response:
+        found = self._find(request)
         if isinstance(found, Response):
             return found
-        session = found
         raw = request.headers.get("last-event-id") or request.query_params.get("lastEventId") or "0"
         try:
             after = int(raw)
@@ -132,36 +137,40 @@ def create_app(state: SimState) -> Starlette:
                 raise ValueError
         except ValueError:
             return _error(f"{request.url.path}: Last-Event-ID {raw!r} is not an event id (a whole number >= 0)", 400)
-
-        async def stream() -> AsyncIterator[bytes]:
-            pos = after  # ids are 1, 2, 3, ...: event k sits at released[k - 1]
-            generation = session.generation
-            yield b"retry: %d\n\n" % RETRY_MS
-            while True:
-                released = session.released
-                if pos < len(released):
-                    chunk = b"".join(frame(e) for e in released[pos:])
-                    session.sent += len(released) - pos
-                    pos = len(released)
-                    yield chunk
-                    continue
-                if session.done or session.generation != generation:
-                    return
-                before = len(released)
-                await session.wait(KEEPALIVE_S)
-                if len(session.released) == before and session.generation == generation:
-                    yield b": keep-alive\n\n"
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        return StreamingResponse(_event_stream(found, after), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
+
+async def _event_stream(session: SimSession, after: int) -> AsyncIterator[bytes]:
+    """The SSE body: the events after id ``after``, then each one as it is released, keep-alives between."""
+    pos = after  # ids are 1, 2, 3, ...: event k sits at released[k - 1]
+    generation = session.generation
+    yield b"retry: %d\n\n" % RETRY_MS
+    while True:
+        released = session.released
+        if pos < len(released):
+            chunk = b"".join(frame(e) for e in released[pos:])
+            session.sent += len(released) - pos
+            pos = len(released)
+            yield chunk
+            continue
+        if session.done or session.generation != generation:
+            return
+        before = len(released)
+        await session.wait(KEEPALIVE_S)
+        if len(session.released) == before and session.generation == generation:
+            yield b": keep-alive\n\n"
+
+
+def create_app(state: SimState) -> Starlette:
+    api = _Api(state)
     routes = [
-        Route("/api/v1/scenarios", scenarios, methods=["GET"]),
-        Route("/api/v1/schema", schema, methods=["GET"]),
-        Route("/api/v1/sessions", create, methods=["POST"]),
-        Route("/api/v1/sessions", listing, methods=["GET"]),
-        Route("/api/v1/sessions/{sid}", describe, methods=["GET"]),
-        Route("/api/v1/sessions/{sid}/events", events, methods=["GET"]),
+        Route("/api/v1/scenarios", api.scenarios, methods=["GET"]),
+        Route("/api/v1/schema", api.schema, methods=["GET"]),
+        Route("/api/v1/sessions", api.create, methods=["POST"]),
+        Route("/api/v1/sessions", api.listing, methods=["GET"]),
+        Route("/api/v1/sessions/{sid}", api.describe, methods=["GET"]),
+        Route("/api/v1/sessions/{sid}/events", api.events, methods=["GET"]),
     ]
     middleware = [Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
                              allow_headers=["*"], expose_headers=["*"])]

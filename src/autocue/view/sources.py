@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import gc
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,7 +79,7 @@ class _Clock:
     ``YYYY-MM-DDTHH:MM:SS.mmmZ``, so an entry's time is its second's plus its milliseconds."""
 
     def __init__(self) -> None:
-        from autocue.session.entries import iso_to_ms
+        from autocue.session.file_format import iso_to_ms
 
         self.iso_to_ms = iso_to_ms
         self.second = ""
@@ -140,12 +141,11 @@ def session_file_doc(path: Path) -> ViewDoc:
 
 def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     """The ``ViewDoc`` of a ``SessionManager`` (a file or an in-memory session of a test)."""
-    from autocue.session.entries import iso_to_ms
+    from autocue.session.file_format import iso_to_ms
 
     header = sm.get_header()
     entries = sm.get_entries()
-    leaf = sm.get_leaf_id()
-    branch = _branches(entries, leaf)
+    branch = _branches(entries, sm.get_leaf_id())
     try:
         t0 = iso_to_ms(header.timestamp)
     except (ValueError, TypeError):
@@ -154,10 +154,8 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
     add, clock, get_label = ev.entry, _Clock().ms, sm.get_label
     name = sm.get_session_name()
     ev.add(0, "session.start", kind="session", title=name or title, source=source)
-    usage = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
-    tools = errors = messages = 0
-    models: list[str] = []
-    labels = 0
+    tally = _Tally()
+    messages = 0
     for e in entries:
         d = e.to_json()
         t = clock(d.get("timestamp", "")) - t0
@@ -173,79 +171,114 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
         if kind == "message":
             messages += 1
             m = d.get("message") or {}
-            role = m.get("role")
-            if role == "user":
-                add(t, "user", {"text": _text_of(m.get("content"))}, common)
-            elif role == "assistant":
-                texts: list[str] = []
-                calls: list[dict[str, Any]] = []
-                for b in m.get("content") or ():
-                    if not isinstance(b, dict):
-                        continue
-                    if b.get("type") == "thinking":
-                        add(t, "thinking", {"text": str(b.get("thinking", ""))}, common)
-                    elif b.get("type") == "text":
-                        texts.append(str(b.get("text", "")))
-                    elif b.get("type") == "toolCall":
-                        calls.append(b)
-                u = m.get("usage") if isinstance(m.get("usage"), dict) else None
-                if u:
-                    for k in ("input", "output", "cacheRead", "cacheWrite"):
-                        usage[k] += int(u.get(k) or 0)
-                    cost = u.get("cost")
-                    if isinstance(cost, dict):
-                        usage["cost"] += float(cost.get("total") or 0)
-                model = f"{m.get('provider', '')}/{m.get('model', '')}".strip("/") or None
-                if model and model not in models:
-                    models.append(model)
-                stop = m.get("stopReason")
-                failed = stop in ("error", "aborted")
-                errors += failed
-                add(t, "assistant", {"text": "\n".join(texts), "model": model, "usage": u, "stopReason": stop,
-                                     "errorMessage": m.get("errorMessage"), "error": True if failed else None},
-                    common)
-                for b in calls:
-                    tools += 1
-                    add(t, "tool.start", {"toolCallId": str(b.get("id", "")), "toolName": str(b.get("name", "")),
-                                          "args": b.get("arguments", {})}, common)
-            elif role == "toolResult":
-                is_error = bool(m.get("isError"))
-                errors += is_error
-                details = m.get("details")
-                diff = details.get("diff") if isinstance(details, dict) else None
-                add(t, "tool.end", {"toolCallId": str(m.get("toolCallId", "")), "toolName": m.get("toolName"),
-                                    "status": "error" if is_error else "ok", "result": _text_of(m.get("content")),
-                                    "diff": diff if isinstance(diff, str) else None, "isError": is_error,
-                                    "error": True if is_error else None}, common)
+            if m.get("role") == "assistant":
+                _assistant_events(add, t, m, common, tally)
             else:
-                text = _text_of(m.get("content")) or str(m.get("command") or m.get("output") or "")
-                add(t, "info", {"kind": str(role), "text": text}, common)
-        elif kind == "compaction":
-            add(t, "compaction", {"summary": str(d.get("summary", "")), "tokensBefore": d.get("tokensBefore")}, common)
-        elif kind == "branch_summary":
-            add(t, "summary", {"summary": str(d.get("summary", ""))}, common)
-        elif kind == "model_change":
-            add(t, "info", {"kind": "model", "text": f"model {d.get('provider')}/{d.get('modelId')}"}, common)
-        elif kind == "thinking_level_change":
-            add(t, "info", {"kind": "thinking level", "text": f"thinking level {d.get('thinkingLevel')}"}, common)
-        elif kind == "label":
-            labels += 1
-            add(t, "marker", {"kind": "label", "spec": {"targetId": d.get("targetId")}}, common)
-        elif kind == "session_info":
-            add(t, "info", {"kind": "session", "text": f"session name {d.get('name')!r}"}, common)
-        elif kind == "custom_message":
-            add(t, "info", {"kind": str(d.get("customType", "custom")), "text": _text_of(d.get("content"))}, common)
+                _message_events(add, t, m, common, tally)
         else:
-            body = {k: v for k, v in d.items() if k not in ("type", "id", "parentId", "timestamp")}
-            add(t, "info", {"kind": str(kind), "text": json.dumps(body, ensure_ascii=False)[:2000]}, common)
+            _entry_event(add, t, kind, d, common, tally)
     ev.add(ev.out[-1]["t"] if ev.out else 0, "session.end", status="ended")
-    summary: dict[str, Any] = {"entries": len(entries), "messages": messages, "tool calls": tools, "errors": errors,
-                               "branches": (max(branch.values()) + 1) if branch else 0, "labels": labels,
-                               "cwd": getattr(header, "cwd", None), "models": ", ".join(models) or None,
-                               "tokens in": usage["input"], "tokens out": usage["output"],
-                               "cache read": usage["cacheRead"], "cache write": usage["cacheWrite"],
-                               "cost": f"${usage['cost']:.4f}"}
+    tally.messages = messages
+    summary = tally.summary(len(entries), (max(branch.values()) + 1) if branch else 0, getattr(header, "cwd", None))
     return ViewDoc("session", name or title, ev.out, summary, [str(w) for w in sm.warnings])
+
+
+_Add = Callable[[float, str, dict[str, Any], "dict[str, Any] | None"], Event]
+"""``_Events.entry``: adds one event of an entry."""
+
+
+class _Tally:
+    """What a session's summary counts while its entries become events."""
+
+    __slots__ = ("errors", "labels", "messages", "models", "tools", "usage")
+
+    def __init__(self) -> None:
+        self.usage: dict[str, Any] = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
+        self.tools = self.errors = self.messages = self.labels = 0
+        self.models: list[str] = []
+
+    def summary(self, entries: int, branches: int, cwd: str | None) -> dict[str, Any]:
+        usage = self.usage
+        return {"entries": entries, "messages": self.messages, "tool calls": self.tools, "errors": self.errors,
+                "branches": branches, "labels": self.labels, "cwd": cwd, "models": ", ".join(self.models) or None,
+                "tokens in": usage["input"], "tokens out": usage["output"], "cache read": usage["cacheRead"],
+                "cache write": usage["cacheWrite"], "cost": f"${usage['cost']:.4f}"}
+
+
+def _message_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, Any], tally: _Tally) -> None:
+    """The events of a message entry's message ``m`` (an assistant's: ``_assistant_events``)."""
+    role = m.get("role")
+    if role == "user":
+        add(t, "user", {"text": _text_of(m.get("content"))}, common)
+    elif role == "toolResult":
+        is_error = bool(m.get("isError"))
+        tally.errors += is_error
+        details = m.get("details")
+        diff = details.get("diff") if isinstance(details, dict) else None
+        add(t, "tool.end", {"toolCallId": str(m.get("toolCallId", "")), "toolName": m.get("toolName"),
+                            "status": "error" if is_error else "ok", "result": _text_of(m.get("content")),
+                            "diff": diff if isinstance(diff, str) else None, "isError": is_error,
+                            "error": True if is_error else None}, common)
+    else:
+        text = _text_of(m.get("content")) or str(m.get("command") or m.get("output") or "")
+        add(t, "info", {"kind": str(role), "text": text}, common)
+
+
+def _assistant_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, Any], tally: _Tally) -> None:
+    """An assistant reply: its thinking, the reply, then one ``tool.start`` per tool call."""
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for b in m.get("content") or ():
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "thinking":
+            add(t, "thinking", {"text": str(b.get("thinking", ""))}, common)
+        elif b.get("type") == "text":
+            texts.append(str(b.get("text", "")))
+        elif b.get("type") == "toolCall":
+            calls.append(b)
+    u = m.get("usage") if isinstance(m.get("usage"), dict) else None
+    if u:
+        usage = tally.usage
+        for k in ("input", "output", "cacheRead", "cacheWrite"):
+            usage[k] += int(u.get(k) or 0)
+        cost = u.get("cost")
+        if isinstance(cost, dict):
+            usage["cost"] += float(cost.get("total") or 0)
+    model = f"{m.get('provider', '')}/{m.get('model', '')}".strip("/") or None
+    if model and model not in tally.models:
+        tally.models.append(model)
+    stop = m.get("stopReason")
+    failed = stop in ("error", "aborted")
+    tally.errors += failed
+    add(t, "assistant", {"text": "\n".join(texts), "model": model, "usage": u, "stopReason": stop,
+                         "errorMessage": m.get("errorMessage"), "error": True if failed else None}, common)
+    tally.tools += len(calls)
+    for b in calls:
+        add(t, "tool.start", {"toolCallId": str(b.get("id", "")), "toolName": str(b.get("name", "")),
+                              "args": b.get("arguments", {})}, common)
+
+
+def _entry_event(add: _Add, t: float, kind: Any, d: dict[str, Any], common: dict[str, Any], tally: _Tally) -> None:
+    """The event of an entry that is not a message (``d``: its JSON)."""
+    if kind == "compaction":
+        add(t, "compaction", {"summary": str(d.get("summary", "")), "tokensBefore": d.get("tokensBefore")}, common)
+    elif kind == "branch_summary":
+        add(t, "summary", {"summary": str(d.get("summary", ""))}, common)
+    elif kind == "model_change":
+        add(t, "info", {"kind": "model", "text": f"model {d.get('provider')}/{d.get('modelId')}"}, common)
+    elif kind == "thinking_level_change":
+        add(t, "info", {"kind": "thinking level", "text": f"thinking level {d.get('thinkingLevel')}"}, common)
+    elif kind == "label":
+        tally.labels += 1
+        add(t, "marker", {"kind": "label", "spec": {"targetId": d.get("targetId")}}, common)
+    elif kind == "session_info":
+        add(t, "info", {"kind": "session", "text": f"session name {d.get('name')!r}"}, common)
+    elif kind == "custom_message":
+        add(t, "info", {"kind": str(d.get("customType", "custom")), "text": _text_of(d.get("content"))}, common)
+    else:
+        body = {k: v for k, v in d.items() if k not in ("type", "id", "parentId", "timestamp")}
+        add(t, "info", {"kind": str(kind), "text": json.dumps(body, ensure_ascii=False)[:2000]}, common)
 
 
 # ---------------------------------------------------------------------------- loop recordings

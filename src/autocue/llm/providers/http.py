@@ -197,45 +197,10 @@ class HttpProvider:
         """
         signal = options.signal
         streaming = body.get("stream") is True if expect_stream is None else expect_stream
-        client = self._client()
-        content = orjson.dumps(body)
-        hdrs = {"content-type": "application/json", **headers}
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        where = f"{self.api}: POST {url}"
-
-        async def produce() -> None:
-            try:
-                async with client.stream("POST", url, content=content, headers=hdrs) as resp:
-                    if resp.status_code >= 400:
-                        raw = await resp.aread()
-                        queue.put_nowait(_http_error(resp.status_code, resp.headers, raw))
-                        return
-                    ctype = resp.headers.get("content-type", "")
-                    if "event-stream" not in ctype and ("json" in ctype or not streaming):
-                        raw = await resp.aread()
-                        try:
-                            queue.put_nowait(JsonBody(orjson.loads(raw)))
-                        except orjson.JSONDecodeError:
-                            queue.put_nowait(
-                                ProviderStreamError(
-                                    f"{where}: expected a JSON or event-stream body, got {ctype or 'no content-type'}: "
-                                    f"{raw[:200]!r}"
-                                )
-                            )
-                        return
-                    dec = SSEDecoder()
-                    async for chunk in resp.aiter_bytes():
-                        for ev in dec.feed(chunk):
-                            queue.put_nowait(ev)
-                    for ev in dec.flush():
-                        queue.put_nowait(ev)
-                    queue.put_nowait(_END)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                queue.put_nowait(ProviderStreamError(_transport_text(where, e)))
-
-        task = asyncio.get_running_loop().create_task(produce())
+        hdrs = {"content-type": "application/json", **headers}
+        produce = _produce(self._client(), url, orjson.dumps(body), hdrs, streaming, f"{self.api}: POST {url}", queue)
+        task = asyncio.get_running_loop().create_task(produce)
         remove = None
         if signal is not None:
 
@@ -265,6 +230,47 @@ class HttpProvider:
                     await task
                 except BaseException:  # the task was cancelled on purpose
                     pass
+
+
+async def _produce(
+    client: httpx2.AsyncClient, url: str, content: bytes, headers: dict[str, str], streaming: bool, where: str,
+    queue: asyncio.Queue[Any],
+) -> None:
+    """POST ``content`` and put what comes back on ``queue``: SSE events then ``_END``, one
+    ``JsonBody``, or the exception that ends the request (a transport failure included)."""
+    try:
+        async with client.stream("POST", url, content=content, headers=headers) as resp:
+            await _read_response(resp, streaming, where, queue)
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:
+        queue.put_nowait(ProviderStreamError(_transport_text(where, e)))
+
+
+async def _read_response(resp: httpx2.Response, streaming: bool, where: str, queue: asyncio.Queue[Any]) -> None:
+    if resp.status_code >= 400:
+        raw = await resp.aread()
+        queue.put_nowait(_http_error(resp.status_code, resp.headers, raw))
+        return
+    ctype = resp.headers.get("content-type", "")
+    if "event-stream" not in ctype and ("json" in ctype or not streaming):
+        raw = await resp.aread()
+        try:
+            queue.put_nowait(JsonBody(orjson.loads(raw)))
+        except orjson.JSONDecodeError:
+            queue.put_nowait(
+                ProviderStreamError(
+                    f"{where}: expected a JSON or event-stream body, got {ctype or 'no content-type'}: {raw[:200]!r}"
+                )
+            )
+        return
+    dec = SSEDecoder()
+    async for chunk in resp.aiter_bytes():
+        for ev in dec.feed(chunk):
+            queue.put_nowait(ev)
+    for ev in dec.flush():
+        queue.put_nowait(ev)
+    queue.put_nowait(_END)
 
 
 def _transport_text(where: str, e: Exception) -> str:

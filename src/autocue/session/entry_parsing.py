@@ -1,0 +1,185 @@
+"""Reading a decoded session-file line into its entry: every field's JSON type is checked.
+
+- ``entry_from_json(d)``: any line, the header included; an entry keeps ``d`` (``raw``) so
+  ``to_json()`` returns it unchanged, and unknown keys go to ``extra``.
+- ``header_from_json(d)``: line 1.
+
+Both raise ``ValueError`` naming the entry and the missing or wrong field (the file reader adds
+the file and line).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from autocue.llm.types import JSON
+from autocue.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    CustomEntry,
+    CustomMessageEntry,
+    FileEntry,
+    LabelEntry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionHeader,
+    SessionInfoEntry,
+    ThinkingLevelChangeEntry,
+    UnknownEntry,
+)
+from autocue.session.messages import content_list_from_json
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as it is written in the file, cut to 40 characters (for error messages)."""
+    try:
+        text = orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _extra(d: JSON, known: frozenset[str]) -> JSON | None:
+    if d.keys() <= known:
+        return None
+    return {k: v for k, v in d.items() if k not in known}
+
+
+_HEADER_KEYS = frozenset({"type", "version", "id", "timestamp", "cwd", "parentSession"})
+
+
+def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
+    """Parse a header line; raises ``ValueError`` when it is not one."""
+    if d.get("type") != "session":
+        raise ValueError(f"expected a session header ({{\"type\":\"session\",...}}), got type {d.get('type')!r}")
+    if not isinstance(d.get("id"), str):
+        raise ValueError("session header has no string \"id\"")
+    version = d.get("version")
+    if "version" in d and (type(version) is not int or version < 1):  # absent: a v1 file, like pi
+        raise ValueError(f"session header \"version\" must be a JSON integer (1, 2 or 3), got {_shown(version)}")
+    for key in ("timestamp", "cwd"):
+        if key in d and not isinstance(d[key], str):
+            raise ValueError(f"session header \"{key}\" must be a string, got {_shown(d[key])}")
+    if d.get("parentSession") is not None and not isinstance(d["parentSession"], str):
+        raise ValueError(f"session header \"parentSession\" must be a string, got {_shown(d['parentSession'])}")
+    return SessionHeader(
+        d["id"],
+        d.get("timestamp", ""),
+        d.get("cwd", ""),
+        d.get("version"),
+        d.get("parentSession"),
+        _extra(d, _HEADER_KEYS),
+        d if keep_raw else None,
+    )
+
+
+_BASE = ("type", "id", "parentId", "timestamp")
+_KNOWN: dict[str, frozenset[str]] = {
+    "message": frozenset({*_BASE, "message"}),
+    "thinking_level_change": frozenset({*_BASE, "thinkingLevel"}),
+    "model_change": frozenset({*_BASE, "provider", "modelId"}),
+    "compaction": frozenset({*_BASE, "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}),
+    "branch_summary": frozenset({*_BASE, "fromId", "summary", "details", "fromHook"}),
+    "custom": frozenset({*_BASE, "customType", "data"}),
+    "custom_message": frozenset({*_BASE, "customType", "content", "display", "details"}),
+    "label": frozenset({*_BASE, "targetId", "label"}),
+    "session_info": frozenset({*_BASE, "name"}),
+}
+_MESSAGE_KEYS = _KNOWN["message"]
+
+
+def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) -> FileEntry:
+    """Parse one session-file line (already JSON-decoded): the header or any entry.
+
+    With ``keep_raw`` (the default) the entry keeps ``d`` so ``to_json()`` returns it
+    unchanged. Raises ``ValueError`` naming the missing or wrong field. A message entry's
+    message is parsed lazily (its ``role`` is checked now).
+    """
+    t = d.get("type")
+    if t == "session":
+        return header_from_json(d, keep_raw=keep_raw)
+    eid = d.get("id")
+    if not isinstance(eid, str):
+        raise ValueError(f"{t or 'entry'} entry has no string \"id\"")
+    pid = d.get("parentId")
+    if pid is not None and not isinstance(pid, str):
+        raise ValueError(f"entry {eid}: \"parentId\" must be a string or null")
+    ts = d.get("timestamp", "")
+    if not isinstance(ts, str):
+        raise ValueError(f"entry {eid}: \"timestamp\" must be a string, got {_shown(ts)}")
+    raw = d if keep_raw else None
+    if t == "message":
+        msg = d.get("message")
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise ValueError(f"entry {eid}: \"message\" must be an object with a \"role\"")
+        extra = None if d.keys() <= _MESSAGE_KEYS else _extra(d, _MESSAGE_KEYS)
+        return MessageEntry(eid, pid, ts, message_json=msg, extra=extra, raw=raw, line=line)
+    known = _KNOWN.get(t) if isinstance(t, str) else None
+    if known is None:
+        return UnknownEntry(eid, pid, ts, str(t), d)
+    f = _Fields(d, f"{t} entry {eid}")
+    extra = _extra(d, known)
+    if t == "thinking_level_change":
+        return ThinkingLevelChangeEntry(eid, pid, ts, f.text("thinkingLevel"), extra, raw)
+    if t == "model_change":
+        return ModelChangeEntry(eid, pid, ts, f.text("provider"), f.text("modelId"), extra, raw)
+    if t == "compaction":
+        return CompactionEntry(eid, pid, ts, f.text("summary"), f.text("firstKeptEntryId"), f.number("tokensBefore"),
+                               d.get("details"), f.opt_bool("fromHook"), extra, raw)
+    if t == "branch_summary":
+        return BranchSummaryEntry(eid, pid, ts, f.text("fromId"), f.text("summary"), d.get("details"),
+                                  f.opt_bool("fromHook"), extra, raw)
+    if t == "custom":
+        return CustomEntry(eid, pid, ts, f.text("customType"), d.get("data"), extra, raw)
+    if t == "custom_message":
+        custom_type = f.text("customType")
+        content = content_list_from_json(d.get("content", ""), f"custom_message entry {eid}")
+        return CustomMessageEntry(eid, pid, ts, custom_type, content, bool(d.get("display", True)),
+                                  d.get("details"), extra, raw)
+    if t == "label":
+        return LabelEntry(eid, pid, ts, f.text("targetId"), f.opt_text("label"), extra, raw)
+    return SessionInfoEntry(eid, pid, ts, f.opt_text("name"), extra, raw)
+
+
+class _Fields:
+    """Typed reads of an entry's fields, raising ``ValueError`` that names the entry and the field."""
+
+    __slots__ = ("d", "where")
+
+    def __init__(self, d: JSON, where: str) -> None:
+        self.d = d
+        self.where = where
+
+    def _wrong(self, key: str, expected: str) -> ValueError:
+        return ValueError(f"{self.where}: \"{key}\" must be {expected}, got {_shown(self.d[key])}")
+
+    def text(self, key: str) -> str:
+        if key not in self.d:
+            raise ValueError(f"{self.where} is missing field {key!r}")
+        v = self.d[key]
+        if not isinstance(v, str):
+            raise self._wrong(key, "a string")
+        return v
+
+    def opt_text(self, key: str) -> str | None:
+        v = self.d.get(key)
+        if v is not None and not isinstance(v, str):
+            raise self._wrong(key, "a string or null")
+        return v
+
+    def opt_bool(self, key: str) -> bool | None:
+        v = self.d.get(key)
+        if v is not None and not isinstance(v, bool):
+            raise self._wrong(key, "true, false or null")
+        return v
+
+    def number(self, key: str) -> int:
+        v = self.d.get(key, 0)
+        if type(v) is not int and type(v) is not float:
+            raise self._wrong(key, "a number")
+        return v  # type: ignore[return-value]
+
+
+__all__ = ["entry_from_json", "header_from_json"]

@@ -1,0 +1,83 @@
+"""The session file's line format: JSON lines written as JavaScript's ``JSON.stringify`` writes
+them, and the timestamps pi puts in entries.
+
+- ``dumps_line(d)``: the JSONL line for a dict (compact, non-ASCII kept, like ``JSON.stringify``).
+- ``loads_line(raw)``: decode one line (orjson, the standard library for lone surrogates).
+- ``iso_now()``, ``iso_to_ms(s)``: the timestamp forms pi uses.
+- ``no_gc()``: the cyclic GC paused while many lines are decoded or encoded (they make many small
+  containers, which it would rescan over and over).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+
+def iso_now() -> str:
+    """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z``."""
+    t = time.time()
+    sec = int(t)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + f".{int((t - sec) * 1000):03d}Z"
+
+
+def iso_to_ms(s: str) -> int:
+    """Epoch milliseconds of an ISO timestamp (JavaScript ``new Date(s).getTime()``); 0 if unparsable."""
+    try:
+        return round(datetime.fromisoformat(s).timestamp() * 1000)
+    except (ValueError, TypeError):
+        return 0
+
+
+def dumps_line(d: Any) -> bytes:
+    """One JSONL line (with the newline) in ``JSON.stringify`` form: compact, UTF-8, keys in order.
+
+    Values orjson refuses (a lone surrogate from undecodable tool output, an int beyond 64
+    bits, non-string keys) go through the standard library instead; lone surrogates are
+    written as ``\\udXXX`` escapes, as JavaScript's well-formed ``JSON.stringify`` does.
+    """
+    try:
+        return orjson.dumps(d) + b"\n"
+    except orjson.JSONEncodeError:
+        try:
+            text = json.dumps(d, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply to write") from None
+        return text.encode("utf-8", "backslashreplace") + b"\n"
+
+
+def loads_line(raw: bytes) -> Any:
+    """Decode one JSONL line (``orjson``; the standard library for what orjson refuses).
+
+    orjson refuses ``\\udXXX`` escapes of lone surrogates, which ``JSON.stringify`` (and
+    ``dumps_line``) write for undecodable text; the standard library reads them.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(raw)
+        except RecursionError:
+            raise ValueError("JSON nested too deeply") from None
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic GC (decoding a file creates many small containers it would rescan over and over)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+__all__ = ["dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]

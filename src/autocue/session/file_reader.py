@@ -1,0 +1,254 @@
+"""Reading a session file: every line decoded and checked, a torn last line forgiven, v1/v2 migrated.
+
+``load_file(path)`` → ``LoadedFile`` (header, entries, warnings and what the next write must
+repair). A torn (unparsable) *last* line is skipped, reported in ``warnings`` as ``file:line``
+and cut off the file before the next write; a corrupt line anywhere else, a missing or invalid
+header, a field of the wrong JSON type, a duplicate id or a parent cycle raises
+``SessionFileError`` naming file and line. v1/v2 files are migrated to v3 like pi does (the
+caller rewrites them, keeping the original bytes as a backup). ``new_entry_id(taken)`` draws an
+8-hex entry id not in ``taken``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from autocue.session.entries import CURRENT_SESSION_VERSION, MessageEntry, SessionEntry, SessionHeader
+from autocue.session.entry_parsing import entry_from_json, header_from_json
+from autocue.session.errors import SessionFileError, SessionFileNotFoundError
+from autocue.session.file_format import loads_line, no_gc
+from autocue.session.integrity import check_tree
+from autocue.session.messages import AgentMessage, agent_message_from_json
+
+
+def new_entry_id(taken: dict[str, Any]) -> str:
+    for _ in range(100):
+        eid = os.urandom(4).hex()
+        if eid not in taken:
+            return eid
+    return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    header: SessionHeader | None
+    entries: list[SessionEntry]
+    warnings: list[str]
+    truncate_at: int | None
+    needs_newline: bool
+    migrated_from: int | None
+    """The version a v1/v2 file was migrated from (the file must then be rewritten), else None."""
+    original: bytes | None = None
+    """The file's bytes when it was migrated (kept as a backup before the rewrite)."""
+
+
+_HEADER_HINT = 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.'
+
+
+def _read_file(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SessionFileNotFoundError(path) from None
+    except IsADirectoryError:
+        raise SessionFileError(path, None, "is a directory, not a session file") from None
+    except OSError as e:
+        raise SessionFileError(path, None, f"cannot read the file ({e.strerror or e})") from None
+
+
+def load_file(path: str, decoded: bool = False) -> LoadedFile:
+    """Read and check a whole session file. Raises ``SessionFileError`` (with the line) for
+    anything malformed except a torn last line, which is reported in ``warnings``. ``decoded``:
+    message entries keep their decoded dicts (see ``SessionManager.open``)."""
+    data = _read_file(path)
+    lines = data.split(b"\n")
+    last = len(lines) - 1
+    while last >= 0 and not lines[last].strip():
+        last -= 1
+    if last < 0:
+        return LoadedFile(None, [], [], 0 if data else None, False, None)
+    torn: list[Any] = []  # [warning, truncate_at] once the last line turned out torn
+    with no_gc():
+        h = 0
+        while not lines[h].strip():
+            h += 1
+        first = _loads_or_report(path, lines, h, last, torn)
+        if first is None:
+            raise SessionFileError(path, 1, "no session header: the only line is torn")
+        first_line = h + 1
+        if not isinstance(first, dict) or first.get("type") != "session" or not isinstance(first.get("id"), str):
+            raise SessionFileError(path, first_line, "missing or invalid session header", _HEADER_HINT)
+        try:
+            header = header_from_json(first)
+        except ValueError as e:
+            raise SessionFileError(path, first_line, str(e), _HEADER_HINT) from None
+        warnings: list[str] = []
+        version = header.version if header.version is not None else 1  # no version: a v1 file, like pi
+        migrated_from: int | None = None
+        line_nos: list[int] = []
+        if version < CURRENT_SESSION_VERSION:
+            dicts: list[Any] = [first]
+            line_nos = [first_line]
+            for i in range(h + 1, last + 1):
+                d = _loads_or_report(path, lines, i, last, torn)
+                if d is not None:
+                    dicts.append(d)
+                    line_nos.append(i + 1)
+            _migrate(dicts, version)
+            migrated_from = version
+            header = header_from_json(first)
+            entries = _entries_from_dicts(path, dicts, line_nos)
+            del line_nos[0]
+        else:
+            if version > CURRENT_SESSION_VERSION:
+                warnings.append(f"{path}:{first_line}: session version {version} is newer than "
+                                f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
+            entries = _entries_from_lines(path, lines, h + 1, last, torn, line_nos, decoded)
+        check_tree(path, entries, line_nos)
+    truncate_at: int | None = None
+    if torn:
+        warnings.append(torn[0])
+        truncate_at = torn[1]
+    needs_newline = truncate_at is None and not data.endswith(b"\n")
+    return LoadedFile(header, entries, warnings, truncate_at, needs_newline, migrated_from,
+                   data if migrated_from is not None else None)
+
+
+def _loads_or_report(path: str, lines: list[bytes], i: int, last: int, torn: list[Any]) -> Any:
+    """Decode line ``i``; ``None`` for a blank line or a torn last line (then recorded in
+    ``torn``); a corrupt line anywhere else raises ``SessionFileError``."""
+    raw = lines[i]
+    try:
+        return loads_line(raw)
+    except ValueError as e:
+        if not raw or raw.isspace():
+            return None
+        if i == last:
+            torn[:] = [
+                f"{path}:{i + 1}: skipped a torn last line ({len(raw)} bytes, not valid JSON: {e}); "
+                "it is cut off the file before the next write",
+                sum(len(x) + 1 for x in lines[:i]),
+            ]
+            return None
+        raise SessionFileError(
+            path, i + 1, f"corrupt line, not valid JSON ({e})",
+            "Only the last line of a session file may be torn; repair or remove this line.",
+        ) from None
+
+
+def _entries_from_lines(
+    path: str, lines: list[bytes], start: int, last: int, torn: list[Any], line_nos: list[int],
+    decoded: bool = False,
+) -> list[SessionEntry]:
+    """Entries of ``lines[start:last + 1]`` (a v3 file); their line numbers go to ``line_nos``.
+    Every line is decoded and checked, but a plain message entry keeps only its line's bytes, its ids and its typed
+    message: no decoded dict stays alive, so the cyclic GC has far fewer objects to scan. With ``decoded`` it keeps
+    the decoded dict instead, and its message is typed on first access (for a reader of every entry's JSON)."""
+    entries: list[SessionEntry] = []
+    append = entries.append
+    add_line = line_nos.append
+    loads = orjson.loads
+    convert = agent_message_from_json
+    new = object.__new__
+    for i in range(start, last + 1):
+        raw = lines[i]
+        try:
+            d = loads(raw)
+        except orjson.JSONDecodeError:
+            d = _loads_or_report(path, lines, i, last, torn)
+            if d is None:
+                continue
+        # fast path: a plain message entry with exactly pi's keys
+        if type(d) is dict and len(d) == 5 and d.get("type") == "message":
+            msg = d.get("message")
+            eid = d.get("id")
+            pid = d.get("parentId", 0)
+            ts = d.get("timestamp")
+            if (type(msg) is dict and type(role := msg.get("role")) is str and type(eid) is str
+                    and (pid is None or type(pid) is str) and type(ts) is str):
+                add_line(i + 1)
+                if decoded:
+                    append(new(MessageEntry)._fill(eid, pid, ts, role, None, msg, d, None, i + 1))
+                    continue
+                try:
+                    m: AgentMessage = convert(msg, strict=False)
+                except ValueError:  # malformed: reported on first access (only an error if the context needs it)
+                    append(new(MessageEntry)._fill(eid, pid, ts, role, None, msg, d, None, i + 1))
+                    continue
+                append(new(MessageEntry)._fill(eid, pid, ts, role, m, None, None, raw, i + 1))
+                continue
+        if type(d) is not dict:
+            raise SessionFileError(path, i + 1, f"expected a JSON object, got {type(d).__name__}")
+        try:
+            entry = entry_from_json(d, line=i + 1)
+        except ValueError as err:
+            raise SessionFileError(path, i + 1, str(err)) from None
+        if isinstance(entry, SessionHeader):
+            raise SessionFileError(path, i + 1, "a second session header inside the file")
+        append(entry)
+        add_line(i + 1)
+    return entries
+
+
+def _entries_from_dicts(path: str, dicts: list[Any], line_nos: list[int] | None) -> list[SessionEntry]:
+    entries: list[SessionEntry] = []
+    append = entries.append
+    loaded = MessageEntry.loaded
+    for idx in range(1, len(dicts)):
+        d = dicts[idx]
+        line_no = line_nos[idx] if line_nos is not None else idx + 1
+        if type(d) is not dict:
+            raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
+        # fast path: a plain message entry with exactly pi's keys
+        if len(d) == 5 and d.get("type") == "message":
+            msg = d.get("message")
+            pid = d.get("parentId", 0)
+            if (type(msg) is dict and type(msg.get("role")) is str and type(d.get("id")) is str
+                    and (pid is None or type(pid) is str) and type(d.get("timestamp")) is str):
+                append(loaded(d, msg, line_no))
+                continue
+        try:
+            entry = entry_from_json(d, line=line_no)
+        except ValueError as err:
+            raise SessionFileError(path, line_no, str(err)) from None
+        if isinstance(entry, SessionHeader):
+            raise SessionFileError(path, line_no, "a second session header inside the file")
+        append(entry)
+    return entries
+
+
+def _migrate(dicts: list[Any], version: int) -> None:
+    """pi's v1 → v2 (ids, parentIds, firstKeptEntryIndex → Id) and v2 → v3 (hookMessage → custom)."""
+    header = dicts[0]
+    if version < 2:
+        taken: dict[str, Any] = {}
+        prev: str | None = None
+        for d in dicts[1:]:
+            if not isinstance(d, dict):
+                continue
+            eid = new_entry_id(taken)
+            taken[eid] = True
+            d["id"] = eid
+            d["parentId"] = prev
+            prev = eid
+        for d in dicts[1:]:
+            if (isinstance(d, dict) and d.get("type") == "compaction"
+                    and type(d.get("firstKeptEntryIndex")) is int):
+                idx = d.pop("firstKeptEntryIndex")
+                if 0 < idx < len(dicts) and isinstance(dicts[idx], dict):
+                    d["firstKeptEntryId"] = dicts[idx]["id"]
+    for d in dicts[1:]:
+        if isinstance(d, dict) and d.get("type") == "message":
+            msg = d.get("message")
+            if isinstance(msg, dict) and msg.get("role") == "hookMessage":
+                msg["role"] = "custom"
+    header["version"] = CURRENT_SESSION_VERSION
+
+
+__all__ = ["LoadedFile", "load_file", "new_entry_id"]

@@ -22,10 +22,10 @@ from typing import Any
 
 import orjson
 import uvicorn
-from starlette.types import ASGIApp
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from autocue.mockllm.app import TRANSPORT_KEY, create_app
+from autocue.mockllm.asgi import ASGIApp
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions

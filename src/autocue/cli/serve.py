@@ -18,6 +18,7 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -28,7 +29,9 @@ from autocue.mockllm.server import bind_socket, uvicorn_config
 from autocue.mockllm.sources import ScenarioSourceError
 from autocue.mockllm.state import MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
 from autocue.mockllm.wire.fuzz import FuzzSpec, FuzzSpecError, parse_fuzz
-from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
+
+if TYPE_CHECKING:
+    from autocue.script.chaos import ChaosSpec
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
@@ -45,7 +48,9 @@ def port_number(text: str) -> int:
 
 
 def chaos_spec(text: str) -> ChaosSpec:
-    """``--chaos``: a chaos spec (``autocue.script.chaos``)."""
+    """``--chaos``: a chaos spec (``autocue.script.chaos``, imported only for one)."""
+    from autocue.script.chaos import ChaosSpecError, parse_chaos
+
     try:
         return parse_chaos(text)
     except ChaosSpecError as e:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import orjson
@@ -39,7 +39,9 @@ from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
 from autocue.mockllm.wire.common import Segments, coalesce, now
 from autocue.mockllm.wire.fuzz import Fuzzer, FuzzSpec, FuzzSpecError, parse_fuzz
-from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
+
+if TYPE_CHECKING:  # chaos loads with the first spec (autocue.script.chaos)
+    from autocue.script.chaos import ChaosSpec
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
@@ -190,6 +192,8 @@ class MockApp:
         chaos = self.state.options.chaos
         spec_text = headers.get("x-autocue-chaos")
         if spec_text:
+            from autocue.script.chaos import ChaosSpecError, parse_chaos
+
             try:
                 chaos = parse_chaos(spec_text)
             except ChaosSpecError as e:

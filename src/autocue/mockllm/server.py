@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import uvicorn
@@ -30,7 +30,9 @@ from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
 from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
-from autocue.script.chaos import ChaosSpec, parse_chaos
+
+if TYPE_CHECKING:  # chaos loads with the first spec
+    from autocue.script.chaos import ChaosSpec
 
 
 def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -124,10 +126,14 @@ class MockLLMServer:
                  admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
                  chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
                  session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS) -> None:
+        if isinstance(chaos, str):
+            from autocue.script.chaos import parse_chaos
+
+            chaos = parse_chaos(chaos)
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                                 max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
-                                chaos=parse_chaos(chaos) if isinstance(chaos, str) else chaos,
+                                chaos=chaos,
                                 fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz,
                                 session_ttl=max(0.0, session_ttl), max_sessions=max(0, max_sessions))
         if workspace is not None:

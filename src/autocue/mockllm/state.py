@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -41,8 +41,10 @@ from autocue.mockllm.sources import (
     scenario_file_paths,
 )
 from autocue.mockllm.wire.fuzz import FuzzSpec
-from autocue.script.chaos import ChaosSpec
 from autocue.script.model import ScriptedResponse
+
+if TYPE_CHECKING:
+    from autocue.script.chaos import ChaosSpec
 
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
 SESSION_TTL = 900.0

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autocue.scenario.assertions import AssertSpec, GitCommitCheck, JsonFileCheck
 from autocue.scenario.errors import Pos, ScenarioError
 from autocue.scenario.expect import EXPECT_KEYS, LAST_MESSAGE_KEYS, ROLES, RequestExpectation
 from autocue.scenario.model import (
@@ -56,7 +55,10 @@ from autocue.scenario.parts import PART_SET, PartReader
 from autocue.scenario.reader import near_miss
 from autocue.scenario.vocab import TIMELINE_EVENTS, TOP_LEVEL_KEYS
 from autocue.scenario.yamlsrc import Node, parse_documents, plain, type_name
-from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
+
+if TYPE_CHECKING:  # imported by the first scenario with an assert step or a chaos key
+    from autocue.scenario.assertions import AssertSpec
+    from autocue.script.chaos import ChaosSpec
 
 _TIMELINE_SET = frozenset(TIMELINE_EVENTS)
 _BARE_EVENTS = frozenset({"complete", "merge", "sessionStart", "userCancelSession"})
@@ -296,6 +298,8 @@ class ScenarioLoader(PartReader):
         """A reply's ``chaos:`` key (a chaos spec string, see ``autocue.script.chaos``)."""
         if "chaos" not in item:
             return None
+        from autocue.script.chaos import ChaosSpecError, parse_chaos
+
         n = item.key("chaos")
         if not isinstance(n.v, str):
             self.fail(n, f"`chaos` must be a chaos spec string such as \"error=429*1\", got {type_name(n.v)}")
@@ -443,6 +447,8 @@ class ScenarioLoader(PartReader):
 
     # ------------------------------------------------------------------ assertions
     def assertion(self, v: Node) -> AssertSpec:
+        from autocue.scenario.assertions import AssertSpec, GitCommitCheck, JsonFileCheck
+
         self.map_(v, "an assertion mapping (fs, text, json, git)")
         spec = AssertSpec(pos=v.pos)
         for k in v.key_names():

@@ -226,7 +226,8 @@ def state_memory(tmp: Path, requests: int, max_sessions: int | None = None) -> N
     import gc
 
     from autocue.mockllm.incoming import Incoming
-    from autocue.mockllm.state import MAX_SESSIONS, MockState, ServerOptions
+    from autocue.mockllm.options import MAX_SESSIONS, ServerOptions
+    from autocue.mockllm.state import MockState
 
     scenario = write_scenario(tmp / "memory.yaml", 1)
     cap = MAX_SESSIONS if max_sessions is None else max_sessions

@@ -15,7 +15,8 @@ import pytest
 import uvicorn
 
 from autocue.mockllm.asgi import Message, Request, Response, Route, Router, StreamingResponse
-from autocue.mockllm.server import bind_socket, serve_in_thread, uvicorn_config
+from autocue.mockllm.server import serve_in_thread, uvicorn_config
+from autocue.mockllm.sockets import bind_socket
 
 STREAM_STOPPED = threading.Event()
 

@@ -67,3 +67,50 @@ def test_serve_answers_without_importing_what_it_does_not_use(tmp_path: Path) ->
     modules = set(proc.stdout.split("MODULES ", 1)[1].split())
     assert {"autocue.mockllm.asgi", "autocue.scenario.loader", "autocue.scenario.profiles", "uvicorn"} <= modules
     assert sorted(m for m in modules if m.split(".")[0] in NOT_IMPORTED or m in NOT_IMPORTED) == []
+
+
+# connects and sends its request while the scenarios are still loading, then reads the answer
+CONNECT_DURING_START_UP = r"""
+import socket, sys, threading
+import autocue.cli.serve as serve
+import autocue.mockllm.state as state
+from autocue.cli.main import main
+
+bound, early = [], []
+def bind(host, port):
+    sock = serve_bind(host, port)
+    bound.append(sock.getsockname()[1])
+    return sock
+serve_bind, serve.bind_socket = serve.bind_socket, bind
+
+load = state.MockState.__init__
+def loading(self, *args, **kwargs):
+    client = socket.create_connection(("127.0.0.1", bound[0]), timeout=30)  # refused unless listening
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}'
+    client.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                   b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    early.append(client)
+    connected.set()
+    load(self, *args, **kwargs)
+state.MockState.__init__ = loading
+
+def run():
+    main(["serve", sys.argv[1], "--port", "0"])
+    connected.set()  # main returned: no client connected during start-up
+connected = threading.Event()
+threading.Thread(target=run, daemon=True).start()
+connected.wait(30)
+if not early:
+    sys.exit("no client could connect while the scenarios loaded")
+answer = b"".join(iter(lambda: early[0].recv(65536), b""))
+print("ANSWER", answer.split(b"\r\n", 1)[0].decode(), b'"tool_calls"' in answer, flush=True)
+"""
+
+
+def test_a_client_that_connects_during_start_up_waits_for_its_answer(tmp_path: Path) -> None:
+    scenario = tmp_path / "startup.yaml"
+    scenario.write_text(SCENARIO, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-c", CONNECT_DURING_START_UP, str(scenario)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ANSWER HTTP/1.1 200 OK True" in proc.stdout, proc.stdout + proc.stderr

@@ -27,24 +27,14 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from autocue.mockllm.app import TRANSPORT_KEY, create_app
 from autocue.mockllm.asgi import ASGIApp
 from autocue.mockllm.journal import JOURNAL_CAP
+from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, ServerOptions
+from autocue.mockllm.sockets import bind_socket
 from autocue.mockllm.sources import Source
-from autocue.mockllm.state import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
+from autocue.mockllm.state import MockState
 from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
 
 if TYPE_CHECKING:  # chaos loads with the first spec
     from autocue.script.chaos import ChaosSpec
-
-
-def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening TCP socket with ``TCP_NODELAY`` (inherited by accepted connections)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
 
 
 class TransportHttpToolsProtocol(HttpToolsProtocol):

@@ -54,7 +54,7 @@ os._exit(0)
 NOT_IMPORTED = ("starlette", "anyio", "h11", "autocue.script.provider", "autocue.llm.events", "autocue.llm.stream",
                 "autocue.scenario.assertions", "autocue.scenario.schema", "autocue.scenario.drift",
                 "autocue.scenario.writer", "autocue.script.chaos", "autocue.mockllm.checks",
-                "autocue.mockllm.expect", "autocue.mockllm.fixture")
+                "autocue.mockllm.expect", "autocue.mockllm.fixture", "autocue.mockllm.wire.fuzz")
 
 
 def test_serve_answers_without_importing_what_it_does_not_use(tmp_path: Path) -> None:

@@ -38,9 +38,9 @@ from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
 from autocue.mockllm.wire.common import Segments, coalesce, now
-from autocue.mockllm.wire.fuzz import Fuzzer, FuzzSpec, FuzzSpecError, parse_fuzz
 
-if TYPE_CHECKING:  # chaos loads with the first spec (autocue.script.chaos)
+if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
+    from autocue.mockllm.wire.fuzz import FuzzSpec
     from autocue.script.chaos import ChaosSpec
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
@@ -201,6 +201,8 @@ class MockApp:
         fuzz = self.state.options.fuzz
         fuzz_text = scope.get("autocue_fuzz") or headers.get("x-autocue-fuzz")
         if fuzz_text:
+            from autocue.mockllm.wire.fuzz import FuzzSpecError, parse_fuzz
+
             try:
                 fuzz = parse_fuzz(fuzz_text)
             except FuzzSpecError as e:
@@ -250,7 +252,11 @@ class MockApp:
             if plan is not None and (plan.cut_at is not None or plan.malformed_at is not None):
                 body = body[: len(body) // 2]
             return Response(body, 200, headers, media_type=JSON)
-        fuzzer = Fuzzer(fuzz, _step_key(reply.seed)) if fuzz is not None else None
+        fuzzer = None
+        if fuzz is not None:
+            from autocue.mockllm.wire.fuzz import Fuzzer
+
+            fuzzer = Fuzzer(fuzz, _step_key(reply.seed))
         segments: Segments = mod.stream(reply, req, fuzzer)
         if fuzz is not None:
             headers["x-autocue-fuzz"] = fuzz.text

@@ -31,9 +31,9 @@ from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL,
 from autocue.mockllm.sockets import bind_socket
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import MockState
-from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
 
-if TYPE_CHECKING:  # chaos loads with the first spec
+if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
+    from autocue.mockllm.wire.fuzz import FuzzSpec
     from autocue.script.chaos import ChaosSpec
 
 
@@ -120,12 +120,15 @@ class MockLLMServer:
             from autocue.script.chaos import parse_chaos
 
             chaos = parse_chaos(chaos)
+        if isinstance(fuzz, (str, int)):
+            from autocue.mockllm.wire.fuzz import parse_fuzz
+
+            fuzz = parse_fuzz(str(fuzz))
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                                 max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
-                                chaos=chaos,
-                                fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz,
-                                session_ttl=max(0.0, session_ttl), max_sessions=max(0, max_sessions))
+                                chaos=chaos, fuzz=fuzz, session_ttl=max(0.0, session_ttl),
+                                max_sessions=max(0, max_sessions))
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)

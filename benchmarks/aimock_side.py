@@ -9,7 +9,7 @@ Both script the same replies: autocue an ordered scenario per session, aimock on
 steps of a tool loop apart.
 
 1. Start-up to first answer: from ``Popen`` to the first 200 answer to a chat request
-   (polled every millisecond); median of the rounds.
+   (polled every millisecond); median of ``--start-rounds`` alternated starts (default 15).
 2. Server CPU per request with 50 concurrent clients on short conversations (a prompt, a
    tool call, its result, the final text: two requests, a fresh session key each), from
    ``/proc/PID/stat`` (user + system) over the run; median of the rounds.
@@ -226,7 +226,8 @@ def state_memory(tmp: Path, requests: int, max_sessions: int | None = None) -> N
     import gc
 
     from autocue.mockllm.incoming import Incoming
-    from autocue.mockllm.state import MAX_SESSIONS, MockState, ServerOptions
+    from autocue.mockllm.options import MAX_SESSIONS, ServerOptions
+    from autocue.mockllm.state import MockState
 
     scenario = write_scenario(tmp / "memory.yaml", 1)
     cap = MAX_SESSIONS if max_sessions is None else max_sessions
@@ -270,7 +271,7 @@ def _median(xs: list[float]) -> float:
 
 
 def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory_requests: int,
-        loop_ns: list[int], client_file: Path) -> None:
+        loop_ns: list[int], client_file: Path, start_rounds: int = 15) -> None:
     from bench_mockllm import run_client
 
     cli = install_aimock(aimock_root)
@@ -282,13 +283,13 @@ def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory
         with Server(kind, 1, tmp, cli) as s:
             s.first_answer()
     starts: dict[str, list[float]] = {k: [] for k in SERVERS}
-    for _ in range(rounds):
+    for _ in range(start_rounds):
         for kind in SERVERS:
             with Server(kind, 1, tmp, cli) as s:
                 starts[kind].append(s.first_answer())
     a, b = _median(starts["autocue"]), _median(starts["aimock"])
-    print(f"  start-up to first answer (median ms): autocue {a * 1000:.0f}, aimock {b * 1000:.0f}; "
-          f"autocue / aimock {a / b:.2f}x", flush=True)
+    print(f"  start-up to first answer (median of {start_rounds} starts, ms): autocue {a * 1000:.0f}, "
+          f"aimock {b * 1000:.0f}; autocue / aimock {a / b:.2f}x", flush=True)
 
     # 2. server CPU per request, 50 concurrent clients, short conversations
     cpu: dict[str, list[float]] = {k: [] for k in SERVERS}

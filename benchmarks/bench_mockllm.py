@@ -1,7 +1,7 @@
 """Benchmark: the autocue mock LLM server over loopback, with a plain HTTP client.
 
     python benchmarks/bench_mockllm.py [--quick] [--no-peers] [--aimock [--aimock-only] [--aimock-dir DIR]]
-                                       [--rounds R] [--conversations N] [--memory-requests N]
+                                       [--rounds R] [--start-rounds R] [--conversations N] [--memory-requests N]
     python benchmarks/bench_mockllm.py --state-memory N
 
 1. ms per step for N = 50, 200, 800 sequential scripted tool-call steps (OpenAI Chat, streaming
@@ -273,6 +273,9 @@ def main() -> int:
     ap.add_argument("--aimock-only", action="store_true", help="only the side by side with aimock")
     ap.add_argument("--aimock-dir", default=None, help="where aimock is (or gets) installed (default: a temp dir)")
     ap.add_argument("--rounds", type=int, default=5, help="alternated rounds of the side by side (default 5)")
+    ap.add_argument("--start-rounds", type=int, default=15,
+                    help="alternated starts of each server for the start-up median (default 15: a start is cheap "
+                         "and one varies with the machine's load)")
     ap.add_argument("--conversations", type=int, default=2000,
                     help="short conversations per CPU measurement of the side by side (default 2000)")
     ap.add_argument("--memory-requests", type=int, default=100_000,
@@ -297,7 +300,8 @@ def main() -> int:
             import aimock_side
 
             root = Path(args.aimock_dir) if args.aimock_dir else Path(tmp) / "aimock"
-            aimock_side.run(Path(tmp), root, rounds=args.rounds, conversations=args.conversations,
+            aimock_side.run(Path(tmp), root, rounds=args.rounds, start_rounds=args.start_rounds,
+                            conversations=args.conversations,
                             memory_requests=args.memory_requests, loop_ns=[200] if args.quick else [200, 800],
                             client_file=client_file)
             if args.aimock_only:

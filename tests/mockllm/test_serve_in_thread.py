@@ -9,7 +9,8 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from autocue.mockllm.server import bind_socket, serve_in_thread, uvicorn_config
+from autocue.mockllm.server import serve_in_thread, uvicorn_config
+from autocue.mockllm.sockets import bind_socket
 
 
 def _app() -> Starlette:

@@ -124,7 +124,8 @@ def main(argv: list[str]) -> int:
     except OSError as e:
         return fail(PROG, f"-o {out}: cannot create the directory: {e.strerror or e}")
     from autocue.cli.serve import bind_problem
-    from autocue.mockllm.server import bind_socket, uvicorn_config
+    from autocue.mockllm.server import uvicorn_config
+    from autocue.mockllm.sockets import bind_socket
 
     try:
         sock = bind_socket(args.host, args.port)

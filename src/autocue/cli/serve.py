@@ -8,6 +8,9 @@
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
 (``{"url": ..., "port": ..., "scenarios": [...]}``) for scripts that start it.
+
+The socket listens before the server and its scenarios load: a client that connects during
+start-up waits for its answer instead of being refused.
 """
 
 from __future__ import annotations
@@ -18,17 +21,18 @@ import os
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from autocue.cli.args import CliParser, one_line
-from autocue.mockllm.app import create_app
 from autocue.mockllm.journal import JOURNAL_CAP
-from autocue.mockllm.server import bind_socket, uvicorn_config
-from autocue.mockllm.sources import ScenarioSourceError
-from autocue.mockllm.state import MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
-from autocue.mockllm.wire.fuzz import FuzzSpec, FuzzSpecError, parse_fuzz
-from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
+from autocue.mockllm.options import MAX_SESSIONS, SESSION_TTL, ServerOptions
+from autocue.mockllm.sockets import bind_socket
+
+if TYPE_CHECKING:
+    from autocue.mockllm.wire.fuzz import FuzzSpec
+    from autocue.script.chaos import ChaosSpec
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
@@ -45,7 +49,9 @@ def port_number(text: str) -> int:
 
 
 def chaos_spec(text: str) -> ChaosSpec:
-    """``--chaos``: a chaos spec (``autocue.script.chaos``)."""
+    """``--chaos``: a chaos spec (``autocue.script.chaos``, imported only for one)."""
+    from autocue.script.chaos import ChaosSpecError, parse_chaos
+
     try:
         return parse_chaos(text)
     except ChaosSpecError as e:
@@ -53,7 +59,9 @@ def chaos_spec(text: str) -> ChaosSpec:
 
 
 def fuzz_spec(text: str) -> FuzzSpec:
-    """``--fuzz``: a fuzz spec (``autocue.mockllm.wire.fuzz``)."""
+    """``--fuzz``: a fuzz spec (``autocue.mockllm.wire.fuzz``, imported only for one)."""
+    from autocue.mockllm.wire.fuzz import FuzzSpecError, parse_fuzz
+
     try:
         return parse_fuzz(text)
     except FuzzSpecError as e:
@@ -139,6 +147,26 @@ def main(argv: list[str]) -> int:
     if args.workspace:
         options.workspace = Path(args.workspace)
     try:
+        sock = bind_socket(args.host, args.port)
+    except OSError as e:
+        print(f"autocue serve: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
+        return 2
+    try:
+        return _serve(args, options, sock)
+    finally:
+        sock.close()
+
+
+def _serve(args: argparse.Namespace, options: ServerOptions, sock: socket.socket) -> int:
+    """Load the scenarios and serve them on ``sock``, which already listens."""
+    import uvicorn
+
+    from autocue.mockllm.app import create_app
+    from autocue.mockllm.server import uvicorn_config
+    from autocue.mockllm.sources import ScenarioSourceError
+    from autocue.mockllm.state import MockState
+
+    try:
         state = MockState([Path(s) for s in args.sources], options)
     except (ScenarioSourceError, ValueError) as e:
         print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
@@ -151,11 +179,6 @@ def main(argv: list[str]) -> int:
     except ValueError as e:  # AUTOCUE_HTTP_PARSER names no parser
         print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
         return 2
-    try:
-        sock = bind_socket(args.host, args.port)
-    except OSError as e:
-        print(f"autocue serve: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
-        return 2
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{host}:{port}"
@@ -167,13 +190,8 @@ def main(argv: list[str]) -> int:
         print(f"  scenarios: {', '.join(names) or 'none (load with POST /_autocue/scenarios)'}")
         print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
         print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
-    import uvicorn
-
-    server = uvicorn.Server(config)
     try:
-        server.run(sockets=[sock])
+        uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
-    finally:
-        sock.close()
     return 0

@@ -61,7 +61,8 @@ def main(argv: list[str]) -> int:
         for w in s.warnings:
             print(f"{PROG}: warning: {w}", file=sys.stderr)
     from autocue.cli.serve import bind_problem
-    from autocue.mockllm.server import bind_socket, uvicorn_config
+    from autocue.mockllm.server import uvicorn_config
+    from autocue.mockllm.sockets import bind_socket
     from autocue.simulate.app import SimState, create_app
 
     try:

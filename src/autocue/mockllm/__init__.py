@@ -18,30 +18,35 @@ Public surface:
 
 CLI: ``autocue serve [SCENARIO_OR_DIR ...] [--host] [--port] [--speed] [--strict-tools]
 [--record-dir DIR] [--profile NAME] [--admin-token TOKEN]``. Docs: ``docs/mock-server.md``.
+
+Names load on first use (``autocue.lazy``), so a submodule (``autocue serve``'s options and
+socket) imports without the server.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from typing import TYPE_CHECKING, Any
+from autocue.lazy import lazy_exports
 
-from autocue.mockllm.app import MockApp, create_app
-from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply, build_reply
-from autocue.mockllm.server import MockLLMServer, serve
-from autocue.mockllm.sources import ScenarioSourceError
-from autocue.mockllm.state import MockState, Outcome, ServerOptions
+if TYPE_CHECKING:
+    from autocue.mockllm.app import MockApp, create_app
+    from autocue.mockllm.fixture import pytest_fixture
+    from autocue.mockllm.incoming import Incoming
+    from autocue.mockllm.options import ServerOptions
+    from autocue.mockllm.reply import Reply, build_reply
+    from autocue.mockllm.server import MockLLMServer, serve
+    from autocue.mockllm.sources import ScenarioSourceError
+    from autocue.mockllm.state import MockState, Outcome
 
-if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real type
-    from autocue.mockllm.fixture import mock_llm as pytest_fixture
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("pytest_fixture", "mock_llm"):
-        from autocue.mockllm.fixture import mock_llm
-
-        return mock_llm
-    raise AttributeError(f"module 'autocue.mockllm' has no attribute {name!r}")
-
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "autocue.mockllm.app": ["MockApp", "create_app"],
+    "autocue.mockllm.fixture": ["pytest_fixture"],
+    "autocue.mockllm.incoming": ["Incoming"],
+    "autocue.mockllm.options": ["ServerOptions"],
+    "autocue.mockllm.reply": ["Reply", "build_reply"],
+    "autocue.mockllm.server": ["MockLLMServer", "serve"],
+    "autocue.mockllm.sources": ["ScenarioSourceError"],
+    "autocue.mockllm.state": ["MockState", "Outcome"],
+})
 
 __all__ = [
     "Incoming", "MockApp", "MockLLMServer", "MockState", "Outcome", "Reply", "ScenarioSourceError",

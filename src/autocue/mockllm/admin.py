@@ -30,10 +30,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
 
+from autocue.mockllm.asgi import Request, Response, Route
 from autocue.mockllm.http import error_response, is_json_type, json_response, read_body
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES, ScenarioSourceError
 from autocue.mockllm.state import MockState
@@ -109,7 +107,7 @@ class AdminApi:
                                   code="admin_token_required", headers={"www-authenticate": "Bearer"})
         if request.method == "POST" and not is_json_type(request.headers.get("content-type")):
             got = request.headers.get("content-type") or "none"
-            return error_response(API, 415, f"admin POST {request.url.path} needs 'Content-Type: application/json' "
+            return error_response(API, 415, f"admin POST {request.path} needs 'Content-Type: application/json' "
                                             f"(got {got})", code="unsupported_media_type")
         return None
 

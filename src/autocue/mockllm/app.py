@@ -1,4 +1,4 @@
-"""The ASGI app (starlette): routes, request parsing, response rendering.
+"""The ASGI app: routes, request parsing, response rendering.
 
 Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/messages``
 (``?beta=true`` too), ``POST /v1/messages/count_tokens``,
@@ -21,18 +21,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import orjson
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from autocue.mockllm.admin import AdminApi
+from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
@@ -43,8 +38,10 @@ from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
 from autocue.mockllm.wire import anthropic, chat, gemini, responses
 from autocue.mockllm.wire.common import Segments, coalesce, now
-from autocue.mockllm.wire.fuzz import Fuzzer, FuzzSpec, FuzzSpecError, parse_fuzz
-from autocue.script.chaos import ChaosSpec, ChaosSpecError, parse_chaos
+
+if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
+    from autocue.mockllm.wire.fuzz import FuzzSpec
+    from autocue.script.chaos import ChaosSpec
 
 RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
@@ -104,18 +101,20 @@ class MockApp:
             *AdminApi(state).routes(),
             Route("/{rest:path}", self.not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]),
         ]
-        self.app = Starlette(routes=routes, exception_handlers={HTTPException: self.http_error})
+        self.router = Router(routes, self.refused)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         typ = scope["type"]
         if typ == "websocket":
             await self._refuse_websocket(scope, send)
             return
-        if typ == "http":
-            path: str = scope["path"]
-            if path.startswith(("/s/", "/scenario/", "/fuzz/")):
-                scope = _strip_prefixes(scope)
-        await self.app(scope, receive, send)
+        if typ == "lifespan":  # an embedding server's start and stop: nothing to do
+            await _lifespan(receive, send)
+            return
+        path: str = scope["path"]
+        if path.startswith(("/s/", "/scenario/", "/fuzz/")):
+            scope = _strip_prefixes(scope)
+        await self.router(scope, receive, send)
 
     async def _refuse_websocket(self, scope: Scope, send: Send) -> None:
         if "websocket.http.response" in scope.get("extensions", {}):
@@ -175,7 +174,7 @@ class MockApp:
         raw, body = got
         scope = request.scope
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        query = dict(request.query_params) if scope.get("query_string") else {}
+        query = request.query if scope.get("query_string") else {}
         req = Incoming(
             api=api,
             body=body,
@@ -193,6 +192,8 @@ class MockApp:
         chaos = self.state.options.chaos
         spec_text = headers.get("x-autocue-chaos")
         if spec_text:
+            from autocue.script.chaos import ChaosSpecError, parse_chaos
+
             try:
                 chaos = parse_chaos(spec_text)
             except ChaosSpecError as e:
@@ -200,6 +201,8 @@ class MockApp:
         fuzz = self.state.options.fuzz
         fuzz_text = scope.get("autocue_fuzz") or headers.get("x-autocue-fuzz")
         if fuzz_text:
+            from autocue.mockllm.wire.fuzz import FuzzSpecError, parse_fuzz
+
             try:
                 fuzz = parse_fuzz(fuzz_text)
             except FuzzSpecError as e:
@@ -249,7 +252,11 @@ class MockApp:
             if plan is not None and (plan.cut_at is not None or plan.malformed_at is not None):
                 body = body[: len(body) // 2]
             return Response(body, 200, headers, media_type=JSON)
-        fuzzer = Fuzzer(fuzz, _step_key(reply.seed)) if fuzz is not None else None
+        fuzzer = None
+        if fuzz is not None:
+            from autocue.mockllm.wire.fuzz import Fuzzer
+
+            fuzzer = Fuzzer(fuzz, _step_key(reply.seed))
         segments: Segments = mod.stream(reply, req, fuzzer)
         if fuzz is not None:
             headers["x-autocue-fuzz"] = fuzz.text
@@ -277,7 +284,7 @@ class MockApp:
     async def models(self, request: Request) -> Response:
         names = ["autocue-mock", *self.state.playables]
         created = now()
-        if request.url.path.startswith("/v1beta"):
+        if request.path.startswith("/v1beta"):
             return _json({"models": [{"name": f"models/{n}", "displayName": n,
                                       "supportedGenerationMethods": ["generateContent", "countTokens"]}
                                      for n in names]})
@@ -294,17 +301,16 @@ class MockApp:
     async def root(self, request: Request) -> Response:
         return _json({"ok": True, "server": "autocue-mockllm", "scenarios": list(self.state.playables)})
 
-    async def http_error(self, request: Request, exc: Exception) -> Response:
+    async def refused(self, request: Request, status: int, headers: dict[str, str]) -> Response:
         """What the router itself refuses (a path no route matches, such as one with a
         newline; a method no route takes), in the shape of the API the path belongs to."""
-        status = exc.status_code if isinstance(exc, HTTPException) else 400
-        path = request.url.path
+        path = request.path
         what = "is not an endpoint of" if status == 404 else f"is refused ({status}) by"
         return error_response(_api_of_path(path), status, f"{request.method} {path!r} {what} the autocue mock LLM "
-                                                          "server", headers=dict(getattr(exc, "headers", None) or {}))
+                                                          "server", headers=headers)
 
     async def not_found(self, request: Request) -> Response:
-        path = request.url.path
+        path = request.path
         api = _api_of_path(path)
         if request.headers.get("upgrade", "").lower() == "websocket":
             return _json(error_body(api, 426, f"{path}: {WEBSOCKET_REFUSED}"), 426, {"x-should-retry": "false"})
@@ -337,6 +343,16 @@ async def _pieces(pieces: list[bytes]) -> AsyncIterator[bytes]:
         if k:
             await asyncio.sleep(0)
         yield piece
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 def _strip_prefixes(scope: Scope) -> Scope:

@@ -16,10 +16,12 @@ import socket
 import struct
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.wire.common import Segments
-from autocue.script.chaos import FAULTS, ChaosSpec
+
+if TYPE_CHECKING:
+    from autocue.script.chaos import ChaosSpec
 
 LOSES_REPLY = ("error", "reset", "cut", "malformed")
 
@@ -66,6 +68,8 @@ class ChaosTracker:
         self._fired: dict[tuple[str, str], int] = {}
 
     def decide(self, spec: ChaosSpec, scope: str) -> ChaosPlan:
+        from autocue.script.chaos import FAULTS  # loaded with the spec
+
         with self._lock:
             n = self._requests.get(scope, 0)
             self._requests[scope] = n + 1

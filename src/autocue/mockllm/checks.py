@@ -55,6 +55,22 @@ class CheckResult:
         }
 
 
+def run_checks(checks: list[tuple[Check, int, int]], position: int, req: Incoming, workspace: Path,
+               request: int) -> list[CheckResult]:
+    """The results of the ``(check, turn, step)``s guarding the reply at ``position``, for the
+    session's ``request``-th request ``req``."""
+    results: list[CheckResult] = []
+    for check, turn, step in checks:
+        if isinstance(check.spec, RequestExpectation):
+            diff = check_expectation(check.spec, req)
+            results.append(CheckResult(position, turn, step, describe(check), check.source, not diff,
+                                       describe_diff(diff), diff, request))
+            continue
+        ok, message = run_check(check, req, workspace)
+        results.append(CheckResult(position, turn, step, describe(check), check.source, ok, message))
+    return results
+
+
 def describe(check: Check) -> str:
     spec = check.spec
     if isinstance(spec, dict):

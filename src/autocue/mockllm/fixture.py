@@ -47,3 +47,7 @@ def mock_llm(request: pytest.FixtureRequest) -> Iterator[MockLLMServer]:
             ) from None
     with MockLLMServer(source, **options) as server:
         yield server
+
+
+pytest_fixture = mock_llm
+"""The name ``autocue.mockllm`` exports it under (``from autocue.mockllm import pytest_fixture as mock_llm``)."""

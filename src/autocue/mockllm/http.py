@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from starlette.requests import Request
-from starlette.responses import Response
 
+from autocue.mockllm.asgi import Request, Response
 from autocue.mockllm.errors import error_body
 
 JSON = "application/json"

@@ -18,31 +18,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import uvicorn
-from starlette.types import ASGIApp
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from autocue.mockllm.app import TRANSPORT_KEY, create_app
+from autocue.mockllm.asgi import ASGIApp
 from autocue.mockllm.journal import JOURNAL_CAP
+from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, ServerOptions
+from autocue.mockllm.sockets import bind_socket
 from autocue.mockllm.sources import Source
-from autocue.mockllm.state import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, MockState, ServerOptions
-from autocue.mockllm.wire.fuzz import FuzzSpec, parse_fuzz
-from autocue.script.chaos import ChaosSpec, parse_chaos
+from autocue.mockllm.state import MockState
 
-
-def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    """A listening TCP socket with ``TCP_NODELAY`` (inherited by accepted connections)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.setblocking(False)
-    return sock
+if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
+    from autocue.mockllm.wire.fuzz import FuzzSpec
+    from autocue.script.chaos import ChaosSpec
 
 
 class TransportHttpToolsProtocol(HttpToolsProtocol):
@@ -124,12 +116,19 @@ class MockLLMServer:
                  admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
                  chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
                  session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS) -> None:
+        if isinstance(chaos, str):
+            from autocue.script.chaos import parse_chaos
+
+            chaos = parse_chaos(chaos)
+        if isinstance(fuzz, (str, int)):
+            from autocue.mockllm.wire.fuzz import parse_fuzz
+
+            fuzz = parse_fuzz(str(fuzz))
         options = ServerOptions(speed=speed, strict_tools=strict_tools,
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                                 max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
-                                chaos=parse_chaos(chaos) if isinstance(chaos, str) else chaos,
-                                fuzz=parse_fuzz(str(fuzz)) if isinstance(fuzz, (str, int)) else fuzz,
-                                session_ttl=max(0.0, session_ttl), max_sessions=max(0, max_sessions))
+                                chaos=chaos, fuzz=fuzz, session_ttl=max(0.0, session_ttl),
+                                max_sessions=max(0, max_sessions))
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)

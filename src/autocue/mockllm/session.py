@@ -14,15 +14,15 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from autocue.mockllm.checks import CheckResult, describe, run_check
-from autocue.mockllm.expect import check_expectation, describe_diff
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
-from autocue.scenario.expect import RequestExpectation
 from autocue.script.model import Check, Script, ScriptedResponse, Step, describe_step
+
+if TYPE_CHECKING:
+    from autocue.mockllm.checks import CheckResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +138,9 @@ class Session:
             pos = self.pos
             checks = pl.checks_at.get(pos)
             if checks is not None and pos not in self._checked:
-                results: list[CheckResult] = []
-                for check, turn, step in checks:
-                    if isinstance(check.spec, RequestExpectation):
-                        diff = check_expectation(check.spec, req)
-                        results.append(CheckResult(pos, turn, step, describe(check), check.source, not diff,
-                                                   describe_diff(diff), diff, self.requests))
-                        continue
-                    ok, message = run_check(check, req, workspace)
-                    results.append(CheckResult(pos, turn, step, describe(check), check.source, ok, message))
+                from autocue.mockllm.checks import run_checks  # loaded by the first script that has checks
+
+                results = run_checks(checks, pos, req, workspace, self.requests)
                 self.assertions.extend(results)
                 failed = [r for r in results if not r.passed]
                 if failed:

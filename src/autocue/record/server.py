@@ -16,7 +16,8 @@ from typing import Any
 
 import uvicorn
 
-from autocue.mockllm.server import bind_socket, serve_in_thread, uvicorn_config
+from autocue.mockllm.server import serve_in_thread, uvicorn_config
+from autocue.mockllm.sockets import bind_socket
 from autocue.record.proxy import RecordingProxy, RecordOptions
 from autocue.scenario.redact import Redactor
 

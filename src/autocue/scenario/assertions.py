@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from autocue.scenario.errors import Pos
+from autocue.scenario.pointer import MISSING, resolve_pointer
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +108,6 @@ class AssertReport:
         return "\n".join(lines)
 
 
-_MISSING = object()
-
-
 def evaluate_assert(spec: AssertSpec, root: str | Path, *, text: str | None = None) -> AssertReport:
     """Run every check of ``spec`` against the workspace ``root`` (and ``text``, if given)."""
     base = Path(root)
@@ -146,29 +144,9 @@ def _check_json(base: Path, j: JsonFileCheck) -> AssertResult:
     except (OSError, ValueError) as e:
         return AssertResult(name, False, j.equals, f"unreadable JSON: {e}")
     value = resolve_pointer(doc, j.pointer)
-    if value is _MISSING:
+    if value is MISSING:
         return AssertResult(name, False, j.equals, "pointer not found")
     return AssertResult(name, value == j.equals, j.equals, value)
-
-
-def resolve_pointer(doc: Any, pointer: str) -> Any:
-    """Resolve an RFC 6901 JSON pointer (``""`` is the whole document); a missing path gives a sentinel."""
-    if pointer in ("", "/"):
-        return doc
-    cur = doc
-    for raw in pointer.lstrip("/").split("/"):
-        tok = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(cur, dict):
-            if tok not in cur:
-                return _MISSING
-            cur = cur[tok]
-        elif isinstance(cur, list):
-            if not tok.isdigit() or int(tok) >= len(cur):
-                return _MISSING
-            cur = cur[int(tok)]
-        else:
-            return _MISSING
-    return cur
 
 
 def _last_commit_message(base: Path) -> str | None:

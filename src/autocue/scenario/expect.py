@@ -20,11 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from autocue.scenario.assertions import _MISSING, resolve_pointer
 from autocue.scenario.errors import Pos
-
-MISSING = _MISSING
-"""What ``resolve_pointer`` returns for a path the document does not have."""
+from autocue.scenario.pointer import MISSING, resolve_pointer
 
 EXPECT_KEYS: tuple[str, ...] = ("model", "tools", "systemContains", "lastMessage", "pointer")
 LAST_MESSAGE_KEYS: tuple[str, ...] = ("role", "contains", "toolResultContains")

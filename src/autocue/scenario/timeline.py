@@ -8,12 +8,14 @@ Every object carries the ``pos`` it was read from. ``autocue.scenario.model`` re
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from autocue.scenario.assertions import AssertSpec
 from autocue.scenario.errors import Pos
 from autocue.scenario.expect import RequestExpectation
-from autocue.script.chaos import ChaosSpec
+
+if TYPE_CHECKING:  # loaded by a scenario that has assert steps or chaos
+    from autocue.scenario.assertions import AssertSpec
+    from autocue.script.chaos import ChaosSpec
 
 # ---------------------------------------------------------------------------- text steps
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from autocue.llm.types import AssistantMessage, Context, StopReason, TextContent, ThinkingContent, Usage
-from autocue.script.chaos import ChaosSpec
+
+if TYPE_CHECKING:
+    from autocue.script.chaos import ChaosSpec
 
 ErrorKind: TypeAlias = Literal["error", "overloaded", "rate_limit", "aborted", "context_overflow"]
 

@@ -11,13 +11,15 @@ usage), then per block ``content_block_start`` / ``content_block_delta`` /
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.reply import Reply
 from autocue.mockllm.wire.common import Segments, SegmentWriter, sse
-from autocue.mockllm.wire.fuzz import Fuzzer
+
+if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.wire.fuzz import Fuzzer
 
 STOP = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}
 PING = b'event: ping\ndata: {"type":"ping"}\n\n'

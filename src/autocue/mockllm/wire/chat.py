@@ -10,7 +10,7 @@ blocks are joined with ``"\\n"``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -18,7 +18,9 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.reply import Reply
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
-from autocue.mockllm.wire.fuzz import Fuzzer
+
+if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.wire.fuzz import Fuzzer
 
 FINISH = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}
 DONE = b"data: [DONE]\n\n"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
-from autocue.mockllm.wire.fuzz import Fuzzer
+if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.wire.fuzz import Fuzzer
 
 Segments: TypeAlias = list[tuple[float, bytes]]
 """``(delay_seconds, frame)`` pairs, in order: wait, then send the frame (one SSE event, or

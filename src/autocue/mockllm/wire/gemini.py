@@ -9,7 +9,7 @@ carries ``finishReason`` (``STOP``, ``MAX_TOKENS``) and every chunk ``usageMetad
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -17,7 +17,9 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.reply import Reply
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
-from autocue.mockllm.wire.fuzz import Fuzzer
+
+if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.wire.fuzz import Fuzzer
 
 FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "toolUse": "STOP"}
 

@@ -18,13 +18,15 @@ Streaming events carry ``sequence_number`` from 0 and come in the real API's ord
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.reply import Block, Reply
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
-from autocue.mockllm.wire.fuzz import Fuzzer
+
+if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.wire.fuzz import Fuzzer
 
 
 def _usage(reply: Reply) -> dict[str, Any]:

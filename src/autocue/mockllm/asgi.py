@@ -1,0 +1,194 @@
+"""The mock server's HTTP layer over ASGI: ``Request``, ``Response``, ``StreamingResponse`` and a
+``Router`` of ``Route``s, the part of starlette the server used, without starlette's import
+cost (about a fifth of ``autocue serve``'s start-up).
+
+Routing is starlette's: a route's path is a template (``/v1/models/{model_id:path}``: a
+``:path`` parameter matches any text but a newline, a plain ``{name}`` one path segment); the
+routes are tried in order; the first whose path and method match answers; a route whose path
+matches but not its method makes a 405 (``Allow`` names its methods), no route at all a 404.
+Both go to the router's ``refused`` handler, so every refusal has the shape of the API the
+path belongs to. A route taking ``GET`` takes ``HEAD`` too. A ``StreamingResponse`` stops
+when the client disconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
+from typing import Any
+from urllib.parse import parse_qsl
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(:path)?}")
+
+
+class _ClientGone(Exception):
+    """The client went away while its request body was being read (the router answers nothing)."""
+
+
+class Request:
+    """One HTTP request: its scope, headers (lower-case names; the first of repeated ones),
+    query parameters (the last of repeated ones), path parameters and body stream."""
+
+    __slots__ = ("_headers", "_query", "_receive", "path_params", "scope")
+
+    def __init__(self, scope: Scope, receive: Receive, path_params: dict[str, str] | None = None) -> None:
+        self.scope = scope
+        self._receive = receive
+        self.path_params = path_params or {}
+        self._headers: dict[str, str] | None = None
+        self._query: dict[str, str] | None = None
+
+    @property
+    def method(self) -> str:
+        method: str = self.scope["method"]
+        return method
+
+    @property
+    def path(self) -> str:
+        path: str = self.scope["path"]
+        return path
+
+    @property
+    def headers(self) -> dict[str, str]:
+        if self._headers is None:
+            self._headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in reversed(self.scope["headers"])}
+        return self._headers
+
+    @property
+    def query(self) -> dict[str, str]:
+        if self._query is None:
+            self._query = dict(parse_qsl(self.scope.get("query_string", b"").decode("latin-1"),
+                                         keep_blank_values=True))
+        return self._query
+
+    async def stream(self) -> AsyncIterator[bytes]:
+        """The body's chunks as they arrive (the router ends the request if the client goes away)."""
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                raise _ClientGone()
+            body: bytes = message.get("body", b"")
+            if body:
+                yield body
+            if not message.get("more_body", False):
+                return
+
+
+class Response:
+    """A whole body at once, with ``Content-Length``; ``media_type`` is its ``Content-Type``
+    (a ``text/`` type gets ``; charset=utf-8``). ``headers`` may override both."""
+
+    def __init__(self, body: bytes = b"", status: int = 200, headers: Mapping[str, str] | None = None,
+                 media_type: str | None = None) -> None:
+        self.body = body
+        self.status = status
+        self.raw_headers = _raw_headers(headers, media_type, None if status < 200 or status in (204, 304) else body)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status, "headers": self.raw_headers})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+class StreamingResponse(Response):
+    """A body sent in pieces as ``content`` yields them; it stops when the client disconnects."""
+
+    def __init__(self, content: AsyncIterable[bytes], status: int = 200, headers: Mapping[str, str] | None = None,
+                 media_type: str | None = None) -> None:
+        self.content = content
+        self.status = status
+        self.raw_headers = _raw_headers(headers, media_type, None)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        sending = asyncio.ensure_future(self._send(send))
+        listening = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await asyncio.wait((sending, listening), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sending.cancel()
+            listening.cancel()
+        if not sending.cancelled():
+            sending.result()  # the stream's own error, if it had one
+
+    async def _send(self, send: Send) -> None:
+        await send({"type": "http.response.start", "status": self.status, "headers": self.raw_headers})
+        async for chunk in self.content:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _raw_headers(headers: Mapping[str, str] | None, media_type: str | None,
+                 body: bytes | None) -> list[tuple[bytes, bytes]]:
+    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
+    given = {k for k, _ in raw}
+    if body is not None and b"content-length" not in given:
+        raw.append((b"content-length", str(len(body)).encode("latin-1")))
+    if media_type is not None and b"content-type" not in given:
+        if media_type.startswith("text/") and "charset=" not in media_type.lower():
+            media_type += "; charset=utf-8"
+        raw.append((b"content-type", media_type.encode("latin-1")))
+    return raw
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+Refused = Callable[[Request, int, dict[str, str]], Awaitable[Response]]
+"""What answers a request the routes refuse: ``(request, status, headers)`` (404, or 405 with ``Allow``)."""
+
+
+class Route:
+    """``path`` (a template) and ``methods`` answered by ``endpoint``."""
+
+    __slots__ = ("endpoint", "methods", "path", "regex")
+
+    def __init__(self, path: str, endpoint: Endpoint, methods: Iterable[str]) -> None:
+        self.path = path
+        self.endpoint = endpoint
+        self.methods = [m.upper() for m in methods]
+        if "GET" in self.methods and "HEAD" not in self.methods:
+            self.methods.append("HEAD")
+        pattern, at = "^", 0
+        for m in _PARAM.finditer(path):
+            pattern += re.escape(path[at:m.start()]) + f"(?P<{m[1]}>{'.*' if m[2] else '[^/]+'})"
+            at = m.end()
+        self.regex = re.compile(pattern + re.escape(path[at:]) + "$")
+
+
+class Router:
+    """Answers each HTTP request with the first route matching its path and method."""
+
+    def __init__(self, routes: list[Route], refused: Refused) -> None:
+        self.routes = routes
+        self.refused = refused
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path, method = scope["path"], scope["method"]
+        wrong_method: Route | None = None
+        for route in self.routes:
+            match = route.regex.match(path)
+            if match is None:
+                continue
+            if method in route.methods:
+                try:
+                    response = await route.endpoint(Request(scope, receive, match.groupdict()))
+                except _ClientGone:
+                    return  # nobody to answer
+                break
+            wrong_method = wrong_method or route
+        else:
+            request = Request(scope, receive)
+            if wrong_method is None:
+                response = await self.refused(request, 404, {})
+            else:
+                response = await self.refused(request, 405, {"Allow": ", ".join(wrong_method.methods)})
+        await response(scope, receive, send)

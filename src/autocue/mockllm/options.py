@@ -1,0 +1,51 @@
+"""What a mock server is started with: ``ServerOptions`` and their defaults (``autocue serve``'s
+options, ``MockLLMServer``'s keyword arguments). Imports nothing of the server itself, so the
+command can parse its arguments and bind its socket before loading it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from autocue.mockllm.journal import JOURNAL_CAP
+
+if TYPE_CHECKING:
+    from autocue.mockllm.wire.fuzz import FuzzSpec
+    from autocue.script.chaos import ChaosSpec
+
+DEFAULT_MAX_BODY = 64 * 1024 * 1024
+SESSION_TTL = 900.0
+"""Seconds a session is kept after its last request (``--session-ttl``; 0: no time limit)."""
+MAX_SESSIONS = 1_000
+"""Sessions kept at most; past it the least recently used goes first (``--max-sessions``; 0: no bound)."""
+
+
+@dataclass(slots=True)
+class ServerOptions:
+    speed: float = 0.0
+    """Multiplier of scripted ``[ms, text]`` delays (0: no delay; 1: as written)."""
+    strict_tools: bool = False
+    """Answer 400 when the declared tools do not match the session's profile."""
+    record_dir: Path | None = None
+    """Where requests that match nothing are saved (None: not saved)."""
+    profile: str | None = None
+    """Force this tool profile for every session."""
+    workspace: Path = field(default_factory=Path.cwd)
+    """Root for ``fs`` / ``json`` / ``git`` assertions."""
+    max_body: int = DEFAULT_MAX_BODY
+    """Request bodies above this many bytes get 413."""
+    journal_size: int = JOURNAL_CAP
+    """Requests kept per session in its journal (0: none)."""
+    admin_token: str | None = None
+    """When set, admin routes (``/_autocue/...``) need it as ``Authorization: Bearer`` or
+    ``X-Autocue-Admin-Token``."""
+    chaos: ChaosSpec | None = None
+    """Faults and latency for every session (``--chaos``; see ``autocue.mockllm.chaos``)."""
+    fuzz: FuzzSpec | None = None
+    """Serve every stream fuzzed (``--fuzz``; see ``autocue.mockllm.wire.fuzz``)."""
+    session_ttl: float = SESSION_TTL
+    """An unpinned session idle this many seconds is forgotten (0: never)."""
+    max_sessions: int = MAX_SESSIONS
+    """At most this many unpinned sessions are kept: a new one makes the least recently used
+    unpinned one go (0: no bound)."""

@@ -65,12 +65,13 @@ def test_a_later_golden_must_match_else_diff_actual_and_untouched_golden(tmp_pat
   - screenshot: s1
   - userInputs: [[0, "bye"]]
 """)
-    first = one(path)
+    # The first run records the golden: a long quiet window so a loaded machine cannot snap it early.
+    first = one(path, settle=0.5)
     golden = Path(first.screenshots["s1"])
     assert first.passed and golden.read_text() == "ready\nhello\ngot hello\n"
-    assert one(path).passed  # same screen: matches
+    assert one(path, settle=0.5).passed  # same screen: matches
     golden.write_text("ready\nhello\ngot HELLO\n")
-    r = one(path)
+    r = one(path, settle=0.5)
     assert kinds(r) == ["golden"]
     f = r.failures[0]
     assert f.position == at(path, "screenshot: s1") and "--update-goldens" in f.message
@@ -79,7 +80,7 @@ def test_a_later_golden_must_match_else_diff_actual_and_untouched_golden(tmp_pat
     assert Path(r.screenshots["s1"]) == golden.with_suffix(".actual")
     assert golden.with_suffix(".actual").read_text() == "ready\nhello\ngot hello\n"
     assert r.workspace is not None and Path(r.workspace).is_dir()  # kept on failure
-    updated = one(path, update_goldens=True)
+    updated = one(path, update_goldens=True, settle=0.5)
     assert updated.passed and golden.read_text() == "ready\nhello\ngot hello\n"
     assert not golden.with_suffix(".actual").exists()
 

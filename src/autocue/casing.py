@@ -65,7 +65,7 @@ def camel_keys(d: Mapping[str, Any], known: Iterable[str]) -> dict[str, Any]:
 
 def field(obj: Any, name: str) -> Any:
     """Field ``name`` (snake_case) of a dict (either spelling) or of an object; else ``MISSING``."""
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):  # the plain-dict test first: hook results on every call
         if name in obj:
             return obj[name]
         return obj.get(to_camel(name), MISSING)

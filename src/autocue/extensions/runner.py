@@ -108,10 +108,6 @@ class ExtensionRunner:
     def handlers(self, event: str) -> HandlerList:
         return self.by_event.get(event, [])
 
-    @property
-    def has_any(self) -> bool:
-        return bool(self.by_event)
-
     def _first_wins(self, entries: Callable[[Extension], Iterable[tuple[str, _T]]]) -> dict[str, _T]:
         """``entries(ext)`` of every extension by name, in load order; the first of a name wins."""
         out: dict[str, _T] = {}

@@ -1,11 +1,10 @@
 """Detecting the image formats the ``read`` tool returns as image content, by their bytes.
 
-Public: ``IMAGE_MIME_TYPES``, ``detect_image_mime``.
+Public: ``detect_image_mime``.
 """
 
 from __future__ import annotations
 
-IMAGE_MIME_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 SNIFF_BYTES = 16
 
 

@@ -5,7 +5,7 @@ plain spaces, ``~`` and ``~/...`` expand to the home directory, absolute paths a
 they are and relative paths are joined to ``cwd``. ``..`` is resolved lexically; symlinks
 are left alone.
 
-Public: ``expand_path``, ``resolve_to_cwd``, ``display_path``.
+Public: ``expand_path``, ``resolve_to_cwd``.
 """
 
 from __future__ import annotations
@@ -36,11 +36,3 @@ def resolve_to_cwd(path: str, cwd: StrPath) -> Path:
         return Path(os.path.normpath(p))
     return Path(os.path.normpath(os.path.join(os.fspath(cwd), p)))
 
-
-def display_path(path: Path, base: Path) -> str:
-    """``path`` relative to ``base`` with ``/`` separators, or as it is when outside ``base``."""
-    try:
-        rel = path.relative_to(base)
-    except ValueError:
-        return path.as_posix()
-    return rel.as_posix()

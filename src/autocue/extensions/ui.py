@@ -10,7 +10,8 @@ Fire-and-forget calls (``notify``, ``set_status``, ``set_widget``, ``set_title``
 
 ``NoUIContext`` is what extensions get when there is no UI (print/json modes, ``has_ui``
 false): ``confirm`` → ``False``, ``select``/``input``/``editor`` → ``None``, the rest do nothing.
-``run_dialog`` gives a UI implementation the timeout and abort handling for free.
+``BaseUI`` (what ``NoUIContext`` is) is a base for UI implementations, and ``run_dialog`` gives
+them the timeout and abort handling for free.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ T = TypeVar("T")
 
 NotifyLevel: TypeAlias = Literal["info", "warning", "error"]
 WidgetPlacement: TypeAlias = Literal["aboveEditor", "belowEditor"]
+TextDialog: TypeAlias = Literal["select", "input", "editor"]
 
 
 class Cancelled:
@@ -86,30 +88,45 @@ class ExtensionUIContext(Protocol):
     def set_working_message(self, message: str | None = None) -> None: ...
 
 
-class NoUIContext:
-    """The UI when there is none: ``confirm`` → ``False``, other dialogs → ``None``, the rest no-ops."""
+class BaseUI:
+    """A base for UI implementations, answering as ``NoUIContext`` until overridden.
+
+    ``select``, ``input`` and ``editor`` ask ``_text``; ``confirm`` asks ``_confirm``; the
+    fire-and-forget calls do nothing.
+    """
+
+    async def _text(
+        self, kind: TextDialog, title: str, detail: Any, timeout: float | None, signal: AbortSignal | None
+    ) -> str | Cancelled | None:
+        """Answer a text dialog; ``detail`` is its options (select), placeholder (input) or prefill (editor)."""
+        return None
+
+    async def _confirm(
+        self, title: str, message: str, timeout: float | None, signal: AbortSignal | None
+    ) -> bool | Cancelled:
+        return False
 
     async def select(
         self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
     ) -> str | Cancelled | None:
-        return None
+        return await self._text("select", title, options, timeout, signal)
 
     async def confirm(
         self, title: str, message: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
     ) -> bool | Cancelled:
-        return False
+        return await self._confirm(title, message, timeout, signal)
 
     async def input(
         self, title: str, placeholder: str | None = None, *, timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
-        return None
+        return await self._text("input", title, placeholder, timeout, signal)
 
     async def editor(
         self, title: str, prefill: str | None = None, *, timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
-        return None
+        return await self._text("editor", title, prefill, timeout, signal)
 
     def notify(self, message: str, level: NotifyLevel = "info") -> None:
         return None
@@ -125,6 +142,10 @@ class NoUIContext:
 
     def set_working_message(self, message: str | None = None) -> None:
         return None
+
+
+class NoUIContext(BaseUI):
+    """The UI when there is none: ``confirm`` → ``False``, other dialogs → ``None``, the rest no-ops."""
 
     def __repr__(self) -> str:
         return "NoUIContext()"
@@ -163,6 +184,6 @@ async def run_dialog(
 
 
 __all__ = [
-    "CANCELLED", "NO_UI", "Cancelled", "ExtensionUIContext", "NoUIContext", "NotifyLevel", "WidgetPlacement",
-    "run_dialog",
+    "CANCELLED", "NO_UI", "BaseUI", "Cancelled", "ExtensionUIContext", "NoUIContext", "NotifyLevel", "TextDialog",
+    "WidgetPlacement", "run_dialog",
 ]

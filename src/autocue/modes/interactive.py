@@ -19,7 +19,7 @@ import signal
 from collections.abc import Sequence
 from typing import IO, Any
 
-from autocue.extensions.ui import CANCELLED, Cancelled, NotifyLevel, WidgetPlacement, run_dialog
+from autocue.extensions.ui import CANCELLED, BaseUI, Cancelled, NotifyLevel, TextDialog, WidgetPlacement, run_dialog
 from autocue.llm.abort import AbortSignal
 from autocue.llm.registry import ModelRegistry
 from autocue.llm.stream import THINKING_LEVELS
@@ -37,7 +37,7 @@ HELP = """commands:
 Ctrl-C while the agent runs aborts it."""
 
 
-class TerminalUI:
+class TerminalUI(BaseUI):
     """Extension dialogs on a plain terminal (reads answers with ``input()`` in a thread)."""
 
     def __init__(self, out: IO[str], color: bool = True) -> None:
@@ -57,9 +57,16 @@ class TerminalUI:
         except EOFError:
             return CANCELLED
 
-    async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
+    async def _text(
+        self, kind: TextDialog, title: str, detail: Any, timeout: float | None, signal: AbortSignal | None
     ) -> str | Cancelled | None:
+        if kind == "input":
+            return await self._ask(f"{title}{f' ({detail})' if detail else ''}: ", timeout, signal)
+        if kind == "editor":
+            if detail:
+                self._say(detail)
+            return await self._ask(f"{title}: ", timeout, signal)
+        options: Sequence[str] = detail
         self._say(title)
         for i, o in enumerate(options, 1):
             self._say(f"  {i}. {o}")
@@ -71,37 +78,14 @@ class TerminalUI:
         except (ValueError, IndexError):
             return r if r in options else CANCELLED
 
-    async def confirm(
-        self, title: str, message: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
+    async def _confirm(
+        self, title: str, message: str, timeout: float | None, signal: AbortSignal | None
     ) -> bool | Cancelled:
         self._say(title + (f"\n{message}" if message else ""))
         r = await self._ask("[y/N] ", timeout, signal)
         if isinstance(r, Cancelled):
             return r
         return r.strip().lower() in ("y", "yes")
-
-    async def input(
-        self,
-        title: str,
-        placeholder: str | None = None,
-        *,
-        timeout: float | None = None,
-        signal: AbortSignal | None = None,
-    ) -> str | Cancelled | None:
-        r = await self._ask(f"{title}{f' ({placeholder})' if placeholder else ''}: ", timeout, signal)
-        return r
-
-    async def editor(
-        self,
-        title: str,
-        prefill: str | None = None,
-        *,
-        timeout: float | None = None,
-        signal: AbortSignal | None = None,
-    ) -> str | Cancelled | None:
-        if prefill:
-            self._say(prefill)
-        return await self._ask(f"{title}: ", timeout, signal)
 
     def notify(self, message: str, level: NotifyLevel = "info") -> None:
         self._say(f"[{level}] {message}")
@@ -119,9 +103,6 @@ class TerminalUI:
     def set_title(self, title: str) -> None:
         self.out.write(f"\x1b]0;{title}\x07")
         self.out.flush()
-
-    def set_working_message(self, message: str | None = None) -> None:
-        return None
 
 
 class _Printer:

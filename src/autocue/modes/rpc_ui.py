@@ -22,11 +22,15 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from autocue.extensions.ui import CANCELLED, Cancelled, NotifyLevel, WidgetPlacement, run_dialog
+from autocue.extensions.ui import CANCELLED, BaseUI, Cancelled, NotifyLevel, TextDialog, WidgetPlacement, run_dialog
 from autocue.llm.abort import AbortSignal
 
+_DETAIL_FIELDS = {"select": "options", "input": "placeholder", "editor": "prefill"}
 
-class RpcUI:
+
+class RpcUI(BaseUI):
+    """``set_working_message`` does nothing: it is TUI-only in pi's RPC mode."""
+
     def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
         self._send = send
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -65,49 +69,24 @@ class RpcUI:
             return CANCELLED
         return r
 
-    async def _value(
-        self, method: str, fields: dict[str, Any], timeout: float | None, signal: AbortSignal | None
+    async def _text(
+        self, kind: TextDialog, title: str, detail: Any, timeout: float | None, signal: AbortSignal | None
     ) -> str | Cancelled | None:
         """A dialog answered by ``{value}``: the string, or None when the value is not one."""
-        r = await self._dialog(method, fields, timeout, signal)
+        fields = {"title": title, _DETAIL_FIELDS[kind]: list(detail) if kind == "select" else detail}
+        r = await self._dialog(kind, fields, timeout, signal)
         if isinstance(r, Cancelled):
             return r
         v = r.get("value")
         return v if isinstance(v, str) else None
 
-    # ------------------------------------------------------------------ dialogs
-    async def select(
-        self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
-    ) -> str | Cancelled | None:
-        return await self._value("select", {"title": title, "options": list(options)}, timeout, signal)
-
-    async def confirm(
-        self, title: str, message: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
+    async def _confirm(
+        self, title: str, message: str, timeout: float | None, signal: AbortSignal | None
     ) -> bool | Cancelled:
         r = await self._dialog("confirm", {"title": title, "message": message}, timeout, signal)
         if isinstance(r, Cancelled):
             return r
         return bool(r.get("confirmed", r.get("value", False)))
-
-    async def input(
-        self,
-        title: str,
-        placeholder: str | None = None,
-        *,
-        timeout: float | None = None,
-        signal: AbortSignal | None = None,
-    ) -> str | Cancelled | None:
-        return await self._value("input", {"title": title, "placeholder": placeholder}, timeout, signal)
-
-    async def editor(
-        self,
-        title: str,
-        prefill: str | None = None,
-        *,
-        timeout: float | None = None,
-        signal: AbortSignal | None = None,
-    ) -> str | Cancelled | None:
-        return await self._value("editor", {"title": title, "prefill": prefill}, timeout, signal)
 
     # ------------------------------------------------------------------ fire and forget
     def _fire(self, method: str, fields: dict[str, Any]) -> None:
@@ -129,9 +108,6 @@ class RpcUI:
 
     def set_title(self, title: str) -> None:
         self._fire("setTitle", {"title": title})
-
-    def set_working_message(self, message: str | None = None) -> None:
-        return None  # TUI-only in pi's RPC mode
 
 
 __all__ = ["RpcUI"]

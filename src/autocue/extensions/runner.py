@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 
 HandlerList = list[tuple[Extension, NormalizedHandler]]
 _T = TypeVar("_T")
+_Step = Callable[[Any, Extension, Any], Any]
+_GO = object()
+_CHANGED = object()
 
 
 def _is_awaitable(r: Any) -> bool:
@@ -175,27 +178,46 @@ class ExtensionRunner:
                 self.report(ext, ev.type, err)
                 continue
             if r is not None and _is_awaitable(r):
-                return self._emit_rest(r, ext, ev, hs, i + 1)
+                return self._dispatch_async(r, i + 1, ev, hs, _go, self._reported)
         return None
-
-    async def _emit_rest(self, first: Awaitable[Any], ext: Extension, ev: Any, hs: HandlerList, start: int) -> None:
-        try:
-            await first
-        except Exception as err:
-            self.report(ext, ev.type, err)
-        ctx = self.ctx
-        for ext2, fn in hs[start:]:
-            try:
-                r = fn(ev, ctx)
-                if r is not None and _is_awaitable(r):
-                    await r
-            except Exception as err:
-                self.report(ext2, ev.type, err)
 
     async def emit_async(self, ev: Any) -> None:
         r = self.emit(ev)
         if r is not None:
             await r
+
+    async def _dispatch_async(
+        self, first: Awaitable[Any], start: int, ev: Any, hs: HandlerList, step: _Step, failed: _Step,
+        changed: bool = False,
+    ) -> Any:
+        """The rest of a dispatch (``emit``, ``emit_tool_call``, ``emit_tool_result``) once the
+        handler before ``start`` returned the awaitable ``first``.
+
+        Each handler's result (awaited; when not None) goes to ``step(ev, ext, result)`` and each
+        raise to ``failed(ev, ext, error)``. They return ``_GO`` to go on, ``_CHANGED`` to go on with
+        ``ev`` patched, or the value to return at once. At the end: the patch of a changed
+        ``tool_result`` event, else None.
+        """
+        ctx = self.ctx
+        for i in range(start - 1, len(hs)):
+            ext, fn = hs[i]
+            try:
+                r = first if i < start else fn(ev, ctx)
+                if r is not None and _is_awaitable(r):
+                    r = await r
+            except Exception as err:
+                out = failed(ev, ext, err)
+            else:
+                out = _GO if r is None else step(ev, ext, r)
+            if out is _CHANGED:
+                changed = True
+            elif out is not _GO:
+                return out
+        return _patch_of(ev) if changed else None
+
+    def _reported(self, ev: Any, ext: Extension, err: BaseException) -> object:
+        self.report(ext, ev.type, err)
+        return _GO
 
     # ------------------------------------------------------------------ tool_call
     def emit_tool_call(self, ev: ToolCallEvent) -> BeforeToolCallResult | Awaitable[BeforeToolCallResult | None] | None:
@@ -210,40 +232,17 @@ class ExtensionRunner:
             try:
                 r = fn(ev, ctx)
             except Exception as err:
-                return self._block_for(ext, err)
+                return self._block_for(ev, ext, err)
             if r is None:
                 continue
             if _is_awaitable(r):
-                return self._tool_call_rest(r, ext, ev, hs, i)
+                return self._dispatch_async(r, i, ev, hs, _block_or_go, self._block_for)
             block = _as_block(r)
             if block is not None:
                 return block
         return None
 
-    async def _tool_call_rest(
-        self, first: Awaitable[Any], ext: Extension, ev: ToolCallEvent, hs: HandlerList, start: int
-    ) -> BeforeToolCallResult | None:
-        try:
-            r = await first
-        except Exception as err:
-            return self._block_for(ext, err)
-        block = _as_block(r) if r is not None else None
-        if block is not None:
-            return block
-        ctx = self.ctx
-        for ext2, fn in hs[start:]:
-            try:
-                r = fn(ev, ctx)
-                if r is not None and _is_awaitable(r):
-                    r = await r
-            except Exception as err:
-                return self._block_for(ext2, err)
-            block = _as_block(r) if r is not None else None
-            if block is not None:
-                return block
-        return None
-
-    def _block_for(self, ext: Extension, err: BaseException) -> BeforeToolCallResult:
+    def _block_for(self, ev: Any, ext: Extension, err: BaseException) -> BeforeToolCallResult:
         self.report(ext, "tool_call", err)
         return BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
 
@@ -268,33 +267,17 @@ class ExtensionRunner:
             if r is None:
                 continue
             if _is_awaitable(r):
-                return self._tool_result_rest(r, ext, ev, hs, i, changed)
-            try:
-                changed = _apply_patch(ev, r) or changed
-            except Exception as err:
-                self.report(ext, "tool_result", err)
-        return AfterToolCallResult(ev.content, ev.details, ev.is_error) if changed else None
+                return self._dispatch_async(r, i, ev, hs, self._patch, self._reported, changed)
+            if self._patch(ev, ext, r) is _CHANGED:
+                changed = True
+        return _patch_of(ev) if changed else None
 
-    async def _tool_result_rest(
-        self, first: Awaitable[Any], ext: Extension, ev: ToolResultEvent, hs: HandlerList, start: int, changed: bool
-    ) -> AfterToolCallResult | None:
+    def _patch(self, ev: ToolResultEvent, ext: Extension, r: Any) -> object:
         try:
-            r = await first
-            if r is not None:
-                changed = _apply_patch(ev, r) or changed
+            return _CHANGED if _apply_patch(ev, r) else _GO
         except Exception as err:
             self.report(ext, "tool_result", err)
-        ctx = self.ctx
-        for ext2, fn in hs[start:]:
-            try:
-                r = fn(ev, ctx)
-                if r is not None and _is_awaitable(r):
-                    r = await r
-                if r is not None:
-                    changed = _apply_patch(ev, r) or changed
-            except Exception as err:
-                self.report(ext2, "tool_result", err)
-        return AfterToolCallResult(ev.content, ev.details, ev.is_error) if changed else None
+            return _GO
 
     # ------------------------------------------------------------------ prompting
     async def _call(self, ext: Extension, fn: NormalizedHandler, ev: Any) -> Any:
@@ -431,6 +414,15 @@ class ExtensionRunner:
         return ev.payload
 
 
+def _go(ev: Any, ext: Extension, r: Any) -> object:
+    return _GO
+
+
+def _block_or_go(ev: Any, ext: Extension, r: Any) -> object:
+    block = _as_block(r)
+    return _GO if block is None else block
+
+
 def _as_block(r: Any) -> BeforeToolCallResult | None:
     if isinstance(r, BeforeToolCallResult):
         return r if r.block else None
@@ -448,6 +440,10 @@ def _content(value: Any) -> list[Any]:
     for b in value:
         out.append(content_from_json(b) if isinstance(b, dict) else b)
     return out
+
+
+def _patch_of(ev: ToolResultEvent) -> AfterToolCallResult:
+    return AfterToolCallResult(ev.content, ev.details, ev.is_error)
 
 
 def _apply_patch(ev: ToolResultEvent, r: Any) -> bool:

@@ -92,6 +92,10 @@ class ExtensionAPI:
     def cwd(self) -> str:
         return self._cwd
 
+    def _changed(self) -> None:
+        if not self.extension.loading:
+            self._runner.changed()
+
     def on(self, event: str, handler: Handler | None = None) -> Any:
         """Subscribe ``handler(event, ctx)`` (sync or async) to ``event``; usable as a decorator."""
         if event not in EVENT_NAMES:
@@ -105,8 +109,7 @@ class ExtensionAPI:
             if not callable(fn):
                 raise TypeError(f"api.on({event!r}, ...): the handler must be callable, got {type(fn).__name__}")
             self.extension.handlers.setdefault(event, []).append(normalize_handler(fn))
-            if not self.extension.loading:
-                self._runner.changed()
+            self._changed()
             return fn
 
         return add(handler) if handler is not None else add
@@ -127,8 +130,7 @@ class ExtensionAPI:
         else:
             raise TypeError(f"register_tool expects an AgentTool or a function, got {type(tool).__name__}")
         self.extension.tools[t.name] = t
-        if not self.extension.loading:
-            self._runner.changed()
+        self._changed()
         return t
 
     def add_ttsr_rule(self, rule: Any = None, **fields: Any) -> None:
@@ -139,8 +141,7 @@ class ExtensionAPI:
         elif fields:
             raise TypeError("add_ttsr_rule: give a TtsrRule or its fields as keywords, not both")
         self.extension.ttsr_rules.append(rule)
-        if not self.extension.loading:
-            self._runner.changed()
+        self._changed()
 
     def register_command(
         self,
@@ -199,14 +200,12 @@ class ExtensionAPI:
         see ``extensions/providers.py``); returns its models, for ``set_model``. Works after startup too."""
         reg = build_provider(name, config)
         self.extension.providers[name] = reg
-        if not self.extension.loading:
-            self._runner.changed()
+        self._changed()
         return list(reg.models)
 
     def unregister_provider(self, name: str) -> None:
         self.extension.providers.pop(name, None)
-        if not self.extension.loading:
-            self._runner.changed()
+        self._changed()
 
     def get_flag(self, name: str) -> Any:
         """The flag's value given to the session (``flag_values``), else its default."""

@@ -226,77 +226,70 @@ async def run_interactive(
 
 
 async def _builtin(line: str, session: AgentSession, registry: ModelRegistry, p: _Printer) -> str | None:
+    """Run a built-in slash command: ``"done"``, ``"quit"``, or None when ``line`` is not one."""
     name, _, arg = line[1:].partition(" ")
     arg = arg.strip()
-    if name in ("quit", "exit"):
-        return "quit"
-    if name == "help":
-        p.write(HELP.format(levels=", ".join(THINKING_LEVELS)) + "\n")
-        cmds = session.get_commands()
-        if cmds:
-            p.write("session commands:\n")
-            for c in cmds:
-                p.write(f"  /{c.name:<24} {c.description or ''}\n")
-        return "done"
-    if name == "model":
-        if arg:
+    match name:
+        case "quit" | "exit":
+            return "quit"
+        case "help":
+            p.write(HELP.format(levels=", ".join(THINKING_LEVELS)) + "\n")
+            cmds = session.get_commands()
+            if cmds:
+                p.write("session commands:\n")
+                for c in cmds:
+                    p.write(f"  /{c.name:<24} {c.description or ''}\n")
+        case "model":
+            if arg:
+                try:
+                    model = registry.find(arg)
+                except ValueError as e:
+                    p.write(p.c(RED, str(e)) + "\n")
+                    return "done"
+                await session.set_model(model)
+            m = session.model
+            p.write(f"model: {m.provider}/{m.id} ({m.api}, {m.base_url or 'no base url'})\n")
+        case "models":
+            for m in registry.models():
+                p.write(f"  {m.provider}/{m.id}\n")
+        case "thinking":
             try:
-                model = registry.find(arg)
+                if arg:
+                    session.set_thinking_level(arg)
+                p.write(f"thinking: {session.thinking_level}\n")
             except ValueError as e:
                 p.write(p.c(RED, str(e)) + "\n")
-                return "done"
-            await session.set_model(model)
-        m = session.model
-        p.write(f"model: {m.provider}/{m.id} ({m.api}, {m.base_url or 'no base url'})\n")
-        return "done"
-    if name == "models":
-        for m in registry.models():
-            p.write(f"  {m.provider}/{m.id}\n")
-        return "done"
-    if name == "thinking":
-        if arg:
+        case "new":
+            ok = await session.new_session()
+            p.write("new session\n" if ok else "cancelled by an extension\n")
+        case "compact":
             try:
-                session.set_thinking_level(arg)
-            except ValueError as e:
-                p.write(p.c(RED, str(e)) + "\n")
-                return "done"
-        p.write(f"thinking: {session.thinking_level}\n")
-        return "done"
-    if name == "new":
-        ok = await session.new_session()
-        p.write("new session\n" if ok else "cancelled by an extension\n")
-        return "done"
-    if name == "compact":
-        try:
-            await session.compact(arg or None)
-            p.write("compacted\n")
-        except Exception as e:
-            p.write(p.c(RED, f"compaction failed: {e}") + "\n")
-        return "done"
-    if name == "export":
-        from autocue.view.export import export_session_html
+                await session.compact(arg or None)
+                p.write("compacted\n")
+            except Exception as e:
+                p.write(p.c(RED, f"compaction failed: {e}") + "\n")
+        case "export":
+            from autocue.view.export import export_session_html
 
-        try:
-            p.write(f"wrote {export_session_html(session.session_manager, session.cwd, arg or None)}\n")
-        except (OSError, ValueError) as e:
-            p.write(p.c(RED, f"/export: {e}") + "\n")
-        return "done"
-    if name == "session":
-        sm = session.session_manager
-        u = session.get_context_usage()
-        p.write(
-            f"file: {sm.get_session_file() or '(not written yet / in memory)'}\nid: {sm.get_session_id()}\n"
-            f"messages: {len(session.messages)}\ncontext: {u.tokens} tokens\n"
-        )
-        return "done"
-    if name == "tools":
-        p.write(", ".join(session.get_active_tool_names()) + "\n")
-        return "done"
-    if name == "name":
-        if arg:
-            session.set_session_name(arg)
-        return "done"
-    return None
+            try:
+                p.write(f"wrote {export_session_html(session.session_manager, session.cwd, arg or None)}\n")
+            except (OSError, ValueError) as e:
+                p.write(p.c(RED, f"/export: {e}") + "\n")
+        case "session":
+            sm = session.session_manager
+            u = session.get_context_usage()
+            p.write(
+                f"file: {sm.get_session_file() or '(not written yet / in memory)'}\nid: {sm.get_session_id()}\n"
+                f"messages: {len(session.messages)}\ncontext: {u.tokens} tokens\n"
+            )
+        case "tools":
+            p.write(", ".join(session.get_active_tool_names()) + "\n")
+        case "name":
+            if arg:
+                session.set_session_name(arg)
+        case _:
+            return None
+    return "done"
 
 
 __all__ = ["TerminalUI", "run_interactive"]

@@ -12,8 +12,10 @@ Public: ``DEFAULT_MAX_LINES``, ``DEFAULT_MAX_BYTES``, ``GREP_MAX_LINE_LENGTH``,
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
+
+from autocue.casing import to_camel
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -38,18 +40,10 @@ class TruncationResult:
     max_bytes: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "truncated": self.truncated,
-            "truncatedBy": self.truncated_by,
-            "totalLines": self.total_lines,
-            "totalBytes": self.total_bytes,
-            "outputLines": self.output_lines,
-            "outputBytes": self.output_bytes,
-            "lastLinePartial": self.last_line_partial,
-            "firstLineExceedsLimit": self.first_line_exceeds_limit,
-            "maxLines": self.max_lines if self.max_lines != NO_LINE_LIMIT else None,
-            "maxBytes": self.max_bytes,
-        }
+        d = {to_camel(f.name): getattr(self, f.name) for f in fields(self) if f.name != "content"}
+        if self.max_lines == NO_LINE_LIMIT:
+            d["maxLines"] = None
+        return d
 
 
 def format_size(n: int) -> str:

@@ -14,6 +14,7 @@ forgot the session) is a drop too: the client starts a new session, as the MCP s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -271,16 +272,21 @@ class ServerConnection:
             self._dropped.set()
 
     # ------------------------------------------------------------------ calls
+    async def settled(self) -> None:
+        """Return once the connection is ready or has stopped trying."""
+        ready = asyncio.ensure_future(self.ready.wait())
+        done = asyncio.ensure_future(self.finished.wait())
+        try:
+            await asyncio.wait({ready, done}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            ready.cancel()
+            done.cancel()
+
     async def wait_ready(self, timeout: float) -> ClientSession:
         """The live session; waits up to ``timeout`` while connecting or reconnecting."""
         if self.session is None and self.status in ("connecting", "reconnecting"):
-            ready = asyncio.ensure_future(self.ready.wait())
-            done = asyncio.ensure_future(self.finished.wait())
-            try:
-                await asyncio.wait({ready, done}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                ready.cancel()
-                done.cancel()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.settled(), timeout)
         session = self.session
         if session is None:
             why = f": {self.error}" if self.error else ""

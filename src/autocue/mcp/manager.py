@@ -154,7 +154,7 @@ class MCPManager:
             self.connections[name] = conn
             self._tasks.append(asyncio.create_task(conn.run(), name=f"mcp:{name}"))
         if self._tasks:
-            settled = [asyncio.ensure_future(_settled(c)) for c in self.connections.values()]
+            settled = [asyncio.ensure_future(c.settled()) for c in self.connections.values()]
             try:
                 await asyncio.wait(settled, timeout=self.grace_period)
             finally:
@@ -166,7 +166,7 @@ class MCPManager:
         """Wait until ``server`` is ready (or has failed); whether it is ready."""
         conn = self.connections[server]
         try:
-            await asyncio.wait_for(_settled(conn), timeout if timeout is not None else conn.config.timeout)
+            await asyncio.wait_for(conn.settled(), timeout if timeout is not None else conn.config.timeout)
         except TimeoutError:
             return False
         return conn.status == "ready"
@@ -294,14 +294,3 @@ class MCPManager:
         if result.structured_content is not None:
             details["structuredContent"] = result.structured_content
         return ToolResult(convert_content(result.content), details)
-
-
-async def _settled(conn: ServerConnection) -> None:
-    """Return once ``conn`` is ready or has stopped trying."""
-    ready = asyncio.ensure_future(conn.ready.wait())
-    done = asyncio.ensure_future(conn.finished.wait())
-    try:
-        await asyncio.wait({ready, done}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        ready.cancel()
-        done.cancel()

@@ -22,7 +22,7 @@ Semantics (see ``autocue.extensions.events`` for result shapes):
 from __future__ import annotations
 
 import traceback
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from autocue.agent.loop import AfterToolCallResult, BeforeToolCallResult
@@ -280,23 +280,24 @@ class ExtensionRunner:
             return _GO
 
     # ------------------------------------------------------------------ prompting
-    async def _call(self, ext: Extension, fn: NormalizedHandler, ev: Any) -> Any:
-        """Call one handler; returns its result, or ``MISSING`` when it raised (reported)."""
-        try:
-            r = fn(ev, self.ctx)
-            if r is not None and _is_awaitable(r):
-                r = await r
-            return r
-        except Exception as err:
-            self.report(ext, ev.type, err)
-            return MISSING
+    async def _results(self, ev: Any) -> AsyncIterator[tuple[Extension, Any]]:
+        """``(extension, result)`` of each handler of ``ev`` that returned something (a raise is reported).
+        It holds nothing to release, so a caller may stop early."""
+        for ext, fn in self.handlers(ev.type):
+            try:
+                r = fn(ev, self.ctx)
+                if r is not None and _is_awaitable(r):
+                    r = await r
+            except Exception as err:
+                self.report(ext, ev.type, err)
+                continue
+            if r is not None:
+                yield ext, r
 
     async def emit_first(self, ev: Any) -> Any:
         """The first non-empty result (``user_bash``), or None."""
-        for ext, fn in self.handlers(ev.type):
-            r = await self._call(ext, fn, ev)
-            if r is not None and r is not MISSING:
-                return r
+        async for _, r in self._results(ev):
+            return r
         return None
 
     async def emit_session_directory(self, ev: Any) -> str | None:
@@ -318,10 +319,7 @@ class ExtensionRunner:
     async def emit_input(self, ev: InputEvent) -> InputResult:
         """``transform`` chains; the first ``handled`` short-circuits."""
         transformed = False
-        for ext, fn in self.handlers("input"):
-            r = await self._call(ext, fn, ev)
-            if r is None or r is MISSING:
-                continue
+        async for _, r in self._results(ev):
             action = field(r, "action")
             if action == "handled":
                 return InputResult("handled")
@@ -339,10 +337,7 @@ class ExtensionRunner:
         """Collect every returned message; chain the system prompt (``None`` when nobody changed it)."""
         messages: list[CustomMessageSpec] = []
         prompt: str | None = None
-        for ext, fn in self.handlers("before_agent_start"):
-            r = await self._call(ext, fn, ev)
-            if r is None or r is MISSING:
-                continue
+        async for ext, r in self._results(ev):
             msg = field(r, "message")
             if msg is not MISSING and msg is not None:
                 try:
@@ -358,10 +353,7 @@ class ExtensionRunner:
     async def emit_context(self, messages: list[Any]) -> list[Any]:
         """Chain ``messages`` replacements over the (already copied) list given."""
         ev = ContextEvent(messages)
-        for ext, fn in self.handlers("context"):
-            r = await self._call(ext, fn, ev)
-            if r is None or r is MISSING:
-                continue
+        async for _, r in self._results(ev):
             new = field(r, "messages")
             if isinstance(new, list):
                 ev.messages = new
@@ -370,10 +362,7 @@ class ExtensionRunner:
     async def emit_session_before(self, ev: Any) -> Any:
         """``session_before_*``: the first result with ``cancel`` wins; else the last non-empty result."""
         last: Any = None
-        for ext, fn in self.handlers(ev.type):
-            r = await self._call(ext, fn, ev)
-            if r is None or r is MISSING:
-                continue
+        async for _, r in self._results(ev):
             if field(r, "cancel") is True:
                 return r
             last = r
@@ -382,10 +371,7 @@ class ExtensionRunner:
     async def emit_resources_discover(self, ev: ResourcesDiscoverEvent) -> tuple[list[str], list[str]]:
         skills: list[str] = []
         prompts: list[str] = []
-        for ext, fn in self.handlers("resources_discover"):
-            r = await self._call(ext, fn, ev)
-            if r is None or r is MISSING:
-                continue
+        async for _, r in self._results(ev):
             sp = field(r, "skill_paths")
             if isinstance(sp, list):
                 skills.extend(str(p) for p in sp)

@@ -75,20 +75,24 @@ class ExtensionUIContext(Protocol):
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None: ...
 
-    def notify(self, message: str, level: NotifyLevel = "info") -> None: ...
+    # fire and forget: a class that subclasses the protocol inherits these no-ops
+    def notify(self, message: str, level: NotifyLevel = "info") -> None:
+        return None
 
-    def set_status(self, key: str, text: str | None) -> None: ...
+    def set_status(self, key: str, text: str | None) -> None:
+        return None
 
-    def set_widget(
-        self, key: str, lines: Sequence[str] | None, *, placement: WidgetPlacement = "aboveEditor"
-    ) -> None: ...
+    def set_widget(self, key: str, lines: Sequence[str] | None, *, placement: WidgetPlacement = "aboveEditor") -> None:
+        return None
 
-    def set_title(self, title: str) -> None: ...
+    def set_title(self, title: str) -> None:
+        return None
 
-    def set_working_message(self, message: str | None = None) -> None: ...
+    def set_working_message(self, message: str | None = None) -> None:
+        return None
 
 
-class BaseUI:
+class BaseUI(ExtensionUIContext):
     """A base for UI implementations, answering as ``NoUIContext`` until overridden.
 
     ``select``, ``input`` and ``editor`` ask ``_text``; ``confirm`` asks ``_confirm``; the
@@ -127,21 +131,6 @@ class BaseUI:
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
         return await self._text("editor", title, prefill, timeout, signal)
-
-    def notify(self, message: str, level: NotifyLevel = "info") -> None:
-        return None
-
-    def set_status(self, key: str, text: str | None) -> None:
-        return None
-
-    def set_widget(self, key: str, lines: Sequence[str] | None, *, placement: WidgetPlacement = "aboveEditor") -> None:
-        return None
-
-    def set_title(self, title: str) -> None:
-        return None
-
-    def set_working_message(self, message: str | None = None) -> None:
-        return None
 
 
 class NoUIContext(BaseUI):

@@ -292,18 +292,6 @@ class ToolResultPatch:
     is_error: bool | None = None
 
 
-__all__ = [
-    "EMITTED_ONLY_BY", "EVENT_NAMES", "SessionBeforeForkEvent", "SessionDirectoryEvent", "SessionForkEvent",
-    "UserBashEvent",
-    "BeforeAgentStartEvent", "BeforeAgentStartResult", "BeforeProviderRequestEvent",
-    "CompactionOverride", "ContextEvent", "ContextResult", "CustomMessageSpec", "InputEvent", "InputResult",
-    "ModelSelectEvent", "ResourcesDiscoverEvent", "ResourcesDiscoverResult", "SessionBeforeCompactEvent",
-    "SessionBeforeResult", "SessionBeforeSwitchEvent", "SessionBeforeTreeEvent", "SessionCompactEvent",
-    "SessionShutdownEvent", "SessionStartEvent", "SessionSwitchEvent", "SessionTreeEvent", "ToolCallEvent",
-    "ToolCallResult", "ToolResultEvent", "ToolResultPatch",
-]
-
-
 @dataclass(slots=True)
 class ExtensionErrorEvent:
     """A handler, command or deferred load of an extension raised. The session goes on."""
@@ -324,4 +312,13 @@ class ExtensionErrorEvent:
         return d
 
 
-__all__ += ["ExtensionErrorEvent"]
+__all__ = [
+    "EMITTED_ONLY_BY", "EVENT_NAMES", "SessionBeforeForkEvent", "SessionDirectoryEvent", "SessionForkEvent",
+    "UserBashEvent",
+    "BeforeAgentStartEvent", "BeforeAgentStartResult", "BeforeProviderRequestEvent",
+    "CompactionOverride", "ContextEvent", "ContextResult", "CustomMessageSpec", "InputEvent", "InputResult",
+    "ModelSelectEvent", "ResourcesDiscoverEvent", "ResourcesDiscoverResult", "SessionBeforeCompactEvent",
+    "SessionBeforeResult", "SessionBeforeSwitchEvent", "SessionBeforeTreeEvent", "SessionCompactEvent",
+    "SessionShutdownEvent", "SessionStartEvent", "SessionSwitchEvent", "SessionTreeEvent", "ToolCallEvent",
+    "ToolCallResult", "ToolResultEvent", "ToolResultPatch", "ExtensionErrorEvent",
+]

@@ -21,6 +21,7 @@ Semantics (see ``autocue.extensions.events`` for result shapes):
 
 from __future__ import annotations
 
+import contextlib
 import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -158,10 +159,8 @@ class ExtensionRunner:
         )
         self.errors.append(ev)
         if self.on_error is not None:
-            try:
+            with contextlib.suppress(Exception):  # a failing error listener must not hide the original error
                 self.on_error(ev)
-            except Exception:  # a failing error listener must not hide the original error
-                pass
         return ev
 
     # ------------------------------------------------------------------ generic events

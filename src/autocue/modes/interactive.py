@@ -14,6 +14,7 @@ templates, ``/skill:name``). Extension dialogs are asked on the terminal (``Term
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import signal
 from collections.abc import Sequence
@@ -204,20 +205,16 @@ async def run_interactive(
                 if r == "done":
                     continue
             task = asyncio.ensure_future(session.prompt(line))
-            try:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(signal.SIGINT, session.abort_nowait)
-            except (NotImplementedError, RuntimeError):
-                pass
             try:
                 await task
             except Exception as e:
                 p.newline()
                 p.write(p.c(RED, f"{type(e).__name__}: {e}") + "\n")
             finally:
-                try:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(signal.SIGINT)
-                except (NotImplementedError, RuntimeError):
-                    pass
             p.newline()
     finally:
         unsubscribe()

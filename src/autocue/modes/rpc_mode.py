@@ -37,7 +37,7 @@ from autocue.llm.abort import AbortController
 from autocue.llm.registry import ModelRegistry
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.llm.types import ImageContent
-from autocue.modes.common import event_json, json_line, model_json
+from autocue.modes.common import event_json, model_json, write_json_line
 from autocue.modes.rpc_ui import RpcUI
 from autocue.session.agent_session import AgentSession, StreamingBehavior
 
@@ -61,8 +61,7 @@ class RpcServer:
         self.bash_abort: AbortController | None = None  # the running bash command's
 
     def send(self, obj: Any) -> None:
-        self.stdout.write(json_line(obj))
-        self.stdout.flush()
+        write_json_line(self.stdout, obj)
 
     def respond(self, cmd: str, rid: Any, data: Any = None, error: str | None = None) -> None:
         r: dict[str, Any] = {}

@@ -77,9 +77,9 @@ class Extension:
     shortcuts: dict[str, Any] = field(default_factory=dict)
     message_renderers: dict[str, Any] = field(default_factory=dict)
     ttsr_rules: list[Any] = field(default_factory=list)
+    """``add_ttsr_rule`` rules (a ``TtsrRule`` or its dict form; the session checks them)."""
     providers: dict[str, Any] = field(default_factory=dict)
     """``register_provider`` providers by name (``RegisteredProvider``)."""
-    """``add_ttsr_rule`` rules (a ``TtsrRule`` or its dict form; the session checks them)."""
     loading: bool = True
     pending: Awaitable[Any] | None = None
     """The coroutine of an async ``extension(api)`` not awaited yet (awaited when the session binds)."""

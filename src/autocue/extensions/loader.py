@@ -211,10 +211,7 @@ def _as_path(spec: str, cwd: str) -> Path | None:
         p = Path(cwd) / p
     if p.exists():
         return p.resolve()
-    if looks_like_path:
-        raise_later = p  # reported as a load error by the caller
-        return raise_later
-    return None
+    return p if looks_like_path else None  # a missing file is reported as a load error by the caller
 
 
 def _name_of(path: Path) -> str:

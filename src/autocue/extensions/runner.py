@@ -91,8 +91,7 @@ class ExtensionRunner:
         by: dict[str, HandlerList] = {}
         for ext in self.extensions:
             for name, fns in ext.handlers.items():
-                lst = by.setdefault(name, [])
-                lst.extend((ext, fn) for fn in fns)
+                by.setdefault(name, []).extend((ext, fn) for fn in fns)
         self.by_event = by
 
     def changed(self) -> None:
@@ -136,11 +135,7 @@ class ExtensionRunner:
         return self._first_wins(lambda ext: ((name, ext) for name in ext.tools))
 
     def command(self, name: str) -> RegisteredCommand | None:
-        for ext in self.extensions:
-            c = ext.commands.get(name)
-            if c is not None:
-                return c
-        return None
+        return self._first_wins(lambda ext: ext.commands.items()).get(name)
 
     def commands(self) -> list[CommandInfo]:
         return list(self._first_wins(

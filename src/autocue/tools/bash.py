@@ -215,8 +215,7 @@ def create_bash_tool(
 
     ``shell`` defaults to ``default_shell()``; ``env`` replaces the inherited environment;
     ``command_prefix`` is put on its own line before every command (e.g. ``set -o pipefail``).
-    ``on_update`` gets the output at most every ``update_interval`` seconds (the first chunk at
-    once, and a last update with everything before the result).
+    ``update_interval``: see the module docstring.
     """
     workdir = os.fspath(cwd)
 

@@ -40,6 +40,7 @@ from autocue.llm.types import ImageContent
 from autocue.modes.common import event_json, model_json, write_json_line
 from autocue.modes.rpc_ui import RpcUI
 from autocue.session.agent_session import AgentSession, StreamingBehavior
+from autocue.session.messages import BashExecutionMessage
 
 _EOF = object()
 _STREAMING_BEHAVIORS: dict[str, StreamingBehavior] = {
@@ -292,40 +293,37 @@ class RpcServer:
         """Run ``command`` through the bash tool's runner (``autocue.tools.bash.run_bash``): its own
         process group killed whole on ``abort_bash``, the output's tail kept (full output in a
         temp file when cut), and what ran before an abort is still returned."""
-        from autocue.session.messages import BashExecutionMessage
         from autocue.tools.bash import run_bash
         from autocue.tools.common import ToolError
 
         command = _text(msg, "command")
         if self.bash_abort is not None:
             raise RpcCommandError("a bash command is already running; send abort_bash first")
-        replaced = await self._user_bash(command)
-        if replaced is not None:
-            return replaced
-        self.bash_abort = AbortController()
-        try:
-            run = await run_bash(command, self.session.cwd, signal=self.bash_abort.signal)
-        except ToolError as e:
-            raise RpcCommandError(str(e)) from None
-        finally:
-            self.bash_abort = None
-        cancelled = run.stopped is not None
-        code = None if cancelled or run.code < 0 else run.code
-        m = BashExecutionMessage(command, run.output, code, cancelled, run.truncated, run.full_output_path)
+        m = await self._user_bash(command)
+        if m is None:
+            self.bash_abort = AbortController()
+            try:
+                run = await run_bash(command, self.session.cwd, signal=self.bash_abort.signal)
+            except ToolError as e:
+                raise RpcCommandError(str(e)) from None
+            finally:
+                self.bash_abort = None
+            cancelled = run.stopped is not None
+            code = None if cancelled or run.code < 0 else run.code
+            m = BashExecutionMessage(command, run.output, code, cancelled, run.truncated, run.full_output_path)
         self.session.agent.append_message(m)
         self.session.session_manager.append_message(m)
-        data: dict[str, Any] = {"output": run.output, "exitCode": code, "cancelled": cancelled,
-                                "truncated": run.truncated}
-        if run.full_output_path is not None:
-            data["fullOutputPath"] = run.full_output_path
+        data: dict[str, Any] = {"output": m.output, "exitCode": m.exit_code, "cancelled": m.cancelled,
+                                "truncated": m.truncated}
+        if m.full_output_path is not None:
+            data["fullOutputPath"] = m.full_output_path
         return data
 
-    async def _user_bash(self, command: str) -> dict[str, Any] | None:
+    async def _user_bash(self, command: str) -> BashExecutionMessage | None:
         """``user_bash``: a handler's ``{result: {output, exit_code, cancelled, truncated}}`` is the
         command's result (nothing runs); ``operations`` (pi's custom executors) are not supported."""
         from autocue.casing import MISSING, field
         from autocue.extensions.events import UserBashEvent
-        from autocue.session.messages import BashExecutionMessage
 
         runner = self.session.runner
         if not runner.has("user_bash"):
@@ -336,14 +334,11 @@ class RpcServer:
             return None
         output = field(res, "output")
         code = field(res, "exit_code")
-        cancelled = field(res, "cancelled") is True
-        truncated = field(res, "truncated") is True
         out = output if isinstance(output, str) else ""
         exit_code = code if isinstance(code, int) and not isinstance(code, bool) else None
-        m = BashExecutionMessage(command, out, exit_code, cancelled, truncated, None)
-        self.session.agent.append_message(m)
-        self.session.session_manager.append_message(m)
-        return {"output": out, "exitCode": exit_code, "cancelled": cancelled, "truncated": truncated}
+        return BashExecutionMessage(
+            command, out, exit_code, field(res, "cancelled") is True, field(res, "truncated") is True, None
+        )
 
     async def cmd_abort_bash(self, msg: dict[str, Any]) -> Any:
         if self.bash_abort is not None:

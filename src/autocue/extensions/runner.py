@@ -274,12 +274,12 @@ class ExtensionRunner:
             return _GO
 
     # ------------------------------------------------------------------ prompting
-    async def _results(self, ev: Any) -> AsyncIterator[tuple[Extension, Any]]:
+    async def _results(self, ev: Any, *, with_ctx: bool = True) -> AsyncIterator[tuple[Extension, Any]]:
         """``(extension, result)`` of each handler of ``ev`` that returned something (a raise is reported).
         It holds nothing to release, so a caller may stop early."""
         for ext, fn in self.handlers(ev.type):
             try:
-                r = fn(ev, self.ctx)
+                r = fn(ev, self.ctx if with_ctx else None)
                 if r is not None and _is_awaitable(r):
                     r = await r
             except Exception as err:
@@ -297,15 +297,8 @@ class ExtensionRunner:
     async def emit_session_directory(self, ev: Any) -> str | None:
         """``session_directory`` (CLI startup, handlers get no ctx): the last ``session_dir`` returned."""
         out: str | None = None
-        for ext, fn in self.handlers(ev.type):
-            try:
-                r = fn(ev, None)
-                if r is not None and _is_awaitable(r):
-                    r = await r
-            except Exception as err:
-                self.report(ext, ev.type, err)
-                continue
-            d = field(r, "session_dir") if r is not None else None
+        async for _, r in self._results(ev, with_ctx=False):
+            d = field(r, "session_dir")
             if isinstance(d, str) and d:
                 out = d
         return out

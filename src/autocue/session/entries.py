@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from autocue.casing import to_snake
 from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
 from autocue.session.file_format import iso_to_ms, loads_line
@@ -65,9 +66,38 @@ def _with_extra(d: JSON, extra: JSON | None) -> JSON:
 
 # ---------------------------------------------------------------------------- header
 
+_OMITTED_IF_NONE = frozenset({"version", "parentSession", "details", "fromHook", "data", "label", "name"})
+
 
 @dataclass(slots=True)
-class SessionHeader:
+class _Record:
+    """What the header and every entry but a message share: ``extra`` (unknown keys), ``raw`` (the
+    dict the line was read from) and ``to_json()``, written from ``KEYS``: the JSON keys after
+    ``type``, in pi's order (a key of ``_OMITTED_IF_NONE`` is left out while its field is None);
+    ``ATTRS`` pairs each key with its field's name."""
+
+    extra: JSON | None = field(default=None, repr=False, kw_only=True)
+    raw: JSON | None = field(default=None, repr=False, compare=False, kw_only=True)
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    ATTRS: ClassVar[tuple[tuple[str, str], ...]] = ()
+    type: ClassVar[str]
+
+    def __init_subclass__(cls) -> None:
+        cls.ATTRS = tuple((key, to_snake(key)) for key in cls.KEYS)
+
+    def to_json(self) -> JSON:
+        if self.raw is not None:
+            return self.raw
+        d: JSON = {"type": self.type}
+        for key, attr in self.ATTRS:
+            v = getattr(self, attr)
+            if v is not None or key not in _OMITTED_IF_NONE:
+                d[key] = _content_json(v) if key == "content" else v
+        return _with_extra(d, self.extra)
+
+
+@dataclass(slots=True)
+class SessionHeader(_Record):
     """Line 1 of a session file: ``{"type":"session","version":3,"id",...,"cwd",...}``."""
 
     id: str
@@ -75,22 +105,8 @@ class SessionHeader:
     cwd: str
     version: int | None = CURRENT_SESSION_VERSION
     parent_session: str | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("version", "id", "timestamp", "cwd", "parentSession")
     type: ClassVar[Literal["session"]] = "session"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "session"}
-        if self.version is not None:
-            d["version"] = self.version
-        d["id"] = self.id
-        d["timestamp"] = self.timestamp
-        d["cwd"] = self.cwd
-        if self.parent_session is not None:
-            d["parentSession"] = self.parent_session
-        return _with_extra(d, self.extra)
 
 
 # ---------------------------------------------------------------------------- entries
@@ -160,12 +176,6 @@ class MessageEntry:
     def of(cls, id: str, parent_id: str | None, timestamp: str, message: AgentMessage) -> MessageEntry:
         """``MessageEntry(id, parent_id, timestamp, message)`` for a new message (the append hot path)."""
         return _new(cls)._fill(id, parent_id, timestamp, message.role, message, None, None, None, None)
-
-    @classmethod
-    def loaded(cls, d: JSON, message_json: JSON, line: int | None) -> MessageEntry:
-        """A message entry read from a file line ``d`` that has exactly pi's five keys (fast path)."""
-        return _new(cls)._fill(d["id"], d["parentId"], d["timestamp"], message_json["role"], None, message_json, d,
-                               None, line)
 
     @property
     def raw(self) -> JSON | None:
@@ -256,49 +266,31 @@ def _message_to_json(m: AgentMessage) -> JSON:
 
 
 @dataclass(slots=True)
-class ThinkingLevelChangeEntry:
+class _Entry(_Record):
     id: str
     parent_id: str | None
     timestamp: str
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangeEntry(_Entry):
     thinking_level: str
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "thinkingLevel")
     type: ClassVar[Literal["thinking_level_change"]] = "thinking_level_change"
 
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "thinking_level_change", "id": self.id, "parentId": self.parent_id,
-                   "timestamp": self.timestamp, "thinkingLevel": self.thinking_level}
-        return _with_extra(d, self.extra)
-
 
 @dataclass(slots=True)
-class ModelChangeEntry:
-    id: str
-    parent_id: str | None
-    timestamp: str
+class ModelChangeEntry(_Entry):
     provider: str
     model_id: str
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "provider", "modelId")
     type: ClassVar[Literal["model_change"]] = "model_change"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "model_change", "id": self.id, "parentId": self.parent_id,
-                   "timestamp": self.timestamp, "provider": self.provider, "modelId": self.model_id}
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)
-class CompactionEntry:
+class CompactionEntry(_Entry):
     """History before ``first_kept_entry_id`` was replaced by ``summary``."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     summary: str
     first_kept_entry_id: str
     tokens_before: int
@@ -306,154 +298,70 @@ class CompactionEntry:
     """pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
     from_hook: bool | None = None
     """True when an extension supplied the summary."""
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook")
     type: ClassVar[Literal["compaction"]] = "compaction"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "compaction", "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp,
-                   "summary": self.summary, "firstKeptEntryId": self.first_kept_entry_id,
-                   "tokensBefore": self.tokens_before}
-        if self.details is not None:
-            d["details"] = self.details
-        if self.from_hook is not None:
-            d["fromHook"] = self.from_hook
-        return _with_extra(d, self.extra)
 
     def to_message(self) -> CompactionSummaryMessage:
         return CompactionSummaryMessage(self.summary, self.tokens_before, iso_to_ms(self.timestamp))
 
 
 @dataclass(slots=True)
-class BranchSummaryEntry:
+class BranchSummaryEntry(_Entry):
     """The summary of the branch the conversation left when it moved to ``from_id``."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     from_id: str
     summary: str
     details: Any = None
     from_hook: bool | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "fromId", "summary", "details", "fromHook")
     type: ClassVar[Literal["branch_summary"]] = "branch_summary"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "branch_summary", "id": self.id, "parentId": self.parent_id,
-                   "timestamp": self.timestamp, "fromId": self.from_id, "summary": self.summary}
-        if self.details is not None:
-            d["details"] = self.details
-        if self.from_hook is not None:
-            d["fromHook"] = self.from_hook
-        return _with_extra(d, self.extra)
 
     def to_message(self) -> BranchSummaryMessage:
         return BranchSummaryMessage(self.summary, self.from_id, iso_to_ms(self.timestamp))
 
 
 @dataclass(slots=True)
-class CustomEntry:
+class CustomEntry(_Entry):
     """Extension state (``custom_type`` names the extension); never part of the LLM context."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     custom_type: str
     data: Any = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("customType", "data", "id", "parentId", "timestamp")
     type: ClassVar[Literal["custom"]] = "custom"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "custom", "customType": self.custom_type}
-        if self.data is not None:
-            d["data"] = self.data
-        d["id"] = self.id
-        d["parentId"] = self.parent_id
-        d["timestamp"] = self.timestamp
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)
-class CustomMessageEntry:
+class CustomMessageEntry(_Entry):
     """An extension's message that is part of the LLM context (as a user message)."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     custom_type: str
     content: str | list[UserContent]
     display: bool
     details: Any = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("customType", "content", "display", "details", "id", "parentId", "timestamp")
     type: ClassVar[Literal["custom_message"]] = "custom_message"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "custom_message", "customType": self.custom_type,
-                   "content": _content_json(self.content), "display": self.display}
-        if self.details is not None:
-            d["details"] = self.details
-        d["id"] = self.id
-        d["parentId"] = self.parent_id
-        d["timestamp"] = self.timestamp
-        return _with_extra(d, self.extra)
 
     def to_message(self) -> CustomMessage:
         return CustomMessage(self.custom_type, self.content, self.display, self.details, iso_to_ms(self.timestamp))
 
 
 @dataclass(slots=True)
-class LabelEntry:
+class LabelEntry(_Entry):
     """Sets (or, with ``label=None``, clears) the label of ``target_id``."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     target_id: str
     label: str | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "targetId", "label")
     type: ClassVar[Literal["label"]] = "label"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "label", "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp,
-                   "targetId": self.target_id}
-        if self.label is not None:
-            d["label"] = self.label
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)
-class SessionInfoEntry:
+class SessionInfoEntry(_Entry):
     """Session metadata (the display name)."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     name: str | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "name")
     type: ClassVar[Literal["session_info"]] = "session_info"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "session_info", "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp}
-        if self.name is not None:
-            d["name"] = self.name
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)

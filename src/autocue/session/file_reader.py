@@ -94,7 +94,6 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
         line_nos: list[int] = []
         if version < CURRENT_SESSION_VERSION:
             dicts: list[Any] = [first]
-            line_nos = [first_line]
             for i in range(h + 1, last + 1):
                 d = _loads_or_report(path, lines, i, last, torn)
                 if d is not None:
@@ -103,8 +102,7 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
             _migrate(dicts, version)
             migrated_from = version
             header = header_from_json(first)
-            entries = _entries_from_dicts(path, dicts, line_nos)
-            del line_nos[0]
+            entries = [_entry(path, d, n) for d, n in zip(dicts[1:], line_nos, strict=True)]
         else:
             if version > CURRENT_SESSION_VERSION:
                 warnings.append(f"{path}:{first_line}: session version {version} is newer than "
@@ -183,44 +181,22 @@ def _entries_from_lines(
                     continue
                 append(new(MessageEntry)._fill(eid, pid, ts, role, m, None, None, raw, i + 1))
                 continue
-        if type(d) is not dict:
-            raise SessionFileError(path, i + 1, f"expected a JSON object, got {type(d).__name__}")
-        try:
-            entry = entry_from_json(d, line=i + 1)
-        except ValueError as err:
-            raise SessionFileError(path, i + 1, str(err)) from None
-        if isinstance(entry, SessionHeader):
-            raise SessionFileError(path, i + 1, "a second session header inside the file")
-        append(entry)
+        append(_entry(path, d, i + 1))
         add_line(i + 1)
     return entries
 
 
-def _entries_from_dicts(path: str, dicts: list[Any], line_nos: list[int] | None) -> list[SessionEntry]:
-    entries: list[SessionEntry] = []
-    append = entries.append
-    loaded = MessageEntry.loaded
-    for idx in range(1, len(dicts)):
-        d = dicts[idx]
-        line_no = line_nos[idx] if line_nos is not None else idx + 1
-        if type(d) is not dict:
-            raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
-        # fast path: a plain message entry with exactly pi's keys
-        if len(d) == 5 and d.get("type") == "message":
-            msg = d.get("message")
-            pid = d.get("parentId", 0)
-            if (type(msg) is dict and type(msg.get("role")) is str and type(d.get("id")) is str
-                    and (pid is None or type(pid) is str) and type(d.get("timestamp")) is str):
-                append(loaded(d, msg, line_no))
-                continue
-        try:
-            entry = entry_from_json(d, line=line_no)
-        except ValueError as err:
-            raise SessionFileError(path, line_no, str(err)) from None
-        if isinstance(entry, SessionHeader):
-            raise SessionFileError(path, line_no, "a second session header inside the file")
-        append(entry)
-    return entries
+def _entry(path: str, d: Any, line_no: int) -> SessionEntry:
+    """The entry of a decoded line other than line 1 (``SessionFileError`` naming the line if it is not one)."""
+    if type(d) is not dict:
+        raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
+    try:
+        entry = entry_from_json(d, line=line_no)
+    except ValueError as err:
+        raise SessionFileError(path, line_no, str(err)) from None
+    if isinstance(entry, SessionHeader):
+        raise SessionFileError(path, line_no, "a second session header inside the file")
+    return entry
 
 
 def _migrate(dicts: list[Any], version: int) -> None:

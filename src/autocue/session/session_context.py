@@ -98,27 +98,18 @@ def context_of_path(path: list[SessionEntry]) -> SessionContext:
 
 
 def _context_messages(path: list[SessionEntry], compaction_idx: int) -> list[AgentMessage]:
-    messages: list[AgentMessage] = []
+    """The compaction's summary, the kept entries from ``firstKeptEntryId`` up to it, then everything after it."""
+    comp = path[compaction_idx]
+    assert isinstance(comp, CompactionEntry)
+    messages: list[AgentMessage] = [comp.to_message()]
     append = messages.append
-    start = 0
-    if compaction_idx >= 0:
-        comp = path[compaction_idx]
-        assert isinstance(comp, CompactionEntry)
-        append(comp.to_message())
-        first_kept = comp.first_kept_entry_id
-        kept = next((i for i in range(compaction_idx) if path[i].id == first_kept), compaction_idx)
-        # kept entries up to the compaction, then everything after it
-        spans = [(kept, compaction_idx), (compaction_idx + 1, len(path))]
-    else:
-        spans = [(start, len(path))]
-    for lo, hi in spans:
-        for i in range(lo, hi):
-            e = path[i]
-            t = e.type
-            if t == "message":
-                append(e.message)  # type: ignore[union-attr]
-            elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
-                append(e.to_message())  # type: ignore[union-attr]
+    kept = next((i for i in range(compaction_idx) if path[i].id == comp.first_kept_entry_id), compaction_idx)
+    for e in path[kept:compaction_idx] + path[compaction_idx + 1:]:
+        t = e.type
+        if t == "message":
+            append(e.message)  # type: ignore[union-attr]
+        elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
+            append(e.to_message())  # type: ignore[union-attr]
     return messages
 
 

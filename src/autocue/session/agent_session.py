@@ -271,12 +271,8 @@ class AgentSession:
                 ResourcesDiscoverEvent(self.cwd, "startup")
             )
             if skill_paths or prompt_paths:
-                extra = load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False)
-                names = {s.name for s in self.resources.skills}
-                self.resources.skills += [s for s in extra.skills if s.name not in names]
-                pnames = {p.name for p in self.resources.prompts}
-                self.resources.prompts += [p for p in extra.prompts if p.name not in pnames]
-                self.resources.diagnostics += extra.diagnostics
+                self.resources.merge(
+                    load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False))
                 self._refresh()
 
     async def _ensure_bound(self) -> None:

@@ -33,8 +33,10 @@ def uuid7() -> str:
     return str(uuid.UUID(int=value))
 
 
-def autocue_dir() -> Path:
-    """autocue's user directory: ``$AUTOCUE_DIR`` or ``~/.autocue``."""
+def autocue_dir(agent_dir: str | os.PathLike[str] | None = None) -> Path:
+    """autocue's user directory: ``agent_dir`` when given, else ``$AUTOCUE_DIR`` or ``~/.autocue``."""
+    if agent_dir is not None:
+        return Path(agent_dir)
     env = os.environ.get("AUTOCUE_DIR")
     return Path(env).expanduser() if env else Path.home() / ".autocue"
 

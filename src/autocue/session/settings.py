@@ -42,6 +42,7 @@ from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
 from autocue.session.retry import RetrySettings
+from autocue.session.session_dir import autocue_dir
 
 _KEYS = {
     "compaction", "retry", "defaultThinkingLevel", "steeringMode", "followUpMode", "toolExecution",
@@ -175,9 +176,7 @@ class Settings:
     @staticmethod
     def load(cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None) -> Settings:
         """User settings, then project settings (see the module docstring)."""
-        from autocue.extensions.loader import default_agent_dir
-
-        user = Path(agent_dir) if agent_dir is not None else default_agent_dir()
+        user = autocue_dir(agent_dir)
         merged: dict[str, Any] = {}
         sources: list[str] = []
         for path in (user / "settings.json", Path(cwd) / ".autocue" / "settings.json"):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from autocue.session.resources import parse_front_matter
+from autocue.session.session_dir import autocue_dir
 from autocue.session.settings import SettingsError
 
 ALL_TOOLS: tuple[str, ...] = ("*",)
@@ -109,13 +110,6 @@ class AgentTypes:
         return t
 
 
-def _agent_dir(agent_dir: str | os.PathLike[str] | None) -> Path:
-    if agent_dir is not None:
-        return Path(agent_dir)
-    env = os.environ.get("AUTOCUE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".autocue"
-
-
 def load_agent_type(path: Path) -> AgentType:
     """One Markdown agent file; raises ``ValueError`` naming the file and the problem."""
     where = str(path)
@@ -164,7 +158,7 @@ def load_agent_types(
     out = AgentTypes()
     if not discover:
         return out
-    for d in (_agent_dir(agent_dir) / "agents", Path(cwd) / ".autocue" / "agents"):
+    for d in (autocue_dir(agent_dir) / "agents", Path(cwd) / ".autocue" / "agents"):
         if not d.is_dir():
             continue
         for path in sorted(d.glob("*.md")):

@@ -30,6 +30,7 @@ from autocue.casing import snake_keys
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent
 from autocue.session.messages import CustomMessage
 from autocue.session.resources import parse_front_matter
+from autocue.session.session_dir import autocue_dir
 from autocue.session.settings import SettingsError
 
 if TYPE_CHECKING:
@@ -142,12 +143,9 @@ def load_rule_file(path: Path) -> TtsrRule:
 
 def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -> tuple[list[TtsrRule], list[str]]:
     """Rules of ``$AUTOCUE_DIR/rules/*.md`` then ``<cwd>/.autocue/rules/*.md``; broken files are reported."""
-    if agent_dir is None:
-        env = os.environ.get("AUTOCUE_DIR")
-        agent_dir = Path(env).expanduser() if env else Path.home() / ".autocue"
     rules: list[TtsrRule] = []
     problems: list[str] = []
-    for d in (Path(agent_dir) / "rules", Path(cwd) / ".autocue" / "rules"):
+    for d in (autocue_dir(agent_dir) / "rules", Path(cwd) / ".autocue" / "rules"):
         if d.is_dir():
             for p in sorted(d.glob("*.md")):
                 try:

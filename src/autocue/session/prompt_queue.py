@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from autocue.agent.events import MessageEndEvent, MessageStartEvent
 from autocue.extensions.events import CustomMessageSpec
 from autocue.llm.types import ImageContent, TextContent, UserContent, UserMessage
-from autocue.session import run_loop
 from autocue.session.errors import SessionBusyError
 from autocue.session.messages import CustomMessage
 from autocue.session.resources import expand_prompt_template, expand_skill_command
@@ -106,11 +105,7 @@ class PromptQueue:
             return
         if trigger_turn:
             await s._ensure_bound()
-            s._begin()
-            try:
-                await run_loop.run(s, lambda: s.agent.prompt(m))
-            finally:
-                s._end()
+            await s._run(lambda: s.agent.prompt(m))
             return
         s.agent.append_message(m)
         for ev in (MessageStartEvent(m), MessageEndEvent(m)):

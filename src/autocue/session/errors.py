@@ -1,17 +1,4 @@
-"""Errors raised by the session data layer.
-
-- ``SessionError``: base class.
-- ``SessionFileError``: a session file cannot be loaded (missing/invalid header, a corrupt
-  line before the last one, an entry with the wrong shape, a duplicate id, a ``parentId``
-  cycle). It names the file and the line.
-- ``SessionFileNotFoundError``: ``SessionManager.open`` of a path that does not exist (also a
-  ``FileNotFoundError``); creating a session there is explicit (``SessionManager.create_at``).
-- ``EntryNotFoundError``: an entry id that is not in the session (``branch``, labels, ...).
-- ``CompactionError``: compaction could not run (nothing to compact, summarization failed).
-- ``SessionBusyError``: ``prompt`` while the agent runs, without saying how to queue (also a
-  ``RuntimeError``).
-- ``SessionDisposedError``: a call on a disposed session (also a ``RuntimeError``).
-"""
+"""Errors raised by the session layer; each class says when (the tree is in ``docs/architecture.md``)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from autocue.session.entries import MessageEntry, SessionEntry, SessionHeader
 from autocue.session.file_format import dumps_line, loads_line, no_gc
-from autocue.session.integrity import replace_file
+from autocue.session.integrity import replace_file, write_all
 
 
 def entry_lines(entries: Sequence[SessionEntry]) -> bytes:
@@ -95,10 +95,7 @@ class SessionFileWriter:
             elif self.needs_newline:
                 data = b"\n" + data
             self.needs_newline = False
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
+        write_all(fd, data)
 
     def close(self) -> None:
         """Close the file descriptor kept for appends (reopened on the next write)."""

@@ -12,12 +12,16 @@
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from autocue.session.entries import SessionEntry
 from autocue.session.errors import SessionFileError
+
+_get_id = operator.attrgetter("id")
+_get_parent_id = operator.attrgetter("parent_id")
 
 
 def check_tree(path: str, entries: Sequence[SessionEntry], line_nos: Sequence[int]) -> None:
@@ -34,7 +38,7 @@ def check_tree(path: str, entries: Sequence[SessionEntry], line_nos: Sequence[in
                 path, line, f"entry id {e.id} appears twice (first on line {first})",
                 "Entry ids must be unique in a session file; repair or remove one of the two lines.",
             )
-    if _is_chain(entries, line_of):
+    if is_chain(entries, line_of):
         return
     by_id = {e.id: e for e in entries}
     done: set[str] = set()
@@ -55,14 +59,13 @@ def check_tree(path: str, entries: Sequence[SessionEntry], line_nos: Sequence[in
         done.update(walk)
 
 
-def _is_chain(entries: Sequence[SessionEntry], ids: dict[str, int]) -> bool:
-    """Each entry is the child of the one before it, and the first one's parent is not in the file."""
+def is_chain(entries: Sequence[SessionEntry], ids: Container[str]) -> bool:
+    """Each entry is the child of the one before it, and the first one's parent is not among ``ids``
+    (the ids of ``entries``)."""
     if not entries:
         return True
-    first_parent = entries[0].parent_id
-    if first_parent is not None and first_parent in ids:
-        return False
-    return all(entries[i].parent_id == entries[i - 1].id for i in range(1, len(entries)))
+    parents = list(map(_get_parent_id, entries))
+    return (parents[0] is None or parents[0] not in ids) and parents[1:] == list(map(_get_id, entries[:-1]))
 
 
 def keep_backup(path: str, data: bytes) -> str:
@@ -75,11 +78,7 @@ def keep_backup(path: str, data: bytes) -> str:
         except FileExistsError:
             n += 1
             continue
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_synced(fd, data)
         return backup
 
 
@@ -87,11 +86,7 @@ def replace_file(path: str, data: bytes) -> None:
     """Replace ``path`` by ``data`` atomically (no fixed temporary name: nothing else is overwritten)."""
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(path))
     try:
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _write_synced(fd, data)
         with contextlib.suppress(OSError):
             os.chmod(tmp, os.stat(path).st_mode & 0o777)
         os.replace(tmp, path)
@@ -101,10 +96,20 @@ def replace_file(path: str, data: bytes) -> None:
         raise
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may write less)."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
 
-__all__ = ["check_tree", "keep_backup", "replace_file"]
+def _write_synced(fd: int, data: bytes) -> None:
+    """Write ``data``, flush it to the disk and close ``fd``."""
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+__all__ = ["check_tree", "is_chain", "keep_backup", "replace_file", "write_all"]

@@ -55,7 +55,7 @@ from autocue.session.errors import EntryNotFoundError, SessionFileError
 from autocue.session.file_format import dumps_line, iso_now
 from autocue.session.file_reader import load_file, new_entry_id
 from autocue.session.file_writer import SessionFileWriter, entry_lines
-from autocue.session.integrity import keep_backup
+from autocue.session.integrity import is_chain, keep_backup
 from autocue.session.messages import AgentMessage
 from autocue.session.session_context import SessionContext, context_of_path, path_to_root
 from autocue.session.session_dir import (
@@ -69,7 +69,6 @@ from autocue.session.session_dir import (
 
 _List = builtins.list
 _get_id = operator.attrgetter("id")
-_get_parent_id = operator.attrgetter("parent_id")
 
 
 @dataclass(slots=True)
@@ -254,8 +253,7 @@ class SessionManager:
 
     def _build_index(self) -> None:
         entries = self._entries
-        ids = _List(map(_get_id, entries))
-        by_id: dict[str, SessionEntry] = dict(zip(ids, entries, strict=True))  # ids are unique: check_tree
+        by_id: dict[str, SessionEntry] = dict(zip(map(_get_id, entries), entries, strict=True))
         labels: dict[str, str] = {}
         name: str | None = None
         for e in entries:
@@ -274,11 +272,8 @@ class SessionManager:
         self._has_assistant = any(type(e) is MessageEntry and e.role == "assistant" for e in entries)
         self._leaf_id = entries[-1].id if entries else None
         self._children = None
-        # a never-branched file (each entry the child of the one before it): the path to the
-        # last entry is the entry list itself, no walk needed
-        parents = _List(map(_get_parent_id, entries))
-        self._linear = len(by_id) == len(entries) and (
-            not entries or (parents[1:] == ids[:-1] and (parents[0] is None or parents[0] not in by_id)))
+        # a never-branched file: the path to the last entry is the entry list itself, no walk needed
+        self._linear = len(by_id) == len(entries) and is_chain(entries, by_id)
 
     def _now(self) -> str:
         """``iso_now()``, formatted once per millisecond (strftime would dominate an append otherwise)."""

@@ -368,11 +368,8 @@ class AgentSession:
         if expand_prompt_templates:
             text = self.prompts.expand(text)
         if self.is_streaming:
-            if streaming_behavior == "steer":
-                self.agent.steer(user_message(text, img))
-                return
-            if streaming_behavior == "follow_up":
-                self.agent.follow_up(user_message(text, img))
+            if streaming_behavior == "steer" or streaming_behavior == "follow_up":
+                self.prompts.deliver(user_message(text, img), streaming_behavior)
                 return
             raise SessionBusyError(
                 "Agent is already processing. Pass streaming_behavior='steer' or 'follow_up' to queue the "

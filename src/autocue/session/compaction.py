@@ -241,20 +241,15 @@ async def compact(
     """
     p = preparation
     reserve = p.settings.reserve_tokens
-    if p.is_split_turn and p.turn_prefix_messages:
-        history = (
-            await generate_summary(p.messages_to_summarize, model, provider, reserve, signal=signal,
-                                   custom_instructions=custom_instructions, previous_summary=p.previous_summary,
-                                   api_key=api_key)
-            if p.messages_to_summarize else "No prior history."
-        )
-        prefix = await generate_turn_prefix_summary(p.turn_prefix_messages, model, provider, reserve,
-                                                    signal=signal, api_key=api_key)
-        summary = history + SPLIT_TURN_SEPARATOR + prefix
-    else:
+    split = p.is_split_turn and bool(p.turn_prefix_messages)
+    summary = "No prior history."
+    if p.messages_to_summarize or not split:
         summary = await generate_summary(p.messages_to_summarize, model, provider, reserve, signal=signal,
                                          custom_instructions=custom_instructions,
                                          previous_summary=p.previous_summary, api_key=api_key)
+    if split:
+        summary += SPLIT_TURN_SEPARATOR + await generate_turn_prefix_summary(
+            p.turn_prefix_messages, model, provider, reserve, signal=signal, api_key=api_key)
     read_files, modified_files = compute_file_lists(p.file_ops)
     summary += format_file_operations(read_files, modified_files)
     return CompactionResult(summary, p.first_kept_entry_id, p.tokens_before,

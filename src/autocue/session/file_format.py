@@ -20,12 +20,24 @@ from typing import Any
 
 import orjson
 
+_last_now = (-1, "", -1, "")
+"""The last ``iso_now()``: its second, that second's text, its millisecond and its text."""
+
 
 def iso_now() -> str:
-    """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z``."""
-    t = time.time()
-    sec = int(t)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + f".{int((t - sec) * 1000):03d}Z"
+    """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z`` (formatted once per
+    millisecond: strftime would dominate an append otherwise)."""
+    global _last_now
+    ms = int(time.time() * 1000)
+    sec, prefix, last_ms, text = _last_now
+    if ms == last_ms:
+        return text
+    if ms // 1000 != sec:
+        sec = ms // 1000
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec))
+    text = f"{prefix}{ms - sec * 1000:03d}Z"
+    _last_now = (sec, prefix, ms, text)
+    return text
 
 
 def iso_to_ms(s: str) -> int:

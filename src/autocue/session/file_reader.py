@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,19 @@ from autocue.session.file_format import loads_line, no_gc
 from autocue.session.integrity import check_tree
 from autocue.session.messages import AgentMessage, agent_message_from_json
 
+_id_pool: list[str] = []
 
-def new_entry_id(taken: dict[str, Any]) -> str:
+
+def new_entry_id(taken: Container[str]) -> str:
+    """A fresh 8-hex-digit entry id not in ``taken`` (random bytes are drawn 128 ids at a time)."""
+    pool = _id_pool
+    if pool and (eid := pool.pop()) not in taken:  # the common case, without the loop
+        return eid
     for _ in range(100):
-        eid = os.urandom(4).hex()
+        if not pool:
+            raw = os.urandom(4 * 128).hex()
+            pool.extend([raw[i : i + 8] for i in range(0, 8 * 128, 8)])
+        eid = pool.pop()
         if eid not in taken:
             return eid
     return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding

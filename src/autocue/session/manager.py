@@ -30,8 +30,6 @@ import builtins
 import contextlib
 import operator
 import os
-import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,11 +101,6 @@ class SessionManager:
         self._leaf_id: str | None = None
         self._session_name: str | None = None
         self._has_assistant = False
-        self._ts_sec = -1
-        self._ts_prefix = ""
-        self._ts_ms = -1
-        self._ts_text = ""
-        self._id_pool: _List[str] = []
         self.warnings: _List[str] = []
         if session_file is not None:
             self.set_session_file(session_file, decoded=decoded)
@@ -275,42 +268,6 @@ class SessionManager:
         # a never-branched file: the path to the last entry is the entry list itself, no walk needed
         self._linear = len(by_id) == len(entries) and is_chain(entries, by_id)
 
-    def _now(self) -> str:
-        """``iso_now()``, formatted once per millisecond (strftime would dominate an append otherwise)."""
-        ms = int(time.time() * 1000)
-        if ms == self._ts_ms:
-            return self._ts_text
-        sec = ms // 1000
-        if sec != self._ts_sec:
-            self._ts_sec = sec
-            self._ts_prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec))
-        self._ts_ms = ms
-        text = self._ts_text = f"{self._ts_prefix}{ms - sec * 1000:03d}Z"
-        return text
-
-    def _new_id(self) -> str:
-        """A fresh 8-hex-digit entry id, unique in this session (random bytes drawn 16 ids at a time
-        while the session is small, 128 once it has grown)."""
-        pool = self._id_pool
-        if pool:
-            eid = pool.pop()
-            if eid not in self._by_id:
-                return eid
-        return self._new_id_slow()
-
-    def _new_id_slow(self) -> str:
-        pool = self._id_pool
-        taken = self._by_id
-        for _ in range(100):
-            if not pool:
-                n = 128 if len(taken) >= 128 else 16
-                raw = os.urandom(4 * n).hex()
-                pool.extend([raw[i : i + 8] for i in range(0, 8 * n, 8)])
-            eid = pool.pop()
-            if eid not in taken:
-                return eid
-        return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
-
     def _where(self) -> str:
         return self._file.path or "the in-memory session"
 
@@ -325,6 +282,10 @@ class SessionManager:
         self.close()
 
     # ------------------------------------------------------------------ appends
+    def _head(self) -> tuple[str, str | None, str]:
+        """A new entry's id, parent id (the leaf) and timestamp."""
+        return new_entry_id(self._by_id), self._leaf_id, iso_now()
+
     def _append(self, entry: SessionEntry) -> str:
         entries = self._entries
         eid = entry.id
@@ -349,39 +310,36 @@ class SessionManager:
             )
         if role == "assistant":
             self._has_assistant = True
-        return self._append(MessageEntry.of(self._new_id(), self._leaf_id, self._now(), message))
+        # _head() inlined: the hot path
+        return self._append(MessageEntry.of(new_entry_id(self._by_id), self._leaf_id, iso_now(), message))
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
-        return self._append(
-            ThinkingLevelChangeEntry(self._new_id(), self._leaf_id, self._now(), thinking_level)
-        )
+        return self._append(ThinkingLevelChangeEntry(*self._head(), thinking_level))
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        eid = self._new_id()
-        return self._append(ModelChangeEntry(eid, self._leaf_id, self._now(), provider, model_id))
+        return self._append(ModelChangeEntry(*self._head(), provider, model_id))
 
     def append_compaction(
         self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None, from_hook: bool = False
     ) -> str:
         """Record a compaction: history before ``first_kept_entry_id`` is replaced by ``summary``."""
-        return self._append(CompactionEntry(self._new_id(), self._leaf_id, self._now(), summary,
-                                            first_kept_entry_id, tokens_before, details, from_hook))
+        return self._append(CompactionEntry(*self._head(), summary, first_kept_entry_id, tokens_before, details,
+                                            from_hook))
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         """Extension state; not part of the LLM context."""
-        return self._append(CustomEntry(self._new_id(), self._leaf_id, self._now(), custom_type, data))
+        return self._append(CustomEntry(*self._head(), custom_type, data))
 
     def append_custom_message_entry(
         self, custom_type: str, content: str | _List[UserContent], display: bool, details: Any = None
     ) -> str:
         """An extension message that is part of the LLM context (as a user message)."""
-        return self._append(CustomMessageEntry(self._new_id(), self._leaf_id, self._now(), custom_type,
-                                               content, display, details))
+        return self._append(CustomMessageEntry(*self._head(), custom_type, content, display, details))
 
     def append_session_info(self, name: str) -> str:
         """Set the session's display name (trimmed)."""
         name = name.strip()
-        eid = self._append(SessionInfoEntry(self._new_id(), self._leaf_id, self._now(), name))
+        eid = self._append(SessionInfoEntry(*self._head(), name))
         if name:
             self._session_name = name
         return eid
@@ -390,7 +348,7 @@ class SessionManager:
         """Set (or with ``None``/``""`` clear) the label of an entry; raises for an unknown id."""
         if target_id not in self._by_id:
             raise EntryNotFoundError(target_id, self._where())
-        eid = self._append(LabelEntry(self._new_id(), self._leaf_id, self._now(), target_id, label))
+        eid = self._append(LabelEntry(*self._head(), target_id, label))
         if label:
             self._labels[target_id] = label
         else:
@@ -415,9 +373,8 @@ class SessionManager:
         if entry_id is not None and entry_id not in self._by_id:
             raise EntryNotFoundError(entry_id, self._where())
         self._leaf_id = entry_id
-        return self._append(BranchSummaryEntry(self._new_id(), entry_id, self._now(),
-                                               entry_id if entry_id is not None else "root", summary, details,
-                                               from_hook))
+        return self._append(BranchSummaryEntry(*self._head(), entry_id if entry_id is not None else "root", summary,
+                                               details, from_hook))
 
     def create_branched_session(self, leaf_id: str) -> str | None:
         """Switch to a new session holding only root → ``leaf_id`` (labels re-created at the end).
@@ -434,7 +391,7 @@ class SessionManager:
         labels: _List[SessionEntry] = []
         for target, label in self._labels.items():
             if target in ids:
-                le = LabelEntry(new_entry_id(ids), parent, self._now(), target, label)
+                le = LabelEntry(new_entry_id(ids), parent, iso_now(), target, label)
                 ids[le.id] = True
                 labels.append(le)
                 parent = le.id

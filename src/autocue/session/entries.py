@@ -26,10 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from autocue.casing import to_snake
 from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
-from autocue.session.file_format import iso_to_ms, loads_line
+from autocue.session.file_format import CamelJson, iso_to_ms, loads_line
 from autocue.session.messages import (
     AgentMessage,
     BranchSummaryMessage,
@@ -53,10 +52,6 @@ class EntryParseError(AutocueError, ValueError):
 _new = object.__new__
 
 
-def _content_json(c: str | list[UserContent]) -> Any:
-    return c if isinstance(c, str) else [b.to_json() for b in c]
-
-
 def _with_extra(d: JSON, extra: JSON | None) -> JSON:
     if extra:
         for k, v in extra.items():
@@ -66,34 +61,19 @@ def _with_extra(d: JSON, extra: JSON | None) -> JSON:
 
 # ---------------------------------------------------------------------------- header
 
-_OMITTED_IF_NONE = frozenset({"version", "parentSession", "details", "fromHook", "data", "label", "name"})
-
-
 @dataclass(slots=True)
-class _Record:
+class _Record(CamelJson):
     """What the header and every entry but a message share: ``extra`` (unknown keys), ``raw`` (the
-    dict the line was read from) and ``to_json()``, written from ``KEYS``: the JSON keys after
-    ``type``, in pi's order (a key of ``_OMITTED_IF_NONE`` is left out while its field is None);
-    ``ATTRS`` pairs each key with its field's name."""
+    dict the line was read from) and ``to_json()`` from ``KEYS`` (see ``CamelJson``)."""
 
     extra: JSON | None = field(default=None, repr=False, kw_only=True)
     raw: JSON | None = field(default=None, repr=False, compare=False, kw_only=True)
-    KEYS: ClassVar[tuple[str, ...]] = ()
-    ATTRS: ClassVar[tuple[tuple[str, str], ...]] = ()
     type: ClassVar[str]
-
-    def __init_subclass__(cls) -> None:
-        cls.ATTRS = tuple((key, to_snake(key)) for key in cls.KEYS)
 
     def to_json(self) -> JSON:
         if self.raw is not None:
             return self.raw
-        d: JSON = {"type": self.type}
-        for key, attr in self.ATTRS:
-            v = getattr(self, attr)
-            if v is not None or key not in _OMITTED_IF_NONE:
-                d[key] = _content_json(v) if key == "content" else v
-        return _with_extra(d, self.extra)
+        return _with_extra(CamelJson.to_json(self), self.extra)
 
 
 @dataclass(slots=True)
@@ -105,7 +85,7 @@ class SessionHeader(_Record):
     cwd: str
     version: int | None = CURRENT_SESSION_VERSION
     parent_session: str | None = None
-    KEYS = ("version", "id", "timestamp", "cwd", "parentSession")
+    KEYS = ("version?", "id", "timestamp", "cwd", "parentSession?")
     type: ClassVar[Literal["session"]] = "session"
 
 
@@ -298,7 +278,7 @@ class CompactionEntry(_Entry):
     """pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
     from_hook: bool | None = None
     """True when an extension supplied the summary."""
-    KEYS = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook")
+    KEYS = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details?", "fromHook?")
     type: ClassVar[Literal["compaction"]] = "compaction"
 
     def to_message(self) -> CompactionSummaryMessage:
@@ -313,7 +293,7 @@ class BranchSummaryEntry(_Entry):
     summary: str
     details: Any = None
     from_hook: bool | None = None
-    KEYS = ("id", "parentId", "timestamp", "fromId", "summary", "details", "fromHook")
+    KEYS = ("id", "parentId", "timestamp", "fromId", "summary", "details?", "fromHook?")
     type: ClassVar[Literal["branch_summary"]] = "branch_summary"
 
     def to_message(self) -> BranchSummaryMessage:
@@ -326,7 +306,7 @@ class CustomEntry(_Entry):
 
     custom_type: str
     data: Any = None
-    KEYS = ("customType", "data", "id", "parentId", "timestamp")
+    KEYS = ("customType", "data?", "id", "parentId", "timestamp")
     type: ClassVar[Literal["custom"]] = "custom"
 
 
@@ -338,7 +318,7 @@ class CustomMessageEntry(_Entry):
     content: str | list[UserContent]
     display: bool
     details: Any = None
-    KEYS = ("customType", "content", "display", "details", "id", "parentId", "timestamp")
+    KEYS = ("customType", "content", "display", "details?", "id", "parentId", "timestamp")
     type: ClassVar[Literal["custom_message"]] = "custom_message"
 
     def to_message(self) -> CustomMessage:
@@ -351,7 +331,7 @@ class LabelEntry(_Entry):
 
     target_id: str
     label: str | None = None
-    KEYS = ("id", "parentId", "timestamp", "targetId", "label")
+    KEYS = ("id", "parentId", "timestamp", "targetId", "label?")
     type: ClassVar[Literal["label"]] = "label"
 
 
@@ -360,7 +340,7 @@ class SessionInfoEntry(_Entry):
     """Session metadata (the display name)."""
 
     name: str | None = None
-    KEYS = ("id", "parentId", "timestamp", "name")
+    KEYS = ("id", "parentId", "timestamp", "name?")
     type: ClassVar[Literal["session_info"]] = "session_info"
 
 

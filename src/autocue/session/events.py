@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.agent.events import AgentEvent
 from autocue.extensions.events import ExtensionErrorEvent
+from autocue.session.file_format import CamelJson
 
 
 def _result_json(result: Any) -> Any:
@@ -29,12 +30,10 @@ def _result_json(result: Any) -> Any:
 
 
 @dataclass(slots=True)
-class AutoCompactionStartEvent:
+class AutoCompactionStartEvent(CamelJson):
     reason: Literal["threshold", "overflow"]
     type: ClassVar[Literal["auto_compaction_start"]] = "auto_compaction_start"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "reason": self.reason}
+    KEYS = ("reason",)
 
 
 @dataclass(slots=True)
@@ -55,30 +54,22 @@ class AutoCompactionEndEvent:
 
 
 @dataclass(slots=True)
-class AutoRetryStartEvent:
+class AutoRetryStartEvent(CamelJson):
     attempt: int
     max_attempts: int
     delay_ms: int
     error_message: str
     type: ClassVar[Literal["auto_retry_start"]] = "auto_retry_start"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "attempt": self.attempt, "maxAttempts": self.max_attempts,
-                "delayMs": self.delay_ms, "errorMessage": self.error_message}
+    KEYS = ("attempt", "maxAttempts", "delayMs", "errorMessage")
 
 
 @dataclass(slots=True)
-class AutoRetryEndEvent:
+class AutoRetryEndEvent(CamelJson):
     success: bool
     attempt: int
     final_error: str | None = None
     type: ClassVar[Literal["auto_retry_end"]] = "auto_retry_end"
-
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"type": self.type, "success": self.success, "attempt": self.attempt}
-        if self.final_error is not None:
-            d["finalError"] = self.final_error
-        return d
+    KEYS = ("success", "attempt", "finalError?")
 
 
 SessionOnlyEvent: TypeAlias = (

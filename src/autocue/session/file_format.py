@@ -4,6 +4,7 @@ them, and the timestamps pi puts in entries.
 - ``dumps_line(d)``: the JSONL line for a dict (compact, non-ASCII kept, like ``JSON.stringify``).
 - ``loads_line(raw)``: decode one line (orjson, the standard library for lone surrogates).
 - ``iso_now()``, ``iso_to_ms(s)``: the timestamp forms pi uses.
+- ``CamelJson``: the ``to_json()`` of a record written as pi writes it, from a table of its keys.
 - ``no_gc()``: the cyclic GC paused while many lines are decoded or encoded (they make many small
   containers, which it would rescan over and over).
 """
@@ -16,9 +17,12 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
+
+from autocue.casing import to_snake
+from autocue.llm.types import JSON
 
 _last_now = (-1, "", -1, "")
 """The last ``iso_now()``: its second, that second's text, its millisecond and its text."""
@@ -80,6 +84,29 @@ def loads_line(raw: bytes) -> Any:
             raise ValueError("JSON nested too deeply") from None
 
 
+class CamelJson:
+    """``to_json()`` of a record as pi writes it: ``HEAD`` (``type`` or ``role``) first, then ``KEYS``,
+    the camelCase keys in pi's order, each the value of its snake_case field. A key written with a
+    trailing ``?`` is left out while its field is None; ``content`` blocks are written as JSON."""
+
+    __slots__ = ()
+    HEAD: ClassVar[str] = "type"
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    ATTRS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
+    """``(key, field name, left out while None)`` for each of ``KEYS``."""
+
+    def __init_subclass__(cls) -> None:
+        cls.ATTRS = tuple((k.rstrip("?"), to_snake(k.rstrip("?")), k.endswith("?")) for k in cls.KEYS)
+
+    def to_json(self) -> JSON:
+        d: JSON = {self.HEAD: getattr(self, self.HEAD)}
+        for key, attr, optional in self.ATTRS:
+            v = getattr(self, attr)
+            if v is not None or not optional:
+                d[key] = [b.to_json() for b in v] if key == "content" and not isinstance(v, str) else v
+        return d
+
+
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """Pause the cyclic GC (decoding a file creates many small containers it would rescan over and over)."""
@@ -92,4 +119,4 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]
+__all__ = ["CamelJson", "dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]

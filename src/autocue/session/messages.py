@@ -35,6 +35,7 @@ from autocue.llm.types import (
     message_from_json,
     now_ms,
 )
+from autocue.session.file_format import CamelJson
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -73,7 +74,7 @@ class BashExecutionMessage:
 
 
 @dataclass(slots=True)
-class CustomMessage:
+class CustomMessage(CamelJson):
     """A message an extension injects; it reaches the model as a user message."""
 
     custom_type: str
@@ -82,50 +83,32 @@ class CustomMessage:
     details: Any = None
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["custom"]] = "custom"
-
-    def to_json(self) -> JSON:
-        c = self.content
-        d: JSON = {
-            "role": "custom",
-            "customType": self.custom_type,
-            "content": c if isinstance(c, str) else [b.to_json() for b in c],
-            "display": self.display,
-        }
-        if self.details is not None:
-            d["details"] = self.details
-        d["timestamp"] = self.timestamp
-        return d
+    HEAD = "role"
+    KEYS = ("customType", "content", "display", "details?", "timestamp")
 
 
 @dataclass(slots=True)
-class BranchSummaryMessage:
+class BranchSummaryMessage(CamelJson):
     """The summary of a branch the conversation came back from (built from a ``branch_summary`` entry)."""
 
     summary: str
     from_id: str
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["branchSummary"]] = "branchSummary"
-
-    def to_json(self) -> JSON:
-        return {"role": "branchSummary", "summary": self.summary, "fromId": self.from_id, "timestamp": self.timestamp}
+    HEAD = "role"
+    KEYS = ("summary", "fromId", "timestamp")
 
 
 @dataclass(slots=True)
-class CompactionSummaryMessage:
+class CompactionSummaryMessage(CamelJson):
     """The summary that replaces compacted history (built from a ``compaction`` entry)."""
 
     summary: str
     tokens_before: int
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["compactionSummary"]] = "compactionSummary"
-
-    def to_json(self) -> JSON:
-        return {
-            "role": "compactionSummary",
-            "summary": self.summary,
-            "tokensBefore": self.tokens_before,
-            "timestamp": self.timestamp,
-        }
+    HEAD = "role"
+    KEYS = ("summary", "tokensBefore", "timestamp")
 
 
 @dataclass(slots=True)

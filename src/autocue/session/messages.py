@@ -184,25 +184,28 @@ _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a l
 _TYPE_ORDER = [str, int, float, list, dict, type(None)]
 
 
+def _place(where: str | Callable[[], str]) -> str:
+    """The place an error names (made only once there is an error)."""
+    return where if isinstance(where, str) else where()
+
+
 def _check_fields(d: JSON, fields: _Fields, where: str | Callable[[], str]) -> None:
     get = d.get
     for key, allowed in fields:
         v = get(key, _ABSENT)
         if type(v) not in allowed and v is not _ABSENT:
             names = " or ".join(_TYPE_NAMES[t] for t in _TYPE_ORDER if t in allowed)
-            place = where if isinstance(where, str) else where()
-            raise ValueError(f"{place}: \"{key}\" must be {names}, got {type(v).__name__}")
+            raise ValueError(f"{_place(where)}: \"{key}\" must be {names}, got {type(v).__name__}")
 
 
 def check_block_json(b: Any, where: str | Callable[[], str]) -> None:
     """Raise ``ValueError`` unless ``b`` is a content block object whose known fields have pi's types."""
     if type(b) is not dict:
-        place = where if isinstance(where, str) else where()
-        raise ValueError(f"{place}: a content block must be an object, got {type(b).__name__}")
+        raise ValueError(f"{_place(where)}: a content block must be an object, got {type(b).__name__}")
     t = b.get("type")
     fields = _BLOCK_FIELDS.get(t) if type(t) is str else None
     if fields is not None:
-        _check_fields(b, fields, lambda: f"{where if isinstance(where, str) else where()} ({t})")
+        _check_fields(b, fields, lambda: f"{_place(where)} ({t})")
 
 
 def check_message_json(d: JSON) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -67,6 +67,7 @@ class Resources:
 
 
 _Named = TypeVar("_Named", Skill, PromptTemplate)
+_T = TypeVar("_T")
 
 
 def _add_new(have: list[_Named], found: Sequence[_Named], what: str, diags: list[str] | None) -> None:
@@ -131,6 +132,22 @@ def load_resources(
     for path, source in prompt_roots:
         _add_new(res.prompts, _prompts_in(path, source, res.diagnostics), "prompt template", res.diagnostics)
     return res
+
+
+def load_markdown_files(
+    cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None, folder: str, load: Callable[[Path], _T],
+) -> tuple[list[_T], list[str]]:
+    """``load`` of each ``$AUTOCUE_DIR/<folder>/*.md``, then of each ``<cwd>/.autocue/<folder>/*.md``; a
+    file it raises ``OSError`` or ``ValueError`` for is skipped and its problem listed instead."""
+    loaded: list[_T] = []
+    problems: list[str] = []
+    for d in (autocue_dir(agent_dir) / folder, Path(cwd) / ".autocue" / folder):
+        for p in sorted(d.glob("*.md")) if d.is_dir() else ():
+            try:
+                loaded.append(load(p))
+            except (OSError, ValueError) as e:
+                problems.append(str(e))
+    return loaded, problems
 
 
 def _resolve(p: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> Path:
@@ -305,6 +322,6 @@ def with_skills_and_prompts(
 
 __all__ = [
     "PromptTemplate", "Resources", "Skill", "expand_prompt_template", "expand_skill_command",
-    "format_skills_for_prompt", "load_resources", "load_skill", "parse_command_args", "parse_front_matter",
-    "substitute_args", "with_skills_and_prompts",
+    "format_skills_for_prompt", "load_markdown_files", "load_resources", "load_skill", "parse_command_args",
+    "parse_front_matter", "substitute_args", "with_skills_and_prompts",
 ]

@@ -82,14 +82,18 @@ def _is_session_file(path: str) -> bool:
     return isinstance(h, dict) and h.get("type") == "session" and isinstance(h.get("id"), str)
 
 
-def find_most_recent_session(session_dir: str) -> str | None:
-    """The most recently modified valid ``.jsonl`` session file in a directory, or None."""
+def _jsonl_files(session_dir: str) -> list[str]:
+    """The ``.jsonl`` files of a directory (none when it cannot be listed)."""
     try:
         names = os.listdir(session_dir)
     except OSError:
-        return None
-    files = [os.path.join(session_dir, n) for n in names if n.endswith(".jsonl")]
-    valid = [(os.stat(p).st_mtime_ns, p) for p in files if _is_session_file(p)]
+        return []
+    return [os.path.join(session_dir, n) for n in names if n.endswith(".jsonl")]
+
+
+def find_most_recent_session(session_dir: str) -> str | None:
+    """The most recently modified valid ``.jsonl`` session file in a directory, or None."""
+    valid = [(os.stat(p).st_mtime_ns, p) for p in _jsonl_files(session_dir) if _is_session_file(p)]
     return max(valid)[1] if valid else None
 
 
@@ -171,11 +175,7 @@ def _parse_iso(s: Any) -> datetime | None:
 
 def list_sessions(session_dir: str) -> list[SessionInfo]:
     """Every readable session in a directory, most recently active first."""
-    try:
-        names = os.listdir(session_dir)
-    except OSError:
-        return []
-    infos = [i for n in names if n.endswith(".jsonl") and (i := _session_info(os.path.join(session_dir, n)))]
+    infos = [i for p in _jsonl_files(session_dir) if (i := _session_info(p))]
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
 

@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from autocue.casing import snake_keys
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent
 from autocue.session.messages import CustomMessage
-from autocue.session.resources import parse_front_matter
-from autocue.session.session_dir import autocue_dir
+from autocue.session.resources import load_markdown_files, parse_front_matter
 from autocue.session.settings import SettingsError
 
 if TYPE_CHECKING:
@@ -143,16 +142,7 @@ def load_rule_file(path: Path) -> TtsrRule:
 
 def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -> tuple[list[TtsrRule], list[str]]:
     """Rules of ``$AUTOCUE_DIR/rules/*.md`` then ``<cwd>/.autocue/rules/*.md``; broken files are reported."""
-    rules: list[TtsrRule] = []
-    problems: list[str] = []
-    for d in (autocue_dir(agent_dir) / "rules", Path(cwd) / ".autocue" / "rules"):
-        if d.is_dir():
-            for p in sorted(d.glob("*.md")):
-                try:
-                    rules.append(load_rule_file(p))
-                except (OSError, ValueError) as e:
-                    problems.append(str(e))
-    return rules, problems
+    return load_markdown_files(cwd, agent_dir, "rules", load_rule_file)
 
 
 @dataclass(slots=True)

@@ -1,27 +1,11 @@
-"""Context compaction, as pi does it: when to compact, where to cut, what to summarize.
+"""Context compaction, as pi does it: when to compact, where to cut (never at a tool result; a
+cut that is not at a user message is a *split turn*), what to summarize. The summary is asked
+*through the provider* with pi's prompts (``summarization.py``).
 
-Pure functions over session entries and agent messages; the session (``AgentSession``)
-does the I/O: it appends the ``compaction`` entry and rebuilds the context.
-
-Public surface:
-
-- ``CompactionSettings(enabled=True, reserve_tokens=16384, keep_recent_tokens=20000)`` and
-  ``should_compact(tokens, window, settings)`` (the token accounting is ``context_tokens.py``).
-- Cutting: ``find_cut_point(entries, start, end, keep_recent_tokens)`` → ``CutPointResult``
-  (never at a tool result; a cut that is not at a user message is a *split turn*),
-  ``find_turn_start_index``, ``prepare_compaction(path_entries, settings)`` →
-  ``CompactionPreparation | None``.
-- ``async compact(preparation, model, provider, ...)`` → ``CompactionResult``: the summary, asked
-  *through the provider* with pi's prompts (``summarization.py``), with ``<read-files>`` /
-  ``<modified-files>`` appended.
-
-- ``SessionCompactor``: when and how an ``AgentSession`` compacts: ``compact()`` (manual),
-  ``schedule()`` (what ``ctx.compact`` calls: once idle), ``check_threshold()`` (after a turn,
-  when the context passes the settings' threshold) and ``auto("overflow" | "threshold")`` (with
-  ``auto_compaction_*`` events). Extensions may cancel or supply the summary through
-  ``session_before_compact``; ``session_compact`` fires after.
-
-Branch summaries (tree navigation) are ``branch_summary.py``.
+The functions are pure, over session entries and agent messages; ``SessionCompactor`` is when
+and how an ``AgentSession`` compacts: it appends the ``compaction`` entry and rebuilds the
+context. Extensions may cancel or supply the summary through ``session_before_compact``;
+``session_compact`` fires after. Branch summaries (tree navigation) are ``branch_summary.py``.
 """
 
 from __future__ import annotations
@@ -331,6 +315,7 @@ class SessionCompactor:
         on_complete: Callable[[Any], Any] | None = None,
         on_error: Callable[[BaseException], Any] | None = None,
     ) -> asyncio.Task[Any]:
+        """Compact once the session is idle (what ``ctx.compact`` calls)."""
         s = self._s
 
         async def job() -> Any:
@@ -351,6 +336,7 @@ class SessionCompactor:
         return task
 
     async def check_threshold(self) -> None:
+        """After a turn: compact when the context passes the settings' threshold."""
         s = self._s
         cs = s.settings.compaction
         if not cs.enabled:
@@ -360,6 +346,7 @@ class SessionCompactor:
             await self.auto("threshold", will_retry=False)
 
     async def auto(self, reason: Literal["threshold", "overflow"], *, will_retry: bool) -> bool:
+        """Compact between ``auto_compaction_start`` and ``auto_compaction_end``; False when it failed."""
         emit = self._s.events.emit_session_event
         await emit(AutoCompactionStartEvent(reason))
         try:

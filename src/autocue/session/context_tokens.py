@@ -1,13 +1,6 @@
-"""Token accounting of a session's context, as pi does it.
-
-- ``estimate_tokens(message)``: chars/4 (an image is 1200 tokens);
-  ``calculate_context_tokens(usage)``; ``get_last_assistant_usage(entries)``;
-- ``estimate_context_tokens(messages)`` → ``ContextUsageEstimate`` and ``get_context_tokens(messages)``:
-  the last valid assistant usage plus estimates of the messages after it;
-- ``is_context_overflow(message, window)``: a reply that says (or shows) the context was too long.
-
-Compaction (``compaction.py``) decides with these when to compact and where to cut.
-"""
+"""Token accounting of a session's context, as pi does it: chars/4 estimates, the last reply's
+usage, and overflow detection. Compaction (``compaction.py``) decides with these when to compact
+and where to cut."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Session file entries (pi v3 JSONL): one dataclass per entry type.
+"""Session file entries (pi v3 JSONL): one class per entry type, ``SessionEntry`` their union,
+``message_of(entry)`` the agent message an entry contributes to the context.
 
 Every entry has ``id`` (8 hex chars), ``parent_id`` (``None`` for a root) and ``timestamp``
 (ISO string with milliseconds and ``Z``); ``type`` is a class attribute. ``to_json()`` gives
@@ -7,18 +8,7 @@ literals; absent optional fields are left out). Unknown keys are kept in ``extra
 entry read from a file keeps the dict it was read from in ``raw`` (a message entry keeps the
 line's bytes and decodes them on first access): ``to_json()`` returns that dict, so a loaded
 line re-serializes byte for byte. Entries are append-only records: do not mutate a loaded entry.
-
-Public surface:
-
-- ``SessionHeader`` (line 1, not part of the tree), ``MessageEntry``,
-  ``ThinkingLevelChangeEntry``, ``ModelChangeEntry``, ``CompactionEntry``,
-  ``BranchSummaryEntry``, ``CustomEntry``, ``CustomMessageEntry``, ``LabelEntry``,
-  ``SessionInfoEntry``, ``UnknownEntry`` (a type this version does not know, kept verbatim).
-- ``SessionEntry`` (the union), ``FileEntry`` (header or entry).
-- ``message_of(entry)``: the agent message an entry contributes to the context.
-
-Reading a line into an entry is ``entry_parsing.py`` (``entry_from_json``, ``header_from_json``);
-the line format and timestamps are ``file_format.py``.
+Reading a line into an entry is ``entry_parsing.py``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Reading a decoded session-file line into its entry: every field's JSON type is checked.
-
-- ``entry_from_json(d)``: any line, the header included; an entry keeps ``d`` (``raw``) so
-  ``to_json()`` returns it unchanged, and unknown keys go to ``extra``.
-- ``header_from_json(d)``: line 1.
-
-Both raise ``ValueError`` naming the entry and the missing or wrong field (the file reader adds
-the file and line).
+"""Reading a decoded session-file line into its entry (``entry_from_json``, ``header_from_json``):
+every field's JSON type is checked; a ``ValueError`` names the entry and the missing or wrong
+field (the file reader adds the file and line).
 """
 
 from __future__ import annotations

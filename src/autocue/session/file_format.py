@@ -1,13 +1,6 @@
 """The session file's line format: JSON lines written as JavaScript's ``JSON.stringify`` writes
-them, and the timestamps pi puts in entries.
-
-- ``dumps_line(d)``: the JSONL line for a dict (compact, non-ASCII kept, like ``JSON.stringify``).
-- ``loads_line(raw)``: decode one line (orjson, the standard library for lone surrogates).
-- ``iso_now()``, ``iso_to_ms(s)``: the timestamp forms pi uses.
-- ``CamelJson``: the ``to_json()`` of a record written as pi writes it, from a table of its keys.
-- ``no_gc()``: the cyclic GC paused while many lines are decoded or encoded (they make many small
-  containers, which it would rescan over and over).
-"""
+them (``dumps_line``, ``loads_line``, ``CamelJson``), the timestamps pi puts in entries
+(``iso_now``, ``iso_to_ms``), and ``no_gc()`` for decoding or encoding many lines."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Reading a session file: every line decoded and checked, a torn last line forgiven, v1/v2 migrated.
-
-``load_file(path)`` → ``LoadedFile`` (header, entries, warnings and what the next write must
-repair). A torn (unparsable) *last* line is skipped, reported in ``warnings`` as ``file:line``
-and cut off the file before the next write; a corrupt line anywhere else, a missing or invalid
-header, a field of the wrong JSON type, a duplicate id or a parent cycle raises
-``SessionFileError`` naming file and line. v1/v2 files are migrated to v3 like pi does (the
-caller rewrites them, keeping the original bytes as a backup). ``new_entry_id(taken)`` draws an
-8-hex entry id not in ``taken``.
-"""
+"""Reading a session file: ``load_file(path)`` → ``LoadedFile`` (every line decoded and checked, a
+torn last line forgiven, v1/v2 migrated like pi does); ``new_entry_id(taken)``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Writing a session file: what of it is on disk, and the one descriptor that appends the rest.
-
-``SessionFileWriter(path)`` tracks how many entries are written (-1: nothing, not even the
-header; 0: the header only). ``flush(header, entries)`` writes what is not on disk yet, in one
-``write`` on an ``O_APPEND`` descriptor kept open between appends (closed by ``close()`` or when
-the writer is dropped); the first write of a file opened with a torn last line cuts it off
-first, and one whose last line lacks its newline adds it. ``rewrite(header, entries)`` replaces
-the whole file atomically (a migrated file). ``entry_lines(entries)`` is the JSONL of entries.
-"""
+"""Writing a session file: ``SessionFileWriter`` (what of it is on disk, and the one ``O_APPEND``
+descriptor that appends the rest) and ``entry_lines(entries)``, the JSONL of entries."""
 
 from __future__ import annotations
 

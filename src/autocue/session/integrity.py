@@ -1,13 +1,5 @@
-"""What opening a session file checks beyond each line, and how it rewrites one safely.
-
-- ``check_tree(path, entries, line_nos)``: entry ids are unique and no ``parentId`` chain
-  loops; raises ``SessionFileError`` naming the line (a duplicate id or a cycle would make
-  tree walks wrong or endless).
-- ``keep_backup(path, data)``: write the original bytes to ``<path>.bak`` (or ``.bak.1``,
-  ``.bak.2``, ... : an existing file is never overwritten) before a rewrite.
-- ``replace_file(path, data)``: write a whole file atomically (a fresh temporary file in the
-  same directory, fsync, rename).
-"""
+"""What opening a session file checks beyond each line (``check_tree``: unique ids, no ``parentId``
+cycle), and how a file is written safely (``keep_backup``, ``replace_file``)."""
 
 from __future__ import annotations
 

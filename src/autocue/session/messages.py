@@ -1,19 +1,7 @@
-"""The agent-message roles a session adds to the LLM roles, and pi's ``convertToLlm``.
-
-Public surface:
-
-- ``BashExecutionMessage`` (role ``bashExecution``), ``CustomMessage`` (role ``custom``),
-  ``BranchSummaryMessage`` (role ``branchSummary``), ``CompactionSummaryMessage`` (role
-  ``compactionSummary``): slots dataclasses with ``role`` and ``to_json()`` in pi's camelCase
-  form and key order.
-- ``AgentMessage``: the union of those and the LLM messages (user, assistant, toolResult).
-- ``UnknownMessage``: a role this version does not know, kept verbatim (never sent to the model).
-- ``agent_message_from_json(d)``: parse any role (v2's ``hookMessage`` reads as ``custom``).
-- ``convert_message(m)``: one agent message to an LLM message or ``None`` (pi's
-  ``convertToLlm``; usable as ``Agent(convert_message=...)``). Failed and aborted assistant
-  replies are dropped, like ``autocue.agent.loop.default_convert_message``.
-- ``convert_to_llm(messages)``: the same over a list.
-- ``bash_execution_to_text(m)`` and the summary prefixes/suffixes pi wraps summaries in.
+"""The agent-message roles a session adds to the LLM roles (``bashExecution``, ``custom``,
+``branchSummary``, ``compactionSummary``; ``UnknownMessage`` keeps another role verbatim, never
+sent to the model), their parsing, and pi's ``convertToLlm`` (``convert_message``: failed and
+aborted assistant replies are dropped, like ``autocue.agent.loop.default_convert_message``).
 """
 
 from __future__ import annotations
@@ -229,7 +217,7 @@ def check_message_json(d: JSON) -> None:
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
-    """Parse an agent message of any role from its JSON form.
+    """Parse an agent message of any role from its JSON form (v2's ``hookMessage`` reads as ``custom``).
 
     Raises ``ValueError`` naming the role and field for malformed messages, and for unknown
     roles unless ``strict=False`` (then an unknown role gives an ``UnknownMessage``).
@@ -286,7 +274,8 @@ def bash_execution_to_text(m: BashExecutionMessage) -> str:
 
 
 def convert_message(m: Any) -> Message | None:
-    """One agent message to what the model sees (pi's ``convertToLlm``), or ``None`` to drop it."""
+    """One agent message to what the model sees (pi's ``convertToLlm``), or ``None`` to drop it
+    (usable as ``Agent(convert_message=...)``)."""
     role = m.role
     if role == "assistant":
         return None if m.stop_reason == "error" or m.stop_reason == "aborted" else m  # type: ignore[no-any-return]

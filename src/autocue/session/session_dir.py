@@ -1,11 +1,6 @@
-"""The directory of session files: where it is, what its files are called, and what is in it.
-
-- ``autocue_dir()``, ``default_session_dir(cwd)``, ``session_dir_slug(cwd)``: pi's location,
-  ``<AUTOCUE_DIR or ~/.autocue>/sessions/--<cwd slug>--``;
-- ``session_file_name(timestamp, id)``: ``<ISO ts, ":" and "." → "-">_<id>.jsonl``, and
-  ``uuid7()``, a session id;
-- ``find_most_recent_session(dir)`` and ``list_sessions(dir)`` → ``SessionInfo`` per file,
-  read leniently (what ``SessionManager.continue_recent`` and ``SessionManager.list`` use).
+"""The directory of session files: where it is (pi's ``<AUTOCUE_DIR or ~/.autocue>/sessions/--<cwd
+slug>--``), what its files are called, and what is in it (read leniently, for
+``SessionManager.continue_recent`` and ``SessionManager.list``).
 """
 
 from __future__ import annotations
@@ -53,6 +48,7 @@ def default_session_dir(cwd: str) -> str:
 
 
 def session_file_name(timestamp: str, session_id: str) -> str:
+    """``<ISO timestamp, ":" and "." → "-">_<id>.jsonl``."""
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 

@@ -493,9 +493,14 @@ class AgentSession:
         return self.compactor.schedule(custom_instructions, on_complete=on_complete, on_error=on_error)
 
     def schedule_dispose(self) -> asyncio.Task[None]:
-        async def job() -> None:
+        return self._when_idle(self.dispose)
+
+    def _when_idle(self, fn: Callable[[], Awaitable[Any]]) -> asyncio.Task[Any]:
+        """Run ``fn()`` once the session is idle, as a background task kept alive until it ends."""
+
+        async def job() -> Any:
             await self.wait_for_idle()
-            await self.dispose()
+            return await fn()
 
         task = asyncio.ensure_future(job())
         self.events.track(task)

@@ -319,7 +319,6 @@ class SessionCompactor:
         s = self._s
 
         async def job() -> Any:
-            await s.wait_for_idle()
             try:
                 result = await s.compact(custom_instructions)
             except Exception as err:
@@ -331,9 +330,7 @@ class SessionCompactor:
                 on_complete(result)
             return result
 
-        task = asyncio.ensure_future(job())
-        s.events.track(task)
-        return task
+        return s._when_idle(job)
 
     async def check_threshold(self) -> None:
         """After a turn: compact when the context passes the settings' threshold."""

@@ -123,13 +123,10 @@ def rules_from_settings(raw: Any, source: str) -> list[TtsrRule]:
         return []
     if not isinstance(raw, list):
         raise SettingsError(f"{source}: ttsrRules must be a list of rules, got {json.dumps(raw)}")
-    out = []
-    for i, d in enumerate(raw):
-        try:
-            out.append(TtsrRule.from_dict(d, f"{source}: ttsrRules[{i}]"))
-        except ValueError as e:
-            raise SettingsError(str(e)) from None
-    return out
+    try:
+        return as_rules(raw, f"{source}: ttsrRules")
+    except ValueError as e:
+        raise SettingsError(str(e)) from None
 
 
 def load_rule_file(path: Path) -> TtsrRule:

@@ -107,9 +107,8 @@ class AutoRetry:
                 f"{error} (the server asked to wait {msg.retry_after}s, more than retry.max_delay_ms="
                 f"{rs.max_delay_ms}; raise it in settings to wait that long)"
             )
-            if attempt > 1:
-                await emit(AutoRetryEndEvent(False, attempt - 1, final))
-            self.attempt = 0
+            self.attempt -= 1  # this attempt never started
+            await self.finish(False, final)
             return False
         await emit(AutoRetryStartEvent(attempt, rs.max_retries, delay, error))
         abort = self._abort
@@ -122,8 +121,7 @@ class AutoRetry:
             else:
                 await asyncio.sleep(0)
         if abort is not None and abort.is_set():
-            await emit(AutoRetryEndEvent(False, attempt, "Retry cancelled"))
-            self.attempt = 0
+            await self.finish(False, "Retry cancelled")
             return False
         msgs = s.agent.state.messages
         if msgs and msgs[-1] is msg:

@@ -1,11 +1,13 @@
 """Reading a session file: ``load_file(path)`` → ``LoadedFile`` (every line decoded and checked, a
-torn last line forgiven, v1/v2 migrated like pi does); ``new_entry_id(taken)``."""
+torn last line forgiven, v1/v2 migrated like pi does), and what it checks beyond each line
+(``check_tree``: unique ids, no ``parentId`` cycle); ``new_entry_id(taken)``."""
 
 from __future__ import annotations
 
+import operator
 import os
 import uuid
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,6 @@ from autocue.session.entries import CURRENT_SESSION_VERSION, MessageEntry, Sessi
 from autocue.session.entry_parsing import entry_from_json, header_from_json
 from autocue.session.errors import SessionFileError, SessionFileNotFoundError
 from autocue.session.file_format import loads_line, no_gc
-from autocue.session.integrity import check_tree
 from autocue.session.messages import AgentMessage, agent_message_from_json
 
 _id_pool: list[str] = []
@@ -50,6 +51,8 @@ class LoadedFile:
     """The file's bytes when it was migrated (kept as a backup before the rewrite)."""
 
 
+_get_id = operator.attrgetter("id")
+_get_parent_id = operator.attrgetter("parent_id")
 _HEADER_HINT = 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.'
 
 
@@ -201,6 +204,50 @@ def _entry(path: str, d: Any, line_no: int) -> SessionEntry:
     return entry
 
 
+def check_tree(path: str, entries: Sequence[SessionEntry], line_nos: Sequence[int]) -> None:
+    """Raise ``SessionFileError`` for a duplicate entry id or a ``parentId`` cycle.
+
+    ``line_nos[i]`` is the file line of ``entries[i]``. O(entries): a never-branched file
+    (each entry the child of the one before it) needs no walk at all.
+    """
+    line_of: dict[str, int] = {}
+    for e, line in zip(entries, line_nos, strict=True):
+        first = line_of.setdefault(e.id, line)
+        if first != line:
+            raise SessionFileError(
+                path, line, f"entry id {e.id} appears twice (first on line {first})",
+                "Entry ids must be unique in a session file; repair or remove one of the two lines.",
+            )
+    if is_chain(entries, line_of):
+        return
+    by_id = {e.id: e for e in entries}
+    done: set[str] = set()
+    for e in entries:
+        walk: dict[str, None] = {}  # this walk's ids, in order
+        cur: SessionEntry | None = e
+        while cur is not None and cur.id not in done:
+            if cur.id in walk:
+                loop = [*walk][[*walk].index(cur.id):]
+                raise SessionFileError(
+                    path, line_of[cur.id],
+                    f"parentId cycle: entry {cur.id} is its own ancestor ({' → '.join([*loop, cur.id])})",
+                    "Every parentId chain must end at a root (parentId null); repair the parentId of one of them.",
+                )
+            walk[cur.id] = None
+            pid = cur.parent_id
+            cur = by_id.get(pid) if pid is not None else None
+        done.update(walk)
+
+
+def is_chain(entries: Sequence[SessionEntry], ids: Container[str]) -> bool:
+    """Each entry is the child of the one before it, and the first one's parent is not among ``ids``
+    (the ids of ``entries``)."""
+    if not entries:
+        return True
+    parents = list(map(_get_parent_id, entries))
+    return (parents[0] is None or parents[0] not in ids) and parents[1:] == list(map(_get_id, entries[:-1]))
+
+
 def _migrate(dicts: list[Any], version: int) -> None:
     """pi's v1 → v2 (ids, parentIds, firstKeptEntryIndex → Id) and v2 → v3 (hookMessage → custom)."""
     header = dicts[0]
@@ -229,4 +276,4 @@ def _migrate(dicts: list[Any], version: int) -> None:
     header["version"] = CURRENT_SESSION_VERSION
 
 
-__all__ = ["LoadedFile", "load_file", "new_entry_id"]
+__all__ = ["LoadedFile", "check_tree", "is_chain", "load_file", "new_entry_id"]

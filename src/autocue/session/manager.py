@@ -51,9 +51,8 @@ from autocue.session.entries import (
 )
 from autocue.session.errors import EntryNotFoundError, SessionFileError
 from autocue.session.file_format import dumps_line, iso_now
-from autocue.session.file_reader import load_file, new_entry_id
-from autocue.session.file_writer import SessionFileWriter, entry_lines
-from autocue.session.integrity import is_chain, keep_backup
+from autocue.session.file_reader import is_chain, load_file, new_entry_id
+from autocue.session.file_writer import SessionFileWriter, entry_lines, keep_backup
 from autocue.session.messages import AgentMessage
 from autocue.session.session_context import SessionContext, context_of_path, path_to_root
 from autocue.session.session_dir import (

@@ -37,19 +37,18 @@ class AutoCompactionStartEvent(CamelJson):
 
 
 @dataclass(slots=True)
-class AutoCompactionEndEvent:
+class AutoCompactionEndEvent(CamelJson):
     result: Any
     """The ``CompactionResult`` (``None`` when it failed or was cancelled)."""
     aborted: bool
     will_retry: bool
     error_message: str | None = None
     type: ClassVar[Literal["auto_compaction_end"]] = "auto_compaction_end"
+    KEYS = ("result", "aborted", "willRetry", "errorMessage?")
 
     def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"type": self.type, "result": _result_json(self.result), "aborted": self.aborted,
-                             "willRetry": self.will_retry}
-        if self.error_message is not None:
-            d["errorMessage"] = self.error_message
+        d = CamelJson.to_json(self)
+        d["result"] = _result_json(self.result)
         return d
 
 

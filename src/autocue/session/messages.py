@@ -34,7 +34,7 @@ BRANCH_SUMMARY_SUFFIX = "</summary>"
 
 
 @dataclass(slots=True)
-class BashExecutionMessage:
+class BashExecutionMessage(CamelJson):
     """A shell command the user ran directly (pi's ``!cmd``); ``!!`` sets ``exclude_from_context``."""
 
     command: str
@@ -46,17 +46,12 @@ class BashExecutionMessage:
     exclude_from_context: bool = False
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["bashExecution"]] = "bashExecution"
+    HEAD = "role"
+    KEYS = ("command", "output", "exitCode?", "cancelled", "truncated", "fullOutputPath?", "timestamp")
 
     def to_json(self) -> JSON:
-        d: JSON = {"role": "bashExecution", "command": self.command, "output": self.output}
-        if self.exit_code is not None:
-            d["exitCode"] = self.exit_code
-        d["cancelled"] = self.cancelled
-        d["truncated"] = self.truncated
-        if self.full_output_path is not None:
-            d["fullOutputPath"] = self.full_output_path
-        d["timestamp"] = self.timestamp
-        if self.exclude_from_context:
+        d = CamelJson.to_json(self)
+        if self.exclude_from_context:  # written only when set
             d["excludeFromContext"] = True
         return d
 

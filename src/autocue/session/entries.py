@@ -217,10 +217,6 @@ class MessageEntry:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _js_number(v: Any) -> Any:
-    return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**53 else v
-
-
 def _message_to_json(m: AgentMessage) -> JSON:
     d = m.to_json()
     if m.role == "assistant":
@@ -230,8 +226,8 @@ def _message_to_json(m: AgentMessage) -> JSON:
             cost = usage.get("cost")
             if isinstance(cost, dict):
                 for k, v in cost.items():
-                    if isinstance(v, float):
-                        cost[k] = _js_number(v)
+                    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+                        cost[k] = int(v)
     return d
 
 

@@ -501,14 +501,10 @@ class SessionManager:
             return context_of_path(self._path_to(self._leaf_id))
         except ValueError as e:
             # a lazily parsed message that turned out malformed, or a parentId cycle
-            raise SessionFileError(self._where(), _line_of(e), str(e)) from None
+            raise SessionFileError(self._where(), e.line if isinstance(e, EntryParseError) else None, str(e)) from None
 
     def __repr__(self) -> str:
         return f"SessionManager({self._where()!r}, entries={len(self._entries)}, leaf={self._leaf_id!r})"
-
-
-def _line_of(e: ValueError) -> int | None:
-    return e.line if isinstance(e, EntryParseError) else None
 
 
 __all__ = ["SessionManager", "SessionTreeNode"]

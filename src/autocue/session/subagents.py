@@ -325,7 +325,7 @@ class Subagents:
                 return await self._run_task(p, t, model, signal, report)
 
         outcomes = await asyncio.gather(*(one(t) for t in p.tasks))
-        text = "\n\n".join(_outcome_text(o) for o in outcomes)
+        text = "\n\n".join(f"## {o.id} ({o.agent}): {o.status}\n\n{o.output}" for o in outcomes)
         details = {"agent": p.agent.name, "results": [o.to_json() for o in outcomes]}
         if any(o.status != "done" for o in outcomes):
             raise ToolError(text)
@@ -394,10 +394,9 @@ class Subagents:
                 break
             report(t.id, status="retrying", last=problem.splitlines()[0])
             child.submitted.clear()
+            to_child = problem.replace("its ", "your ", 1).replace("it ended", "you ended")
             await child.run(
-                f"Your result was not accepted: {_to_child(problem)}\n"
-                "Call submit_result again with a corrected `result`."
-            )
+                f"Your result was not accepted: {to_child}\nCall submit_result again with a corrected `result`.")
         report(t.id, status="error", last=problem.splitlines()[0])
         return TaskOutcome(t.id, name, "error", f"the subagent's result was rejected: {problem}", session_file=sf)
 
@@ -456,14 +455,6 @@ class Subagents:
 
         child_session.subscribe(on_event)
         return child
-
-
-def _to_child(problem: str) -> str:
-    return problem.replace("its ", "your ", 1).replace("it ended", "you ended")
-
-
-def _outcome_text(o: TaskOutcome) -> str:
-    return f"## {o.id} ({o.agent}): {o.status}\n\n{o.output}"
 
 
 __all__ = [

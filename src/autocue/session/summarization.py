@@ -87,10 +87,6 @@ def _truncate_for_summary(text: str, max_chars: int) -> str:
     return f"{text[:max_chars]}\n\n[... {len(text) - max_chars} more characters truncated]"
 
 
-def _js_json(v: Any) -> str:
-    return orjson.dumps(v).decode()
-
-
 def serialize_conversation(messages: Sequence[Message]) -> str:
     """LLM messages as plain text for a summarizer (so it does not continue the chat):
     ``[User]:``, ``[Assistant thinking]:``, ``[Assistant]:``, ``[Assistant tool calls]:
@@ -113,7 +109,8 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
                     thinking.append(b.thinking)
                 else:
                     args = b.arguments if isinstance(b.arguments, dict) else {}
-                    calls.append(f"{b.name}(" + ", ".join(f"{k}={_js_json(v)}" for k, v in args.items()) + ")")
+                    shown = ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in args.items())
+                    calls.append(f"{b.name}({shown})")
             if thinking:
                 parts.append("[Assistant thinking]: " + "\n".join(thinking))
             if texts:

@@ -17,16 +17,12 @@ class SessionFileError(SessionError):
         self.line = line
         self.problem = problem
         self.hint = hint
-        where = f"{path}:{line}" if line is not None else path
-        text = f"{where}: {problem}"
-        if hint:
-            text += f"\n  {hint}"
-        super().__init__(text)
+        self.where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{self.where}: {problem}" + (f"\n  {hint}" if hint else ""))
 
     def one_line(self) -> str:
         """The error on one line (for a command-line tool): ``file:line: problem; hint``."""
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.problem}" + (f"; {self.hint[0].lower()}{self.hint[1:]}" if self.hint else "")
+        return f"{self.where}: {self.problem}" + (f"; {self.hint[0].lower()}{self.hint[1:]}" if self.hint else "")
 
 
 class SessionFileNotFoundError(SessionFileError, FileNotFoundError):

@@ -78,12 +78,12 @@ def loads_line(raw: bytes) -> Any:
 
 
 class CamelJson:
-    """``to_json()`` of a record as pi writes it: ``HEAD`` (``type`` or ``role``) first, then ``KEYS``,
+    """``to_json()`` of a record as pi writes it: ``HEAD`` (``type``, ``role`` or None) first, then ``KEYS``,
     the camelCase keys in pi's order, each the value of its snake_case field. A key written with a
     trailing ``?`` is left out while its field is None; ``content`` blocks are written as JSON."""
 
     __slots__ = ()
-    HEAD: ClassVar[str] = "type"
+    HEAD: ClassVar[str | None] = "type"
     KEYS: ClassVar[tuple[str, ...]] = ()
     ATTRS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
     """``(key, field name, left out while None)`` for each of ``KEYS``."""
@@ -92,7 +92,7 @@ class CamelJson:
         cls.ATTRS = tuple((k.rstrip("?"), to_snake(k.rstrip("?")), k.endswith("?")) for k in cls.KEYS)
 
     def to_json(self) -> JSON:
-        d: JSON = {self.HEAD: getattr(self, self.HEAD)}
+        d: JSON = {} if self.HEAD is None else {self.HEAD: getattr(self, self.HEAD)}
         for key, attr, optional in self.ATTRS:
             v = getattr(self, attr)
             if v is not None or not optional:

@@ -97,17 +97,10 @@ class SessionFileWriter:
 
     def flush(self, header: SessionHeader, entries: list[SessionEntry]) -> None:
         """Write what is not on disk yet: the header the first time, then ``entries[written:]``."""
-        start = self.written
-        if start < 0:
-            parts = [dumps_line(header.to_json())]
-            start = 0
-        else:
-            parts = []
-        if start == len(entries) - 1:  # one append: the hot path
-            parts.append(dumps_line(entries[start].to_json()))
-        else:
-            parts.append(entry_lines(entries[start:]))
-        self._write(parts[0] if len(parts) == 1 else b"".join(parts))
+        start = max(self.written, 0)
+        # one append (the hot path) is one line
+        data = dumps_line(entries[start].to_json()) if start == len(entries) - 1 else entry_lines(entries[start:])
+        self._write(data if self.written >= 0 else dumps_line(header.to_json()) + data)
         self.written = len(entries)
 
     def rewrite(self, header: SessionHeader, entries: list[SessionEntry]) -> None:

@@ -39,6 +39,7 @@ from autocue.casing import snake_keys
 from autocue.llm.abort import AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import Model
+from autocue.session.file_format import CamelJson
 from autocue.session.manager import SessionManager
 from autocue.session.settings import Settings, SettingsError
 from autocue.session.subagent_types import AgentType, AgentTypes, check_model_pattern, load_agent_types
@@ -218,21 +219,15 @@ class Child(Protocol):
 
 
 @dataclass(slots=True)
-class TaskOutcome:
+class TaskOutcome(CamelJson):
     id: str
     agent: str
     status: Literal["done", "error", "aborted"]
     output: str
     result: Any = None
     session_file: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "agent": self.agent, "status": self.status, "output": self.output}
-        if self.result is not None:
-            d["result"] = self.result
-        if self.session_file is not None:
-            d["sessionFile"] = self.session_file
-        return d
+    HEAD = None
+    KEYS = ("id", "agent", "status", "output", "result?", "sessionFile?")
 
 
 class InProcessChild:

@@ -30,6 +30,7 @@ from autocue.session.context_tokens import (
 from autocue.session.entries import CompactionEntry, SessionEntry, message_of
 from autocue.session.errors import CompactionError
 from autocue.session.events import AutoCompactionEndEvent, AutoCompactionStartEvent
+from autocue.session.file_format import CamelJson
 from autocue.session.messages import AgentMessage
 from autocue.session.summarization import (
     SPLIT_TURN_SEPARATOR,
@@ -155,7 +156,7 @@ class CompactionPreparation:
 
 
 @dataclass(slots=True)
-class CompactionResult:
+class CompactionResult(CamelJson):
     """What to persist: ``SessionManager.append_compaction(summary, first_kept_entry_id, tokens_before, details)``."""
 
     summary: str
@@ -163,6 +164,8 @@ class CompactionResult:
     tokens_before: int
     details: Any = None
     """pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
+    HEAD = None
+    KEYS = ("summary", "firstKeptEntryId", "tokensBefore", "details")
 
 
 def prepare_compaction(

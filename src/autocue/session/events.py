@@ -16,19 +16,6 @@ from autocue.extensions.events import ExtensionErrorEvent
 from autocue.session.file_format import CamelJson
 
 
-def _result_json(result: Any) -> Any:
-    if result is None:
-        return None
-    if hasattr(result, "to_json"):
-        return result.to_json()
-    return {
-        "summary": getattr(result, "summary", None),
-        "firstKeptEntryId": getattr(result, "first_kept_entry_id", None),
-        "tokensBefore": getattr(result, "tokens_before", None),
-        "details": getattr(result, "details", None),
-    }
-
-
 @dataclass(slots=True)
 class AutoCompactionStartEvent(CamelJson):
     reason: Literal["threshold", "overflow"]
@@ -48,7 +35,7 @@ class AutoCompactionEndEvent(CamelJson):
 
     def to_json(self) -> dict[str, Any]:
         d = CamelJson.to_json(self)
-        d["result"] = _result_json(self.result)
+        d["result"] = None if self.result is None else self.result.to_json()
         return d
 
 

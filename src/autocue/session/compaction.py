@@ -208,9 +208,7 @@ def prepare_compaction(
         previous_summary = pc.summary
         if not pc.from_hook:
             ops.add_previous(pc.details)
-    for m in to_summarize:
-        extract_file_ops_from_message(m, ops)
-    for m in prefix:
+    for m in (*to_summarize, *prefix):
         extract_file_ops_from_message(m, ops)
     return CompactionPreparation(first_kept_id, to_summarize, prefix, cut.is_split_turn, tokens_before,
                                  previous_summary, ops, settings)

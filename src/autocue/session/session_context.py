@@ -42,15 +42,11 @@ def build_session_context(
     messages are its summary, the kept entries from ``firstKeptEntryId`` up to it, then the
     entries after it. ``leaf_id=None`` gives an empty context. Cost: O(path)."""
     if leaf_id is None:
-        return SessionContext([], "off", None)
+        return SessionContext([])
     if by_id is None:
         by_id = {e.id: e for e in entries}
-    leaf = by_id.get(leaf_id)
-    if leaf is None:
-        leaf = entries[-1] if entries else None
-    if leaf is None:
-        return SessionContext([], "off", None)
-    return context_of_path(path_to_root(leaf, by_id))
+    leaf = by_id.get(leaf_id) or (entries[-1] if entries else None)
+    return SessionContext([]) if leaf is None else context_of_path(path_to_root(leaf, by_id))
 
 
 def context_of_path(path: list[SessionEntry]) -> SessionContext:

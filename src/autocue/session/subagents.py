@@ -252,12 +252,8 @@ class InProcessChild:
         return self.session.get_last_assistant_text()
 
     def error(self) -> str | None:
-        for m in reversed(self.session.messages):
-            if m.role == "assistant":
-                if m.stop_reason == "error":
-                    return m.error_message or "the model call failed"
-                return None
-        return None
+        m = next((m for m in reversed(self.session.messages) if m.role == "assistant"), None)
+        return (m.error_message or "the model call failed") if m is not None and m.stop_reason == "error" else None
 
     async def close(self) -> None:
         await self.session.dispose()

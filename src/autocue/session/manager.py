@@ -452,9 +452,7 @@ class SessionManager:
 
     def get_tree(self) -> _List[SessionTreeNode]:
         """The whole tree: roots (and orphans) with children sorted by timestamp."""
-        nodes: dict[str, SessionTreeNode] = {}
-        for e in self._entries:
-            nodes[e.id] = SessionTreeNode(e, [], self._labels.get(e.id))
+        nodes = {e.id: SessionTreeNode(e, [], self._labels.get(e.id)) for e in self._entries}
         roots: _List[SessionTreeNode] = []
         for e in self._entries:
             node = nodes[e.id]

@@ -264,13 +264,10 @@ class TtsrManager:
 
 
 def _buffer(message: AssistantMessage, scope: Scope) -> str:
-    parts: list[str] = []
-    for b in message.content:
-        if scope == "text" and isinstance(b, TextContent):
-            parts.append(b.text)
-        elif scope == "thinking" and isinstance(b, ThinkingContent):
-            parts.append(b.thinking)
-    return "".join(parts)
+    """What streamed in the ``text`` or ``thinking`` scope (``tool_args`` is buffered as it streams)."""
+    if scope == "text":
+        return "".join(b.text for b in message.content if isinstance(b, TextContent))
+    return "".join(b.thinking for b in message.content if isinstance(b, ThinkingContent))
 
 
 def as_rules(rules: Sequence[TtsrRule | dict[str, Any]], where: str) -> list[TtsrRule]:

@@ -159,8 +159,7 @@ class SessionManager:
         """Open the most recently modified session of ``cwd``, or create a new one."""
         c = os.path.abspath(os.fspath(cwd))
         d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
-        recent = find_most_recent_session(d)
-        return SessionManager(c, d, recent, True) if recent else SessionManager(c, d, None, True)
+        return SessionManager(c, d, find_most_recent_session(d), True)
 
     @staticmethod
     def fork_from(

@@ -146,8 +146,7 @@ def _session_info(path: str) -> SessionInfo | None:
         if not first and m.get("role") == "user":
             first = text
     created = _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC)
-    modified = (datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity
-                else _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC))
+    modified = datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity else created
     cwd = header.get("cwd")
     parent = header.get("parentSession")
     return SessionInfo(path, str(header.get("id")), cwd if isinstance(cwd, str) else "", name,

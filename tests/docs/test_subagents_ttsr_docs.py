@@ -27,9 +27,8 @@ def test_each_page_has_a_harness_example() -> None:
 
 
 def test_the_task_call_settings_and_agent_file_examples_are_valid(tmp_path: Path) -> None:
-    from autocue.session.subagent_args import normalize_task_args
     from autocue.session.subagent_types import AgentTypes, load_agent_type
-    from autocue.session.subagents import SubagentConfig
+    from autocue.session.subagents import SubagentConfig, normalize_task_args
 
     call, settings = (json.loads(c) for _, c in code_blocks(SUBAGENTS, "json"))
     p = normalize_task_args(call, AgentTypes())

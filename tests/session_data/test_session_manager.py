@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from autocue.llm import AssistantMessage, TextContent, ToolCall, ToolResultMessage, Usage, UserMessage
+from autocue.session import file_reader
 from autocue.session.entries import CompactionEntry, LabelEntry, MessageEntry
 from autocue.session.errors import EntryNotFoundError, SessionFileError, SessionFileNotFoundError
 from autocue.session.manager import SessionManager
@@ -510,7 +511,7 @@ def test_entry_ids_are_unique_8_hex_digits_and_a_taken_id_is_never_reused() -> N
     sm = SessionManager.in_memory("/w")
     ids = [sm.append_message(UserMessage(f"m{i}", timestamp=i)) for i in range(600)]  # several id batches
     assert len(set(ids)) == 600 and all(HEX8.match(i) for i in ids)
-    sm._id_pool.append(ids[0])  # the next drawn id collides with an existing entry: it is skipped
+    file_reader._id_pool.append(ids[0])  # the next drawn id collides with an existing entry: it is skipped
     fresh = sm.append_custom_entry("x")
     assert fresh != ids[0] and HEX8.match(fresh)
 

@@ -17,11 +17,12 @@ then to persistence (``message_end`` of user/assistant/toolResult/bashExecution/
 messages).
 
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
-(``compaction_runner.py``), ``retry`` (``auto_retry.py``), ``tool_registry``
-(``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents`` (``subagents.py``: the
-``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules), ``hooks`` and the agent
-itself (``agent_wiring.py``: the agent's tool and context hooks, its stream options),
-``run_loop.py`` (retries and compactions after a run) and ``tree_navigation.py``.
+(``SessionCompactor``, ``compaction.py``), ``retry`` (``AutoRetry``, ``retry.py``),
+``tool_registry`` (``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents``
+(``subagents.py``: the ``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules),
+``hooks``, ``router`` and the agent itself (``agent_wiring.py``: the agent's tool and context
+hooks, its stream options, the extension providers) and ``tree_navigation.py``. What follows a
+run (TTSR retry, auto-retry, compaction) is ``AgentSession._run``.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from autocue.agent.tool import AgentTool
@@ -56,17 +57,15 @@ from autocue.extensions.runner import ExtensionRunner
 from autocue.extensions.ui import NO_UI, ExtensionUIContext
 from autocue.llm.stream import THINKING_LEVELS, Provider
 from autocue.llm.types import AssistantMessage, ImageContent, Model, UserContent
-from autocue.session import run_loop, tree_navigation
-from autocue.session.agent_wiring import AgentHooks, restore_agent
-from autocue.session.auto_retry import AutoRetry
-from autocue.session.compaction_runner import SessionCompactor
+from autocue.session import tree_navigation
+from autocue.session.agent_wiring import AgentHooks, ProviderRouter, restore_agent
+from autocue.session.compaction import SessionCompactor
 from autocue.session.context_tokens import get_context_tokens
 from autocue.session.errors import SessionBusyError, SessionDisposedError
 from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager
 from autocue.session.messages import CustomMessage
 from autocue.session.prompt_queue import PromptQueue, user_message
-from autocue.session.provider_router import ProviderRouter
 from autocue.session.resources import (
     PromptTemplate,
     Resources,
@@ -75,6 +74,7 @@ from autocue.session.resources import (
     load_resources,
     with_skills_and_prompts,
 )
+from autocue.session.retry import AutoRetry, is_retryable_error
 from autocue.session.settings import Settings
 from autocue.session.subagents import Subagents
 from autocue.session.tool_registry import ToolRegistry
@@ -271,12 +271,8 @@ class AgentSession:
                 ResourcesDiscoverEvent(self.cwd, "startup")
             )
             if skill_paths or prompt_paths:
-                extra = load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False)
-                names = {s.name for s in self.resources.skills}
-                self.resources.skills += [s for s in extra.skills if s.name not in names]
-                pnames = {p.name for p in self.resources.prompts}
-                self.resources.prompts += [p for p in extra.prompts if p.name not in pnames]
-                self.resources.diagnostics += extra.diagnostics
+                self.resources.merge(
+                    load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False))
                 self._refresh()
 
     async def _ensure_bound(self) -> None:
@@ -372,11 +368,8 @@ class AgentSession:
         if expand_prompt_templates:
             text = self.prompts.expand(text)
         if self.is_streaming:
-            if streaming_behavior == "steer":
-                self.agent.steer(user_message(text, img))
-                return
-            if streaming_behavior == "follow_up":
-                self.agent.follow_up(user_message(text, img))
+            if streaming_behavior == "steer" or streaming_behavior == "follow_up":
+                self.prompts.deliver(user_message(text, img), streaming_behavior)
                 return
             raise SessionBusyError(
                 "Agent is already processing. Pass streaming_behavior='steer' or 'follow_up' to queue the "
@@ -392,7 +385,7 @@ class AgentSession:
                 )
                 messages += [CustomMessage(m.custom_type, m.content, m.display, m.details) for m in extra]
                 self.agent.set_system_prompt(sp if sp is not None else self._effective_system_prompt())
-            await run_loop.run(self, lambda: self.agent.prompt(messages))
+            await self._run(lambda: self.agent.prompt(messages))
         finally:
             self._end()
 
@@ -400,11 +393,55 @@ class AgentSession:
         """Run again from the current context (its last message must not be an assistant reply)."""
         self._check_alive()
         await self._ensure_bound()
+        await self._run(self.agent.continue_)
+
+    async def _run(self, start: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``start()`` (the agent's ``prompt`` or ``continue_``) and what follows it: a TTSR rule that
+        cut the stream asks again, a retryable error is retried, a context overflow compacts once and
+        continues, a finished turn past the threshold compacts."""
         self._begin()
         try:
-            await run_loop.run(self, self.agent.continue_)
+            retry = self.retry
+            retry.start()
+            overflow_tried = False
+            self.ttsr.begin_prompt()
+            await start()
+            while True:
+                if self.ttsr.pending is not None and await self.ttsr.retry():
+                    continue
+                last = self._last_assistant()
+                if last is None:
+                    return
+                if last.stop_reason != "error":
+                    await retry.finish(True)
+                    if last.stop_reason != "aborted":
+                        await self.compactor.check_threshold()
+                    return
+                overflow = self.compactor.is_overflow(last)
+                if not overflow and self.settings.retry.enabled and is_retryable_error(last):
+                    if await retry.retry(last):
+                        continue
+                    return
+                await retry.finish(False, last.error_message)
+                if not overflow or not self.settings.compaction.enabled or overflow_tried:
+                    return
+                overflow_tried = True
+                if not await self.compactor.auto("overflow", will_retry=True):
+                    return
+                msgs = self.agent.state.messages
+                while (last := self._last_assistant()) is not None and last.stop_reason in ("error", "aborted"):
+                    msgs.pop()
+                if not msgs or msgs[-1].role == "assistant":
+                    return
+                await self.agent.continue_()
         finally:
             self._end()
+
+    def _last_assistant(self) -> AssistantMessage | None:
+        msgs = self.agent.state.messages
+        if msgs and msgs[-1].role == "assistant":
+            return msgs[-1]  # type: ignore[return-value]
+        return None
 
     async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
         """Queue a message delivered after the current tool calls (before the next model call)."""
@@ -456,9 +493,14 @@ class AgentSession:
         return self.compactor.schedule(custom_instructions, on_complete=on_complete, on_error=on_error)
 
     def schedule_dispose(self) -> asyncio.Task[None]:
-        async def job() -> None:
+        return self._when_idle(self.dispose)
+
+    def _when_idle(self, fn: Callable[[], Awaitable[Any]]) -> asyncio.Task[Any]:
+        """Run ``fn()`` once the session is idle, as a background task kept alive until it ends."""
+
+        async def job() -> Any:
             await self.wait_for_idle()
-            await self.dispose()
+            return await fn()
 
         task = asyncio.ensure_future(job())
         self.events.track(task)

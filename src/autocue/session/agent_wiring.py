@@ -7,6 +7,9 @@
   ``context`` hook through ``Agent.transform_context``, each installed only while a handler is
   subscribed (so a session without one never copies history); ``stream_options`` gives each
   model call its options, reused while nothing in them changed.
+- ``ProviderRouter``: the provider the agent streams through: a model whose provider an extension
+  registered (``ExtensionAPI.register_provider``) goes to that extension's provider, every other
+  model to the session's own ``provider``.
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 from autocue.agent.agent import Agent
 from autocue.agent.loop import AfterToolCallContext, AfterToolCallResult, BeforeToolCallResult, ToolCallContext
 from autocue.extensions.events import ToolCallEvent, ToolResultEvent
+from autocue.extensions.runner import ExtensionRunner
 from autocue.llm.abort import AbortSignal
-from autocue.llm.stream import StreamOptions
-from autocue.llm.types import Model
+from autocue.llm.stream import AssistantMessageEventStream, Provider, StreamOptions
+from autocue.llm.types import Context, Model
 from autocue.script.provider import scripted_model
 from autocue.session.messages import convert_message
 
@@ -111,4 +115,28 @@ class AgentHooks:
         return o
 
 
-__all__ = ["AgentHooks", "restore_agent"]
+class ProviderRouter:
+    __slots__ = ("_ext", "_runner", "base")
+
+    def __init__(self, base: Provider, runner: ExtensionRunner) -> None:
+        self.base = base
+        self._runner = runner
+        self._ext: dict[str, Any] = {}
+
+    def refresh(self) -> None:
+        """Re-read the extensions' providers (after a registration)."""
+        self._ext = self._runner.providers()
+
+    def models(self) -> list[Model]:
+        """The models of every extension provider."""
+        return [m for p in self._ext.values() for m in p.models]
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
+        if self._ext:
+            p = self._ext.get(model.provider)
+            if p is not None:
+                return p.provider.stream(model, context, options)  # type: ignore[no-any-return]
+        return self.base.stream(model, context, options)
+
+
+__all__ = ["AgentHooks", "ProviderRouter", "restore_agent"]

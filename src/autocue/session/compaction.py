@@ -1,34 +1,36 @@
-"""Context compaction, as pi does it: when to compact, where to cut, what to summarize.
+"""Context compaction, as pi does it: when to compact, where to cut (never at a tool result; a
+cut that is not at a user message is a *split turn*), what to summarize. The summary is asked
+*through the provider* with pi's prompts (``summarization.py``).
 
-Pure functions over session entries and agent messages; the session (``AgentSession``)
-does the I/O: it appends the ``compaction`` entry and rebuilds the context.
-
-Public surface:
-
-- ``CompactionSettings(enabled=True, reserve_tokens=16384, keep_recent_tokens=20000)`` and
-  ``should_compact(tokens, window, settings)`` (the token accounting is ``context_tokens.py``).
-- Cutting: ``find_cut_point(entries, start, end, keep_recent_tokens)`` → ``CutPointResult``
-  (never at a tool result; a cut that is not at a user message is a *split turn*),
-  ``find_turn_start_index``, ``prepare_compaction(path_entries, settings)`` →
-  ``CompactionPreparation | None``.
-- ``async compact(preparation, model, provider, ...)`` → ``CompactionResult``: the summary, asked
-  *through the provider* with pi's prompts (``summarization.py``), with ``<read-files>`` /
-  ``<modified-files>`` appended.
-
-Branch summaries (tree navigation) are ``branch_summary.py``.
+The functions are pure, over session entries and agent messages; ``SessionCompactor`` is when
+and how an ``AgentSession`` compacts: it appends the ``compaction`` entry and rebuilds the
+context. Extensions may cancel or supply the summary through ``session_before_compact``;
+``session_compact`` fires after. Branch summaries (tree navigation) are ``branch_summary.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from autocue.llm.abort import AbortSignal
+from autocue.casing import MISSING, field
+from autocue.extensions.events import CompactionOverride, SessionBeforeCompactEvent, SessionCompactEvent
+from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider
-from autocue.llm.types import Model
-from autocue.session.context_tokens import estimate_context_tokens, estimate_tokens
+from autocue.llm.types import AssistantMessage, Model
+from autocue.session.context_tokens import (
+    estimate_context_tokens,
+    estimate_tokens,
+    get_context_tokens,
+    is_context_overflow,
+)
 from autocue.session.entries import CompactionEntry, SessionEntry, message_of
+from autocue.session.errors import CompactionError
+from autocue.session.events import AutoCompactionEndEvent, AutoCompactionStartEvent
+from autocue.session.file_format import CamelJson
 from autocue.session.messages import AgentMessage
 from autocue.session.summarization import (
     SPLIT_TURN_SEPARATOR,
@@ -39,6 +41,9 @@ from autocue.session.summarization import (
     generate_summary,
     generate_turn_prefix_summary,
 )
+
+if TYPE_CHECKING:
+    from autocue.session.agent_session import AgentSession
 
 # ---------------------------------------------------------------------------- settings
 
@@ -151,7 +156,7 @@ class CompactionPreparation:
 
 
 @dataclass(slots=True)
-class CompactionResult:
+class CompactionResult(CamelJson):
     """What to persist: ``SessionManager.append_compaction(summary, first_kept_entry_id, tokens_before, details)``."""
 
     summary: str
@@ -159,6 +164,8 @@ class CompactionResult:
     tokens_before: int
     details: Any = None
     """pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
+    HEAD = None
+    KEYS = ("summary", "firstKeptEntryId", "tokensBefore", "details")
 
 
 def prepare_compaction(
@@ -201,9 +208,7 @@ def prepare_compaction(
         previous_summary = pc.summary
         if not pc.from_hook:
             ops.add_previous(pc.details)
-    for m in to_summarize:
-        extract_file_ops_from_message(m, ops)
-    for m in prefix:
+    for m in (*to_summarize, *prefix):
         extract_file_ops_from_message(m, ops)
     return CompactionPreparation(first_kept_id, to_summarize, prefix, cut.is_split_turn, tokens_before,
                                  previous_summary, ops, settings)
@@ -221,27 +226,156 @@ async def compact(
     """
     p = preparation
     reserve = p.settings.reserve_tokens
-    if p.is_split_turn and p.turn_prefix_messages:
-        history = (
-            await generate_summary(p.messages_to_summarize, model, provider, reserve, signal=signal,
-                                   custom_instructions=custom_instructions, previous_summary=p.previous_summary,
-                                   api_key=api_key)
-            if p.messages_to_summarize else "No prior history."
-        )
-        prefix = await generate_turn_prefix_summary(p.turn_prefix_messages, model, provider, reserve,
-                                                    signal=signal, api_key=api_key)
-        summary = history + SPLIT_TURN_SEPARATOR + prefix
-    else:
+    split = p.is_split_turn and bool(p.turn_prefix_messages)
+    summary = "No prior history."
+    if p.messages_to_summarize or not split:
         summary = await generate_summary(p.messages_to_summarize, model, provider, reserve, signal=signal,
                                          custom_instructions=custom_instructions,
                                          previous_summary=p.previous_summary, api_key=api_key)
+    if split:
+        summary += SPLIT_TURN_SEPARATOR + await generate_turn_prefix_summary(
+            p.turn_prefix_messages, model, provider, reserve, signal=signal, api_key=api_key)
     read_files, modified_files = compute_file_lists(p.file_ops)
     summary += format_file_operations(read_files, modified_files)
     return CompactionResult(summary, p.first_kept_entry_id, p.tokens_before,
                             {"readFiles": read_files, "modifiedFiles": modified_files})
 
 
+# ---------------------------------------------------------------------------- in a session
+
+
+class SessionCompactor:
+    __slots__ = ("_abort", "_s")
+
+    def __init__(self, session: AgentSession) -> None:
+        self._s: AgentSession = weakref.proxy(session)  # the session owns this; no cycle to free
+        self._abort: AbortController | None = None
+
+    def abort(self) -> None:
+        if self._abort is not None:
+            self._abort.abort("Compaction aborted")
+
+    def is_overflow(self, m: AssistantMessage) -> bool:
+        return bool(is_context_overflow(m, self._s.model.context_window))
+
+    async def compact(self, custom_instructions: str | None = None) -> Any:
+        """See ``AgentSession.compact``."""
+        s = self._s
+        s._check_alive()
+        if s.agent.is_streaming:
+            s.agent.abort("Aborted for compaction")
+            await s.agent.wait_for_idle()
+        s._begin()
+        try:
+            return await self.run(custom_instructions)
+        finally:
+            s._end()
+
+    async def run(self, custom_instructions: str | None) -> Any:
+        s = self._s
+        sm = s.session_manager
+        branch = sm.get_branch()
+        if branch and branch[-1].type == "compaction":
+            raise CompactionError("Already compacted")
+        prep = prepare_compaction(branch, s.settings.compaction)
+        if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
+            raise CompactionError("Nothing to compact (session too small)")
+        self._abort = controller = AbortController()
+        from_ext = False
+        result: Any = None
+        if s.runner.has("session_before_compact"):
+            r = await s.runner.emit_session_before(
+                SessionBeforeCompactEvent(prep, branch, custom_instructions, controller.signal)
+            )
+            if r is not None:
+                if field(r, "cancel") is True:
+                    raise CompactionError("Compaction cancelled")
+                supplied = field(r, "compaction")
+                if supplied is not MISSING and supplied is not None:
+                    o = _compaction_override(supplied)
+                    result = CompactionResult(o.summary, o.first_kept_entry_id, o.tokens_before, o.details)
+                    from_ext = True
+        if result is None:
+            result = await compact(
+                prep, s.model, s.provider, custom_instructions=custom_instructions, signal=controller.signal
+            )
+        if controller.signal.aborted:
+            raise CompactionError("Compaction cancelled")
+        eid = sm.append_compaction(
+            result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_ext
+        )
+        s.agent.replace_messages(sm.build_session_context().messages)
+        if s.runner.has("session_compact"):
+            await s.runner.emit_async(SessionCompactEvent(sm.get_entry(eid), from_ext))
+        return result
+
+    def schedule(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        on_complete: Callable[[Any], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+    ) -> asyncio.Task[Any]:
+        """Compact once the session is idle (what ``ctx.compact`` calls)."""
+        s = self._s
+
+        async def job() -> Any:
+            try:
+                result = await s.compact(custom_instructions)
+            except Exception as err:
+                if on_error is not None:
+                    on_error(err)
+                    return None
+                raise
+            if on_complete is not None:
+                on_complete(result)
+            return result
+
+        return s._when_idle(job)
+
+    async def check_threshold(self) -> None:
+        """After a turn: compact when the context passes the settings' threshold."""
+        s = self._s
+        cs = s.settings.compaction
+        if not cs.enabled:
+            return
+        tokens = get_context_tokens(s.agent.state.messages)
+        if should_compact(tokens, s.model.context_window, cs):
+            await self.auto("threshold", will_retry=False)
+
+    async def auto(self, reason: Literal["threshold", "overflow"], *, will_retry: bool) -> bool:
+        """Compact between ``auto_compaction_start`` and ``auto_compaction_end``; False when it failed."""
+        emit = self._s.events.emit_session_event
+        await emit(AutoCompactionStartEvent(reason))
+        try:
+            result = await self.run(None)
+        except Exception as err:
+            aborted = isinstance(err, CompactionError) and str(err) == "Compaction cancelled"
+            text = str(err) if isinstance(err, CompactionError) else f"{type(err).__name__}: {err}"
+            await emit(AutoCompactionEndEvent(None, aborted, False, None if aborted else text))
+            return False
+        await emit(AutoCompactionEndEvent(result, False, will_retry))
+        return True
+
+
+def _compaction_override(v: Any) -> CompactionOverride:
+    if isinstance(v, CompactionOverride):
+        return v
+    summary = field(v, "summary")
+    first = field(v, "first_kept_entry_id")
+    tokens = field(v, "tokens_before")
+    details = field(v, "details")
+    if summary is MISSING or first is MISSING:
+        raise CompactionError(
+            "session_before_compact returned a compaction without summary/first_kept_entry_id; "
+            "return {'compaction': {'summary': ..., 'first_kept_entry_id': ..., 'tokens_before': ...}}"
+        )
+    return CompactionOverride(
+        str(summary), str(first), 0 if tokens is MISSING else int(tokens), None if details is MISSING else details
+    )
+
+
 __all__ = [
-    "CompactionPreparation", "CompactionResult", "CompactionSettings", "CutPointResult", "compact",
+    "CompactionPreparation", "CompactionResult", "CompactionSettings", "CutPointResult", "SessionCompactor", "compact",
     "find_cut_point", "find_turn_start_index", "prepare_compaction", "should_compact",
 ]

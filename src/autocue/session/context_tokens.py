@@ -1,13 +1,6 @@
-"""Token accounting of a session's context, as pi does it.
-
-- ``estimate_tokens(message)``: chars/4 (an image is 1200 tokens);
-  ``calculate_context_tokens(usage)``; ``get_last_assistant_usage(entries)``;
-- ``estimate_context_tokens(messages)`` → ``ContextUsageEstimate`` and ``get_context_tokens(messages)``:
-  the last valid assistant usage plus estimates of the messages after it;
-- ``is_context_overflow(message, window)``: a reply that says (or shows) the context was too long.
-
-Compaction (``compaction.py``) decides with these when to compact and where to cut.
-"""
+"""Token accounting of a session's context, as pi does it: chars/4 estimates, the last reply's
+usage, and overflow detection. Compaction (``compaction.py``) decides with these when to compact
+and where to cut."""
 
 from __future__ import annotations
 
@@ -44,34 +37,25 @@ def get_last_assistant_usage(entries: Sequence[SessionEntry]) -> Usage | None:
     return None
 
 
-def _text_chars(content: Any, images: bool) -> int:
-    if isinstance(content, str):
-        return len(content)
-    chars = 0
-    for b in content:
-        t = b.type
-        if t == "text":
-            chars += len(b.text)
-        elif t == "image" and images:
-            chars += 4800  # an image counts as 1200 tokens
-    return chars
-
-
 def estimate_tokens(message: Any) -> int:
     """pi's chars/4 estimate of one agent message (conservative; images 1200 tokens each)."""
     role = message.role
-    if role == "user" or role == "custom" or role == "toolResult":
-        chars = _text_chars(message.content, True)
-    elif role == "assistant":
-        chars = 0
-        for b in message.content:
-            t = b.type
-            if t == "text":
-                chars += len(b.text)
-            elif t == "thinking":
-                chars += len(b.thinking)
-            elif t == "toolCall":
-                chars += len(b.name) + len(orjson.dumps(b.arguments).decode())
+    if role == "user" or role == "custom" or role == "toolResult" or role == "assistant":
+        content = message.content
+        if isinstance(content, str):
+            chars = len(content)
+        else:
+            chars = 0
+            for b in content:
+                t = b.type
+                if t == "text":
+                    chars += len(b.text)
+                elif t == "thinking":
+                    chars += len(b.thinking)
+                elif t == "toolCall":
+                    chars += len(b.name) + len(orjson.dumps(b.arguments).decode())
+                elif t == "image":
+                    chars += 4800  # an image counts as 1200 tokens
     elif role == "bashExecution":
         chars = len(message.command) + len(message.output)
     elif role == "branchSummary" or role == "compactionSummary":

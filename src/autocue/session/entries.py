@@ -1,4 +1,5 @@
-"""Session file entries (pi v3 JSONL): one dataclass per entry type.
+"""Session file entries (pi v3 JSONL): one class per entry type, ``SessionEntry`` their union,
+``message_of(entry)`` the agent message an entry contributes to the context.
 
 Every entry has ``id`` (8 hex chars), ``parent_id`` (``None`` for a root) and ``timestamp``
 (ISO string with milliseconds and ``Z``); ``type`` is a class attribute. ``to_json()`` gives
@@ -7,18 +8,7 @@ literals; absent optional fields are left out). Unknown keys are kept in ``extra
 entry read from a file keeps the dict it was read from in ``raw`` (a message entry keeps the
 line's bytes and decodes them on first access): ``to_json()`` returns that dict, so a loaded
 line re-serializes byte for byte. Entries are append-only records: do not mutate a loaded entry.
-
-Public surface:
-
-- ``SessionHeader`` (line 1, not part of the tree), ``MessageEntry``,
-  ``ThinkingLevelChangeEntry``, ``ModelChangeEntry``, ``CompactionEntry``,
-  ``BranchSummaryEntry``, ``CustomEntry``, ``CustomMessageEntry``, ``LabelEntry``,
-  ``SessionInfoEntry``, ``UnknownEntry`` (a type this version does not know, kept verbatim).
-- ``SessionEntry`` (the union), ``FileEntry`` (header or entry).
-- ``message_of(entry)``: the agent message an entry contributes to the context.
-
-Reading a line into an entry is ``entry_parsing.py`` (``entry_from_json``, ``header_from_json``);
-the line format and timestamps are ``file_format.py``.
+Reading a line into an entry is ``entry_parsing.py``.
 """
 
 from __future__ import annotations
@@ -28,7 +18,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
-from autocue.session.file_format import iso_to_ms, loads_line
+from autocue.session.file_format import CamelJson, iso_to_ms, loads_line
 from autocue.session.messages import (
     AgentMessage,
     BranchSummaryMessage,
@@ -52,10 +42,6 @@ class EntryParseError(AutocueError, ValueError):
 _new = object.__new__
 
 
-def _content_json(c: str | list[UserContent]) -> Any:
-    return c if isinstance(c, str) else [b.to_json() for b in c]
-
-
 def _with_extra(d: JSON, extra: JSON | None) -> JSON:
     if extra:
         for k, v in extra.items():
@@ -65,9 +51,23 @@ def _with_extra(d: JSON, extra: JSON | None) -> JSON:
 
 # ---------------------------------------------------------------------------- header
 
+@dataclass(slots=True)
+class _Record(CamelJson):
+    """What the header and every entry but a message share: ``extra`` (unknown keys), ``raw`` (the
+    dict the line was read from) and ``to_json()`` from ``KEYS`` (see ``CamelJson``)."""
+
+    extra: JSON | None = field(default=None, repr=False, kw_only=True)
+    raw: JSON | None = field(default=None, repr=False, compare=False, kw_only=True)
+    type: ClassVar[str]
+
+    def to_json(self) -> JSON:
+        if self.raw is not None:
+            return self.raw
+        return _with_extra(CamelJson.to_json(self), self.extra)
+
 
 @dataclass(slots=True)
-class SessionHeader:
+class SessionHeader(_Record):
     """Line 1 of a session file: ``{"type":"session","version":3,"id",...,"cwd",...}``."""
 
     id: str
@@ -75,22 +75,8 @@ class SessionHeader:
     cwd: str
     version: int | None = CURRENT_SESSION_VERSION
     parent_session: str | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("version?", "id", "timestamp", "cwd", "parentSession?")
     type: ClassVar[Literal["session"]] = "session"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "session"}
-        if self.version is not None:
-            d["version"] = self.version
-        d["id"] = self.id
-        d["timestamp"] = self.timestamp
-        d["cwd"] = self.cwd
-        if self.parent_session is not None:
-            d["parentSession"] = self.parent_session
-        return _with_extra(d, self.extra)
 
 
 # ---------------------------------------------------------------------------- entries
@@ -160,12 +146,6 @@ class MessageEntry:
     def of(cls, id: str, parent_id: str | None, timestamp: str, message: AgentMessage) -> MessageEntry:
         """``MessageEntry(id, parent_id, timestamp, message)`` for a new message (the append hot path)."""
         return _new(cls)._fill(id, parent_id, timestamp, message.role, message, None, None, None, None)
-
-    @classmethod
-    def loaded(cls, d: JSON, message_json: JSON, line: int | None) -> MessageEntry:
-        """A message entry read from a file line ``d`` that has exactly pi's five keys (fast path)."""
-        return _new(cls)._fill(d["id"], d["parentId"], d["timestamp"], message_json["role"], None, message_json, d,
-                               None, line)
 
     @property
     def raw(self) -> JSON | None:
@@ -237,10 +217,6 @@ class MessageEntry:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _js_number(v: Any) -> Any:
-    return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2**53 else v
-
-
 def _message_to_json(m: AgentMessage) -> JSON:
     d = m.to_json()
     if m.role == "assistant":
@@ -250,55 +226,37 @@ def _message_to_json(m: AgentMessage) -> JSON:
             cost = usage.get("cost")
             if isinstance(cost, dict):
                 for k, v in cost.items():
-                    if isinstance(v, float):
-                        cost[k] = _js_number(v)
+                    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+                        cost[k] = int(v)
     return d
 
 
 @dataclass(slots=True)
-class ThinkingLevelChangeEntry:
+class _Entry(_Record):
     id: str
     parent_id: str | None
     timestamp: str
+
+
+@dataclass(slots=True)
+class ThinkingLevelChangeEntry(_Entry):
     thinking_level: str
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "thinkingLevel")
     type: ClassVar[Literal["thinking_level_change"]] = "thinking_level_change"
 
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "thinking_level_change", "id": self.id, "parentId": self.parent_id,
-                   "timestamp": self.timestamp, "thinkingLevel": self.thinking_level}
-        return _with_extra(d, self.extra)
-
 
 @dataclass(slots=True)
-class ModelChangeEntry:
-    id: str
-    parent_id: str | None
-    timestamp: str
+class ModelChangeEntry(_Entry):
     provider: str
     model_id: str
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "provider", "modelId")
     type: ClassVar[Literal["model_change"]] = "model_change"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "model_change", "id": self.id, "parentId": self.parent_id,
-                   "timestamp": self.timestamp, "provider": self.provider, "modelId": self.model_id}
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)
-class CompactionEntry:
+class CompactionEntry(_Entry):
     """History before ``first_kept_entry_id`` was replaced by ``summary``."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     summary: str
     first_kept_entry_id: str
     tokens_before: int
@@ -306,154 +264,70 @@ class CompactionEntry:
     """pi's default: ``{"readFiles": [...], "modifiedFiles": [...]}``."""
     from_hook: bool | None = None
     """True when an extension supplied the summary."""
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details?", "fromHook?")
     type: ClassVar[Literal["compaction"]] = "compaction"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "compaction", "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp,
-                   "summary": self.summary, "firstKeptEntryId": self.first_kept_entry_id,
-                   "tokensBefore": self.tokens_before}
-        if self.details is not None:
-            d["details"] = self.details
-        if self.from_hook is not None:
-            d["fromHook"] = self.from_hook
-        return _with_extra(d, self.extra)
 
     def to_message(self) -> CompactionSummaryMessage:
         return CompactionSummaryMessage(self.summary, self.tokens_before, iso_to_ms(self.timestamp))
 
 
 @dataclass(slots=True)
-class BranchSummaryEntry:
+class BranchSummaryEntry(_Entry):
     """The summary of the branch the conversation left when it moved to ``from_id``."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     from_id: str
     summary: str
     details: Any = None
     from_hook: bool | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "fromId", "summary", "details?", "fromHook?")
     type: ClassVar[Literal["branch_summary"]] = "branch_summary"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "branch_summary", "id": self.id, "parentId": self.parent_id,
-                   "timestamp": self.timestamp, "fromId": self.from_id, "summary": self.summary}
-        if self.details is not None:
-            d["details"] = self.details
-        if self.from_hook is not None:
-            d["fromHook"] = self.from_hook
-        return _with_extra(d, self.extra)
 
     def to_message(self) -> BranchSummaryMessage:
         return BranchSummaryMessage(self.summary, self.from_id, iso_to_ms(self.timestamp))
 
 
 @dataclass(slots=True)
-class CustomEntry:
+class CustomEntry(_Entry):
     """Extension state (``custom_type`` names the extension); never part of the LLM context."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     custom_type: str
     data: Any = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("customType", "data?", "id", "parentId", "timestamp")
     type: ClassVar[Literal["custom"]] = "custom"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "custom", "customType": self.custom_type}
-        if self.data is not None:
-            d["data"] = self.data
-        d["id"] = self.id
-        d["parentId"] = self.parent_id
-        d["timestamp"] = self.timestamp
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)
-class CustomMessageEntry:
+class CustomMessageEntry(_Entry):
     """An extension's message that is part of the LLM context (as a user message)."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     custom_type: str
     content: str | list[UserContent]
     display: bool
     details: Any = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("customType", "content", "display", "details?", "id", "parentId", "timestamp")
     type: ClassVar[Literal["custom_message"]] = "custom_message"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "custom_message", "customType": self.custom_type,
-                   "content": _content_json(self.content), "display": self.display}
-        if self.details is not None:
-            d["details"] = self.details
-        d["id"] = self.id
-        d["parentId"] = self.parent_id
-        d["timestamp"] = self.timestamp
-        return _with_extra(d, self.extra)
 
     def to_message(self) -> CustomMessage:
         return CustomMessage(self.custom_type, self.content, self.display, self.details, iso_to_ms(self.timestamp))
 
 
 @dataclass(slots=True)
-class LabelEntry:
+class LabelEntry(_Entry):
     """Sets (or, with ``label=None``, clears) the label of ``target_id``."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     target_id: str
     label: str | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "targetId", "label?")
     type: ClassVar[Literal["label"]] = "label"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "label", "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp,
-                   "targetId": self.target_id}
-        if self.label is not None:
-            d["label"] = self.label
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)
-class SessionInfoEntry:
+class SessionInfoEntry(_Entry):
     """Session metadata (the display name)."""
 
-    id: str
-    parent_id: str | None
-    timestamp: str
     name: str | None = None
-    extra: JSON | None = field(default=None, repr=False)
-    raw: JSON | None = field(default=None, repr=False, compare=False)
+    KEYS = ("id", "parentId", "timestamp", "name?")
     type: ClassVar[Literal["session_info"]] = "session_info"
-
-    def to_json(self) -> JSON:
-        if self.raw is not None:
-            return self.raw
-        d: JSON = {"type": "session_info", "id": self.id, "parentId": self.parent_id, "timestamp": self.timestamp}
-        if self.name is not None:
-            d["name"] = self.name
-        return _with_extra(d, self.extra)
 
 
 @dataclass(slots=True)

@@ -1,20 +1,16 @@
-"""Reading a decoded session-file line into its entry: every field's JSON type is checked.
-
-- ``entry_from_json(d)``: any line, the header included; an entry keeps ``d`` (``raw``) so
-  ``to_json()`` returns it unchanged, and unknown keys go to ``extra``.
-- ``header_from_json(d)``: line 1.
-
-Both raise ``ValueError`` naming the entry and the missing or wrong field (the file reader adds
-the file and line).
+"""Reading a decoded session-file line into its entry (``entry_from_json``, ``header_from_json``):
+every field's JSON type is checked; a ``ValueError`` names the entry and the missing or wrong
+field (the file reader adds the file and line).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import orjson
 
-from autocue.llm.types import JSON
+from autocue.llm.types import JSON, UserContent
 from autocue.session.entries import (
     BranchSummaryEntry,
     CompactionEntry,
@@ -24,10 +20,12 @@ from autocue.session.entries import (
     LabelEntry,
     MessageEntry,
     ModelChangeEntry,
+    SessionEntry,
     SessionHeader,
     SessionInfoEntry,
     ThinkingLevelChangeEntry,
     UnknownEntry,
+    _Entry,
 )
 from autocue.session.messages import content_list_from_json
 
@@ -47,7 +45,7 @@ def _extra(d: JSON, known: frozenset[str]) -> JSON | None:
     return {k: v for k, v in d.items() if k not in known}
 
 
-_HEADER_KEYS = frozenset({"type", "version", "id", "timestamp", "cwd", "parentSession"})
+_HEADER_KEYS = frozenset({"type", *(key for key, _, _ in SessionHeader.ATTRS)})
 
 
 def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
@@ -64,30 +62,17 @@ def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
             raise ValueError(f"session header \"{key}\" must be a string, got {_shown(d[key])}")
     if d.get("parentSession") is not None and not isinstance(d["parentSession"], str):
         raise ValueError(f"session header \"parentSession\" must be a string, got {_shown(d['parentSession'])}")
-    return SessionHeader(
-        d["id"],
-        d.get("timestamp", ""),
-        d.get("cwd", ""),
-        d.get("version"),
-        d.get("parentSession"),
-        _extra(d, _HEADER_KEYS),
-        d if keep_raw else None,
-    )
+    return SessionHeader(d["id"], d.get("timestamp", ""), d.get("cwd", ""), d.get("version"), d.get("parentSession"),
+                         extra=_extra(d, _HEADER_KEYS), raw=d if keep_raw else None)
 
 
-_BASE = ("type", "id", "parentId", "timestamp")
-_KNOWN: dict[str, frozenset[str]] = {
-    "message": frozenset({*_BASE, "message"}),
-    "thinking_level_change": frozenset({*_BASE, "thinkingLevel"}),
-    "model_change": frozenset({*_BASE, "provider", "modelId"}),
-    "compaction": frozenset({*_BASE, "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"}),
-    "branch_summary": frozenset({*_BASE, "fromId", "summary", "details", "fromHook"}),
-    "custom": frozenset({*_BASE, "customType", "data"}),
-    "custom_message": frozenset({*_BASE, "customType", "content", "display", "details"}),
-    "label": frozenset({*_BASE, "targetId", "label"}),
-    "session_info": frozenset({*_BASE, "name"}),
-}
-_MESSAGE_KEYS = _KNOWN["message"]
+_BASE_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
+_MESSAGE_KEYS = frozenset({*_BASE_KEYS, "message"})
+_ENTRY_TYPES: dict[str, type[_Entry]] = {c.type: c for c in (
+    ThinkingLevelChangeEntry, ModelChangeEntry, CompactionEntry, BranchSummaryEntry, CustomEntry, CustomMessageEntry,
+    LabelEntry, SessionInfoEntry,
+)}
+_KNOWN = {t: frozenset({"type", *(key for key, _, _ in c.ATTRS)}) for t, c in _ENTRY_TYPES.items()}
 
 
 def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) -> FileEntry:
@@ -116,31 +101,12 @@ def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) 
             raise ValueError(f"entry {eid}: \"message\" must be an object with a \"role\"")
         extra = None if d.keys() <= _MESSAGE_KEYS else _extra(d, _MESSAGE_KEYS)
         return MessageEntry(eid, pid, ts, message_json=msg, extra=extra, raw=raw, line=line)
-    known = _KNOWN.get(t) if isinstance(t, str) else None
-    if known is None:
+    cls = _ENTRY_TYPES.get(t) if isinstance(t, str) else None
+    if cls is None:
         return UnknownEntry(eid, pid, ts, str(t), d)
     f = _Fields(d, f"{t} entry {eid}")
-    extra = _extra(d, known)
-    if t == "thinking_level_change":
-        return ThinkingLevelChangeEntry(eid, pid, ts, f.text("thinkingLevel"), extra, raw)
-    if t == "model_change":
-        return ModelChangeEntry(eid, pid, ts, f.text("provider"), f.text("modelId"), extra, raw)
-    if t == "compaction":
-        return CompactionEntry(eid, pid, ts, f.text("summary"), f.text("firstKeptEntryId"), f.number("tokensBefore"),
-                               d.get("details"), f.opt_bool("fromHook"), extra, raw)
-    if t == "branch_summary":
-        return BranchSummaryEntry(eid, pid, ts, f.text("fromId"), f.text("summary"), d.get("details"),
-                                  f.opt_bool("fromHook"), extra, raw)
-    if t == "custom":
-        return CustomEntry(eid, pid, ts, f.text("customType"), d.get("data"), extra, raw)
-    if t == "custom_message":
-        custom_type = f.text("customType")
-        content = content_list_from_json(d.get("content", ""), f"custom_message entry {eid}")
-        return CustomMessageEntry(eid, pid, ts, custom_type, content, bool(d.get("display", True)),
-                                  d.get("details"), extra, raw)
-    if t == "label":
-        return LabelEntry(eid, pid, ts, f.text("targetId"), f.opt_text("label"), extra, raw)
-    return SessionInfoEntry(eid, pid, ts, f.opt_text("name"), extra, raw)
+    fields = {attr: _READ[key](f, key) for key, attr, _ in cls.ATTRS if key not in _BASE_KEYS}
+    return cast(SessionEntry, cls(eid, pid, ts, **fields, extra=_extra(d, _KNOWN[cls.type]), raw=raw))
 
 
 class _Fields:
@@ -180,6 +146,24 @@ class _Fields:
         if type(v) is not int and type(v) is not float:
             raise self._wrong(key, "a number")
         return v  # type: ignore[return-value]
+
+    def any(self, key: str) -> Any:
+        return self.d.get(key)
+
+    def content(self, key: str) -> str | list[UserContent]:
+        return content_list_from_json(self.d.get(key, ""), self.where)
+
+    def display(self, key: str) -> bool:
+        return bool(self.d.get(key, True))
+
+
+_READ: dict[str, Callable[[_Fields, str], Any]] = {
+    **dict.fromkeys(("thinkingLevel", "provider", "modelId", "summary", "firstKeptEntryId", "fromId", "customType",
+                     "targetId"), _Fields.text),
+    "tokensBefore": _Fields.number, "details": _Fields.any, "fromHook": _Fields.opt_bool, "data": _Fields.any,
+    "content": _Fields.content, "display": _Fields.display, "label": _Fields.opt_text, "name": _Fields.opt_text,
+}
+"""How each field of a non-message entry is read (``KEYS`` of the entry classes)."""
 
 
 __all__ = ["entry_from_json", "header_from_json"]

@@ -1,17 +1,4 @@
-"""Errors raised by the session data layer.
-
-- ``SessionError``: base class.
-- ``SessionFileError``: a session file cannot be loaded (missing/invalid header, a corrupt
-  line before the last one, an entry with the wrong shape, a duplicate id, a ``parentId``
-  cycle). It names the file and the line.
-- ``SessionFileNotFoundError``: ``SessionManager.open`` of a path that does not exist (also a
-  ``FileNotFoundError``); creating a session there is explicit (``SessionManager.create_at``).
-- ``EntryNotFoundError``: an entry id that is not in the session (``branch``, labels, ...).
-- ``CompactionError``: compaction could not run (nothing to compact, summarization failed).
-- ``SessionBusyError``: ``prompt`` while the agent runs, without saying how to queue (also a
-  ``RuntimeError``).
-- ``SessionDisposedError``: a call on a disposed session (also a ``RuntimeError``).
-"""
+"""Errors raised by the session layer; each class says when (the tree is in ``docs/architecture.md``)."""
 
 from __future__ import annotations
 
@@ -30,16 +17,12 @@ class SessionFileError(SessionError):
         self.line = line
         self.problem = problem
         self.hint = hint
-        where = f"{path}:{line}" if line is not None else path
-        text = f"{where}: {problem}"
-        if hint:
-            text += f"\n  {hint}"
-        super().__init__(text)
+        self.where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{self.where}: {problem}" + (f"\n  {hint}" if hint else ""))
 
     def one_line(self) -> str:
         """The error on one line (for a command-line tool): ``file:line: problem; hint``."""
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        return f"{where}: {self.problem}" + (f"; {self.hint[0].lower()}{self.hint[1:]}" if self.hint else "")
+        return f"{self.where}: {self.problem}" + (f"; {self.hint[0].lower()}{self.hint[1:]}" if self.hint else "")
 
 
 class SessionFileNotFoundError(SessionFileError, FileNotFoundError):

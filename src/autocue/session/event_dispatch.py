@@ -53,7 +53,7 @@ class EventDispatch:
         for fn in self.listeners:
             r2 = fn(ev)
             if r2 is not None:
-                return self._listeners_rest(r2, ev, fn)
+                return self._rest_async(r2, ev, fn)
         if t == "message_end":
             m: Any = ev.message  # type: ignore[union-attr]
             if self.drop is not None and self.drop(m):
@@ -64,23 +64,15 @@ class EventDispatch:
                 self.persist(m)
         return None
 
-    async def _rest_async(self, first: Awaitable[None], ev: AgentEvent) -> None:
-        await first
-        for fn in list(self.listeners):
-            r = fn(ev)
-            if r is not None:
-                await r
-        if ev.type == "message_end":
-            self.persist(ev.message)
-
-    async def _listeners_rest(self, first: Awaitable[None], ev: AgentEvent, after: SessionListener) -> None:
+    async def _rest_async(self, first: Awaitable[None], ev: AgentEvent, after: SessionListener | None = None) -> None:
+        """The rest of ``on_agent_event`` once ``first`` (the extensions', or listener ``after``'s) must be awaited."""
         await first
         listeners = self.listeners
-        rest = listeners[listeners.index(after) + 1 :] if after in listeners else []
-        for fn in rest:
-            r = fn(ev)
-            if r is not None:
-                await r
+        if after is None:
+            rest = list(listeners)
+        else:
+            rest = listeners[listeners.index(after) + 1 :] if after in listeners else []
+        await self._notify(rest, ev)
         if ev.type == "message_end":
             self.persist(ev.message)
 
@@ -94,7 +86,11 @@ class EventDispatch:
             self._sm.append_message(m)
 
     async def emit_session_event(self, ev: Any) -> None:
-        for fn in list(self.listeners):
+        await self._notify(list(self.listeners), ev)
+
+    @staticmethod
+    async def _notify(listeners: list[SessionListener], ev: Any) -> None:
+        for fn in listeners:
             r = fn(ev)
             if r is not None:
                 await r

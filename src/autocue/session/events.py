@@ -13,72 +13,49 @@ from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.agent.events import AgentEvent
 from autocue.extensions.events import ExtensionErrorEvent
-
-
-def _result_json(result: Any) -> Any:
-    if result is None:
-        return None
-    if hasattr(result, "to_json"):
-        return result.to_json()
-    return {
-        "summary": getattr(result, "summary", None),
-        "firstKeptEntryId": getattr(result, "first_kept_entry_id", None),
-        "tokensBefore": getattr(result, "tokens_before", None),
-        "details": getattr(result, "details", None),
-    }
+from autocue.session.file_format import CamelJson
 
 
 @dataclass(slots=True)
-class AutoCompactionStartEvent:
+class AutoCompactionStartEvent(CamelJson):
     reason: Literal["threshold", "overflow"]
     type: ClassVar[Literal["auto_compaction_start"]] = "auto_compaction_start"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "reason": self.reason}
+    KEYS = ("reason",)
 
 
 @dataclass(slots=True)
-class AutoCompactionEndEvent:
+class AutoCompactionEndEvent(CamelJson):
     result: Any
     """The ``CompactionResult`` (``None`` when it failed or was cancelled)."""
     aborted: bool
     will_retry: bool
     error_message: str | None = None
     type: ClassVar[Literal["auto_compaction_end"]] = "auto_compaction_end"
+    KEYS = ("result", "aborted", "willRetry", "errorMessage?")
 
     def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"type": self.type, "result": _result_json(self.result), "aborted": self.aborted,
-                             "willRetry": self.will_retry}
-        if self.error_message is not None:
-            d["errorMessage"] = self.error_message
+        d = CamelJson.to_json(self)
+        d["result"] = None if self.result is None else self.result.to_json()
         return d
 
 
 @dataclass(slots=True)
-class AutoRetryStartEvent:
+class AutoRetryStartEvent(CamelJson):
     attempt: int
     max_attempts: int
     delay_ms: int
     error_message: str
     type: ClassVar[Literal["auto_retry_start"]] = "auto_retry_start"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "attempt": self.attempt, "maxAttempts": self.max_attempts,
-                "delayMs": self.delay_ms, "errorMessage": self.error_message}
+    KEYS = ("attempt", "maxAttempts", "delayMs", "errorMessage")
 
 
 @dataclass(slots=True)
-class AutoRetryEndEvent:
+class AutoRetryEndEvent(CamelJson):
     success: bool
     attempt: int
     final_error: str | None = None
     type: ClassVar[Literal["auto_retry_end"]] = "auto_retry_end"
-
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"type": self.type, "success": self.success, "attempt": self.attempt}
-        if self.final_error is not None:
-            d["finalError"] = self.final_error
-        return d
+    KEYS = ("success", "attempt", "finalError?")
 
 
 SessionOnlyEvent: TypeAlias = (

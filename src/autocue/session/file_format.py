@@ -1,12 +1,6 @@
 """The session file's line format: JSON lines written as JavaScript's ``JSON.stringify`` writes
-them, and the timestamps pi puts in entries.
-
-- ``dumps_line(d)``: the JSONL line for a dict (compact, non-ASCII kept, like ``JSON.stringify``).
-- ``loads_line(raw)``: decode one line (orjson, the standard library for lone surrogates).
-- ``iso_now()``, ``iso_to_ms(s)``: the timestamp forms pi uses.
-- ``no_gc()``: the cyclic GC paused while many lines are decoded or encoded (they make many small
-  containers, which it would rescan over and over).
-"""
+them (``dumps_line``, ``loads_line``, ``CamelJson``), the timestamps pi puts in entries
+(``iso_now``, ``iso_to_ms``), and ``no_gc()`` for decoding or encoding many lines."""
 
 from __future__ import annotations
 
@@ -16,16 +10,31 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
+from autocue.casing import to_snake
+from autocue.llm.types import JSON
+
+_last_now = (-1, "", -1, "")
+"""The last ``iso_now()``: its second, that second's text, its millisecond and its text."""
+
 
 def iso_now() -> str:
-    """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z``."""
-    t = time.time()
-    sec = int(t)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(sec)) + f".{int((t - sec) * 1000):03d}Z"
+    """Now as pi writes entry timestamps: ``2026-11-22T02:49:17.428Z`` (formatted once per
+    millisecond: strftime would dominate an append otherwise)."""
+    global _last_now
+    ms = int(time.time() * 1000)
+    sec, prefix, last_ms, text = _last_now
+    if ms == last_ms:
+        return text
+    if ms // 1000 != sec:
+        sec = ms // 1000
+        prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec))
+    text = f"{prefix}{ms - sec * 1000:03d}Z"
+    _last_now = (sec, prefix, ms, text)
+    return text
 
 
 def iso_to_ms(s: str) -> int:
@@ -68,6 +77,29 @@ def loads_line(raw: bytes) -> Any:
             raise ValueError("JSON nested too deeply") from None
 
 
+class CamelJson:
+    """``to_json()`` of a record as pi writes it: ``HEAD`` (``type``, ``role`` or None) first, then ``KEYS``,
+    the camelCase keys in pi's order, each the value of its snake_case field. A key written with a
+    trailing ``?`` is left out while its field is None; ``content`` blocks are written as JSON."""
+
+    __slots__ = ()
+    HEAD: ClassVar[str | None] = "type"
+    KEYS: ClassVar[tuple[str, ...]] = ()
+    ATTRS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
+    """``(key, field name, left out while None)`` for each of ``KEYS``."""
+
+    def __init_subclass__(cls) -> None:
+        cls.ATTRS = tuple((k.rstrip("?"), to_snake(k.rstrip("?")), k.endswith("?")) for k in cls.KEYS)
+
+    def to_json(self) -> JSON:
+        d: JSON = {} if self.HEAD is None else {self.HEAD: getattr(self, self.HEAD)}
+        for key, attr, optional in self.ATTRS:
+            v = getattr(self, attr)
+            if v is not None or not optional:
+                d[key] = [b.to_json() for b in v] if key == "content" and not isinstance(v, str) else v
+        return d
+
+
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """Pause the cyclic GC (decoding a file creates many small containers it would rescan over and over)."""
@@ -80,4 +112,4 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]
+__all__ = ["CamelJson", "dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]

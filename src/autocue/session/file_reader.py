@@ -1,18 +1,13 @@
-"""Reading a session file: every line decoded and checked, a torn last line forgiven, v1/v2 migrated.
-
-``load_file(path)`` → ``LoadedFile`` (header, entries, warnings and what the next write must
-repair). A torn (unparsable) *last* line is skipped, reported in ``warnings`` as ``file:line``
-and cut off the file before the next write; a corrupt line anywhere else, a missing or invalid
-header, a field of the wrong JSON type, a duplicate id or a parent cycle raises
-``SessionFileError`` naming file and line. v1/v2 files are migrated to v3 like pi does (the
-caller rewrites them, keeping the original bytes as a backup). ``new_entry_id(taken)`` draws an
-8-hex entry id not in ``taken``.
-"""
+"""Reading a session file: ``load_file(path)`` → ``LoadedFile`` (every line decoded and checked, a
+torn last line forgiven, v1/v2 migrated like pi does), and what it checks beyond each line
+(``check_tree``: unique ids, no ``parentId`` cycle); ``new_entry_id(taken)``."""
 
 from __future__ import annotations
 
+import operator
 import os
 import uuid
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,13 +18,21 @@ from autocue.session.entries import CURRENT_SESSION_VERSION, MessageEntry, Sessi
 from autocue.session.entry_parsing import entry_from_json, header_from_json
 from autocue.session.errors import SessionFileError, SessionFileNotFoundError
 from autocue.session.file_format import loads_line, no_gc
-from autocue.session.integrity import check_tree
 from autocue.session.messages import AgentMessage, agent_message_from_json
 
+_id_pool: list[str] = []
 
-def new_entry_id(taken: dict[str, Any]) -> str:
+
+def new_entry_id(taken: Container[str]) -> str:
+    """A fresh 8-hex-digit entry id not in ``taken`` (random bytes are drawn 128 ids at a time)."""
+    pool = _id_pool
+    if pool and (eid := pool.pop()) not in taken:  # the common case, without the loop
+        return eid
     for _ in range(100):
-        eid = os.urandom(4).hex()
+        if not pool:
+            raw = os.urandom(4 * 128).hex()
+            pool.extend([raw[i : i + 8] for i in range(0, 8 * 128, 8)])
+        eid = pool.pop()
         if eid not in taken:
             return eid
     return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
@@ -48,6 +51,8 @@ class LoadedFile:
     """The file's bytes when it was migrated (kept as a backup before the rewrite)."""
 
 
+_get_id = operator.attrgetter("id")
+_get_parent_id = operator.attrgetter("parent_id")
 _HEADER_HINT = 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.'
 
 
@@ -94,7 +99,6 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
         line_nos: list[int] = []
         if version < CURRENT_SESSION_VERSION:
             dicts: list[Any] = [first]
-            line_nos = [first_line]
             for i in range(h + 1, last + 1):
                 d = _loads_or_report(path, lines, i, last, torn)
                 if d is not None:
@@ -103,8 +107,7 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
             _migrate(dicts, version)
             migrated_from = version
             header = header_from_json(first)
-            entries = _entries_from_dicts(path, dicts, line_nos)
-            del line_nos[0]
+            entries = [_entry(path, d, n) for d, n in zip(dicts[1:], line_nos, strict=True)]
         else:
             if version > CURRENT_SESSION_VERSION:
                 warnings.append(f"{path}:{first_line}: session version {version} is newer than "
@@ -183,44 +186,66 @@ def _entries_from_lines(
                     continue
                 append(new(MessageEntry)._fill(eid, pid, ts, role, m, None, None, raw, i + 1))
                 continue
-        if type(d) is not dict:
-            raise SessionFileError(path, i + 1, f"expected a JSON object, got {type(d).__name__}")
-        try:
-            entry = entry_from_json(d, line=i + 1)
-        except ValueError as err:
-            raise SessionFileError(path, i + 1, str(err)) from None
-        if isinstance(entry, SessionHeader):
-            raise SessionFileError(path, i + 1, "a second session header inside the file")
-        append(entry)
+        append(_entry(path, d, i + 1))
         add_line(i + 1)
     return entries
 
 
-def _entries_from_dicts(path: str, dicts: list[Any], line_nos: list[int] | None) -> list[SessionEntry]:
-    entries: list[SessionEntry] = []
-    append = entries.append
-    loaded = MessageEntry.loaded
-    for idx in range(1, len(dicts)):
-        d = dicts[idx]
-        line_no = line_nos[idx] if line_nos is not None else idx + 1
-        if type(d) is not dict:
-            raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
-        # fast path: a plain message entry with exactly pi's keys
-        if len(d) == 5 and d.get("type") == "message":
-            msg = d.get("message")
-            pid = d.get("parentId", 0)
-            if (type(msg) is dict and type(msg.get("role")) is str and type(d.get("id")) is str
-                    and (pid is None or type(pid) is str) and type(d.get("timestamp")) is str):
-                append(loaded(d, msg, line_no))
-                continue
-        try:
-            entry = entry_from_json(d, line=line_no)
-        except ValueError as err:
-            raise SessionFileError(path, line_no, str(err)) from None
-        if isinstance(entry, SessionHeader):
-            raise SessionFileError(path, line_no, "a second session header inside the file")
-        append(entry)
-    return entries
+def _entry(path: str, d: Any, line_no: int) -> SessionEntry:
+    """The entry of a decoded line other than line 1 (``SessionFileError`` naming the line if it is not one)."""
+    if type(d) is not dict:
+        raise SessionFileError(path, line_no, f"expected a JSON object, got {type(d).__name__}")
+    try:
+        entry = entry_from_json(d, line=line_no)
+    except ValueError as err:
+        raise SessionFileError(path, line_no, str(err)) from None
+    if isinstance(entry, SessionHeader):
+        raise SessionFileError(path, line_no, "a second session header inside the file")
+    return entry
+
+
+def check_tree(path: str, entries: Sequence[SessionEntry], line_nos: Sequence[int]) -> None:
+    """Raise ``SessionFileError`` for a duplicate entry id or a ``parentId`` cycle.
+
+    ``line_nos[i]`` is the file line of ``entries[i]``. O(entries): a never-branched file
+    (each entry the child of the one before it) needs no walk at all.
+    """
+    line_of: dict[str, int] = {}
+    for e, line in zip(entries, line_nos, strict=True):
+        first = line_of.setdefault(e.id, line)
+        if first != line:
+            raise SessionFileError(
+                path, line, f"entry id {e.id} appears twice (first on line {first})",
+                "Entry ids must be unique in a session file; repair or remove one of the two lines.",
+            )
+    if is_chain(entries, line_of):
+        return
+    by_id = {e.id: e for e in entries}
+    done: set[str] = set()
+    for e in entries:
+        walk: dict[str, None] = {}  # this walk's ids, in order
+        cur: SessionEntry | None = e
+        while cur is not None and cur.id not in done:
+            if cur.id in walk:
+                loop = [*walk][[*walk].index(cur.id):]
+                raise SessionFileError(
+                    path, line_of[cur.id],
+                    f"parentId cycle: entry {cur.id} is its own ancestor ({' → '.join([*loop, cur.id])})",
+                    "Every parentId chain must end at a root (parentId null); repair the parentId of one of them.",
+                )
+            walk[cur.id] = None
+            pid = cur.parent_id
+            cur = by_id.get(pid) if pid is not None else None
+        done.update(walk)
+
+
+def is_chain(entries: Sequence[SessionEntry], ids: Container[str]) -> bool:
+    """Each entry is the child of the one before it, and the first one's parent is not among ``ids``
+    (the ids of ``entries``)."""
+    if not entries:
+        return True
+    parents = list(map(_get_parent_id, entries))
+    return (parents[0] is None or parents[0] not in ids) and parents[1:] == list(map(_get_id, entries[:-1]))
 
 
 def _migrate(dicts: list[Any], version: int) -> None:
@@ -251,4 +276,4 @@ def _migrate(dicts: list[Any], version: int) -> None:
     header["version"] = CURRENT_SESSION_VERSION
 
 
-__all__ = ["LoadedFile", "load_file", "new_entry_id"]
+__all__ = ["LoadedFile", "check_tree", "is_chain", "load_file", "new_entry_id"]

@@ -1,24 +1,18 @@
-"""Writing a session file: what of it is on disk, and the one descriptor that appends the rest.
-
-``SessionFileWriter(path)`` tracks how many entries are written (-1: nothing, not even the
-header; 0: the header only). ``flush(header, entries)`` writes what is not on disk yet, in one
-``write`` on an ``O_APPEND`` descriptor kept open between appends (closed by ``close()`` or when
-the writer is dropped); the first write of a file opened with a torn last line cuts it off
-first, and one whose last line lacks its newline adds it. ``rewrite(header, entries)`` replaces
-the whole file atomically (a migrated file). ``entry_lines(entries)`` is the JSONL of entries.
-"""
+"""Writing a session file: ``SessionFileWriter`` (what of it is on disk, and the one ``O_APPEND``
+descriptor that appends the rest), ``entry_lines(entries)``, the JSONL of entries, and how a file
+is rewritten safely (``keep_backup``, ``replace_file``)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from autocue.session.entries import MessageEntry, SessionEntry, SessionHeader
 from autocue.session.file_format import dumps_line, loads_line, no_gc
-from autocue.session.integrity import replace_file
 
 
 def entry_lines(entries: Sequence[SessionEntry]) -> bytes:
@@ -33,6 +27,50 @@ def entry_lines(entries: Sequence[SessionEntry]) -> bytes:
             else:
                 append(dumps_line(e.to_json()))
     return b"".join(parts)
+
+
+def keep_backup(path: str, data: bytes) -> str:
+    """Write ``data`` to the first free name of ``<path>.bak``, ``<path>.bak.1``, ... and return it."""
+    n = 0
+    while True:
+        backup = f"{path}.bak" if n == 0 else f"{path}.bak.{n}"
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            n += 1
+            continue
+        _write_synced(fd, data)
+        return backup
+
+
+def replace_file(path: str, data: bytes) -> None:
+    """Replace ``path`` by ``data`` atomically (no fixed temporary name: nothing else is overwritten)."""
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        _write_synced(fd, data)
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, os.stat(path).st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may write less)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _write_synced(fd: int, data: bytes) -> None:
+    """Write ``data``, flush it to the disk and close ``fd``."""
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _close_fd(fd: int) -> None:
@@ -59,17 +97,10 @@ class SessionFileWriter:
 
     def flush(self, header: SessionHeader, entries: list[SessionEntry]) -> None:
         """Write what is not on disk yet: the header the first time, then ``entries[written:]``."""
-        start = self.written
-        if start < 0:
-            parts = [dumps_line(header.to_json())]
-            start = 0
-        else:
-            parts = []
-        if start == len(entries) - 1:  # one append: the hot path
-            parts.append(dumps_line(entries[start].to_json()))
-        else:
-            parts.append(entry_lines(entries[start:]))
-        self._write(parts[0] if len(parts) == 1 else b"".join(parts))
+        start = max(self.written, 0)
+        # one append (the hot path) is one line
+        data = dumps_line(entries[start].to_json()) if start == len(entries) - 1 else entry_lines(entries[start:])
+        self._write(data if self.written >= 0 else dumps_line(header.to_json()) + data)
         self.written = len(entries)
 
     def rewrite(self, header: SessionHeader, entries: list[SessionEntry]) -> None:
@@ -95,10 +126,7 @@ class SessionFileWriter:
             elif self.needs_newline:
                 data = b"\n" + data
             self.needs_newline = False
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
+        write_all(fd, data)
 
     def close(self) -> None:
         """Close the file descriptor kept for appends (reopened on the next write)."""
@@ -109,4 +137,4 @@ class SessionFileWriter:
         self._finalizer = None
 
 
-__all__ = ["SessionFileWriter", "entry_lines"]
+__all__ = ["SessionFileWriter", "entry_lines", "keep_backup", "replace_file", "write_all"]

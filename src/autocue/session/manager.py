@@ -30,8 +30,6 @@ import builtins
 import contextlib
 import operator
 import os
-import time
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,9 +51,8 @@ from autocue.session.entries import (
 )
 from autocue.session.errors import EntryNotFoundError, SessionFileError
 from autocue.session.file_format import dumps_line, iso_now
-from autocue.session.file_reader import load_file, new_entry_id
-from autocue.session.file_writer import SessionFileWriter, entry_lines
-from autocue.session.integrity import keep_backup
+from autocue.session.file_reader import is_chain, load_file, new_entry_id
+from autocue.session.file_writer import SessionFileWriter, entry_lines, keep_backup
 from autocue.session.messages import AgentMessage
 from autocue.session.session_context import SessionContext, context_of_path, path_to_root
 from autocue.session.session_dir import (
@@ -69,7 +66,6 @@ from autocue.session.session_dir import (
 
 _List = builtins.list
 _get_id = operator.attrgetter("id")
-_get_parent_id = operator.attrgetter("parent_id")
 
 
 @dataclass(slots=True)
@@ -104,11 +100,6 @@ class SessionManager:
         self._leaf_id: str | None = None
         self._session_name: str | None = None
         self._has_assistant = False
-        self._ts_sec = -1
-        self._ts_prefix = ""
-        self._ts_ms = -1
-        self._ts_text = ""
-        self._id_pool: _List[str] = []
         self.warnings: _List[str] = []
         if session_file is not None:
             self.set_session_file(session_file, decoded=decoded)
@@ -168,8 +159,7 @@ class SessionManager:
         """Open the most recently modified session of ``cwd``, or create a new one."""
         c = os.path.abspath(os.fspath(cwd))
         d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
-        recent = find_most_recent_session(d)
-        return SessionManager(c, d, recent, True) if recent else SessionManager(c, d, None, True)
+        return SessionManager(c, d, find_most_recent_session(d), True)
 
     @staticmethod
     def fork_from(
@@ -254,8 +244,7 @@ class SessionManager:
 
     def _build_index(self) -> None:
         entries = self._entries
-        ids = _List(map(_get_id, entries))
-        by_id: dict[str, SessionEntry] = dict(zip(ids, entries, strict=True))  # ids are unique: check_tree
+        by_id: dict[str, SessionEntry] = dict(zip(map(_get_id, entries), entries, strict=True))
         labels: dict[str, str] = {}
         name: str | None = None
         for e in entries:
@@ -274,47 +263,8 @@ class SessionManager:
         self._has_assistant = any(type(e) is MessageEntry and e.role == "assistant" for e in entries)
         self._leaf_id = entries[-1].id if entries else None
         self._children = None
-        # a never-branched file (each entry the child of the one before it): the path to the
-        # last entry is the entry list itself, no walk needed
-        parents = _List(map(_get_parent_id, entries))
-        self._linear = len(by_id) == len(entries) and (
-            not entries or (parents[1:] == ids[:-1] and (parents[0] is None or parents[0] not in by_id)))
-
-    def _now(self) -> str:
-        """``iso_now()``, formatted once per millisecond (strftime would dominate an append otherwise)."""
-        ms = int(time.time() * 1000)
-        if ms == self._ts_ms:
-            return self._ts_text
-        sec = ms // 1000
-        if sec != self._ts_sec:
-            self._ts_sec = sec
-            self._ts_prefix = time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(sec))
-        self._ts_ms = ms
-        text = self._ts_text = f"{self._ts_prefix}{ms - sec * 1000:03d}Z"
-        return text
-
-    def _new_id(self) -> str:
-        """A fresh 8-hex-digit entry id, unique in this session (random bytes drawn 16 ids at a time
-        while the session is small, 128 once it has grown)."""
-        pool = self._id_pool
-        if pool:
-            eid = pool.pop()
-            if eid not in self._by_id:
-                return eid
-        return self._new_id_slow()
-
-    def _new_id_slow(self) -> str:
-        pool = self._id_pool
-        taken = self._by_id
-        for _ in range(100):
-            if not pool:
-                n = 128 if len(taken) >= 128 else 16
-                raw = os.urandom(4 * n).hex()
-                pool.extend([raw[i : i + 8] for i in range(0, 8 * n, 8)])
-            eid = pool.pop()
-            if eid not in taken:
-                return eid
-        return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
+        # a never-branched file: the path to the last entry is the entry list itself, no walk needed
+        self._linear = len(by_id) == len(entries) and is_chain(entries, by_id)
 
     def _where(self) -> str:
         return self._file.path or "the in-memory session"
@@ -330,6 +280,10 @@ class SessionManager:
         self.close()
 
     # ------------------------------------------------------------------ appends
+    def _head(self) -> tuple[str, str | None, str]:
+        """A new entry's id, parent id (the leaf) and timestamp."""
+        return new_entry_id(self._by_id), self._leaf_id, iso_now()
+
     def _append(self, entry: SessionEntry) -> str:
         entries = self._entries
         eid = entry.id
@@ -354,39 +308,36 @@ class SessionManager:
             )
         if role == "assistant":
             self._has_assistant = True
-        return self._append(MessageEntry.of(self._new_id(), self._leaf_id, self._now(), message))
+        # _head() inlined: the hot path
+        return self._append(MessageEntry.of(new_entry_id(self._by_id), self._leaf_id, iso_now(), message))
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
-        return self._append(
-            ThinkingLevelChangeEntry(self._new_id(), self._leaf_id, self._now(), thinking_level)
-        )
+        return self._append(ThinkingLevelChangeEntry(*self._head(), thinking_level))
 
     def append_model_change(self, provider: str, model_id: str) -> str:
-        eid = self._new_id()
-        return self._append(ModelChangeEntry(eid, self._leaf_id, self._now(), provider, model_id))
+        return self._append(ModelChangeEntry(*self._head(), provider, model_id))
 
     def append_compaction(
         self, summary: str, first_kept_entry_id: str, tokens_before: int, details: Any = None, from_hook: bool = False
     ) -> str:
         """Record a compaction: history before ``first_kept_entry_id`` is replaced by ``summary``."""
-        return self._append(CompactionEntry(self._new_id(), self._leaf_id, self._now(), summary,
-                                            first_kept_entry_id, tokens_before, details, from_hook))
+        return self._append(CompactionEntry(*self._head(), summary, first_kept_entry_id, tokens_before, details,
+                                            from_hook))
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         """Extension state; not part of the LLM context."""
-        return self._append(CustomEntry(self._new_id(), self._leaf_id, self._now(), custom_type, data))
+        return self._append(CustomEntry(*self._head(), custom_type, data))
 
     def append_custom_message_entry(
         self, custom_type: str, content: str | _List[UserContent], display: bool, details: Any = None
     ) -> str:
         """An extension message that is part of the LLM context (as a user message)."""
-        return self._append(CustomMessageEntry(self._new_id(), self._leaf_id, self._now(), custom_type,
-                                               content, display, details))
+        return self._append(CustomMessageEntry(*self._head(), custom_type, content, display, details))
 
     def append_session_info(self, name: str) -> str:
         """Set the session's display name (trimmed)."""
         name = name.strip()
-        eid = self._append(SessionInfoEntry(self._new_id(), self._leaf_id, self._now(), name))
+        eid = self._append(SessionInfoEntry(*self._head(), name))
         if name:
             self._session_name = name
         return eid
@@ -395,7 +346,7 @@ class SessionManager:
         """Set (or with ``None``/``""`` clear) the label of an entry; raises for an unknown id."""
         if target_id not in self._by_id:
             raise EntryNotFoundError(target_id, self._where())
-        eid = self._append(LabelEntry(self._new_id(), self._leaf_id, self._now(), target_id, label))
+        eid = self._append(LabelEntry(*self._head(), target_id, label))
         if label:
             self._labels[target_id] = label
         else:
@@ -420,9 +371,8 @@ class SessionManager:
         if entry_id is not None and entry_id not in self._by_id:
             raise EntryNotFoundError(entry_id, self._where())
         self._leaf_id = entry_id
-        return self._append(BranchSummaryEntry(self._new_id(), entry_id, self._now(),
-                                               entry_id if entry_id is not None else "root", summary, details,
-                                               from_hook))
+        return self._append(BranchSummaryEntry(*self._head(), entry_id if entry_id is not None else "root", summary,
+                                               details, from_hook))
 
     def create_branched_session(self, leaf_id: str) -> str | None:
         """Switch to a new session holding only root → ``leaf_id`` (labels re-created at the end).
@@ -439,7 +389,7 @@ class SessionManager:
         labels: _List[SessionEntry] = []
         for target, label in self._labels.items():
             if target in ids:
-                le = LabelEntry(new_entry_id(ids), parent, self._now(), target, label)
+                le = LabelEntry(new_entry_id(ids), parent, iso_now(), target, label)
                 ids[le.id] = True
                 labels.append(le)
                 parent = le.id
@@ -501,9 +451,7 @@ class SessionManager:
 
     def get_tree(self) -> _List[SessionTreeNode]:
         """The whole tree: roots (and orphans) with children sorted by timestamp."""
-        nodes: dict[str, SessionTreeNode] = {}
-        for e in self._entries:
-            nodes[e.id] = SessionTreeNode(e, [], self._labels.get(e.id))
+        nodes = {e.id: SessionTreeNode(e, [], self._labels.get(e.id)) for e in self._entries}
         roots: _List[SessionTreeNode] = []
         for e in self._entries:
             node = nodes[e.id]
@@ -550,14 +498,10 @@ class SessionManager:
             return context_of_path(self._path_to(self._leaf_id))
         except ValueError as e:
             # a lazily parsed message that turned out malformed, or a parentId cycle
-            raise SessionFileError(self._where(), _line_of(e), str(e)) from None
+            raise SessionFileError(self._where(), e.line if isinstance(e, EntryParseError) else None, str(e)) from None
 
     def __repr__(self) -> str:
         return f"SessionManager({self._where()!r}, entries={len(self._entries)}, leaf={self._leaf_id!r})"
-
-
-def _line_of(e: ValueError) -> int | None:
-    return e.line if isinstance(e, EntryParseError) else None
 
 
 __all__ = ["SessionManager", "SessionTreeNode"]

@@ -1,19 +1,7 @@
-"""The agent-message roles a session adds to the LLM roles, and pi's ``convertToLlm``.
-
-Public surface:
-
-- ``BashExecutionMessage`` (role ``bashExecution``), ``CustomMessage`` (role ``custom``),
-  ``BranchSummaryMessage`` (role ``branchSummary``), ``CompactionSummaryMessage`` (role
-  ``compactionSummary``): slots dataclasses with ``role`` and ``to_json()`` in pi's camelCase
-  form and key order.
-- ``AgentMessage``: the union of those and the LLM messages (user, assistant, toolResult).
-- ``UnknownMessage``: a role this version does not know, kept verbatim (never sent to the model).
-- ``agent_message_from_json(d)``: parse any role (v2's ``hookMessage`` reads as ``custom``).
-- ``convert_message(m)``: one agent message to an LLM message or ``None`` (pi's
-  ``convertToLlm``; usable as ``Agent(convert_message=...)``). Failed and aborted assistant
-  replies are dropped, like ``autocue.agent.loop.default_convert_message``.
-- ``convert_to_llm(messages)``: the same over a list.
-- ``bash_execution_to_text(m)`` and the summary prefixes/suffixes pi wraps summaries in.
+"""The agent-message roles a session adds to the LLM roles (``bashExecution``, ``custom``,
+``branchSummary``, ``compactionSummary``; ``UnknownMessage`` keeps another role verbatim, never
+sent to the model), their parsing, and pi's ``convertToLlm`` (``convert_message``: failed and
+aborted assistant replies are dropped, like ``autocue.agent.loop.default_convert_message``).
 """
 
 from __future__ import annotations
@@ -35,6 +23,7 @@ from autocue.llm.types import (
     message_from_json,
     now_ms,
 )
+from autocue.session.file_format import CamelJson
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -45,7 +34,7 @@ BRANCH_SUMMARY_SUFFIX = "</summary>"
 
 
 @dataclass(slots=True)
-class BashExecutionMessage:
+class BashExecutionMessage(CamelJson):
     """A shell command the user ran directly (pi's ``!cmd``); ``!!`` sets ``exclude_from_context``."""
 
     command: str
@@ -57,23 +46,18 @@ class BashExecutionMessage:
     exclude_from_context: bool = False
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["bashExecution"]] = "bashExecution"
+    HEAD = "role"
+    KEYS = ("command", "output", "exitCode?", "cancelled", "truncated", "fullOutputPath?", "timestamp")
 
     def to_json(self) -> JSON:
-        d: JSON = {"role": "bashExecution", "command": self.command, "output": self.output}
-        if self.exit_code is not None:
-            d["exitCode"] = self.exit_code
-        d["cancelled"] = self.cancelled
-        d["truncated"] = self.truncated
-        if self.full_output_path is not None:
-            d["fullOutputPath"] = self.full_output_path
-        d["timestamp"] = self.timestamp
-        if self.exclude_from_context:
+        d = CamelJson.to_json(self)
+        if self.exclude_from_context:  # written only when set
             d["excludeFromContext"] = True
         return d
 
 
 @dataclass(slots=True)
-class CustomMessage:
+class CustomMessage(CamelJson):
     """A message an extension injects; it reaches the model as a user message."""
 
     custom_type: str
@@ -82,50 +66,32 @@ class CustomMessage:
     details: Any = None
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["custom"]] = "custom"
-
-    def to_json(self) -> JSON:
-        c = self.content
-        d: JSON = {
-            "role": "custom",
-            "customType": self.custom_type,
-            "content": c if isinstance(c, str) else [b.to_json() for b in c],
-            "display": self.display,
-        }
-        if self.details is not None:
-            d["details"] = self.details
-        d["timestamp"] = self.timestamp
-        return d
+    HEAD = "role"
+    KEYS = ("customType", "content", "display", "details?", "timestamp")
 
 
 @dataclass(slots=True)
-class BranchSummaryMessage:
+class BranchSummaryMessage(CamelJson):
     """The summary of a branch the conversation came back from (built from a ``branch_summary`` entry)."""
 
     summary: str
     from_id: str
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["branchSummary"]] = "branchSummary"
-
-    def to_json(self) -> JSON:
-        return {"role": "branchSummary", "summary": self.summary, "fromId": self.from_id, "timestamp": self.timestamp}
+    HEAD = "role"
+    KEYS = ("summary", "fromId", "timestamp")
 
 
 @dataclass(slots=True)
-class CompactionSummaryMessage:
+class CompactionSummaryMessage(CamelJson):
     """The summary that replaces compacted history (built from a ``compaction`` entry)."""
 
     summary: str
     tokens_before: int
     timestamp: int = field(default_factory=now_ms)
     role: ClassVar[Literal["compactionSummary"]] = "compactionSummary"
-
-    def to_json(self) -> JSON:
-        return {
-            "role": "compactionSummary",
-            "summary": self.summary,
-            "tokensBefore": self.tokens_before,
-            "timestamp": self.timestamp,
-        }
+    HEAD = "role"
+    KEYS = ("summary", "tokensBefore", "timestamp")
 
 
 @dataclass(slots=True)
@@ -201,25 +167,28 @@ _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a l
 _TYPE_ORDER = [str, int, float, list, dict, type(None)]
 
 
+def _place(where: str | Callable[[], str]) -> str:
+    """The place an error names (made only once there is an error)."""
+    return where if isinstance(where, str) else where()
+
+
 def _check_fields(d: JSON, fields: _Fields, where: str | Callable[[], str]) -> None:
     get = d.get
     for key, allowed in fields:
         v = get(key, _ABSENT)
         if type(v) not in allowed and v is not _ABSENT:
             names = " or ".join(_TYPE_NAMES[t] for t in _TYPE_ORDER if t in allowed)
-            place = where if isinstance(where, str) else where()
-            raise ValueError(f"{place}: \"{key}\" must be {names}, got {type(v).__name__}")
+            raise ValueError(f"{_place(where)}: \"{key}\" must be {names}, got {type(v).__name__}")
 
 
 def check_block_json(b: Any, where: str | Callable[[], str]) -> None:
     """Raise ``ValueError`` unless ``b`` is a content block object whose known fields have pi's types."""
     if type(b) is not dict:
-        place = where if isinstance(where, str) else where()
-        raise ValueError(f"{place}: a content block must be an object, got {type(b).__name__}")
+        raise ValueError(f"{_place(where)}: a content block must be an object, got {type(b).__name__}")
     t = b.get("type")
     fields = _BLOCK_FIELDS.get(t) if type(t) is str else None
     if fields is not None:
-        _check_fields(b, fields, lambda: f"{where if isinstance(where, str) else where()} ({t})")
+        _check_fields(b, fields, lambda: f"{_place(where)} ({t})")
 
 
 def check_message_json(d: JSON) -> None:
@@ -243,7 +212,7 @@ def check_message_json(d: JSON) -> None:
 
 
 def agent_message_from_json(d: JSON, *, strict: bool = True) -> AgentMessage:
-    """Parse an agent message of any role from its JSON form.
+    """Parse an agent message of any role from its JSON form (v2's ``hookMessage`` reads as ``custom``).
 
     Raises ``ValueError`` naming the role and field for malformed messages, and for unknown
     roles unless ``strict=False`` (then an unknown role gives an ``UnknownMessage``).
@@ -300,7 +269,8 @@ def bash_execution_to_text(m: BashExecutionMessage) -> str:
 
 
 def convert_message(m: Any) -> Message | None:
-    """One agent message to what the model sees (pi's ``convertToLlm``), or ``None`` to drop it."""
+    """One agent message to what the model sees (pi's ``convertToLlm``), or ``None`` to drop it
+    (usable as ``Agent(convert_message=...)``)."""
     role = m.role
     if role == "assistant":
         return None if m.stop_reason == "error" or m.stop_reason == "aborted" else m  # type: ignore[no-any-return]

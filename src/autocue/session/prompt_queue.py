@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from autocue.agent.events import MessageEndEvent, MessageStartEvent
 from autocue.extensions.events import CustomMessageSpec
 from autocue.llm.types import ImageContent, TextContent, UserContent, UserMessage
-from autocue.session import run_loop
 from autocue.session.errors import SessionBusyError
 from autocue.session.messages import CustomMessage
 from autocue.session.resources import expand_prompt_template, expand_skill_command
@@ -79,11 +78,16 @@ class PromptQueue:
                 f"Extension commands cannot be queued: {text.split()[0]!r} runs immediately; call prompt() with it "
                 "once the agent is idle."
             )
-        msg = user_message(self.expand(text), images)
-        if how == "steer":
-            s.agent.steer(msg)
+        self.deliver(user_message(self.expand(text), images), how)
+
+    def deliver(self, message: Any, how: DeliverAs) -> None:
+        """Queue ``message`` as a steer, a follow-up or for the next prompt."""
+        if how == "next_turn":
+            self._next_turn.append(message)
+        elif how == "follow_up":
+            self._s.agent.follow_up(message)
         else:
-            s.agent.follow_up(msg)
+            self._s.agent.steer(message)
 
     async def send_custom(
         self, message: CustomMessageSpec | CustomMessage | dict[str, Any], trigger_turn: bool, deliver_as: DeliverAs
@@ -95,22 +99,12 @@ class PromptQueue:
         else:
             spec = CustomMessageSpec.of(message, "a custom message")
             m = CustomMessage(spec.custom_type, spec.content, spec.display, spec.details)
-        if deliver_as == "next_turn":
-            self._next_turn.append(m)
-            return
-        if s.is_streaming:
-            if deliver_as == "follow_up":
-                s.agent.follow_up(m)
-            else:
-                s.agent.steer(m)
+        if deliver_as == "next_turn" or s.is_streaming:
+            self.deliver(m, deliver_as)
             return
         if trigger_turn:
             await s._ensure_bound()
-            s._begin()
-            try:
-                await run_loop.run(s, lambda: s.agent.prompt(m))
-            finally:
-                s._end()
+            await s._run(lambda: s.agent.prompt(m))
             return
         s.agent.append_message(m)
         for ev in (MessageStartEvent(m), MessageEndEvent(m)):
@@ -130,13 +124,7 @@ class PromptQueue:
                 raise SessionBusyError(
                     "send_user_message while the agent is running needs deliver_as='steer' or 'follow_up'"
                 )
-            msg = user_message(text, images)
-            if deliver_as == "follow_up":
-                s.agent.follow_up(msg)
-            elif deliver_as == "next_turn":
-                self._next_turn.append(msg)
-            else:
-                s.agent.steer(msg)
+            self.deliver(user_message(text, images), deliver_as)
             return
         await s.prompt(text, images=images, expand_prompt_templates=False, source="extension")
 

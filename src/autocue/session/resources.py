@@ -22,11 +22,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from autocue.session.session_dir import autocue_dir
 from autocue.yamlpos import YamlError, parse_document
 
 Source = Literal["project", "user", "path"]
@@ -58,6 +59,27 @@ class Resources:
     diagnostics: list[str] = field(default_factory=list)
     """Files that were skipped, and why (``file: problem``)."""
 
+    def merge(self, other: Resources) -> None:
+        """Add ``other``'s skills and prompt templates whose name is new, and its diagnostics."""
+        _add_new(self.skills, other.skills, "skill", None)
+        _add_new(self.prompts, other.prompts, "prompt template", None)
+        self.diagnostics += other.diagnostics
+
+
+_Named = TypeVar("_Named", Skill, PromptTemplate)
+_T = TypeVar("_T")
+
+
+def _add_new(have: list[_Named], found: Sequence[_Named], what: str, diags: list[str] | None) -> None:
+    """Append each of ``found`` whose name ``have`` does not hold yet (else a diagnostic, when ``diags`` is given)."""
+    names = {x.name for x in have}
+    for x in found:
+        if x.name not in names:
+            names.add(x.name)
+            have.append(x)
+        elif diags is not None:
+            diags.append(f"{x.file_path}: {what} {x.name!r} is already defined; skipped")
+
 
 def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any], str]:
     """Split ``---`` YAML front matter from the body. Raises ``ValueError`` naming ``where`` on bad YAML."""
@@ -87,13 +109,6 @@ def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any]
 # ---------------------------------------------------------------------------- discovery
 
 
-def _agent_dir(agent_dir: str | os.PathLike[str] | None) -> Path:
-    if agent_dir is not None:
-        return Path(agent_dir)
-    env = os.environ.get("AUTOCUE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".autocue"
-
-
 def load_resources(
     cwd: str | os.PathLike[str],
     *,
@@ -104,7 +119,7 @@ def load_resources(
 ) -> Resources:
     """Discover skills and prompt templates (see the module docstring)."""
     res = Resources()
-    root = _agent_dir(agent_dir)
+    root = autocue_dir(agent_dir)
     skill_roots: list[tuple[Path, Source]] = []
     prompt_roots: list[tuple[Path, Source]] = []
     if discover:
@@ -112,23 +127,27 @@ def load_resources(
         prompt_roots += [(Path(cwd) / ".autocue" / "prompts", "project"), (root / "prompts", "user")]
     skill_roots += [(_resolve(p, cwd), "path") for p in skill_paths]
     prompt_roots += [(_resolve(p, cwd), "path") for p in prompt_paths]
-    seen: set[str] = set()
     for path, source in skill_roots:
-        for sk in _skills_in(path, source, res.diagnostics):
-            if sk.name in seen:
-                res.diagnostics.append(f"{sk.file_path}: skill {sk.name!r} is already defined; skipped")
-                continue
-            seen.add(sk.name)
-            res.skills.append(sk)
-    seen = set()
+        _add_new(res.skills, _skills_in(path, source, res.diagnostics), "skill", res.diagnostics)
     for path, source in prompt_roots:
-        for pt in _prompts_in(path, source, res.diagnostics):
-            if pt.name in seen:
-                res.diagnostics.append(f"{pt.file_path}: prompt template {pt.name!r} is already defined; skipped")
-                continue
-            seen.add(pt.name)
-            res.prompts.append(pt)
+        _add_new(res.prompts, _prompts_in(path, source, res.diagnostics), "prompt template", res.diagnostics)
     return res
+
+
+def load_markdown_files(
+    cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None, folder: str, load: Callable[[Path], _T],
+) -> tuple[list[_T], list[str]]:
+    """``load`` of each ``$AUTOCUE_DIR/<folder>/*.md``, then of each ``<cwd>/.autocue/<folder>/*.md``; a
+    file it raises ``OSError`` or ``ValueError`` for is skipped and its problem listed instead."""
+    loaded: list[_T] = []
+    problems: list[str] = []
+    for d in (autocue_dir(agent_dir) / folder, Path(cwd) / ".autocue" / folder):
+        for p in sorted(d.glob("*.md")) if d.is_dir() else ():
+            try:
+                loaded.append(load(p))
+            except (OSError, ValueError) as e:
+                problems.append(str(e))
+    return loaded, problems
 
 
 def _resolve(p: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> Path:
@@ -137,25 +156,16 @@ def _resolve(p: str | os.PathLike[str], cwd: str | os.PathLike[str]) -> Path:
 
 
 def _skills_in(path: Path, source: Source, diags: list[str]) -> list[Skill]:
-    out: list[Skill] = []
-    if path.is_file():
-        sk = load_skill(path, source, diags)
-        return [sk] if sk else []
-    if not path.is_dir():
-        return out
-    for p in sorted(path.iterdir()):
-        if p.name.startswith("."):
-            continue
-        if p.is_file() and p.suffix == ".md":
-            sk = load_skill(p, source, diags)
-            if sk:
-                out.append(sk)
-        elif p.is_dir():
-            for skill_md in sorted(p.rglob("SKILL.md")):
-                sk = load_skill(skill_md, source, diags)
-                if sk:
-                    out.append(sk)
-    return out
+    files: list[Path] = [path] if path.is_file() else []
+    if path.is_dir():
+        for p in sorted(path.iterdir()):
+            if p.name.startswith("."):
+                continue
+            if p.is_file() and p.suffix == ".md":
+                files.append(p)
+            elif p.is_dir():
+                files += sorted(p.rglob("SKILL.md"))
+    return [sk for f in files if (sk := load_skill(f, source, diags)) is not None]
 
 
 def load_skill(path: Path, source: Source = "path", diags: list[str] | None = None) -> Skill | None:
@@ -312,6 +322,6 @@ def with_skills_and_prompts(
 
 __all__ = [
     "PromptTemplate", "Resources", "Skill", "expand_prompt_template", "expand_skill_command",
-    "format_skills_for_prompt", "load_resources", "load_skill", "parse_command_args", "parse_front_matter",
-    "substitute_args", "with_skills_and_prompts",
+    "format_skills_for_prompt", "load_markdown_files", "load_resources", "load_skill", "parse_command_args",
+    "parse_front_matter", "substitute_args", "with_skills_and_prompts",
 ]

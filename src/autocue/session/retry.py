@@ -7,14 +7,26 @@ the message says so, as in pi: a scripted ``fail("...")`` is not retried), or it
 errors, ...). The delay is ``base_delay_ms * 2**(attempt-1)`` capped at ``max_delay_ms``; a reply
 carrying ``retry_after`` (seconds) waits that long instead, and when that exceeds ``max_delay_ms``
 the error is not retried (the server asked for longer than the settings allow).
+
+``AutoRetry`` retries a failed reply of an ``AgentSession``: ``retry(msg)`` waits the policy's
+delay (``abort()`` ends the wait: the retry ends as cancelled), drops the failed reply and
+continues the agent; ``finish(ok, error)`` emits the closing ``auto_retry_end`` once a run that
+retried is over.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+import weakref
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from autocue.llm.types import AssistantMessage
+from autocue.session.events import AutoRetryEndEvent, AutoRetryStartEvent
+
+if TYPE_CHECKING:
+    from autocue.session.agent_session import AgentSession
 
 RETRYABLE_PATTERN = re.compile(
     r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
@@ -54,4 +66,70 @@ def retry_delay_ms(message: AssistantMessage, attempt: int, settings: RetrySetti
     return int(min(settings.base_delay_ms * 2 ** (attempt - 1), settings.max_delay_ms))
 
 
-__all__ = ["RETRYABLE_PATTERN", "RETRYABLE_STATUS", "RetrySettings", "is_retryable_error", "retry_delay_ms"]
+class AutoRetry:
+    __slots__ = ("_abort", "_s", "attempt")
+
+    def __init__(self, session: AgentSession) -> None:
+        self._s: AgentSession = weakref.proxy(session)  # the session owns this; no cycle to free
+        self.attempt = 0
+        self._abort: asyncio.Event | None = None
+
+    def start(self) -> None:
+        """A new run: no attempt yet, a fresh abort flag."""
+        self.attempt = 0
+        self._abort = asyncio.Event()
+
+    def abort(self) -> None:
+        if self._abort is not None:
+            self._abort.set()
+
+    async def finish(self, ok: bool, error: str | None = None) -> None:
+        """After a run that retried: ``auto_retry_end`` with its outcome."""
+        if self.attempt > 0:
+            await self._s.events.emit_session_event(AutoRetryEndEvent(ok, self.attempt, error))
+            self.attempt = 0
+
+    async def retry(self, msg: AssistantMessage) -> bool:
+        """Retry after ``msg`` failed; False when the attempts, the allowed delay or an abort end it."""
+        s = self._s
+        emit = s.events.emit_session_event
+        rs = s.settings.retry
+        self.attempt += 1
+        attempt = self.attempt
+        error = msg.error_message or "unknown error"
+        if attempt > rs.max_retries:
+            await emit(AutoRetryEndEvent(False, attempt - 1, error))
+            self.attempt = 0
+            return False
+        delay = retry_delay_ms(msg, attempt, rs)
+        if delay is None:
+            final = (
+                f"{error} (the server asked to wait {msg.retry_after}s, more than retry.max_delay_ms="
+                f"{rs.max_delay_ms}; raise it in settings to wait that long)"
+            )
+            self.attempt -= 1  # this attempt never started
+            await self.finish(False, final)
+            return False
+        await emit(AutoRetryStartEvent(attempt, rs.max_retries, delay, error))
+        abort = self._abort
+        if abort is not None and not abort.is_set():
+            if delay > 0:
+                try:
+                    await asyncio.wait_for(abort.wait(), delay / 1000)
+                except TimeoutError:
+                    pass
+            else:
+                await asyncio.sleep(0)
+        if abort is not None and abort.is_set():
+            await self.finish(False, "Retry cancelled")
+            return False
+        msgs = s.agent.state.messages
+        if msgs and msgs[-1] is msg:
+            msgs.pop()
+        await s.agent.continue_()
+        return True
+
+
+__all__ = [
+    "RETRYABLE_PATTERN", "RETRYABLE_STATUS", "AutoRetry", "RetrySettings", "is_retryable_error", "retry_delay_ms",
+]

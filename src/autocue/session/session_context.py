@@ -42,15 +42,11 @@ def build_session_context(
     messages are its summary, the kept entries from ``firstKeptEntryId`` up to it, then the
     entries after it. ``leaf_id=None`` gives an empty context. Cost: O(path)."""
     if leaf_id is None:
-        return SessionContext([], "off", None)
+        return SessionContext([])
     if by_id is None:
         by_id = {e.id: e for e in entries}
-    leaf = by_id.get(leaf_id)
-    if leaf is None:
-        leaf = entries[-1] if entries else None
-    if leaf is None:
-        return SessionContext([], "off", None)
-    return context_of_path(path_to_root(leaf, by_id))
+    leaf = by_id.get(leaf_id) or (entries[-1] if entries else None)
+    return SessionContext([]) if leaf is None else context_of_path(path_to_root(leaf, by_id))
 
 
 def context_of_path(path: list[SessionEntry]) -> SessionContext:
@@ -98,27 +94,18 @@ def context_of_path(path: list[SessionEntry]) -> SessionContext:
 
 
 def _context_messages(path: list[SessionEntry], compaction_idx: int) -> list[AgentMessage]:
-    messages: list[AgentMessage] = []
+    """The compaction's summary, the kept entries from ``firstKeptEntryId`` up to it, then everything after it."""
+    comp = path[compaction_idx]
+    assert isinstance(comp, CompactionEntry)
+    messages: list[AgentMessage] = [comp.to_message()]
     append = messages.append
-    start = 0
-    if compaction_idx >= 0:
-        comp = path[compaction_idx]
-        assert isinstance(comp, CompactionEntry)
-        append(comp.to_message())
-        first_kept = comp.first_kept_entry_id
-        kept = next((i for i in range(compaction_idx) if path[i].id == first_kept), compaction_idx)
-        # kept entries up to the compaction, then everything after it
-        spans = [(kept, compaction_idx), (compaction_idx + 1, len(path))]
-    else:
-        spans = [(start, len(path))]
-    for lo, hi in spans:
-        for i in range(lo, hi):
-            e = path[i]
-            t = e.type
-            if t == "message":
-                append(e.message)  # type: ignore[union-attr]
-            elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
-                append(e.to_message())  # type: ignore[union-attr]
+    kept = next((i for i in range(compaction_idx) if path[i].id == comp.first_kept_entry_id), compaction_idx)
+    for e in path[kept:compaction_idx] + path[compaction_idx + 1:]:
+        t = e.type
+        if t == "message":
+            append(e.message)  # type: ignore[union-attr]
+        elif t == "custom_message" or (t == "branch_summary" and e.summary):  # type: ignore[union-attr]
+            append(e.to_message())  # type: ignore[union-attr]
     return messages
 
 

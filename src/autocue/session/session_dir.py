@@ -1,11 +1,6 @@
-"""The directory of session files: where it is, what its files are called, and what is in it.
-
-- ``autocue_dir()``, ``default_session_dir(cwd)``, ``session_dir_slug(cwd)``: pi's location,
-  ``<AUTOCUE_DIR or ~/.autocue>/sessions/--<cwd slug>--``;
-- ``session_file_name(timestamp, id)``: ``<ISO ts, ":" and "." → "-">_<id>.jsonl``, and
-  ``uuid7()``, a session id;
-- ``find_most_recent_session(dir)`` and ``list_sessions(dir)`` → ``SessionInfo`` per file,
-  read leniently (what ``SessionManager.continue_recent`` and ``SessionManager.list`` use).
+"""The directory of session files: where it is (pi's ``<AUTOCUE_DIR or ~/.autocue>/sessions/--<cwd
+slug>--``), what its files are called, and what is in it (read leniently, for
+``SessionManager.continue_recent`` and ``SessionManager.list``).
 """
 
 from __future__ import annotations
@@ -33,8 +28,10 @@ def uuid7() -> str:
     return str(uuid.UUID(int=value))
 
 
-def autocue_dir() -> Path:
-    """autocue's user directory: ``$AUTOCUE_DIR`` or ``~/.autocue``."""
+def autocue_dir(agent_dir: str | os.PathLike[str] | None = None) -> Path:
+    """autocue's user directory: ``agent_dir`` when given, else ``$AUTOCUE_DIR`` or ``~/.autocue``."""
+    if agent_dir is not None:
+        return Path(agent_dir)
     env = os.environ.get("AUTOCUE_DIR")
     return Path(env).expanduser() if env else Path.home() / ".autocue"
 
@@ -51,6 +48,7 @@ def default_session_dir(cwd: str) -> str:
 
 
 def session_file_name(timestamp: str, session_id: str) -> str:
+    """``<ISO timestamp, ":" and "." → "-">_<id>.jsonl``."""
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
@@ -80,14 +78,18 @@ def _is_session_file(path: str) -> bool:
     return isinstance(h, dict) and h.get("type") == "session" and isinstance(h.get("id"), str)
 
 
-def find_most_recent_session(session_dir: str) -> str | None:
-    """The most recently modified valid ``.jsonl`` session file in a directory, or None."""
+def _jsonl_files(session_dir: str) -> list[str]:
+    """The ``.jsonl`` files of a directory (none when it cannot be listed)."""
     try:
         names = os.listdir(session_dir)
     except OSError:
-        return None
-    files = [os.path.join(session_dir, n) for n in names if n.endswith(".jsonl")]
-    valid = [(os.stat(p).st_mtime_ns, p) for p in files if _is_session_file(p)]
+        return []
+    return [os.path.join(session_dir, n) for n in names if n.endswith(".jsonl")]
+
+
+def find_most_recent_session(session_dir: str) -> str | None:
+    """The most recently modified valid ``.jsonl`` session file in a directory, or None."""
+    valid = [(os.stat(p).st_mtime_ns, p) for p in _jsonl_files(session_dir) if _is_session_file(p)]
     return max(valid)[1] if valid else None
 
 
@@ -144,8 +146,7 @@ def _session_info(path: str) -> SessionInfo | None:
         if not first and m.get("role") == "user":
             first = text
     created = _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC)
-    modified = (datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity
-                else _parse_iso(header.get("timestamp")) or datetime.fromtimestamp(mtime, UTC))
+    modified = datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity else created
     cwd = header.get("cwd")
     parent = header.get("parentSession")
     return SessionInfo(path, str(header.get("id")), cwd if isinstance(cwd, str) else "", name,
@@ -169,11 +170,7 @@ def _parse_iso(s: Any) -> datetime | None:
 
 def list_sessions(session_dir: str) -> list[SessionInfo]:
     """Every readable session in a directory, most recently active first."""
-    try:
-        names = os.listdir(session_dir)
-    except OSError:
-        return []
-    infos = [i for n in names if n.endswith(".jsonl") and (i := _session_info(os.path.join(session_dir, n)))]
+    infos = [i for p in _jsonl_files(session_dir) if (i := _session_info(p))]
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
 

@@ -1,25 +1,8 @@
 """Session settings from JSON: the user's file, then the project's (project wins, key by key).
 
 Files: ``$AUTOCUE_DIR/settings.json`` (default ``~/.autocue/settings.json``), then
-``<cwd>/.autocue/settings.json``. Keys may be camelCase (as pi writes them) or snake_case:
-
-====================================  ===========================================  =================
-key                                   meaning                                      default
-====================================  ===========================================  =================
-``compaction.enabled``                auto-compaction on threshold / overflow       ``true``
-``compaction.reserveTokens``          compact when tokens > window − reserve        ``16384``
-``compaction.keepRecentTokens``       recent tokens kept verbatim                   ``20000``
-``retry.enabled``                     auto-retry of retryable provider errors       ``true``
-``retry.maxRetries``                  attempts after the first failure              ``3``
-``retry.baseDelayMs``                 first delay; doubles each attempt             ``2000``
-``retry.maxDelayMs``                  cap (a longer server retry-after gives up)    ``60000``
-``defaultThinkingLevel``              off/minimal/low/medium/high/xhigh             ``null``
-``steeringMode`` / ``followUpMode``   ``one-at-a-time`` or ``all``                  ``one-at-a-time``
-``toolExecution``                     ``parallel`` or ``sequential``                ``parallel``
-``extensions``                        extra extension paths / module names          ``[]``
-``skills`` / ``prompts``              extra skill / prompt-template paths           ``[]``
-``enableSkillCommands``               ``/skill:name`` expansion                     ``true``
-====================================  ===========================================  =================
+``<cwd>/.autocue/settings.json``. Keys may be camelCase (as pi writes them) or snake_case; the
+keys, their meaning and defaults are the table in ``docs/session.md``.
 
 Only these keys are normalised (snake_case to camelCase); unknown keys are kept in ``extra``
 exactly as written (they belong to extensions) and listed in ``warnings``. Values are checked
@@ -42,6 +25,7 @@ from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
 from autocue.session.retry import RetrySettings
+from autocue.session.session_dir import autocue_dir
 
 _KEYS = {
     "compaction", "retry", "defaultThinkingLevel", "steeringMode", "followUpMode", "toolExecution",
@@ -175,9 +159,7 @@ class Settings:
     @staticmethod
     def load(cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None) -> Settings:
         """User settings, then project settings (see the module docstring)."""
-        from autocue.extensions.loader import default_agent_dir
-
-        user = Path(agent_dir) if agent_dir is not None else default_agent_dir()
+        user = autocue_dir(agent_dir)
         merged: dict[str, Any] = {}
         sources: list[str] = []
         for path in (user / "settings.json", Path(cwd) / ".autocue" / "settings.json"):

@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autocue.session.resources import parse_front_matter
-from autocue.session.settings import SettingsError
+from autocue.session.resources import load_markdown_files, parse_front_matter
 
 ALL_TOOLS: tuple[str, ...] = ("*",)
 """The tool list of a type that gets every tool of the parent (but ``task``)."""
@@ -109,13 +108,6 @@ class AgentTypes:
         return t
 
 
-def _agent_dir(agent_dir: str | os.PathLike[str] | None) -> Path:
-    if agent_dir is not None:
-        return Path(agent_dir)
-    env = os.environ.get("AUTOCUE_DIR")
-    return Path(env).expanduser() if env else Path.home() / ".autocue"
-
-
 def load_agent_type(path: Path) -> AgentType:
     """One Markdown agent file; raises ``ValueError`` naming the file and the problem."""
     where = str(path)
@@ -164,16 +156,8 @@ def load_agent_types(
     out = AgentTypes()
     if not discover:
         return out
-    for d in (_agent_dir(agent_dir) / "agents", Path(cwd) / ".autocue" / "agents"):
-        if not d.is_dir():
-            continue
-        for path in sorted(d.glob("*.md")):
-            try:
-                t = load_agent_type(path)
-            except (ValueError, SettingsError) as e:
-                out.diagnostics.append(str(e))
-                continue
-            out.types[t.name] = t
+    types, out.diagnostics = load_markdown_files(cwd, agent_dir, "agents", load_agent_type)
+    out.types.update((t.name, t) for t in types)
     return out
 
 

@@ -1,7 +1,7 @@
 """``Subagents``: the ``task`` tool and its executor, a collaborator of ``AgentSession``.
 
 The executor pipeline, per ``task`` call: validate the agent type's model pattern, normalise
-the arguments (``subagent_args.py``), then for each task create an isolated child session
+the arguments (``normalize_task_args``), then for each task create an isolated child session
 (its own session file, whose header's ``parentSession`` names the parent's file, as pi links
 them), run it in-process (``InProcessChild``) or as a child ``autocue --mode rpc`` process
 (``ProcessChild``, ``subagent_process.py``), forward its progress to the parent as tool
@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import json
+import re
 import sys
 import weakref
 from collections.abc import Callable, Sequence
@@ -38,16 +39,9 @@ from autocue.casing import snake_keys
 from autocue.llm.abort import AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import Model
+from autocue.session.file_format import CamelJson
 from autocue.session.manager import SessionManager
 from autocue.session.settings import Settings, SettingsError
-from autocue.session.subagent_args import (
-    TASK_DESCRIPTION,
-    TASK_PARAMETERS,
-    TaskParams,
-    TaskSpec,
-    child_prompt,
-    normalize_task_args,
-)
 from autocue.session.subagent_types import AgentType, AgentTypes, check_model_pattern, load_agent_types
 from autocue.session.submit_result import SUBMIT_RESULT, submit_result_tool
 from autocue.tools.common import ToolError
@@ -57,6 +51,111 @@ if TYPE_CHECKING:
 
 TASK_TOOL = "task"
 ChildMode = Literal["in-process", "process"]
+
+# ---------------------------------------------------------------------------- the task tool's arguments
+
+TASK_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "agent": {
+            "type": "string", "description": "subagent type: explore, plan, builder, reviewer, task, or a user type",
+        },
+        "context": {"type": "string", "description": "background every task gets"},
+        "tasks": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "description": "a short id, unique in this call"},
+                    "description": {"type": "string", "description": "one line: what the task is"},
+                    "assignment": {"type": "string", "description": "the full instructions for the subagent"},
+                },
+                "required": ["id", "assignment"],
+            },
+        },
+        "schema": {"type": "object", "description": "JSON Schema of the result each subagent submits"},
+    },
+    "required": ["agent", "tasks"],
+}
+
+TASK_DESCRIPTION = (
+    "Run subagents: each task gets an isolated agent of the given type (its own tools and session) that works "
+    "on its assignment; tasks run in parallel and each task's output comes back in this tool's result. Give "
+    "`schema` to get structured output (each subagent then ends by calling submit_result)."
+)
+
+
+@dataclass(slots=True)
+class TaskSpec:
+    id: str
+    description: str
+    assignment: str
+
+
+@dataclass(slots=True)
+class TaskParams:
+    agent: AgentType
+    context: str | None
+    tasks: list[TaskSpec]
+    schema: dict[str, Any] | None
+
+
+_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def normalize_task_args(args: dict[str, Any], types: AgentTypes) -> TaskParams:
+    """Check and normalise the ``task`` arguments (``{agent, context?, tasks: [{id, description, assignment}],
+    schema?}``); raises ``ValueError`` with a message for the model."""
+    agent = args.get("agent")
+    if not isinstance(agent, str) or not agent.strip():
+        raise ValueError("task: 'agent' must name a subagent type")
+    at = types.get(agent.strip())
+    ctx = args.get("context")
+    if ctx is not None and not isinstance(ctx, str):
+        raise ValueError("task: 'context' must be a string")
+    raw = args.get("tasks")
+    if not isinstance(raw, list) or not raw:
+        raise ValueError("task: 'tasks' must be a non-empty list of {id, description, assignment}")
+    tasks: list[TaskSpec] = []
+    seen: set[str] = set()
+    for i, t in enumerate(raw):
+        if not isinstance(t, dict):
+            raise ValueError(f"task: tasks[{i}] must be an object {{id, description, assignment}}")
+        tid = str(t.get("id", "")).strip()
+        if not _ID.match(tid):
+            raise ValueError(f"task: tasks[{i}].id {t.get('id')!r} must be 1-64 letters, digits, '_', '.' or '-'")
+        if tid in seen:
+            raise ValueError(f"task: tasks[{i}].id {tid!r} is used twice; ids must be unique in one call")
+        seen.add(tid)
+        assignment = t.get("assignment")
+        if not isinstance(assignment, str) or not assignment.strip():
+            raise ValueError(f"task: tasks[{i}] ({tid}) needs a non-empty 'assignment'")
+        desc = t.get("description")
+        desc = desc.strip() if isinstance(desc, str) and desc.strip() else assignment.strip().splitlines()[0][:80]
+        tasks.append(TaskSpec(tid, desc, assignment.strip()))
+    schema = args.get("schema")
+    if schema is not None:
+        if not isinstance(schema, dict):
+            raise ValueError("task: 'schema' must be a JSON Schema object")
+        compile_validator(schema)  # a schema that cannot compile fails here, not in every child
+    return TaskParams(at, ctx.strip() if isinstance(ctx, str) and ctx.strip() else None, tasks, schema)
+
+
+def child_prompt(p: TaskParams, task: TaskSpec) -> str:
+    """What the child is asked: the shared context, then its own assignment (and the schema)."""
+    parts = []
+    if p.context:
+        parts.append(f"# Context\n\n{p.context}")
+    parts.append(f"# Task {task.id}: {task.description}\n\n{task.assignment}")
+    if p.schema is not None:
+        parts.append(
+            "# Result\n\nWhen you are done, call submit_result with `result` matching this JSON Schema:\n"
+            + json.dumps(p.schema, indent=2)
+        )
+    return "\n\n".join(parts)
+
+# ---------------------------------------------------------------------------- running the tasks
 
 
 @dataclass(slots=True)
@@ -120,21 +219,15 @@ class Child(Protocol):
 
 
 @dataclass(slots=True)
-class TaskOutcome:
+class TaskOutcome(CamelJson):
     id: str
     agent: str
     status: Literal["done", "error", "aborted"]
     output: str
     result: Any = None
     session_file: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"id": self.id, "agent": self.agent, "status": self.status, "output": self.output}
-        if self.result is not None:
-            d["result"] = self.result
-        if self.session_file is not None:
-            d["sessionFile"] = self.session_file
-        return d
+    HEAD = None
+    KEYS = ("id", "agent", "status", "output", "result?", "sessionFile?")
 
 
 class InProcessChild:
@@ -159,12 +252,8 @@ class InProcessChild:
         return self.session.get_last_assistant_text()
 
     def error(self) -> str | None:
-        for m in reversed(self.session.messages):
-            if m.role == "assistant":
-                if m.stop_reason == "error":
-                    return m.error_message or "the model call failed"
-                return None
-        return None
+        m = next((m for m in reversed(self.session.messages) if m.role == "assistant"), None)
+        return (m.error_message or "the model call failed") if m is not None and m.stop_reason == "error" else None
 
     async def close(self) -> None:
         await self.session.dispose()
@@ -227,7 +316,7 @@ class Subagents:
                 return await self._run_task(p, t, model, signal, report)
 
         outcomes = await asyncio.gather(*(one(t) for t in p.tasks))
-        text = "\n\n".join(_outcome_text(o) for o in outcomes)
+        text = "\n\n".join(f"## {o.id} ({o.agent}): {o.status}\n\n{o.output}" for o in outcomes)
         details = {"agent": p.agent.name, "results": [o.to_json() for o in outcomes]}
         if any(o.status != "done" for o in outcomes):
             raise ToolError(text)
@@ -296,10 +385,9 @@ class Subagents:
                 break
             report(t.id, status="retrying", last=problem.splitlines()[0])
             child.submitted.clear()
+            to_child = problem.replace("its ", "your ", 1).replace("it ended", "you ended")
             await child.run(
-                f"Your result was not accepted: {_to_child(problem)}\n"
-                "Call submit_result again with a corrected `result`."
-            )
+                f"Your result was not accepted: {to_child}\nCall submit_result again with a corrected `result`.")
         report(t.id, status="error", last=problem.splitlines()[0])
         return TaskOutcome(t.id, name, "error", f"the subagent's result was rejected: {problem}", session_file=sf)
 
@@ -360,12 +448,7 @@ class Subagents:
         return child
 
 
-def _to_child(problem: str) -> str:
-    return problem.replace("its ", "your ", 1).replace("it ended", "you ended")
-
-
-def _outcome_text(o: TaskOutcome) -> str:
-    return f"## {o.id} ({o.agent}): {o.status}\n\n{o.output}"
-
-
-__all__ = ["TASK_TOOL", "Child", "InProcessChild", "SubagentConfig", "Subagents", "TaskOutcome"]
+__all__ = [
+    "TASK_DESCRIPTION", "TASK_PARAMETERS", "TASK_TOOL", "Child", "InProcessChild", "SubagentConfig", "Subagents",
+    "TaskOutcome", "TaskParams", "TaskSpec", "child_prompt", "normalize_task_args",
+]

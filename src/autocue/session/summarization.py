@@ -1,17 +1,8 @@
-"""Asking the model for a summary, as pi does it: the conversation as plain text, pi's prompts,
-and the files the agent touched.
-
-- File operations: ``FileOperations`` (from ``read``/``write``/``edit`` tool calls),
-  ``extract_file_ops_from_message``, ``compute_file_lists``, ``format_file_operations`` (the
-  ``<read-files>`` / ``<modified-files>`` blocks appended to a summary).
-- ``serialize_conversation(messages)``: ``[User]:``, ``[Assistant]:``, ... (so the summarizer
-  does not continue the chat); the prompts (``SUMMARIZATION_SYSTEM_PROMPT``,
-  ``SUMMARIZATION_PROMPT``, ``UPDATE_SUMMARIZATION_PROMPT``, ``TURN_PREFIX_SUMMARIZATION_PROMPT``).
-- ``ask_summarizer(...)``: one call *through the provider* (so a test scripts the summary with
-  ``ScriptedProvider``); ``generate_summary(...)`` and ``generate_turn_prefix_summary(...)``
-  raise ``CompactionError`` when it fails or is aborted.
-
-Compaction (``compaction.py``) and branch summaries (``branch_summary.py``) use them.
+"""Asking the model for a summary, as pi does it: the conversation as plain text (so the
+summarizer does not continue the chat), pi's prompts, and the files the agent touched
+(``<read-files>`` / ``<modified-files>`` appended to a summary). The call goes *through the
+provider*, so a test scripts the summary with ``ScriptedProvider``. Compaction (``compaction.py``)
+and branch summaries (``branch_summary.py``) use them.
 """
 
 from __future__ import annotations
@@ -96,10 +87,6 @@ def _truncate_for_summary(text: str, max_chars: int) -> str:
     return f"{text[:max_chars]}\n\n[... {len(text) - max_chars} more characters truncated]"
 
 
-def _js_json(v: Any) -> str:
-    return orjson.dumps(v).decode()
-
-
 def serialize_conversation(messages: Sequence[Message]) -> str:
     """LLM messages as plain text for a summarizer (so it does not continue the chat):
     ``[User]:``, ``[Assistant thinking]:``, ``[Assistant]:``, ``[Assistant tool calls]:
@@ -122,7 +109,8 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
                     thinking.append(b.thinking)
                 else:
                     args = b.arguments if isinstance(b.arguments, dict) else {}
-                    calls.append(f"{b.name}(" + ", ".join(f"{k}={_js_json(v)}" for k, v in args.items()) + ")")
+                    shown = ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in args.items())
+                    calls.append(f"{b.name}({shown})")
             if thinking:
                 parts.append("[Assistant thinking]: " + "\n".join(thinking))
             if texts:
@@ -282,7 +270,8 @@ async def generate_summary(
     signal: AbortSignal | None = None, custom_instructions: str | None = None,
     previous_summary: str | None = None, api_key: str | None = None,
 ) -> str:
-    """Ask the model for a structured summary of ``messages`` (max tokens: 80% of the reserve)."""
+    """Ask the model for a structured summary of ``messages`` (max tokens: 80% of the reserve); raises
+    ``CompactionError`` when the call fails or is aborted (as ``generate_turn_prefix_summary`` does)."""
     prompt = build_summary_prompt(messages, custom_instructions, previous_summary)
     return await _complete(model, provider, prompt, math.floor(0.8 * reserve_tokens), signal, api_key,
                            "Summarization")

@@ -9,7 +9,7 @@ session. Both rebuild the agent's context from the tree and fire the matching ev
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from autocue.casing import MISSING, field
 from autocue.extensions.events import (
@@ -27,12 +27,27 @@ if TYPE_CHECKING:
     from autocue.session.agent_session import AgentSession
 
 
+async def _before(s: AgentSession, name: str, ev: Any) -> Any:
+    """What the ``name`` handlers returned (None when there is none)."""
+    return await s.runner.emit_session_before(ev) if s.runner.has(name) else None
+
+
+def _cancels(r: Any) -> bool:
+    return r is not None and field(r, "cancel") is True
+
+
+def _start_tree(s: AgentSession) -> None:
+    """A fresh tree starts with the model and the thinking level."""
+    s.session_manager.append_model_change(s.model.provider, s.model.id)
+    s.session_manager.append_thinking_level_change(s.thinking_level)
+
+
 async def _summary_from_extensions(s: AgentSession, target_id: str | None, old: str | None) -> str | bool | None:
     """``session_before_tree``: False when cancelled, else the summary an extension supplied (or None)."""
-    r = await s.runner.emit_session_before(SessionBeforeTreeEvent(target_id, old, AbortController().signal))
+    r = await _before(s, "session_before_tree", SessionBeforeTreeEvent(target_id, old, AbortController().signal))
     if r is None:
         return None
-    if field(r, "cancel") is True:
+    if _cancels(r):
         return False
     v = field(r, "summary")
     if isinstance(v, str) and v:
@@ -51,13 +66,12 @@ async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | N
     if target_id is not None and sm.get_entry(target_id) is None:
         raise EntryNotFoundError(target_id, sm.get_session_file() or "this in-memory session")
     old = sm.get_leaf_id()
-    from_ext = False
-    if s.runner.has("session_before_tree"):
-        supplied = await _summary_from_extensions(s, target_id, old)
-        if supplied is False:
-            return False
-        if isinstance(supplied, str):
-            summary, from_ext = supplied, True
+    supplied = await _summary_from_extensions(s, target_id, old)
+    if supplied is False:
+        return False
+    from_ext = isinstance(supplied, str)
+    if isinstance(supplied, str):
+        summary = supplied
     summary_entry = None
     if summary:
         eid = sm.branch_with_summary(target_id, summary, None, from_ext)
@@ -76,17 +90,14 @@ async def new_session(s: AgentSession, parent_session: str | None = None) -> boo
     s._check_alive()
     sm = s.session_manager
     prev = sm.get_session_file()
-    if s.runner.has("session_before_switch"):
-        r = await s.runner.emit_session_before(SessionBeforeSwitchEvent("new"))
-        if r is not None and field(r, "cancel") is True:
-            return False
+    if _cancels(await _before(s, "session_before_switch", SessionBeforeSwitchEvent("new"))):
+        return False
     if s.is_streaming:
         await s.abort()
     sm.new_session(parent_session=parent_session)
     s.agent.reset()
     s.prompts.clear_next_turn()
-    sm.append_model_change(s.model.provider, s.model.id)
-    sm.append_thinking_level_change(s.thinking_level)
+    _start_tree(s)
     await s.runner.emit_async(SessionSwitchEvent("new", prev))
     return True
 
@@ -118,19 +129,16 @@ async def fork(s: AgentSession, entry_id: str) -> ForkResult:
         raise EntryNotFoundError(entry_id, f"{sm.get_session_file() or 'this in-memory session'} (no user message "
                                  "with that id; get_fork_messages lists them)")
     text = m.text
-    skip_restore = False
-    if s.runner.has("session_before_fork"):
-        r = await s.runner.emit_session_before(SessionBeforeForkEvent(entry_id))
-        if r is not None and field(r, "cancel") is True:
-            return ForkResult(text, True)
-        skip_restore = r is not None and field(r, "skip_conversation_restore") is True
+    r = await _before(s, "session_before_fork", SessionBeforeForkEvent(entry_id))
+    if _cancels(r):
+        return ForkResult(text, True)
+    skip_restore = r is not None and field(r, "skip_conversation_restore") is True
     if s.is_streaming:
         await s.abort()
     prev = sm.get_session_file()
     if entry.parent_id is None:
         sm.new_session(parent_session=prev)
-        sm.append_model_change(s.model.provider, s.model.id)
-        sm.append_thinking_level_change(s.thinking_level)
+        _start_tree(s)
     else:
         sm.create_branched_session(entry.parent_id)
     if not skip_restore:
@@ -144,10 +152,8 @@ async def switch_session(s: AgentSession, path: str) -> bool:
     """See ``AgentSession.switch_session``."""
     s._check_alive()
     sm = s.session_manager
-    if s.runner.has("session_before_switch"):
-        r = await s.runner.emit_session_before(SessionBeforeSwitchEvent("resume", path))
-        if r is not None and field(r, "cancel") is True:
-            return False
+    if _cancels(await _before(s, "session_before_switch", SessionBeforeSwitchEvent("resume", path))):
+        return False
     if s.is_streaming:
         await s.abort()
     prev = sm.get_session_file()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from autocue.casing import snake_keys
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent
 from autocue.session.messages import CustomMessage
-from autocue.session.resources import parse_front_matter
+from autocue.session.resources import load_markdown_files, parse_front_matter
 from autocue.session.settings import SettingsError
 
 if TYPE_CHECKING:
@@ -123,13 +123,10 @@ def rules_from_settings(raw: Any, source: str) -> list[TtsrRule]:
         return []
     if not isinstance(raw, list):
         raise SettingsError(f"{source}: ttsrRules must be a list of rules, got {json.dumps(raw)}")
-    out = []
-    for i, d in enumerate(raw):
-        try:
-            out.append(TtsrRule.from_dict(d, f"{source}: ttsrRules[{i}]"))
-        except ValueError as e:
-            raise SettingsError(str(e)) from None
-    return out
+    try:
+        return as_rules(raw, f"{source}: ttsrRules")
+    except ValueError as e:
+        raise SettingsError(str(e)) from None
 
 
 def load_rule_file(path: Path) -> TtsrRule:
@@ -142,19 +139,7 @@ def load_rule_file(path: Path) -> TtsrRule:
 
 def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -> tuple[list[TtsrRule], list[str]]:
     """Rules of ``$AUTOCUE_DIR/rules/*.md`` then ``<cwd>/.autocue/rules/*.md``; broken files are reported."""
-    if agent_dir is None:
-        env = os.environ.get("AUTOCUE_DIR")
-        agent_dir = Path(env).expanduser() if env else Path.home() / ".autocue"
-    rules: list[TtsrRule] = []
-    problems: list[str] = []
-    for d in (Path(agent_dir) / "rules", Path(cwd) / ".autocue" / "rules"):
-        if d.is_dir():
-            for p in sorted(d.glob("*.md")):
-                try:
-                    rules.append(load_rule_file(p))
-                except (OSError, ValueError) as e:
-                    problems.append(str(e))
-    return rules, problems
+    return load_markdown_files(cwd, agent_dir, "rules", load_rule_file)
 
 
 @dataclass(slots=True)
@@ -279,13 +264,10 @@ class TtsrManager:
 
 
 def _buffer(message: AssistantMessage, scope: Scope) -> str:
-    parts: list[str] = []
-    for b in message.content:
-        if scope == "text" and isinstance(b, TextContent):
-            parts.append(b.text)
-        elif scope == "thinking" and isinstance(b, ThinkingContent):
-            parts.append(b.thinking)
-    return "".join(parts)
+    """What streamed in the ``text`` or ``thinking`` scope (``tool_args`` is buffered as it streams)."""
+    if scope == "text":
+        return "".join(b.text for b in message.content if isinstance(b, TextContent))
+    return "".join(b.thinking for b in message.content if isinstance(b, ThinkingContent))
 
 
 def as_rules(rules: Sequence[TtsrRule | dict[str, Any]], where: str) -> list[TtsrRule]:

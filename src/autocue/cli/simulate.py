@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, cast
 
 import orjson
 
@@ -78,4 +77,4 @@ def main(argv: list[str]) -> int:
               flush=True)
 
     with sock:
-        return serve_forever(PROG, args, sock, cast(Any, create_app(state)), announce)
+        return serve_forever(PROG, args, sock, create_app(state), announce)

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 import orjson
 
 from autocue.mockllm.admin import AdminApi
-from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse
+from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
@@ -109,7 +109,7 @@ class MockApp:
             await self._refuse_websocket(scope, send)
             return
         if typ == "lifespan":  # an embedding server's start and stop: nothing to do
-            await _lifespan(receive, send)
+            await lifespan(receive, send)
             return
         path: str = scope["path"]
         if path.startswith(("/s/", "/scenario/", "/fuzz/")):
@@ -343,16 +343,6 @@ async def _pieces(pieces: list[bytes]) -> AsyncIterator[bytes]:
         if k:
             await asyncio.sleep(0)
         yield piece
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
 
 
 def _strip_prefixes(scope: Scope) -> Scope:

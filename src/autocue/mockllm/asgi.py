@@ -28,6 +28,17 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(:path)?}")
 
 
+async def lifespan(receive: Receive, send: Send) -> None:
+    """Answer an embedding server's start and stop (nothing to do for either)."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
 class _ClientGone(Exception):
     """The client went away while its request body was being read (the router answers nothing)."""
 

@@ -1,4 +1,4 @@
-"""The simulation REST API (starlette): scenarios played as sessions, events as SSE.
+"""The simulation REST API: scenarios played as sessions, events as SSE.
 
     GET  /api/v1/scenarios                 the scenarios loaded
     GET  /api/v1/schema                    the event JSON Schema
@@ -8,7 +8,8 @@
     GET  /api/v1/sessions/{id}/events      SSE: ``id:`` per event, resumes after ``Last-Event-ID``
 
 Errors answer ``{"error": "..."}`` with 400 or 404. Every answer allows any origin (CORS), so
-a viewer page opened from a file can follow a stream.
+a viewer page opened from a file can follow a stream. The HTTP layer is the mock server's
+(``autocue.mockllm.asgi``, on uvicorn).
 """
 
 from __future__ import annotations
@@ -17,13 +18,20 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
 
+from autocue.mockllm.asgi import (
+    ASGIApp,
+    Message,
+    Receive,
+    Request,
+    Response,
+    Route,
+    Router,
+    Scope,
+    Send,
+    StreamingResponse,
+    lifespan,
+)
 from autocue.scenario import Scenario
 from autocue.simulate.schema import event_json_schema
 from autocue.simulate.sessions import SimSession
@@ -62,7 +70,7 @@ class SimState:
 
 
 def _json(value: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(value), status_code=status, media_type="application/json")
+    return Response(orjson.dumps(value), status, media_type="application/json")
 
 
 def _error(message: str, status: int) -> Response:
@@ -92,7 +100,7 @@ class _Api:
 
     async def create(self, request: Request) -> Response:
         state = self.state
-        raw = await request.body()
+        raw = b"".join([chunk async for chunk in request.stream()])
         try:
             body = orjson.loads(raw) if raw.strip() else {}
         except orjson.JSONDecodeError as e:
@@ -110,7 +118,7 @@ class _Api:
         return _json({"id": session.id, **session.describe()}, 201)
 
     async def listing(self, request: Request) -> Response:
-        every = request.query_params.get("all") in ("1", "true", "yes")
+        every = request.query.get("all") in ("1", "true", "yes")
         items = [s.describe() for s in self.state.sessions.values()
                  if every or s.status in ("running", "merged")]
         return _json({"items": items})
@@ -119,7 +127,7 @@ class _Api:
         sid = request.path_params["sid"]
         session = self.state.sessions.get(sid)
         if session is None:
-            return _error(f"{request.url.path}: no session {sid!r} (start one with POST /api/v1/sessions)", 404)
+            return _error(f"{request.path}: no session {sid!r} (start one with POST /api/v1/sessions)", 404)
         return session
 
     async def describe(self, request: Request) -> Response:
@@ -130,13 +138,13 @@ class _Api:
         found = self._find(request)
         if isinstance(found, Response):
             return found
-        raw = request.headers.get("last-event-id") or request.query_params.get("lastEventId") or "0"
+        raw = request.headers.get("last-event-id") or request.query.get("lastEventId") or "0"
         try:
             after = int(raw)
             if after < 0:
                 raise ValueError
         except ValueError:
-            return _error(f"{request.url.path}: Last-Event-ID {raw!r} is not an event id (a whole number >= 0)", 400)
+            return _error(f"{request.path}: Last-Event-ID {raw!r} is not an event id (a whole number >= 0)", 400)
         return StreamingResponse(_event_stream(found, after), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
@@ -162,7 +170,7 @@ async def _event_stream(session: SimSession, after: int) -> AsyncIterator[bytes]
             yield b": keep-alive\n\n"
 
 
-def create_app(state: SimState) -> Starlette:
+def create_app(state: SimState) -> ASGIApp:
     api = _Api(state)
     routes = [
         Route("/api/v1/scenarios", api.scenarios, methods=["GET"]),
@@ -172,9 +180,56 @@ def create_app(state: SimState) -> Starlette:
         Route("/api/v1/sessions/{sid}", api.describe, methods=["GET"]),
         Route("/api/v1/sessions/{sid}/events", api.events, methods=["GET"]),
     ]
-    middleware = [Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
-                             allow_headers=["*"], expose_headers=["*"])]
-    return Starlette(routes=routes, middleware=middleware)
+    return _any_origin(Router(routes, _refused))
+
+
+async def _refused(request: Request, status: int, headers: dict[str, str]) -> Response:
+    return Response(b"Not Found" if status == 404 else b"Method Not Allowed", status, headers, media_type="text/plain")
+
+
+def _any_origin(app: ASGIApp) -> ASGIApp:
+    """``app`` open to every origin, as starlette's ``CORSMiddleware`` with any origin, ``GET``
+    and ``POST``, any request header and every response header exposed: a preflight is answered
+    here; every answer gets ``Vary: Origin``, and one to a request with an ``Origin`` the
+    ``Access-Control-Allow-Origin: *`` and ``-Expose-Headers: *`` headers."""
+
+    async def cors(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        headers = dict(reversed(scope["headers"]))
+        origin = headers.get(b"origin")
+        method = headers.get(b"access-control-request-method")
+        if origin is not None and method is not None and scope["method"] == "OPTIONS":
+            await _preflight(method, headers)(scope, receive, send)
+            return
+        extra = [(b"vary", b"Origin")]
+        if origin is not None:
+            extra[:0] = [(b"access-control-allow-origin", b"*"), (b"access-control-expose-headers", b"*")]
+
+        async def send_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await app(scope, receive, send_cors)
+
+    return cors
+
+
+def _preflight(method: bytes, headers: dict[bytes, bytes]) -> Response:
+    answer = {"Vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
+                      "Access-Control-Request-Private-Network", "Access-Control-Allow-Origin": "*",
+              "Access-Control-Allow-Methods": "GET, POST", "Access-Control-Max-Age": "600"}
+    asked = headers.get(b"access-control-request-headers")
+    if asked is not None:
+        answer["Access-Control-Allow-Headers"] = asked.decode("latin-1")
+    failures = [what for what, bad in (("method", method not in (b"GET", b"POST")),
+                                       ("private-network", b"access-control-request-private-network" in headers))
+                if bad]
+    if failures:
+        return Response(b"Disallowed CORS " + ", ".join(failures).encode(), 400, answer, media_type="text/plain")
+    return Response(b"OK", 200, answer, media_type="text/plain")
 
 
 __all__ = ["SimState", "create_app", "frame"]

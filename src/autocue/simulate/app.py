@@ -19,19 +19,7 @@ from typing import Any
 
 import orjson
 
-from autocue.mockllm.asgi import (
-    ASGIApp,
-    Message,
-    Receive,
-    Request,
-    Response,
-    Route,
-    Router,
-    Scope,
-    Send,
-    StreamingResponse,
-    lifespan,
-)
+from autocue.mockllm.asgi import ASGIApp, Request, Response, Route, Router, StreamingResponse, any_origin
 from autocue.scenario import Scenario
 from autocue.simulate.schema import event_json_schema
 from autocue.simulate.sessions import SimSession
@@ -180,56 +168,11 @@ def create_app(state: SimState) -> ASGIApp:
         Route("/api/v1/sessions/{sid}", api.describe, methods=["GET"]),
         Route("/api/v1/sessions/{sid}/events", api.events, methods=["GET"]),
     ]
-    return _any_origin(Router(routes, _refused))
+    return any_origin(Router(routes, _refused), ("GET", "POST"))
 
 
 async def _refused(request: Request, status: int, headers: dict[str, str]) -> Response:
     return Response(b"Not Found" if status == 404 else b"Method Not Allowed", status, headers, media_type="text/plain")
-
-
-def _any_origin(app: ASGIApp) -> ASGIApp:
-    """``app`` open to every origin, as starlette's ``CORSMiddleware`` with any origin, ``GET``
-    and ``POST``, any request header and every response header exposed: a preflight is answered
-    here; every answer gets ``Vary: Origin``, and one to a request with an ``Origin`` the
-    ``Access-Control-Allow-Origin: *`` and ``-Expose-Headers: *`` headers."""
-
-    async def cors(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await lifespan(receive, send)
-            return
-        headers = dict(reversed(scope["headers"]))
-        origin = headers.get(b"origin")
-        method = headers.get(b"access-control-request-method")
-        if origin is not None and method is not None and scope["method"] == "OPTIONS":
-            await _preflight(method, headers)(scope, receive, send)
-            return
-        extra = [(b"vary", b"Origin")]
-        if origin is not None:
-            extra[:0] = [(b"access-control-allow-origin", b"*"), (b"access-control-expose-headers", b"*")]
-
-        async def send_cors(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *extra]
-            await send(message)
-
-        await app(scope, receive, send_cors)
-
-    return cors
-
-
-def _preflight(method: bytes, headers: dict[bytes, bytes]) -> Response:
-    answer = {"Vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
-                      "Access-Control-Request-Private-Network", "Access-Control-Allow-Origin": "*",
-              "Access-Control-Allow-Methods": "GET, POST", "Access-Control-Max-Age": "600"}
-    asked = headers.get(b"access-control-request-headers")
-    if asked is not None:
-        answer["Access-Control-Allow-Headers"] = asked.decode("latin-1")
-    failures = [what for what, bad in (("method", method not in (b"GET", b"POST")),
-                                       ("private-network", b"access-control-request-private-network" in headers))
-                if bad]
-    if failures:
-        return Response(b"Disallowed CORS " + ", ".join(failures).encode(), 400, answer, media_type="text/plain")
-    return Response(b"OK", 200, answer, media_type="text/plain")
 
 
 __all__ = ["SimState", "create_app", "frame"]

@@ -195,9 +195,7 @@ class AdminApi:
         return json_response({"session": sid, "pinned": pinned, "sessions": self.state.pin(sid, pinned)})
 
     def _no_session(self, sid: str) -> Response:
-        known = [s["session"] for s in self.state.session_status()]
-        return error_response(API, 404, f"no session {sid!r} (sessions: {', '.join(known) or 'none'})",
-                              code="not_found")
+        return error_response(API, 404, self.state.no_session(sid), code="not_found")
 
     async def reset_session(self, request: Request, body: dict[str, Any]) -> Response:
         sid = request.path_params["sid"]

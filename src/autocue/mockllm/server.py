@@ -216,16 +216,14 @@ class MockLLMServer(LoopbackServer):
     def session(self, sid: str = "default") -> dict[str, Any]:
         found = self.state.session_status(sid)
         if not found:
-            known = [s["session"] for s in self.state.session_status()]
-            raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
+            raise KeyError(self.state.no_session(sid))
         return found[0]
 
     def requests(self, sid: str = "default") -> list[dict[str, Any]]:
         """The request journal of session ``sid`` (id or key), bodies included, oldest first."""
         found = self.state.session_requests(sid)
         if not found:
-            known = [s["session"] for s in self.state.session_status()]
-            raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
+            raise KeyError(self.state.no_session(sid))
         return [r for f in found for r in f["requests"]]
 
     def reset(self, sid: str | None = None) -> int:
@@ -264,9 +262,5 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
     ``chaos``: a chaos spec for every session, ``fuzz``: a fuzz spec or seed; see docs/chaos.md;
     ``session_ttl``, ``max_sessions``: when sessions expire, see docs/mock-server.md).
     """
-    server = MockLLMServer(source, **kwargs)
-    server.start()
-    try:
+    with MockLLMServer(source, **kwargs) as server:
         yield server
-    finally:
-        server.stop()

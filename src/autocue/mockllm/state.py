@@ -164,6 +164,11 @@ class MockState:
             sessions = [s for s in self.sessions.values() if sid in (s.id, s.key)]
         return [s.requests_json() for s in sessions]
 
+    def no_session(self, sid: str) -> str:
+        """What to say when no session is named ``sid``."""
+        known = [s["session"] for s in self.session_status()]
+        return f"no session {sid!r} (sessions: {', '.join(known) or 'none'})"
+
     def reset(self, sid: str | None = None) -> int:
         """Forget a session (or all): its next request starts the scenario again."""
         with self._lock:

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from autocue.mockllm.asgi import ASGIApp, Request, Response, Route, Router, StreamingResponse, any_origin
+from autocue.mockllm.http import json_response as _json
 from autocue.scenario import Scenario
 from autocue.simulate.schema import event_json_schema
 from autocue.simulate.sessions import SimSession
@@ -55,10 +56,6 @@ class SimState:
     def stop(self) -> None:
         for s in self.sessions.values():
             s.stop()
-
-
-def _json(value: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(value), status, media_type="application/json")
 
 
 def _error(message: str, status: int) -> Response:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 PROG = "autocue serve"
 
+
 def chaos_spec(text: str) -> ChaosSpec:
     """``--chaos``: a chaos spec (``autocue.script.chaos``, imported only for one)."""
     from autocue.script.chaos import ChaosSpecError, parse_chaos

@@ -118,18 +118,6 @@ class Session:
         self.last_used = 0.0
         """``time.monotonic()`` of the session's last request (``MockState`` expires by it)."""
 
-    def reset(self) -> None:
-        with self.lock:
-            self.pos = 0
-            self.requests = 0
-            self.side_calls = 0
-            self.exhausted = 0
-            self.assertions.clear()
-            self.errors.clear()
-            self.warnings.clear()
-            self.journal.clear()
-            self._checked.clear()
-
     def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
         pl = self.playable
         with self.lock:

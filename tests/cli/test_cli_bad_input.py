@@ -39,6 +39,8 @@ def ws(tmp_path: Path) -> Path:
     (tmp_path / "ok.loop.yml").write_text("backend:\n  type: mock\n  responses: [{output: x}]\n")
     (tmp_path / "agent.sh").write_text("#!/bin/sh\necho LOOP_COMPLETE\n")  # not executable
     (tmp_path / "noexec.loop.yml").write_text("backend:\n  command: ./agent.sh\n")
+    (tmp_path / "hello.yaml").write_text('name: hello\ninitialPrompt: hi\ntimeline:\n'
+                                         '  - llmResponse:\n      - assistant: [[0, "hello"]]\n')
     (tmp_path / "home").mkdir()
     return tmp_path
 
@@ -79,6 +81,14 @@ CASES: list[tuple[list[str], int, str]] = [
     (["serve", "--record-dir", "afile"], 2, "--record-dir afile: not a directory"),
     (["serve", "--speed", "-1"], 2, "--speed -1.0: must be 0 or more"),
     (["serve", "--log-level", "loud"], 2, "--log-level: invalid choice: 'loud'"),
+    # record and simulate bind as serve does
+    (["record", "--upstream", "http://127.0.0.1:9", "--port", "99999"], 2,
+     "autocue record: argument --port: 99999 is out of range; give a port 0-65535"),
+    (["record", "--upstream", "http://127.0.0.1:9", "--port", "abc"], 2, "--port: 'abc' is not a number"),
+    (["record", "--upstream", "http://127.0.0.1:9", "--log-level", "loud"], 2, "--log-level: invalid choice: 'loud'"),
+    (["simulate", "hello.yaml", "--port", "-1"], 2, "autocue simulate: argument --port: -1 is out of range"),
+    (["simulate", "hello.yaml", "--port", "abc"], 2, "--port: 'abc' is not a number"),
+    (["simulate", "hello.yaml", "--log-level", "loud"], 2, "--log-level: invalid choice: 'loud'"),
     # the agent
     (["--session", "adir", "-p", "hi"], 1, "adir: is a directory"),
     (["--session", "corrupt.jsonl", "--playbook", "playbook.json", "-p", "hi"], 1, "corrupt.jsonl:3: corrupt line"),
@@ -137,10 +147,12 @@ def test_bad_input_is_one_clear_line(ws: Path, argv: list[str], code: int, says:
     assert r.returncode == code, (r.returncode, r.stderr)
 
 
-def test_port_in_use(ws: Path, busy_port: int) -> None:
-    r = autocue(ws, "serve", "--port", str(busy_port))
+@pytest.mark.parametrize("argv", [["serve"], ["record", "--upstream", "http://127.0.0.1:9"],
+                                  ["simulate", "hello.yaml"]])
+def test_port_in_use(ws: Path, busy_port: int, argv: list[str]) -> None:
+    r = autocue(ws, *argv, "--port", str(busy_port))
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.strip() == (f"autocue serve: cannot listen on 127.0.0.1:{busy_port}: the port is in use; "
+    assert r.stderr.strip() == (f"autocue {argv[0]}: cannot listen on 127.0.0.1:{busy_port}: the port is in use; "
                                 "pick another --port, or --port 0 for any free one")
 
 

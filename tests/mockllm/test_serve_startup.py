@@ -23,7 +23,7 @@ timeline:
 # the child: `autocue serve SCENARIO --port 0` in a thread; `bound` gets the port it listens on
 SERVE_IN_A_THREAD = r"""
 import os, socket, sys, threading, time
-import autocue.cli.serve as serve
+import autocue.cli.serving as serving
 from autocue.cli.main import main
 
 bound = []
@@ -31,7 +31,7 @@ def bind(host, port):
     sock = serve_bind(host, port)
     bound.append(sock.getsockname()[1])
     return sock
-serve_bind, serve.bind_socket = serve.bind_socket, bind
+serve_bind, serving.bind_socket = serving.bind_socket, bind
 body = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function", ' \
        b'"function": {"name": "bash", "parameters": {"type": "object"}}}]}'
 request = (b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

@@ -8,10 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
-from autocue.record.redact import Redactor
-from autocue.record.scenario_file import Recording
 from autocue.scenario import load_scenario_text
-from autocue.scenario.writer import TimedReply
+from autocue.scenario.redact import Redactor
+from autocue.scenario.writer import Recording, TimedReply
 from autocue.script import ScriptedToolCall
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.text(),

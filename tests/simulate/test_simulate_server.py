@@ -134,7 +134,27 @@ def test_bad_requests_answer_one_clear_error(server: SimulationServer) -> None:
 def test_cors_lets_a_page_from_a_file_follow_the_stream(server: SimulationServer) -> None:
     sid = start(server.url, "plain")
     r = httpx2.get(f"{server.url}/api/v1/sessions/{sid}", headers={"Origin": "null"})
+    assert r.headers["access-control-allow-origin"] == "*" and r.headers["access-control-expose-headers"] == "*"
+    assert "access-control-allow-origin" not in httpx2.get(f"{server.url}/api/v1/sessions/{sid}").headers
+
+
+def test_cors_preflight_allows_get_and_post_with_any_header(server: SimulationServer) -> None:
+    def preflight(method: str, **more: str) -> httpx2.Response:
+        return httpx2.options(server.url + "/api/v1/sessions", headers={
+            "Origin": "null", "Access-Control-Request-Method": method, **more})
+
+    r = preflight("POST", **{"Access-Control-Request-Headers": "content-type, x-custom"})
+    assert (r.status_code, r.text) == (200, "OK")
     assert r.headers["access-control-allow-origin"] == "*"
+    assert r.headers["access-control-allow-methods"] == "GET, POST"
+    assert r.headers["access-control-allow-headers"] == "content-type, x-custom"
+    assert r.headers["access-control-max-age"] == "600"
+    r = preflight("DELETE")
+    assert (r.status_code, r.text) == (400, "Disallowed CORS method")
+    r = preflight("GET", **{"Access-Control-Request-Private-Network": "true"})
+    assert (r.status_code, r.text) == (400, "Disallowed CORS private-network")
+    r = httpx2.options(server.url + "/api/v1/sessions")  # no Origin: not a preflight
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
 
 
 def test_schema_and_scenarios_endpoints(server: SimulationServer) -> None:

@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from autocue.cli.args import fail
+from autocue.cli.args import CliParser, fail
+from autocue.cli.serving import add_listen_options, listen, serve_forever
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
 from autocue.scenario.redact import RedactionError, Redactor
 
@@ -31,7 +32,7 @@ PROG = "autocue record"
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description="Record real LLM API traffic into scenarios: a "
+    p = CliParser(prog=PROG, description="Record real LLM API traffic into scenarios: a "
                                 "proxy for OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini.")
     p.add_argument("--upstream", required=True, metavar="URL",
                    help="the API to forward to, e.g. https://api.openai.com or http://127.0.0.1:8000")
@@ -39,8 +40,7 @@ def parser() -> argparse.ArgumentParser:
                    help="wire protocol of the model calls (default auto: from each request's path)")
     p.add_argument("-o", "--out", default="recordings", metavar="DIR",
                    help="directory for the scenario files, one per client session (default ./recordings)")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=0, help="port (default 0: any free port)")
+    add_listen_options(p)
     p.add_argument("--redact", action="append", default=[], metavar="REGEX",
                    help="also replace matches of REGEX with [REDACTED] in what is written (repeatable)")
     p.add_argument("--redact-env", action="append", default=[], metavar="NAME",
@@ -48,7 +48,6 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-default-redaction", action="store_true",
                    help="do not apply the built-in API-key patterns (credentials seen in requests are still redacted)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
-    p.add_argument("--log-level", default="warning", help="uvicorn log level (default warning)")
     p.add_argument("--check", default=None, metavar="SCENARIO",
                    help="replay SCENARIO's conversation against the upstream and report the drift of each reply")
     p.add_argument("--model", default=None,
@@ -123,17 +122,9 @@ def main(argv: list[str]) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         return fail(PROG, f"-o {out}: cannot create the directory: {e.strerror or e}")
-    from autocue.cli.serve import bind_problem
-    from autocue.mockllm.server import uvicorn_config
-    from autocue.mockllm.sockets import bind_socket
-
-    try:
-        sock = bind_socket(args.host, args.port)
-    except OSError as e:
-        return fail(PROG, bind_problem(args.host, args.port, e))
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{host}:{port}"
+    sock = listen(PROG, args)
+    if sock is None:
+        return 2
 
     def announce(name: str, path: Path) -> None:
         if args.json:
@@ -141,22 +132,16 @@ def main(argv: list[str]) -> int:
         else:
             print(f"  recording session {name} -> {path}", flush=True)
 
+    def announce_url(url: str, port: int) -> None:
+        if args.json:
+            print(orjson.dumps({"url": url, "port": port, "upstream": args.upstream, "out": str(out)}).decode(),
+                  flush=True)
+        else:
+            print(f"autocue record proxy: {url} -> {args.upstream}", flush=True)
+            print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
+            print(f"  scenarios: {out}/ (one file per session)", flush=True)
+
     proxy = RecordingProxy(RecordOptions(upstream=args.upstream, out_dir=out, api=args.api, redactor=redactor,
                                          on_new_file=announce))
-    if args.json:
-        print(orjson.dumps({"url": url, "port": port, "upstream": args.upstream, "out": str(out)}).decode(),
-              flush=True)
-    else:
-        print(f"autocue record proxy: {url} -> {args.upstream}", flush=True)
-        print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
-        print(f"  scenarios: {out}/ (one file per session)", flush=True)
-    import uvicorn
-
-    server = uvicorn.Server(uvicorn_config(proxy, args.log_level))
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
-    return 0
+    with sock:
+        return serve_forever(PROG, args, sock, proxy, announce_url)

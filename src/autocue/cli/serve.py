@@ -16,7 +16,6 @@ start-up waits for its answer instead of being refused.
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import socket
 import sys
@@ -25,27 +24,16 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from autocue.cli.args import CliParser, one_line
+from autocue.cli.args import CliParser, fail, one_line
+from autocue.cli.serving import add_listen_options, listen, serve_forever
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.options import MAX_SESSIONS, SESSION_TTL, ServerOptions
-from autocue.mockllm.sockets import bind_socket
 
 if TYPE_CHECKING:
     from autocue.mockllm.wire.fuzz import FuzzSpec
     from autocue.script.chaos import ChaosSpec
 
-LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
-
-
-def port_number(text: str) -> int:
-    """``--port``: an integer 0-65535 (0: any free port)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a port 0-65535 (0: any free port)") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is out of range; give a port 0-65535 (0: any free port)")
-    return port
+PROG = "autocue serve"
 
 
 def chaos_spec(text: str) -> ChaosSpec:
@@ -69,11 +57,10 @@ def fuzz_spec(text: str) -> FuzzSpec:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = CliParser(prog="autocue serve", description="Run the mock LLM API server (OpenAI Chat, "
+    p = CliParser(prog=PROG, description="Run the mock LLM API server (OpenAI Chat, "
                                 "OpenAI Responses, Anthropic Messages, Gemini) on scenarios.")
     p.add_argument("sources", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario YAML files or directories")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=port_number, default=0, help="port 0-65535 (default 0: any free port)")
+    add_listen_options(p)
     p.add_argument("--speed", type=float, default=0.0,
                    help="multiplier of scripted [ms, text] delays (default 0: no delay; 1: as written)")
     p.add_argument("--strict-tools", action="store_true",
@@ -99,8 +86,6 @@ def parser() -> argparse.ArgumentParser:
                    help=f"keep at most N sessions, the least recently used goes first (default {MAX_SESSIONS}; "
                         "0: no bound)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
-    p.add_argument("--log-level", default="warning", type=str.lower, choices=LOG_LEVELS,
-                   help="uvicorn log level (default warning)")
     return p
 
 
@@ -117,28 +102,14 @@ def _dir_problem(option: str, value: str | None, *, must_exist: bool) -> str | N
     return None
 
 
-def bind_problem(host: str, port: int, e: OSError) -> str:
-    """One line for a socket that could not be bound (used by every command that serves HTTP)."""
-    where = f"{host}:{port}"
-    if e.errno == errno.EADDRINUSE:
-        return f"cannot listen on {where}: the port is in use; pick another --port, or --port 0 for any free one"
-    if e.errno in (errno.EADDRNOTAVAIL, errno.EACCES):
-        return f"cannot listen on {where}: {e.strerror}; check --host and --port"
-    if isinstance(e, socket.gaierror):
-        return f"cannot listen on {where}: unknown host {host!r} ({e.strerror}); check --host"
-    return f"cannot listen on {where}: {e.strerror or e}"
-
-
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if not args.speed >= 0:  # also NaN
-        print(f"autocue serve: --speed {args.speed}: must be 0 or more (0: no delay, 1: as written)", file=sys.stderr)
-        return 2
+        return fail(PROG, f"--speed {args.speed}: must be 0 or more (0: no delay, 1: as written)")
     problem = _dir_problem("--workspace", args.workspace, must_exist=True) or _dir_problem(
         "--record-dir", args.record_dir, must_exist=False)
     if problem:
-        print(f"autocue serve: {problem}", file=sys.stderr)
-        return 2
+        return fail(PROG, problem)
     options = ServerOptions(speed=args.speed, strict_tools=args.strict_tools,
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
                             admin_token=args.admin_token or None, journal_size=max(0, args.journal_size),
@@ -146,52 +117,35 @@ def main(argv: list[str]) -> int:
                             max_sessions=max(0, args.max_sessions))
     if args.workspace:
         options.workspace = Path(args.workspace)
-    try:
-        sock = bind_socket(args.host, args.port)
-    except OSError as e:
-        print(f"autocue serve: {bind_problem(args.host, args.port, e)}", file=sys.stderr)
+    sock = listen(PROG, args)
+    if sock is None:
         return 2
-    try:
+    with sock:
         return _serve(args, options, sock)
-    finally:
-        sock.close()
 
 
 def _serve(args: argparse.Namespace, options: ServerOptions, sock: socket.socket) -> int:
     """Load the scenarios and serve them on ``sock``, which already listens."""
-    import uvicorn
-
     from autocue.mockllm.app import create_app
-    from autocue.mockllm.server import uvicorn_config
     from autocue.mockllm.sources import ScenarioSourceError
     from autocue.mockllm.state import MockState
 
     try:
         state = MockState([Path(s) for s in args.sources], options)
     except (ScenarioSourceError, ValueError) as e:
-        print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
-        return 2
+        return fail(PROG, one_line(str(e)))
     for p in state.playables.values():
         for w in p.warnings:
-            print(f"autocue serve: warning: {p.name}: {w}", file=sys.stderr)
-    try:
-        config = uvicorn_config(create_app(state), args.log_level)
-    except ValueError as e:  # AUTOCUE_HTTP_PARSER names no parser
-        print(f"autocue serve: {one_line(str(e))}", file=sys.stderr)
-        return 2
-    port = sock.getsockname()[1]
-    host = f"[{args.host}]" if ":" in args.host else args.host
-    url = f"http://{host}:{port}"
+            print(f"{PROG}: warning: {p.name}: {w}", file=sys.stderr)
     names = list(state.playables)
-    if args.json:
-        print(orjson.dumps({"url": url, "port": port, "scenarios": names}).decode(), flush=True)
-    else:
-        print(f"autocue mock LLM server: {url}", flush=True)
-        print(f"  scenarios: {', '.join(names) or 'none (load with POST /_autocue/scenarios)'}")
-        print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
-        print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
-    try:
-        uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
-    return 0
+
+    def announce(url: str, port: int) -> None:
+        if args.json:
+            print(orjson.dumps({"url": url, "port": port, "scenarios": names}).decode(), flush=True)
+        else:
+            print(f"autocue mock LLM server: {url}", flush=True)
+            print(f"  scenarios: {', '.join(names) or 'none (load with POST /_autocue/scenarios)'}")
+            print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
+            print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
+
+    return serve_forever(PROG, args, sock, create_app(state), announce)

@@ -26,12 +26,13 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from autocue.mockllm.asgi import Request, Response, Route
+from autocue.mockllm.asgi import Endpoint, Request, Response, Route
 from autocue.mockllm.http import error_response, is_json_type, json_response, read_body
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES, ScenarioSourceError
 from autocue.mockllm.state import MockState
@@ -41,6 +42,7 @@ NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 """A posted scenario's ``name``: an identifier (letters, digits, ``_``, ``-``; at most 64)."""
 USAGE = 'expected {"yaml": "...", "name": "..."}, {"path": "..."} or {"paths": ["...", ...]}'
 _CODES = {400: "invalid_request", 403: "path_not_allowed", 413: "request_too_large"}
+AdminEndpoint = Callable[[Request, dict[str, Any]], Awaitable[Response]]
 
 
 def _host_name(host: str) -> str | None:
@@ -74,16 +76,30 @@ class AdminApi:
         self.state = state
 
     def routes(self) -> list[Route]:
+        g = self._guarded
         return [
-            Route("/_autocue/health", self.health, methods=["GET"]),
-            Route("/_autocue/sessions", self.sessions, methods=["GET"]),
-            Route("/_autocue/sessions/{sid:path}/reset", self.reset_session, methods=["POST"]),
-            Route("/_autocue/sessions/{sid:path}/requests", self.session_requests, methods=["GET"]),
-            Route("/_autocue/sessions/{sid:path}/pin", self.pin, methods=["POST", "DELETE"]),
-            Route("/_autocue/sessions/{sid:path}", self.session, methods=["GET", "DELETE"]),
-            Route("/_autocue/reset", self.reset_all, methods=["POST"]),
-            Route("/_autocue/scenarios", self.scenarios, methods=["GET", "POST"]),
+            Route("/_autocue/health", g(self.health), methods=["GET"]),
+            Route("/_autocue/sessions", g(self.sessions), methods=["GET"]),
+            Route("/_autocue/sessions/{sid:path}/reset", g(self.reset_session), methods=["POST"]),
+            Route("/_autocue/sessions/{sid:path}/requests", g(self.session_requests), methods=["GET"]),
+            Route("/_autocue/sessions/{sid:path}/pin", g(self.pin), methods=["POST", "DELETE"]),
+            Route("/_autocue/sessions/{sid:path}", g(self.session), methods=["GET", "DELETE"]),
+            Route("/_autocue/reset", g(self.reset_all), methods=["POST"]),
+            Route("/_autocue/scenarios", g(self.scenarios), methods=["GET", "POST"]),
         ]
+
+    def _guarded(self, endpoint: AdminEndpoint) -> Endpoint:
+        """``endpoint`` behind ``guard``; a ``POST`` also needs a JSON object body (``_body``),
+        which the endpoint gets (``{}`` for other methods)."""
+
+        async def guarded(request: Request) -> Response:
+            refused = self.guard(request)
+            if refused is not None:
+                return refused
+            body = await self._body(request) if request.method == "POST" else {}
+            return body if isinstance(body, Response) else await endpoint(request, body)
+
+        return guarded
 
     # ------------------------------------------------------------------ who may call
     def guard(self, request: Request) -> Response | None:
@@ -146,23 +162,14 @@ class AdminApi:
         return body
 
     # ------------------------------------------------------------------ routes
-    async def health(self, request: Request) -> Response:
-        refused = self.guard(request)
-        if refused is not None:
-            return refused
+    async def health(self, request: Request, body: dict[str, Any]) -> Response:
         return json_response({"ok": True, "scenarios": len(self.state.playables),
                               "sessions": len(self.state.sessions)})
 
-    async def sessions(self, request: Request) -> Response:
-        refused = self.guard(request)
-        if refused is not None:
-            return refused
+    async def sessions(self, request: Request, body: dict[str, Any]) -> Response:
         return json_response({"sessions": self.state.session_status()})
 
-    async def session(self, request: Request) -> Response:
-        refused = self.guard(request)
-        if refused is not None:
-            return refused
+    async def session(self, request: Request, body: dict[str, Any]) -> Response:
         sid = request.path_params["sid"]
         if request.method == "DELETE":
             return json_response({"reset": self.state.reset(sid)})
@@ -171,58 +178,38 @@ class AdminApi:
             return self._no_session(sid)
         return json_response(found[0] if len(found) == 1 else {"sessions": found})
 
-    async def session_requests(self, request: Request) -> Response:
+    async def session_requests(self, request: Request, body: dict[str, Any]) -> Response:
         """The session's request journal, bodies included (a key shared by several scenarios
         answers ``{"sessions": [...]}``)."""
-        refused = self.guard(request)
-        if refused is not None:
-            return refused
         sid = request.path_params["sid"]
         found = self.state.session_requests(sid)
         if not found:
             return self._no_session(sid)
         return json_response(found[0] if len(found) == 1 else {"sessions": found})
 
-    async def pin(self, request: Request) -> Response:
+    async def pin(self, request: Request, body: dict[str, Any]) -> Response:
         """``POST``: keep the session (id or key; one not started yet too) past the TTL and the
         size bound; ``DELETE``: let it expire again."""
-        refused = self.guard(request) or (await self._body(request) if request.method == "POST" else None)
-        if isinstance(refused, Response):
-            return refused
         sid = request.path_params["sid"]
         pinned = request.method == "POST"
         return json_response({"session": sid, "pinned": pinned, "sessions": self.state.pin(sid, pinned)})
 
     def _no_session(self, sid: str) -> Response:
-        known = [s["session"] for s in self.state.session_status()]
-        return error_response(API, 404, f"no session {sid!r} (sessions: {', '.join(known) or 'none'})",
-                              code="not_found")
+        return error_response(API, 404, self.state.no_session(sid), code="not_found")
 
-    async def reset_session(self, request: Request) -> Response:
-        refused = self.guard(request) or await self._body(request)
-        if isinstance(refused, Response):
-            return refused
+    async def reset_session(self, request: Request, body: dict[str, Any]) -> Response:
         sid = request.path_params["sid"]
         n = self.state.reset(sid)
         if not n:
             return self._no_session(sid)
         return json_response({"reset": n})
 
-    async def reset_all(self, request: Request) -> Response:
-        refused = self.guard(request) or await self._body(request)
-        if isinstance(refused, Response):
-            return refused
+    async def reset_all(self, request: Request, body: dict[str, Any]) -> Response:
         return json_response({"reset": self.state.reset()})
 
-    async def scenarios(self, request: Request) -> Response:
-        refused = self.guard(request)
-        if refused is not None:
-            return refused
+    async def scenarios(self, request: Request, body: dict[str, Any]) -> Response:
         if request.method == "GET":
             return json_response({"scenarios": self.state.scenarios()})
-        body = await self._body(request)
-        if isinstance(body, Response):
-            return body
         try:
             names = self._load(body)
         except ScenarioSourceError as e:

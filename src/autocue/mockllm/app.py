@@ -27,7 +27,7 @@ from urllib.parse import unquote
 import orjson
 
 from autocue.mockllm.admin import AdminApi
-from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse
+from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
@@ -109,7 +109,7 @@ class MockApp:
             await self._refuse_websocket(scope, send)
             return
         if typ == "lifespan":  # an embedding server's start and stop: nothing to do
-            await _lifespan(receive, send)
+            await lifespan(receive, send)
             return
         path: str = scope["path"]
         if path.startswith(("/s/", "/scenario/", "/fuzz/")):
@@ -288,15 +288,11 @@ class MockApp:
             return _json({"models": [{"name": f"models/{n}", "displayName": n,
                                       "supportedGenerationMethods": ["generateContent", "countTokens"]}
                                      for n in names]})
-        data = [{"id": n, "object": "model", "type": "model", "created": created,
-                 "created_at": "2025-01-01T00:00:00Z", "display_name": n, "owned_by": "autocue"} for n in names]
-        return _json({"object": "list", "data": data, "has_more": False, "first_id": names[0],
-                      "last_id": names[-1]})
+        return _json({"object": "list", "data": [_model(n, created) for n in names], "has_more": False,
+                      "first_id": names[0], "last_id": names[-1]})
 
     async def model(self, request: Request) -> Response:
-        mid = request.path_params["model_id"]
-        return _json({"id": mid, "object": "model", "type": "model", "created": now(),
-                      "created_at": "2025-01-01T00:00:00Z", "display_name": mid, "owned_by": "autocue"})
+        return _json(_model(request.path_params["model_id"], now()))
 
     async def root(self, request: Request) -> Response:
         return _json({"ok": True, "server": "autocue-mockllm", "scenarios": list(self.state.playables)})
@@ -316,6 +312,12 @@ class MockApp:
             return _json(error_body(api, 426, f"{path}: {WEBSOCKET_REFUSED}"), 426, {"x-should-retry": "false"})
         msg = f"{request.method} {path} is not an endpoint of the autocue mock LLM server"
         return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
+
+
+def _model(name: str, created: int) -> dict[str, Any]:
+    """A model as OpenAI's and Anthropic's model lists show one."""
+    return {"id": name, "object": "model", "type": "model", "created": created, "created_at": "2025-01-01T00:00:00Z",
+            "display_name": name, "owned_by": "autocue"}
 
 
 async def _timed(segments: Segments, reset: Any = None) -> AsyncIterator[bytes]:
@@ -343,16 +345,6 @@ async def _pieces(pieces: list[bytes]) -> AsyncIterator[bytes]:
         if k:
             await asyncio.sleep(0)
         yield piece
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
 
 
 def _strip_prefixes(scope: Scope) -> Scope:

@@ -8,7 +8,8 @@ routes are tried in order; the first whose path and method match answers; a rout
 matches but not its method makes a 405 (``Allow`` names its methods), no route at all a 404.
 Both go to the router's ``refused`` handler, so every refusal has the shape of the API the
 path belongs to. A route taking ``GET`` takes ``HEAD`` too. A ``StreamingResponse`` stops
-when the client disconnects.
+when the client disconnects. ``any_origin(app, methods)`` is starlette's CORS middleware as
+the simulation API used it; ``lifespan`` answers an embedding server's start and stop.
 """
 
 from __future__ import annotations
@@ -26,6 +27,17 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(:path)?}")
+
+
+async def lifespan(receive: Receive, send: Send) -> None:
+    """Answer an embedding server's start and stop (nothing to do for either)."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
 
 
 class _ClientGone(Exception):
@@ -192,3 +204,48 @@ class Router:
             else:
                 response = await self.refused(request, 405, {"Allow": ", ".join(wrong_method.methods)})
         await response(scope, receive, send)
+
+
+def any_origin(app: ASGIApp, methods: tuple[str, ...]) -> ASGIApp:
+    """``app`` open to every origin, as starlette's ``CORSMiddleware`` with any origin, these
+    ``methods``, any request header and every response header exposed: a preflight is answered
+    here; every answer gets ``Vary: Origin``, and one to a request with an ``Origin`` the
+    ``Access-Control-Allow-Origin: *`` and ``-Expose-Headers: *`` headers."""
+
+    async def cors(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+            return
+        headers = dict(reversed(scope["headers"]))
+        origin = headers.get(b"origin")
+        method = headers.get(b"access-control-request-method")
+        if origin is not None and method is not None and scope["method"] == "OPTIONS":
+            await _preflight(method, headers, methods)(scope, receive, send)
+            return
+        extra = [(b"vary", b"Origin")]
+        if origin is not None:
+            extra[:0] = [(b"access-control-allow-origin", b"*"), (b"access-control-expose-headers", b"*")]
+
+        async def send_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await app(scope, receive, send_cors)
+
+    return cors
+
+
+def _preflight(method: bytes, headers: dict[bytes, bytes], methods: tuple[str, ...]) -> Response:
+    answer = {"Vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
+                      "Access-Control-Request-Private-Network", "Access-Control-Allow-Origin": "*",
+              "Access-Control-Allow-Methods": ", ".join(methods), "Access-Control-Max-Age": "600"}
+    asked = headers.get(b"access-control-request-headers")
+    if asked is not None:
+        answer["Access-Control-Allow-Headers"] = asked.decode("latin-1")
+    failures = [what for what, bad in (("method", method.decode("latin-1") not in methods),
+                                       ("private-network", b"access-control-request-private-network" in headers))
+                if bad]
+    if failures:
+        return Response(b"Disallowed CORS " + ", ".join(failures).encode(), 400, answer, media_type="text/plain")
+    return Response(b"OK", 200, answer, media_type="text/plain")

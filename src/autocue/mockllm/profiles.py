@@ -1,10 +1,10 @@
 """Tool profiles for the mock server: which agent a session talks to, and how scenario tool
 calls (``runCmd``, ``readFile``, ...) become that agent's tool calls.
 
-A thin adapter over ``autocue.scenario.profiles`` (``get_profile``, ``detect_profile``,
-``ToolProfile.map_call``). A session's profile is, in order: the server's ``--profile``, the
-request's ``x-autocue-profile`` header, or the profile detected from the tools the request
-declares. No profile means tool calls pass through unchanged; so does a tool name the
+The profiles are ``autocue.scenario.profiles``' (``get_profile``, ``detect_profile``,
+``ToolProfile.map_call``, here as ``Profile``). A session's profile is, in order: the
+server's ``--profile``, the request's ``x-autocue-profile`` header, or the profile detected
+from the tools the request declares. No profile means tool calls pass through unchanged; so does a tool name the
 profile does not know.
 
 ``tool_difference(profile, declared)`` is the detail ``--strict-tools`` reports: the profile's
@@ -16,10 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from autocue.scenario import profiles as scenario_profiles
-
-Profile = scenario_profiles.ToolProfile
-"""A tool profile (``autocue.scenario.profiles.ToolProfile``)."""
+from autocue.scenario.profiles import ToolProfile as Profile
+from autocue.scenario.profiles import detect_profile, get_profile
 
 
 @dataclass(slots=True)
@@ -42,27 +40,10 @@ class ToolDifference:
         return "; ".join(parts) or "no difference"
 
 
-def profile_names() -> list[str]:
-    return sorted(scenario_profiles.PROFILE_NAMES)
-
-
-def get_profile(name: str) -> Profile:
-    """The named profile; ``ValueError`` naming the known ones otherwise."""
-    try:
-        return scenario_profiles.get_profile(name)
-    except (KeyError, LookupError) as e:
-        raise ValueError(f"unknown tool profile {name!r}; known: {', '.join(profile_names())}") from e
-
-
-def detect_profile(declared: Iterable[str]) -> Profile | None:
-    """The profile whose tools the declared tool names match best, or None."""
-    names = list(declared)
-    if not names:
-        return None
-    return scenario_profiles.detect_profile(names)
-
-
 def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference:
     expected = profile.agent_tool_names
     got = set(declared)
     return ToolDifference(sorted(expected - got), sorted(got - expected))
+
+
+__all__ = ["Profile", "ToolDifference", "detect_profile", "get_profile", "tool_difference"]

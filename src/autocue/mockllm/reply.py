@@ -45,8 +45,6 @@ class Block:
     name: str = ""
     args: dict[str, Any] = field(default_factory=dict)
     args_json: str = "{}"
-    scripted_name: str = ""
-    """The tool name as the script wrote it (before the profile mapped it)."""
     delay: float = 0.0
     """Seconds to wait before this block streams."""
 
@@ -69,10 +67,6 @@ class Reply:
     @property
     def has_calls(self) -> bool:
         return any(b.kind == "call" for b in self.blocks)
-
-    @property
-    def text(self) -> str:
-        return "\n".join(b.text for b in self.blocks if b.kind == "text")
 
 
 def _tokens(n_chars: int) -> int:
@@ -112,8 +106,7 @@ def build_reply(
                 name, args = mapper(name, args)
             call_id = b.id if b.id else make_id(prefix, seed, i)
             raw = orjson.dumps(args).decode()
-            blocks.append(Block("call", id=call_id, name=name, args=args, args_json=raw, scripted_name=b.name,
-                                delay=delay))
+            blocks.append(Block("call", id=call_id, name=name, args=args, args_json=raw, delay=delay))
             out_chars += len(raw) + len(name)
     if speed > 0 and delays is not None and len(delays) > len(resp.content) and blocks:
         # Extra delays (more timed pieces than blocks) are spent before the last block ends.

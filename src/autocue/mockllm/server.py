@@ -18,13 +18,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
-import orjson
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from autocue.mockllm.app import TRANSPORT_KEY, create_app
+from autocue.mockllm.app import TRANSPORT_KEY, MockApp, create_app
 from autocue.mockllm.asgi import ASGIApp
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, ServerOptions
@@ -107,8 +106,74 @@ def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
                           log_level=log_level, timeout_keep_alive=30, server_header=False)
 
 
-class MockLLMServer:
+class LoopbackServer:
+    """An ASGI app served by uvicorn on ``host:port`` (0: a free port) in a daemon thread:
+    ``start()`` binds and returns once it answers, ``stop()`` ends it; also a context manager.
+    The mock server, the recording proxy and the simulation server are ones."""
+
+    what = "server"
+    """Names the server in its thread's name and in errors."""
+    thread_name = "autocue"
+
+    def __init__(self, app: ASGIApp, host: str, port: int) -> None:
+        self.app = app
+        self.host = host
+        self.port = port
+        self._sock: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """``http://HOST:PORT`` (what Anthropic clients and Gemini's base URL take)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """``http://HOST:PORT/v1`` (what OpenAI clients take)."""
+        return self.base_url + "/v1"
+
+    def _run(self, server: uvicorn.Server, sock: socket.socket) -> None:
+        """Serve on ``sock`` until ``server.should_exit`` (in the server's thread)."""
+        server.run(sockets=[sock])
+
+    def start(self) -> Self:
+        if self._thread is not None:
+            raise RuntimeError(f"{self.what} already started")
+        sock = self._sock = bind_socket(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        server = self._server = uvicorn.Server(uvicorn_config(self.app))
+        try:
+            self._thread = serve_in_thread(server, lambda: self._run(server, sock),
+                                           name=f"{self.thread_name}:{self.port}", what=self.what)
+        except RuntimeError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self._sock is not None:
+            self._sock.close()
+        self._thread = self._server = self._sock = None
+
+    def __enter__(self) -> Self:
+        return self.start() if self._thread is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class MockLLMServer(LoopbackServer):
     """A mock LLM API server. ``start()`` runs it in a daemon thread; ``stop()`` ends it."""
+
+    what = "mock LLM server"
+    thread_name = "autocue-mockllm"
+    app: MockApp
 
     def __init__(self, source: Source = (), *, host: str = "127.0.0.1", port: int = 0, speed: float = 0.0,
                  strict_tools: bool = False, record_dir: str | Path | None = None, profile: str | None = None,
@@ -132,24 +197,7 @@ class MockLLMServer:
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
-        self.app = create_app(self.state)
-        self.host = host
-        self.port = port
-        self._sock: socket.socket | None = None
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-
-    # ------------------------------------------------------------------ addresses
-    @property
-    def base_url(self) -> str:
-        """``http://HOST:PORT`` (what Anthropic clients and Gemini's base URL take)."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
-
-    @property
-    def openai_base_url(self) -> str:
-        """``http://HOST:PORT/v1`` (what OpenAI clients take)."""
-        return self.base_url + "/v1"
+        super().__init__(create_app(self.state), host, port)
 
     def url_for(self, *, session: str | None = None, scenario: str | None = None, openai: bool = False) -> str:
         """A base URL with ``/s/{session}`` and ``/scenario/{name}`` prefixes."""
@@ -168,16 +216,14 @@ class MockLLMServer:
     def session(self, sid: str = "default") -> dict[str, Any]:
         found = self.state.session_status(sid)
         if not found:
-            known = [s["session"] for s in self.state.session_status()]
-            raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
+            raise KeyError(self.state.no_session(sid))
         return found[0]
 
     def requests(self, sid: str = "default") -> list[dict[str, Any]]:
         """The request journal of session ``sid`` (id or key), bodies included, oldest first."""
         found = self.state.session_requests(sid)
         if not found:
-            known = [s["session"] for s in self.state.session_status()]
-            raise KeyError(f"no session {sid!r} (sessions: {', '.join(known) or 'none'})")
+            raise KeyError(self.state.no_session(sid))
         return [r for f in found for r in f["requests"]]
 
     def reset(self, sid: str | None = None) -> int:
@@ -206,42 +252,6 @@ class MockLLMServer:
         if problems:
             raise AssertionError("\n".join(problems))
 
-    # ------------------------------------------------------------------ lifecycle
-    def start(self) -> MockLLMServer:
-        if self._thread is not None:
-            raise RuntimeError("server already started")
-        self._sock = bind_socket(self.host, self.port)
-        self.port = self._sock.getsockname()[1]
-        server = self._server = uvicorn.Server(uvicorn_config(self.app))
-        sock = self._sock
-        try:
-            self._thread = serve_in_thread(server, lambda: server.run(sockets=[sock]),
-                                           name=f"autocue-mockllm:{self.port}", what="mock LLM server")
-        except RuntimeError:
-            self.stop()
-            raise
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        if self._sock is not None:
-            self._sock.close()
-        self._thread = None
-        self._server = None
-        self._sock = None
-
-    def __enter__(self) -> MockLLMServer:
-        return self.start() if self._thread is None else self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    def dumps_status(self) -> str:
-        return orjson.dumps(self.sessions(), option=orjson.OPT_INDENT_2).decode()
-
 
 @contextmanager
 def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
@@ -252,9 +262,5 @@ def serve(source: Source = (), **kwargs: Any) -> Iterator[MockLLMServer]:
     ``chaos``: a chaos spec for every session, ``fuzz``: a fuzz spec or seed; see docs/chaos.md;
     ``session_ttl``, ``max_sessions``: when sessions expire, see docs/mock-server.md).
     """
-    server = MockLLMServer(source, **kwargs)
-    server.start()
-    try:
+    with MockLLMServer(source, **kwargs) as server:
         yield server
-    finally:
-        server.stop()

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 class Position:
     step: Step
     turn: int
-    step_in_turn: int
     prompt: str | None
     """The turn's user prompt when this is the first reply of a later turn (checked loosely)."""
 
@@ -54,7 +53,7 @@ class Playable:
             if self.first_prompt is None and turn.prompt:
                 self.first_prompt = turn.prompt
             for k, step in enumerate(turn.steps):
-                self.positions.append(Position(step, t, k, turn.prompt if (k == 0 and t > 0) else None))
+                self.positions.append(Position(step, t, turn.prompt if (k == 0 and t > 0) else None))
                 if isinstance(step, ScriptedResponse):
                     for tc in step.tool_calls:
                         if tc.name not in names:
@@ -118,18 +117,6 @@ class Session:
         self._checked: set[int] = set()
         self.last_used = 0.0
         """``time.monotonic()`` of the session's last request (``MockState`` expires by it)."""
-
-    def reset(self) -> None:
-        with self.lock:
-            self.pos = 0
-            self.requests = 0
-            self.side_calls = 0
-            self.exhausted = 0
-            self.assertions.clear()
-            self.errors.clear()
-            self.warnings.clear()
-            self.journal.clear()
-            self._checked.clear()
 
     def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
         pl = self.playable

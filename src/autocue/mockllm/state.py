@@ -62,14 +62,19 @@ class Outcome:
     """Leave the step unplayed again (a chaos fault kept the reply from the client)."""
 
 
-def error_outcome(req: Incoming | None, api: str, status: int, message: str, *, kind: str | None = None,
-                  headers: dict[str, str] | None = None, reason: str = "error") -> Outcome:
+def error_outcome(req: Incoming, status: int, message: str, reason: str) -> Outcome:
+    """An error in ``req``'s API shape; ``x-autocue-error`` says why (``reason``)."""
     h = {"x-autocue-error": reason}
     if status not in (408, 409, 429) and status < 500:
         h["x-should-retry"] = "false"
-    if headers:
-        h.update(headers)
-    return Outcome(status, body=error_body(api, status, message, kind=kind), headers=h)
+    return Outcome(status, body=error_body(req.api, status, message), headers=h)
+
+
+def session_error(s: Session, req: Incoming, status: int, message: str, reason: str) -> Outcome:
+    """``error_outcome``, the message also kept among the session's errors."""
+    with s.lock:
+        s.errors.append(message)
+    return error_outcome(req, status, message, reason)
 
 
 def _mapped_name(profile: Profile, tool: str, args: dict[str, Any]) -> str:
@@ -159,6 +164,11 @@ class MockState:
             sessions = [s for s in self.sessions.values() if sid in (s.id, s.key)]
         return [s.requests_json() for s in sessions]
 
+    def no_session(self, sid: str) -> str:
+        """What to say when no session is named ``sid``."""
+        known = [s["session"] for s in self.session_status()]
+        return f"no session {sid!r} (sessions: {', '.join(known) or 'none'})"
+
     def reset(self, sid: str | None = None) -> int:
         """Forget a session (or all): its next request starts the scenario again."""
         with self._lock:
@@ -241,17 +251,15 @@ class MockState:
             p = pls.get(req.scenario)
             if p is None:
                 self.record(req, f"no scenario named {req.scenario!r}")
-                return error_outcome(req, req.api, 404,
-                                     f"autocue mock LLM: no scenario named {req.scenario!r} is loaded "
+                return error_outcome(req, 404, f"autocue mock LLM: no scenario named {req.scenario!r} is loaded "
                                      f"(loaded: {', '.join(pls) or 'none'}). Check x-scenario-name or the "
                                      "/scenario/{name}/ prefix, or load it with POST /_autocue/scenarios.",
-                                     reason="unknown-scenario")
+                                     "unknown-scenario")
             return p, "name"
         if not pls:
             self.record(req, "no scenario loaded")
-            return error_outcome(req, req.api, 404, "autocue mock LLM: no scenario is loaded. Start the server "
-                                 "with a scenario path or load one with POST /_autocue/scenarios.",
-                                 reason="no-scenario")
+            return error_outcome(req, 404, "autocue mock LLM: no scenario is loaded. Start the server with a "
+                                 "scenario path or load one with POST /_autocue/scenarios.", "no-scenario")
         items = list(pls.values())
         if len(items) == 1:
             return items[0], "only scenario"
@@ -271,10 +279,9 @@ class MockState:
         if best is not None and best[0] >= 0.6:
             return best[1], f"prompt (similarity {best[0]:.2f})"
         self.record(req, "no scenario matches the first user prompt")
-        return error_outcome(req, req.api, 404,
-                             f"autocue mock LLM: no scenario matches the first user prompt {prompt[:120]!r} "
+        return error_outcome(req, 404, f"autocue mock LLM: no scenario matches the first user prompt {prompt[:120]!r} "
                              f"(loaded: {', '.join(pls)}). Name one with the x-scenario-name header or a "
-                             "/scenario/{name}/ path prefix.", reason="no-match")
+                             "/scenario/{name}/ path prefix.", "no-match")
 
     # ------------------------------------------------------------------ the decision
     def respond(self, req: Incoming) -> Outcome:
@@ -309,9 +316,7 @@ class MockState:
                    f"{taken.consumed} were consumed by session {s.id!r} (request {s.requests}). Last reply: "
                    f"{pl.describe_at(taken.consumed - 1) or 'none'}. The agent asked the model again: add the "
                    "reply it needs to the scenario, or find out why it called the model again.")
-            with s.lock:
-                s.errors.append(msg)
-            return error_outcome(req, req.api, 400, msg, reason="exhausted")
+            return session_error(s, req, 400, msg, "exhausted")
         if isinstance(taken, ChecksFailed):
             where = taken.results[0]
             expected = next((r for r in taken.results if r.diff is not None), None)
@@ -321,16 +326,12 @@ class MockState:
                        f"step {expected.step + 1}) of scenario {pl.name!r}"
                        f"{' at ' + expected.source if expected.source else ''}: {expected.message}. The whole "
                        f"request is in GET /_autocue/sessions/{s.key}/requests.")
-                with s.lock:
-                    s.errors.append(msg)
-                return error_outcome(req, req.api, 422, msg, reason="expectation")
+                return session_error(s, req, 422, msg, "expectation")
             lines = "; ".join(f"{r.description}: {r.message}" for r in taken.results)
             msg = (f"autocue mock LLM: assertion failed before reply {where.position + 1} (turn {where.turn + 1}, "
                    f"step {where.step + 1}) of scenario {pl.name!r}"
                    f"{' at ' + where.source if where.source else ''}: {lines}")
-            with s.lock:
-                s.errors.append(msg)
-            return error_outcome(req, req.api, 422, msg, reason="assertion")
+            return session_error(s, req, 422, msg, "assertion")
         step = taken.position.step
         if not isinstance(step, ScriptedResponse):
             from autocue.mockllm.factory import call_factory
@@ -340,9 +341,7 @@ class MockState:
             except Exception as e:
                 msg = (f"autocue mock LLM: scripted step {taken.index + 1} of scenario {pl.name!r} (a response "
                        f"factory) raised {type(e).__name__}: {e}")
-                with s.lock:
-                    s.errors.append(msg)
-                return error_outcome(req, req.api, 500, msg, reason="factory")
+                return session_error(s, req, 500, msg, "factory")
         err = step.error
         if err is not None:
             status = err.http_status()
@@ -427,9 +426,7 @@ class MockState:
         msg = (f"autocue mock LLM (--strict-tools): the tools declared by this {API_LABEL[req.api]} request do "
                f"not match scenario {s.playable.name!r}: {'; '.join(problems)}. Declared: "
                f"{', '.join(declared) or 'none'}.{detail}" + (f" Request saved to {path}." if path else ""))
-        with s.lock:
-            s.errors.append(msg)
-        return error_outcome(req, req.api, 400, msg, reason="strict-tools")
+        return session_error(s, req, 400, msg, "strict-tools")
 
     # ------------------------------------------------------------------ recording
     def record(self, req: Incoming, reason: str) -> str | None:

@@ -187,12 +187,7 @@ def _chat(b: dict[str, Any], *, messages_checked: bool = False) -> None:
         w = f"messages[{i}]"
         _obj(m, w)
         _one_of(m.get("role"), CHAT_ROLES, w + ".role", "role")
-        content = m.get("content")
-        if isinstance(content, list):
-            for j, part in enumerate(content):
-                _typed(part, f"{w}.content[{j}]", CHAT_PARTS, "content part type")
-        elif content is not None and not isinstance(content, str):
-            raise _fail(w + ".content", "a string or an array of content parts", content)
+        _parts(m.get("content"), w + ".content", CHAT_PARTS, "content part")
         _opt(m, "tool_call_id", str, "a string", w + ".")
         calls = m.get("tool_calls")
         if calls is not None:
@@ -222,12 +217,7 @@ def _responses(b: dict[str, Any]) -> None:
         typ = item.get("type")
         if typ in (None, "message"):
             _one_of(item.get("role"), RESPONSES_ROLES, w + ".role", "role")
-            content = item.get("content")
-            if isinstance(content, list):
-                for j, part in enumerate(content):
-                    _typed(part, f"{w}.content[{j}]", RESPONSES_PARTS, "content part type")
-            elif not isinstance(content, str):
-                raise _fail(w + ".content", "a string or an array of content parts", content)
+            _parts(item.get("content"), w + ".content", RESPONSES_PARTS, "content part", optional=False)
         elif typ in ("function_call", "custom_tool_call"):
             _str(item, "call_id", w)
             _str(item, "name", w)
@@ -237,12 +227,7 @@ def _responses(b: dict[str, Any]) -> None:
 
 def _anthropic(b: dict[str, Any]) -> None:
     _common(b, ("max_tokens",))
-    system = b.get("system")
-    if isinstance(system, list):
-        for j, part in enumerate(system):
-            _typed(part, f"system[{j}]", ("text",), "system block type")
-    elif system is not None and not isinstance(system, str):
-        raise _fail("system", "a string or an array of text blocks", system)
+    _parts(b.get("system"), "system", ("text",), "system block", "text blocks")
     for i, m in enumerate(_required_list(b, "messages")):
         w = f"messages[{i}]"
         _obj(m, w)
@@ -260,12 +245,7 @@ def _anthropic(b: dict[str, Any]) -> None:
             elif typ == "tool_result":
                 _str(block, "tool_use_id", wb)
                 _opt(block, "is_error", bool, "a boolean", wb + ".")
-                inner = block.get("content")
-                if isinstance(inner, list):
-                    for k, part in enumerate(inner):
-                        _typed(part, f"{wb}.content[{k}]", ANTHROPIC_BLOCKS, "content block type")
-                elif inner is not None and not isinstance(inner, str):
-                    raise _fail(wb + ".content", "a string or an array of content blocks", inner)
+                _parts(block.get("content"), wb + ".content", ANTHROPIC_BLOCKS, "content block")
             elif typ == "thinking":
                 _str(block, "thinking", wb)
 
@@ -313,6 +293,16 @@ def _content(c: dict[str, Any], w: str) -> None:
         fc = p.get("functionCall")
         if isinstance(fc, dict):
             _opt(fc, "args", dict, "an object", wp + ".functionCall.")
+
+
+def _parts(v: Any, where: str, allowed: tuple[str, ...], what: str, plural: str = "", *,
+           optional: bool = True) -> None:
+    """A string or an array of ``what``s (each ``_typed``); ``optional``: or absent."""
+    if isinstance(v, list):
+        for j, part in enumerate(v):
+            _typed(part, f"{where}[{j}]", allowed, what + " type")
+    elif not (isinstance(v, str) or (optional and v is None)):
+        raise _fail(where, f"a string or an array of {plural or what + 's'}", v)
 
 
 def _typed(part: Any, where: str, allowed: tuple[str, ...], what: str, pattern: re.Pattern[str] | None = None) -> str:

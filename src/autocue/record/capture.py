@@ -61,27 +61,15 @@ class _Tap:
             yield item
 
 
-class _Chat(_Tap, OpenAICompletionsProvider):
-    pass
-
-
-class _Responses(_Tap, OpenAIResponsesProvider):
-    pass
-
-
-class _Anthropic(_Tap, AnthropicMessagesProvider):
-    pass
-
-
-class _Gemini(_Tap, GoogleGenerativeProvider):
-    pass
-
-
+PROVIDERS: dict[str, tuple[type[HttpProvider], str]] = {
+    "chat": (OpenAICompletionsProvider, "openai-completions"),
+    "responses": (OpenAIResponsesProvider, "openai-responses"),
+    "anthropic": (AnthropicMessagesProvider, "anthropic-messages"),
+    "gemini": (GoogleGenerativeProvider, "google-generative"),
+}
+"""Per wire API, the provider that reads it (and its ``Model.api``); ``record --check`` asks with it."""
 _PARSERS: dict[str, tuple[type[_Tap], str]] = {
-    "chat": (_Chat, "openai-completions"),
-    "responses": (_Responses, "openai-responses"),
-    "anthropic": (_Anthropic, "anthropic-messages"),
-    "gemini": (_Gemini, "google-generative"),
+    api: (type(f"_{provider.__name__}Tap", (_Tap, provider), {}), name) for api, (provider, name) in PROVIDERS.items()
 }
 
 

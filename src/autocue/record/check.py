@@ -19,11 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from autocue.errors import AutocueError
-from autocue.llm.providers.anthropic_messages import AnthropicMessagesProvider
-from autocue.llm.providers.google_generative import GoogleGenerativeProvider
 from autocue.llm.providers.http import HttpProvider
-from autocue.llm.providers.openai_completions import OpenAICompletionsProvider
-from autocue.llm.providers.openai_responses import OpenAIResponsesProvider
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
     AssistantContent,
@@ -38,19 +34,14 @@ from autocue.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
+from autocue.record.capture import PROVIDERS
 from autocue.scenario.drift import DriftReport, diff_scripts, reply_metas
 from autocue.scenario.model import LlmResponse, Scenario, ToolResultPart
 from autocue.script.model import Block, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
 
 NOT_RECORDED = "(tool result not recorded)"
 
-_PROVIDERS: dict[str, tuple[type[HttpProvider], str, str]] = {
-    "chat": (OpenAICompletionsProvider, "openai-completions", "/v1"),
-    "responses": (OpenAIResponsesProvider, "openai-responses", "/v1"),
-    "anthropic": (AnthropicMessagesProvider, "anthropic-messages", ""),
-    "gemini": (GoogleGenerativeProvider, "google-generative", ""),
-}
-CHECK_APIS = tuple(_PROVIDERS)
+CHECK_APIS = tuple(PROVIDERS)
 
 
 class CheckError(AutocueError):
@@ -122,7 +113,7 @@ async def _ask(provider: HttpProvider, model: Model, ctx: Context, key: str) -> 
 
 async def check_drift(sc: Scenario, options: CheckOptions) -> DriftReport:
     """Ask the upstream for each recorded reply (on the recorded conversation) and compare."""
-    if options.api not in _PROVIDERS:
+    if options.api not in PROVIDERS:
         raise CheckError(f"--api {options.api!r}: give one of {', '.join(CHECK_APIS)} (the API to speak to the "
                          "upstream)")
     script = sc.compile()
@@ -136,10 +127,10 @@ async def check_drift(sc: Scenario, options: CheckOptions) -> DriftReport:
         for c in step.tool_calls:
             names.setdefault(c.name)
     tools = [Tool(n, f"recorded tool {n}", {"type": "object"}) for n in names]
-    cls, api_name, suffix = _PROVIDERS[options.api]
+    cls, api_name = PROVIDERS[options.api]
     provider = cls(timeout=options.timeout)
-    model = Model(id=options.model, api=api_name, provider="upstream",
-                  base_url=options.upstream.rstrip("/") + suffix)
+    suffix = "/v1" if options.api in ("chat", "responses") else ""  # OpenAI's paths start with /v1
+    model = Model(id=options.model, api=api_name, provider="upstream", base_url=options.upstream.rstrip("/") + suffix)
     key = options.api_key or "autocue-check"
     got = Script(name=script.name, source=script.source)
     messages: list[Message] = []

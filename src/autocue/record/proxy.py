@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 import orjson
-from starlette.types import Message, Receive, Scope, Send
 
 from autocue.llm.providers.http import parse_retry_after
 from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
+from autocue.mockllm.asgi import Message, Receive, Scope, Send
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.sidecalls import side_call

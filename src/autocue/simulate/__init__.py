@@ -1,7 +1,7 @@
 """``autocue.simulate``: scenarios streamed as sessions over REST + SSE (seed 004, testing mode 3).
 
 Public surface: ``scenario_events(scenario)`` (the pure event mapping), ``event_json_schema()``,
-``validate_event``, ``EVENT_SCHEMA_VERSION``, ``SimState`` / ``create_app`` (the starlette app),
+``validate_event``, ``EVENT_SCHEMA_VERSION``, ``SimState`` / ``create_app`` (the ASGI app),
 ``SimulationServer`` (a started server in a thread, for tests). See docs/simulate.md.
 """
 

@@ -1,4 +1,4 @@
-"""The simulation REST API (starlette): scenarios played as sessions, events as SSE.
+"""The simulation REST API: scenarios played as sessions, events as SSE.
 
     GET  /api/v1/scenarios                 the scenarios loaded
     GET  /api/v1/schema                    the event JSON Schema
@@ -8,7 +8,8 @@
     GET  /api/v1/sessions/{id}/events      SSE: ``id:`` per event, resumes after ``Last-Event-ID``
 
 Errors answer ``{"error": "..."}`` with 400 or 404. Every answer allows any origin (CORS), so
-a viewer page opened from a file can follow a stream.
+a viewer page opened from a file can follow a stream. The HTTP layer is the mock server's
+(``autocue.mockllm.asgi``, on uvicorn).
 """
 
 from __future__ import annotations
@@ -17,13 +18,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
 
+from autocue.mockllm.asgi import ASGIApp, Request, Response, Route, Router, StreamingResponse, any_origin
+from autocue.mockllm.http import json_response as _json
 from autocue.scenario import Scenario
 from autocue.simulate.schema import event_json_schema
 from autocue.simulate.sessions import SimSession
@@ -61,10 +58,6 @@ class SimState:
             s.stop()
 
 
-def _json(value: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(value), status_code=status, media_type="application/json")
-
-
 def _error(message: str, status: int) -> Response:
     return _json({"error": message}, status)
 
@@ -92,7 +85,7 @@ class _Api:
 
     async def create(self, request: Request) -> Response:
         state = self.state
-        raw = await request.body()
+        raw = b"".join([chunk async for chunk in request.stream()])
         try:
             body = orjson.loads(raw) if raw.strip() else {}
         except orjson.JSONDecodeError as e:
@@ -110,7 +103,7 @@ class _Api:
         return _json({"id": session.id, **session.describe()}, 201)
 
     async def listing(self, request: Request) -> Response:
-        every = request.query_params.get("all") in ("1", "true", "yes")
+        every = request.query.get("all") in ("1", "true", "yes")
         items = [s.describe() for s in self.state.sessions.values()
                  if every or s.status in ("running", "merged")]
         return _json({"items": items})
@@ -119,7 +112,7 @@ class _Api:
         sid = request.path_params["sid"]
         session = self.state.sessions.get(sid)
         if session is None:
-            return _error(f"{request.url.path}: no session {sid!r} (start one with POST /api/v1/sessions)", 404)
+            return _error(f"{request.path}: no session {sid!r} (start one with POST /api/v1/sessions)", 404)
         return session
 
     async def describe(self, request: Request) -> Response:
@@ -130,13 +123,13 @@ class _Api:
         found = self._find(request)
         if isinstance(found, Response):
             return found
-        raw = request.headers.get("last-event-id") or request.query_params.get("lastEventId") or "0"
+        raw = request.headers.get("last-event-id") or request.query.get("lastEventId") or "0"
         try:
             after = int(raw)
             if after < 0:
                 raise ValueError
         except ValueError:
-            return _error(f"{request.url.path}: Last-Event-ID {raw!r} is not an event id (a whole number >= 0)", 400)
+            return _error(f"{request.path}: Last-Event-ID {raw!r} is not an event id (a whole number >= 0)", 400)
         return StreamingResponse(_event_stream(found, after), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache", "x-accel-buffering": "no"})
 
@@ -162,7 +155,7 @@ async def _event_stream(session: SimSession, after: int) -> AsyncIterator[bytes]
             yield b": keep-alive\n\n"
 
 
-def create_app(state: SimState) -> Starlette:
+def create_app(state: SimState) -> ASGIApp:
     api = _Api(state)
     routes = [
         Route("/api/v1/scenarios", api.scenarios, methods=["GET"]),
@@ -172,9 +165,11 @@ def create_app(state: SimState) -> Starlette:
         Route("/api/v1/sessions/{sid}", api.describe, methods=["GET"]),
         Route("/api/v1/sessions/{sid}/events", api.events, methods=["GET"]),
     ]
-    middleware = [Middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "POST"],
-                             allow_headers=["*"], expose_headers=["*"])]
-    return Starlette(routes=routes, middleware=middleware)
+    return any_origin(Router(routes, _refused), ("GET", "POST"))
+
+
+async def _refused(request: Request, status: int, headers: dict[str, str]) -> Response:
+    return Response(b"Not Found" if status == 404 else b"Method Not Allowed", status, headers, media_type="text/plain")
 
 
 __all__ = ["SimState", "create_app", "frame"]

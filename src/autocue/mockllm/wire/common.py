@@ -23,11 +23,6 @@ def sse(event: str, data: Any) -> bytes:
     return b"event: " + event.encode() + b"\ndata: " + orjson.dumps(data) + b"\n\n"
 
 
-def sse_data(data: Any) -> bytes:
-    """A bare ``data:`` SSE frame (OpenAI Chat, Gemini)."""
-    return b"data: " + orjson.dumps(data) + b"\n\n"
-
-
 def now() -> int:
     return int(time.time())
 

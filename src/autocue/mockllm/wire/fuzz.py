@@ -25,7 +25,7 @@ import json
 import random
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from autocue.errors import AutocueError
 
@@ -105,16 +105,8 @@ class Fuzzer:
         if k == 0:
             return [text]
         if self.spec.empty:
-            cuts = sorted(r.choices(range(n + 1), k=k))
-        else:
-            cuts = sorted(r.sample(range(1, n), min(k, n - 1))) if n > 1 else []
-        out: list[str] = []
-        prev = 0
-        for c in cuts:
-            out.append(text[prev:c])
-            prev = c
-        out.append(text[prev:])
-        return out
+            return _cut(text, sorted(r.choices(range(n + 1), k=k)))
+        return _cut(text, sorted(r.sample(range(1, n), min(k, n - 1))) if n > 1 else [])
 
     def args_json(self, args: dict[str, Any], compact: str) -> str:
         """The tool arguments as JSON text: compact, or ASCII-escaped with spaces."""
@@ -161,14 +153,15 @@ class Fuzzer:
         if not self.spec.tcp or len(body) < 2:
             return [body]
         k = self.rng.randint(1, min(16, len(body) - 1))
-        cuts = sorted(self.rng.sample(range(1, len(body)), k))
-        out: list[bytes] = []
-        prev = 0
-        for c in cuts:
-            out.append(body[prev:c])
-            prev = c
-        out.append(body[prev:])
-        return out
+        return _cut(body, sorted(self.rng.sample(range(1, len(body)), k)))
+
+
+S = TypeVar("S", str, bytes)
+
+
+def _cut(seq: S, cuts: list[int]) -> list[S]:
+    """``seq`` in the pieces between the (sorted) offsets ``cuts``."""
+    return [seq[a:b] for a, b in zip([0, *cuts], [*cuts, len(seq)], strict=True)]
 
 
 __all__ = ["DEFAULT_SPLITS", "FEATURES", "FuzzSpec", "FuzzSpecError", "Fuzzer", "parse_fuzz"]

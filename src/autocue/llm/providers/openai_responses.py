@@ -13,7 +13,6 @@ events end the reply with an error; a stream without ``response.completed`` is a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -21,7 +20,8 @@ import orjson
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
 from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
-from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
+from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
+from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
     AssistantMessage,
@@ -169,55 +169,36 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
 class OpenAIResponsesProvider(HttpProvider):
     api = "openai-responses"
 
-    async def _events(
-        self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
-    ) -> AsyncIterator[AssistantMessageEvent]:
+    stream_end = "response.completed"
+
+    def _prepare(self, model: Model, context: Context, options: StreamOptions) -> Prepared:
         base = (model.base_url or "https://api.openai.com/v1").rstrip("/")
-        url = f"{base}/responses"
         hdrs: dict[str, str] = {"accept": "text/event-stream"}
         key = self.api_key(model, options)
         if key:
             hdrs["authorization"] = f"Bearer {key}"
         if options.session_id:
             hdrs["session_id"] = options.session_id
-        body = self.payload(build_body(model, context, options), options)
-        where = f"{self.api}: POST {url}"
-        out: list[AssistantMessageEvent] = [b.start()]
-        completed = False
-        async for item in self.request(url, self.headers(model, options, hdrs), body, options):
-            if isinstance(item, JsonBody):
-                data = item.data
-                if not isinstance(data, dict) or not isinstance(data.get("output"), list):
-                    raise ProviderStreamError(
-                        f"{where}: expected a response object, got {orjson.dumps(data)[:200]!r}"
-                    )
-                for i, it in enumerate(data["output"]):
-                    self._item_done(b, i, it, out)
-                self._finish(
-                    b, data, "response." + ("completed" if data.get("status") != "incomplete" else "incomplete")
-                )
-                b.done(out)
-                for ev in out:
-                    yield ev
-                return
-            data = loads_event(item, where)
-            if not isinstance(data, dict):
-                raise ProviderStreamError(f"{where}: event {item.event!r} data is not an object: {item.data[:200]!r}")
-            t = data.get("type") or item.event
-            if t in _DONE_EVENTS:
-                self._finish(b, data.get("response") or {}, t)
-                completed = True
-                break
-            self._event(b, t, data, where, out)
-            if out:
-                for ev in out:
-                    yield ev
-                out.clear()
-        if not completed:
-            raise ProviderStreamError(f"{where}: the stream ended before response.completed")
-        b.done(out)
-        for ev in out:
-            yield ev
+        return f"{base}/responses", hdrs, self.payload(build_body(model, context, options), options), None
+
+    def _read(self, b: MessageBuilder, ev: SSEEvent, where: str, out: list[AssistantMessageEvent]) -> Read:
+        data = loads_event(ev, where)
+        if not isinstance(data, dict):
+            raise ProviderStreamError(f"{where}: event {ev.event!r} data is not an object: {ev.data[:200]!r}")
+        t = data.get("type") or ev.event
+        if t in _DONE_EVENTS:
+            self._finish(b, data.get("response") or {}, t)
+            return Read.END
+        self._event(b, t, data, where, out)
+        return Read.MORE
+
+    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
+        if not isinstance(data, dict) or not isinstance(data.get("output"), list):
+            raise ProviderStreamError(f"{where}: expected a response object, got {orjson.dumps(data)[:200]!r}")
+        for i, it in enumerate(data["output"]):
+            self._item_done(b, i, it, out)
+        self._finish(b, data, "response." + ("completed" if data.get("status") != "incomplete" else "incomplete"))
+        return True
 
     def _event(
         self, b: MessageBuilder, t: str, d: dict[str, Any], where: str, out: list[AssistantMessageEvent]

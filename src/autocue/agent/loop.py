@@ -46,7 +46,7 @@ from autocue.agent.events import (
 from autocue.agent.tool import AgentTool, ToolArgumentsError, ToolResult, to_tool_result
 from autocue.llm.abort import AbortSignal
 from autocue.llm.events import DoneEvent, ErrorEvent, StartEvent
-from autocue.llm.stream import Provider, StreamOptions
+from autocue.llm.stream import Provider, StreamOptions, error_message
 from autocue.llm.types import (
     AssistantMessage,
     Context,
@@ -320,10 +320,7 @@ async def _stream_reply(
     final: AssistantMessage | None = None
     started = False
     if signal.aborted:
-        final = AssistantMessage(
-            api=model.api, provider=model.provider, model=model.id,
-            stop_reason="aborted", error_message=signal.reason or "Request was aborted",
-        )
+        final = error_message(model, signal.reason or "Request was aborted", aborted=True)
     else:
         stream = config.provider.stream(model, llm_context, opts)
         sync_source = stream.sync_source
@@ -354,10 +351,7 @@ async def _stream_reply(
                     await _r
         stream.message = final
         if final is None:
-            final = AssistantMessage(
-                api=model.api, provider=model.provider, model=model.id,
-                stop_reason="error", error_message="provider stream ended without a final event",
-            )
+            final = error_message(model, "provider stream ended without a final event")
     converter.latency_ms = (time.perf_counter() - t0) * 1000
     context.messages.append(final)
     if not started and (_r := e(MessageStartEvent(final))) is not None:

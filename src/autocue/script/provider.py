@@ -33,7 +33,7 @@ from autocue.llm.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from autocue.llm.stream import AssistantMessageEventStream, StreamOptions
+from autocue.llm.stream import AssistantMessageEventStream, StreamOptions, error_message
 from autocue.llm.types import (
     AssistantContent,
     AssistantMessage,
@@ -152,7 +152,7 @@ class ScriptedProvider:
             self.queue.popleft()
             self.consumed += 1
             self._last_step = step
-            yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+            yield self._raised(model, e)
             return
         for ev in self._play(model, resp, options):
             yield ev
@@ -237,7 +237,7 @@ class ScriptedProvider:
         if not self.queue:
             ex = Exhaustion(self.consumed, self.last, self.calls)
             self.exhausted.append(ex)
-            return ErrorEvent("error", self._error(model, ex.message()))
+            return ErrorEvent("error", error_message(model, ex.message()))
         step = self.queue.popleft()
         self.consumed += 1
         self._last_step = step
@@ -246,11 +246,11 @@ class ScriptedProvider:
             assert isinstance(resp, (ScriptedResponse, AssistantMessage))
             message = self._build(model, resp)
         except Exception as e:  # a broken step must not crash the agent: report it as the reply
-            return ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+            return self._raised(model, e)
         if signal is not None and signal.aborted:
             if self.on_played is not None:
                 self.on_played(step, message)
-            return ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
+            return ErrorEvent("aborted", error_message(model, signal.reason or "Request was aborted", aborted=True))
         return step, message
 
     def _cut(self, step: Step, partial: AssistantMessage, signal: AbortSignal) -> Iterator[AssistantMessageEvent]:
@@ -260,14 +260,8 @@ class ScriptedProvider:
         yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
 
     # ------------------------------------------------------------------ building
-    def _error(self, model: Model, text: str, *, aborted: bool = False) -> AssistantMessage:
-        return AssistantMessage(
-            api=model.api,
-            provider=model.provider,
-            model=model.id,
-            stop_reason="aborted" if aborted else "error",
-            error_message=text,
-        )
+    def _raised(self, model: Model, e: Exception) -> ErrorEvent:
+        return ErrorEvent("error", error_message(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
 
     def _build(self, model: Model, resp: ScriptedResponse | AssistantMessage) -> AssistantMessage:
         if isinstance(resp, AssistantMessage):

@@ -255,23 +255,19 @@ class ModelRegistry:
     def find(self, spec: str) -> Model:
         """The model for ``"provider/model"`` or a bare model id (must be unambiguous)."""
         spec = spec.strip()
-        if "/" in spec:
-            prov, _, mid = spec.partition("/")
-            cfg = self.providers.get(prov)
-            if cfg is not None and mid:
-                return cfg.model(mid)
-            if cfg is None:
-                # A model id may itself contain "/" (openrouter style): try it bare.
-                hits = [c.models[spec] for c in self.providers.values() if spec in c.models]
-                if len(hits) == 1:
-                    return hits[0]
-                raise ModelRegistryError(
-                    f"unknown provider {prov!r} in model {spec!r}; known providers: {', '.join(self.providers)}. "
-                    f"Define it in {self.agent_dir / 'models.json'} or {self.cwd / '.autocue' / 'models.json'}."
-                )
+        prov, slash, mid = spec.partition("/")
+        cfg = self.providers.get(prov)
+        if cfg is not None and mid:
+            return cfg.model(mid)
+        # A model id may itself contain "/" (openrouter style): try it bare.
         hits = [c.models[spec] for c in self.providers.values() if spec in c.models]
         if len(hits) == 1:
             return hits[0]
+        if slash and cfg is None:
+            raise ModelRegistryError(
+                f"unknown provider {prov!r} in model {spec!r}; known providers: {', '.join(self.providers)}. "
+                f"Define it in {self.agent_dir / 'models.json'} or {self.cwd / '.autocue' / 'models.json'}."
+            )
         if len(hits) > 1:
             names = ", ".join(f"{m.provider}/{m.id}" for m in hits)
             raise ModelRegistryError(

@@ -13,7 +13,7 @@ import inspect
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import orjson
 
@@ -274,8 +274,7 @@ class ScriptedProvider:
                     call_id = f"{self.id_prefix}{self._next_id}"
                 else:
                     call_id = b.id
-                args = b.arguments
-                content.append(ToolCall(call_id, b.name, dict(args()) if callable(args) else args))
+                content.append(ToolCall(call_id, b.name, b.resolve()))
             else:
                 content.append(b)
         usage = resp.usage
@@ -292,19 +291,11 @@ class ScriptedProvider:
 
 def _empty_copy(message: AssistantMessage, model: Model) -> AssistantMessage:
     """A reply with ``message``'s metadata and no content yet: a factory's message is not ours to stream into."""
-    partial = AssistantMessage(
-        api=message.api or model.api,
-        provider=message.provider or model.provider,
+    return replace(
+        message, content=[], api=message.api or model.api, provider=message.provider or model.provider,
         model=message.model or model.id,
-        usage=message.usage,
-        stop_reason=message.stop_reason,
-        timestamp=message.timestamp,
-        response_id=message.response_id,
     )
-    partial.error_message = message.error_message
-    partial.error_status = message.error_status
-    partial.retry_after = message.retry_after
-    return partial
+
 
 def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:
     partial.stop_reason = "aborted"

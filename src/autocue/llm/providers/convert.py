@@ -17,6 +17,7 @@ content in one API's part shapes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from autocue.llm.types import (
@@ -50,16 +51,7 @@ def _foreign(msg: AssistantMessage) -> AssistantMessage:
             content.append(ToolCall(b.id, b.name, b.arguments))
         else:
             content.append(b)
-    return AssistantMessage(
-        content=content,
-        api=msg.api,
-        provider=msg.provider,
-        model=msg.model,
-        usage=msg.usage,
-        stop_reason=msg.stop_reason,
-        timestamp=msg.timestamp,
-        response_id=msg.response_id,
-    )
+    return replace(msg, content=content)
 
 
 def _missing(calls: list[ToolCall], seen: set[str]) -> list[Message]:

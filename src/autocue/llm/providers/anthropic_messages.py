@@ -242,17 +242,13 @@ class AnthropicMessagesProvider(HttpProvider):
             raise ProviderStreamError(f"{status} {text}" if status else text, status)
 
     def _usage(self, b: MessageBuilder, u: dict[str, Any]) -> None:
+        """Counts the event names; the others keep their value (``message_delta`` sends only some)."""
         if not u:
             return
         cur = b.msg.usage
-        b.set_usage(
-            int(u["input_tokens"]) if u.get("input_tokens") is not None else cur.input,
-            int(u["output_tokens"]) if u.get("output_tokens") is not None else cur.output,
-            int(u["cache_read_input_tokens"]) if u.get("cache_read_input_tokens") is not None else cur.cache_read,
-            int(u["cache_creation_input_tokens"])
-            if u.get("cache_creation_input_tokens") is not None
-            else cur.cache_write,
-        )
+        old = (cur.input, cur.output, cur.cache_read, cur.cache_write)
+        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        b.set_usage(*(int(u[k]) if u.get(k) is not None else n for k, n in zip(keys, old, strict=True)))
 
     def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
         if not isinstance(data, dict) or data.get("type") == "error" or not isinstance(data.get("content"), list):

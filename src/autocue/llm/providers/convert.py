@@ -100,6 +100,13 @@ def tool_result_text(m: ToolResultMessage) -> str:
     return text
 
 
+def result_images(
+    m: ToolResultMessage, images_ok: bool, image: Callable[[ImageContent], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A tool result's images as the API's parts (none when the model takes no images)."""
+    return [image(b) for b in m.content if isinstance(b, ImageContent)] if images_ok else []
+
+
 def content_parts(
     content: str | Sequence[UserContent],
     text: Callable[[str], dict[str, Any]],
@@ -122,4 +129,4 @@ def content_parts(
     return parts
 
 
-__all__ = ["content_parts", "prepare_messages", "same_model", "tool_result_text"]
+__all__ = ["content_parts", "prepare_messages", "result_images", "same_model", "tool_result_text"]

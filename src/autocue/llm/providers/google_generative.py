@@ -19,7 +19,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
+from autocue.llm.providers.convert import content_parts, prepare_messages, result_images, same_model, tool_result_text
 from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
 from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
@@ -86,9 +86,9 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
                 last["parts"].append(part)
             else:
                 out.append({"role": "user", "parts": [part]})
-            imgs = [b for b in m.content if isinstance(b, ImageContent)]
-            if imgs and images_ok:
-                out.append({"role": "user", "parts": [_text("Tool result image:"), *(_inline(b) for b in imgs)]})
+            imgs = result_images(m, images_ok, _inline)
+            if imgs:
+                out.append({"role": "user", "parts": [_text("Tool result image:"), *imgs]})
     return out
 
 

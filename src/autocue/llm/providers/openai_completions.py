@@ -19,7 +19,7 @@ import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
+from autocue.llm.providers.convert import content_parts, prepare_messages, result_images, same_model, tool_result_text
 from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
 from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
@@ -95,15 +95,9 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             out.append(am)
         elif isinstance(m, ToolResultMessage):
             out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": tool_result_text(m)})
-            imgs = [b for b in m.content if isinstance(b, ImageContent)]
-            if imgs and images_ok:
-                out.append(
-                    {
-                        "role": "user",
-                        "content": [_text("Attached image(s) from tool result:")]
-                        + [_image_url(b) for b in imgs],
-                    }
-                )
+            imgs = result_images(m, images_ok, _image_url)
+            if imgs:
+                out.append({"role": "user", "content": [_text("Attached image(s) from tool result:"), *imgs]})
     return out
 
 

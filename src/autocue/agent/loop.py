@@ -203,12 +203,7 @@ async def agent_loop(
     if (_r := e(TurnStartEvent(0, now_ms()))) is not None:
         await _r
     for m in prompts:
-        context.messages.append(m)
-        new.append(m)
-        if (_r := e(MessageStartEvent(m))) is not None:
-            await _r
-        if (_r := e(MessageEndEvent(m))) is not None:
-            await _r
+        await _add(m, context, new, e)
     await _run(context, config, e, signal, new, first_turn=True)
     return new
 
@@ -246,12 +241,7 @@ async def _run(
                 if (_r := e(TurnStartEvent(turn_index, int(time.time() * 1000)))) is not None:  # now_ms(), inlined
                     await _r
             for m in pending:
-                context.messages.append(m)
-                new.append(m)
-                if (_r := e(MessageStartEvent(m))) is not None:
-                    await _r
-                if (_r := e(MessageEndEvent(m))) is not None:
-                    await _r
+                await _add(m, context, new, e)
             pending = ()
             msg = await _stream_reply(context, config, converter, e, signal)
             metrics = TurnMetrics(converter.latency_ms, 0.0, [], 0, msg.usage)
@@ -297,6 +287,16 @@ async def _run(
             continue
         break
     if (_r := e(AgentEndEvent(new))) is not None:
+        await _r
+
+
+async def _add(m: AgentMessage, context: AgentContext, new: list[AgentMessage], e: Emit) -> None:
+    """Append ``m`` to the context and to the run's messages, with its start and end events."""
+    context.messages.append(m)
+    new.append(m)
+    if (_r := e(MessageStartEvent(m))) is not None:
+        await _r
+    if (_r := e(MessageEndEvent(m))) is not None:
         await _r
 
 
@@ -394,12 +394,11 @@ def _error_result(text: str) -> ToolResult:
 
 
 async def _prepare(
-    context: AgentContext,
-    config: AgentLoopConfig,
-    msg: AssistantMessage,
-    call: ToolCall,
-    signal: AbortSignal,
+    context: AgentContext, config: AgentLoopConfig, e: Emit, msg: AssistantMessage, call: ToolCall, signal: AbortSignal
 ) -> _Prepared:
+    """``tool_execution_start``, then the lookup and the ``before_tool_call`` seam."""
+    if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
+        await _r
     p = _lookup(context, call)
     if p.tool is not None and config.before_tool_call is not None:
         await _gate(context, config, msg, p, signal)
@@ -521,9 +520,7 @@ async def _execute_calls(
     """Run one reply's tool calls; returns steering messages that arrived (sequential mode)."""
     if config.tool_execution == "sequential":
         for i, call in enumerate(calls):
-            if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
-                await _r
-            p = await _prepare(context, config, msg, call, signal)
+            p = await _prepare(context, config, e, msg, call, signal)
             if p.result is None:
                 await _execute(p, e, signal)
             await _finalize(context, config, e, signal, msg, p, results, new, metrics)
@@ -537,11 +534,7 @@ async def _execute_calls(
                 return steering
         return ()
 
-    prepared: list[_Prepared] = []
-    for call in calls:
-        if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
-            await _r
-        prepared.append(await _prepare(context, config, msg, call, signal))
+    prepared = [await _prepare(context, config, e, msg, call, signal) for call in calls]
 
     # Execute in segments: runs of parallel tools run together; an exclusive tool runs alone.
     i, n = 0, len(prepared)

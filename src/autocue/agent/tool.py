@@ -243,13 +243,8 @@ def _model_tool(
         return args
 
     async def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate) -> Any:
-        extra: dict[str, Any] = {}
-        if "signal" in wants:
-            extra["signal"] = signal
-        if "on_update" in wants:
-            extra["on_update"] = on_update
-        if "tool_call_id" in wants:
-            extra["tool_call_id"] = tool_call_id
+        given = {"signal": signal, "on_update": on_update, "tool_call_id": tool_call_id}
+        extra = {k: v for k, v in given.items() if k in wants}
         inst = params_model.model_validate(params)
         out = fn(**{k: getattr(inst, k) for k in type(inst).model_fields}, **extra) if spread else fn(inst, **extra)
         if inspect.isawaitable(out):

@@ -133,15 +133,7 @@ class ModelRegistry:
             self.providers[name] = ProviderConfig(name, api, e.get(url_env) or url, api_key_env=key_env,
                                                   defaults=defaults)
         playbook = ProviderConfig("autocue", SCRIPTED_API, "")
-        playbook.models["playbook"] = Model(
-            id="playbook",
-            api=SCRIPTED_API,
-            provider="autocue",
-            reasoning=True,
-            input=["text", "image"],
-            context_window=128_000,
-            max_tokens=16_384,
-        )
+        playbook.models["playbook"] = _make_model(playbook, {"id": "playbook", "reasoning": True})
         self.providers["autocue"] = playbook
 
     def load_file(self, path: str | Path) -> None:

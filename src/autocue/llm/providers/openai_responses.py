@@ -214,15 +214,9 @@ class OpenAIResponsesProvider(HttpProvider):
                 b.thinking_delta(k, "\n\n", out)
         elif t == "response.output_item.added":
             it = d.get("item") or {}
-            ty = it.get("type")
-            if ty == "reasoning":
-                out.append(b.open_thinking(k))
-            elif ty == "message":
-                out.append(b.open_text(k))
-            elif ty == "function_call":
-                out.append(b.open_tool(k, f"{it.get('call_id', '')}|{it.get('id', '')}", it.get("name", "")))
-                if it.get("arguments"):
-                    b.tool_delta(k, it["arguments"], out)
+            self._open_item(b, k, it, out)
+            if it.get("type") == "function_call" and it.get("arguments"):
+                b.tool_delta(k, it["arguments"], out)
         elif t == "response.output_item.done":
             self._item_done(b, k, d.get("item") or {}, out)
         elif t == "response.created" or t == "response.in_progress":
@@ -233,33 +227,36 @@ class OpenAIResponsesProvider(HttpProvider):
             code = d.get("code")
             raise ProviderStreamError(f"{code + ': ' if isinstance(code, str) else ''}{d.get('message', d)}")
 
-    def _item_done(self, b: MessageBuilder, k: Any, it: dict[str, Any], out: list[AssistantMessageEvent]) -> None:
+    def _open_item(self, b: MessageBuilder, k: Any, it: dict[str, Any], out: list[AssistantMessageEvent]) -> None:
         ty = it.get("type")
         if ty == "reasoning":
-            if not b.is_open(k):
-                out.append(b.open_thinking(k))
-            blk = b.block(k)
+            out.append(b.open_thinking(k))
+        elif ty == "message":
+            out.append(b.open_text(k))
+        elif ty == "function_call":
+            out.append(b.open_tool(k, f"{it.get('call_id', '')}|{it.get('id', '')}", it.get("name", "")))
+
+    def _item_done(self, b: MessageBuilder, k: Any, it: dict[str, Any], out: list[AssistantMessageEvent]) -> None:
+        ty = it.get("type")
+        if ty not in ("reasoning", "message", "function_call"):
+            return
+        if not b.is_open(k):
+            self._open_item(b, k, it, out)
+        blk = b.block(k)
+        if ty == "reasoning":
             summary = "\n\n".join(s.get("text", "") for s in it.get("summary") or ())
             if not blk.thinking and summary:
                 b.thinking_delta(k, summary, out)
             blk.thinking_signature = orjson.dumps(it).decode()
-            b.close(k, out)
         elif ty == "message":
-            if not b.is_open(k):
-                out.append(b.open_text(k))
-            blk = b.block(k)
             full = "".join(c.get("text") or c.get("refusal") or "" for c in it.get("content") or ())
             if not blk.text and full:
                 b.text_delta(k, full, out)
             if isinstance(it.get("id"), str):
                 blk.text_signature = text_signature(it["id"])
-            b.close(k, out)
-        elif ty == "function_call":
-            if not b.is_open(k):
-                out.append(b.open_tool(k, f"{it.get('call_id', '')}|{it.get('id', '')}", it.get("name", "")))
-            if isinstance(it.get("arguments"), str) and it["arguments"]:
-                b.set_tool_arguments(k, it["arguments"])
-            b.close(k, out)
+        elif isinstance(it.get("arguments"), str) and it["arguments"]:
+            b.set_tool_arguments(k, it["arguments"])
+        b.close(k, out)
 
     def _finish(self, b: MessageBuilder, r: dict[str, Any], t: str) -> None:
         if isinstance(r.get("id"), str):

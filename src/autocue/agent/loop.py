@@ -21,6 +21,7 @@ a step costs the same at message 10 as at message 10,000.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -537,15 +538,11 @@ async def _execute_calls(
     prepared = [await _prepare(context, config, e, msg, call, signal) for call in calls]
 
     # Execute in segments: runs of parallel tools run together; an exclusive tool runs alone.
-    i, n = 0, len(prepared)
-    while i < n:
-        j = i
-        if _exclusive(prepared[i]):
-            j = i + 1
-        else:
-            while j < n and not _exclusive(prepared[j]):
-                j += 1
-        segment = prepared[i:j]
+    segments: list[list[_Prepared]] = []
+    for exclusive, group in itertools.groupby(prepared, _exclusive):
+        run = list(group)
+        segments.extend([[p] for p in run] if exclusive else [run])
+    for segment in segments:
         runnable = [p for p in segment if p.result is None]
         if len(runnable) == 1:
             await _execute(runnable[0], e, signal)
@@ -563,7 +560,6 @@ async def _execute_calls(
                 for task in tasks.values():
                     if not task.done():
                         task.cancel()
-        i = j
     return ()
 
 

@@ -183,8 +183,6 @@ class Agent:
         return len(self._steering) + len(self._follow_up)
 
     def _take(self, queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
-        if not queue:
-            return []
         if mode == "all":
             out = queue[:]
             queue.clear()

@@ -176,9 +176,7 @@ class ScriptedProvider:
         for block in blocks:
             i += 1
             if signal is not None and signal.aborted:
-                if self.on_played is not None:
-                    self.on_played(step, partial)
-                yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
+                yield from self._cut(step, partial, signal)
                 return
             if isinstance(block, ToolCall):
                 args = block.arguments
@@ -257,7 +255,9 @@ class ScriptedProvider:
         """End a reply aborted mid-stream: what streamed so far, stop reason ``aborted``."""
         if self.on_played is not None:
             self.on_played(step, partial)
-        yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
+        partial.stop_reason = "aborted"
+        partial.error_message = signal.reason or "Request was aborted"
+        yield ErrorEvent("aborted", partial)
 
     # ------------------------------------------------------------------ building
     def _raised(self, model: Model, e: Exception) -> ErrorEvent:
@@ -295,12 +295,6 @@ def _empty_copy(message: AssistantMessage, model: Model) -> AssistantMessage:
         message, content=[], api=message.api or model.api, provider=message.provider or model.provider,
         model=message.model or model.id,
     )
-
-
-def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:
-    partial.stop_reason = "aborted"
-    partial.error_message = reason or "Request was aborted"
-    return partial
 
 
 async def _call_factory(step: Step, context: Context) -> ScriptedResponse | AssistantMessage:

@@ -254,10 +254,7 @@ async def _run(
                 if (_r := e(AgentEndEvent(new))) is not None:
                     await _r
                 return
-            calls: list[Any] = []
-            for b in msg.content:
-                if b.type == "toolCall":
-                    calls.append(b)
+            calls: list[Any] = [b for b in msg.content if b.type == "toolCall"]
             has_tool_calls = bool(calls)
             results: list[ToolResultMessage] = []
             if calls:

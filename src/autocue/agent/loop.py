@@ -53,7 +53,6 @@ from autocue.llm.types import (
     Context,
     Message,
     Model,
-    TextContent,
     Tool,
     ToolCall,
     ToolResultMessage,
@@ -98,11 +97,9 @@ class ToolCallContext:
 
 
 @dataclass(slots=True)
-class AfterToolCallContext:
-    assistant_message: AssistantMessage
-    tool_call: ToolCall
-    args: dict[str, Any]
-    context: AgentContext
+class AfterToolCallContext(ToolCallContext):
+    """The ``before_tool_call`` context plus the tool's result."""
+
     result: ToolResult
     is_error: bool
 
@@ -387,10 +384,6 @@ class _Prepared:
             self.updates.append(asyncio.ensure_future(r))
 
 
-def _error_result(text: str) -> ToolResult:
-    return ToolResult([TextContent(text)], {})
-
-
 async def _prepare(
     context: AgentContext, config: AgentLoopConfig, e: Emit, msg: AssistantMessage, call: ToolCall, signal: AbortSignal
 ) -> _Prepared:
@@ -412,14 +405,14 @@ def _lookup(context: AgentContext, call: ToolCall) -> _Prepared:
             tool = t
             break
     if tool is None:
-        p.result, p.is_error = _error_result(f"Tool {call.name} not found"), True  # pi's exact text
+        p.result, p.is_error = ToolResult.text(f"Tool {call.name} not found", {}), True  # pi's exact text
         return p
     try:
         args = tool.validate(call.arguments)
     except ToolArgumentsError as err:
         received = json.dumps(call.arguments, ensure_ascii=False, default=str)
         text = f'Validation failed for tool "{call.name}":\n{err}\n\nReceived arguments:\n{received}'
-        p.result, p.is_error = _error_result(text), True
+        p.result, p.is_error = ToolResult.text(text, {}), True
         return p
     p.tool, p.args = tool, args
     return p
@@ -437,7 +430,7 @@ async def _gate(
     except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
         r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
     if r is not None and r.block:
-        p.result = _error_result(r.reason or "Tool execution was blocked")
+        p.result = ToolResult.text(r.reason or "Tool execution was blocked", {})
         p.is_error = p.blocked = True
 
 
@@ -457,7 +450,7 @@ async def _execute(p: _Prepared, e: Emit, signal: AbortSignal) -> None:
     except asyncio.CancelledError:
         raise
     except Exception as err:
-        p.result = _error_result(str(err) or type(err).__name__)
+        p.result = ToolResult.text(str(err) or type(err).__name__, {})
         p.is_error = True
         p.error = err
     p.ms = (time.perf_counter() - t0) * 1000
@@ -527,7 +520,8 @@ async def _execute_calls(
                 for skipped in calls[i + 1 :]:
                     if (_r := e(ToolExecutionStartEvent(skipped.id, skipped.name, skipped.arguments))) is not None:
                         await _r
-                    sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
+                    skip = ToolResult.text("Skipped due to queued user message.", {})
+                    sp = _Prepared(skipped, result=skip, is_error=True)
                     await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
                 return steering
         return ()

@@ -42,9 +42,7 @@ class ToolResult:
         return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
 
     def to_json(self) -> JSON:
-        d: JSON = {"content": [b.to_json() for b in self.content]}
-        d["details"] = self.details if self.details is not None else {}
-        return d
+        return {"content": [b.to_json() for b in self.content], "details": {} if self.details is None else self.details}
 
 
 OnUpdate: TypeAlias = Callable[[ToolResult], None]
@@ -232,14 +230,13 @@ def _model_tool(
 
     def validate(args: dict[str, Any]) -> dict[str, Any]:
         try:
-            inst = params_model.model_validate(args)
+            params_model.model_validate(args)
         except ValidationError as e:
             lines = []
             for err in e.errors():
                 loc = ".".join(str(x) for x in err["loc"]) or "arguments"
                 lines.append(f"  - {loc}: {err['msg']}")
             raise ToolArgumentsError("\n".join(lines)) from None
-        del inst
         return args
 
     async def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate) -> Any:

@@ -184,11 +184,7 @@ class HttpProvider:
 
     def headers(self, model: Model, options: StreamOptions, base: dict[str, str]) -> dict[str, str]:
         """``base`` (API headers) overlaid with the model's and then the call's headers."""
-        h = dict(base)
-        h.update(model.headers)
-        if options.headers:
-            h.update(options.headers)
-        return h
+        return {**base, **model.headers, **(options.headers or {})}
 
     def payload(self, body: dict[str, Any], options: StreamOptions) -> dict[str, Any]:
         """Let ``options.on_payload`` inspect or replace the request body."""

@@ -28,7 +28,7 @@ from autocue.agent.loop import (
 from autocue.agent.tool import AgentTool
 from autocue.errors import AutocueError
 from autocue.llm.abort import AbortController, AbortSignal
-from autocue.llm.stream import Provider, StreamOptions, ThinkingLevel
+from autocue.llm.stream import Provider, StreamOptions, ThinkingLevel, error_message
 from autocue.llm.types import AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
 
 Listener = Callable[[AgentEvent], "Awaitable[None] | None"]
@@ -183,8 +183,6 @@ class Agent:
         return len(self._steering) + len(self._follow_up)
 
     def _take(self, queue: list[AgentMessage], mode: QueueMode) -> list[AgentMessage]:
-        if not queue:
-            return []
         if mode == "all":
             out = queue[:]
             queue.clear()
@@ -288,10 +286,7 @@ class Agent:
         except Exception as err:
             # The loop itself failed (a listener or seam raised): record it as a failed reply.
             text = f"{type(err).__name__}: {err}"
-            msg = AssistantMessage(
-                api=st.model.api, provider=st.model.provider, model=st.model.id,
-                stop_reason="aborted" if signal.aborted else "error", error_message=text,
-            )
+            msg = error_message(st.model, text, aborted=signal.aborted)
             st.messages.append(msg)
             st.error = text
             try:

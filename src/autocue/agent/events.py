@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
-from autocue.llm.events import AssistantMessageEvent
+from autocue.llm.events import AssistantMessageEvent, FieldsJson
 from autocue.llm.types import JSON, AssistantMessage, ToolResultMessage, Usage
 
 
@@ -22,7 +22,7 @@ AgentMessage: TypeAlias = AgentMessageLike
 
 
 @dataclass(slots=True)
-class ToolTiming:
+class ToolTiming(FieldsJson):
     tool_call_id: str
     tool_name: str
     ms: float
@@ -30,7 +30,7 @@ class ToolTiming:
 
 
 @dataclass(slots=True)
-class TurnMetrics:
+class TurnMetrics(FieldsJson):
     """Measured per turn: model latency, tool time, per-tool timings, messages and usage."""
 
     model_latency_ms: float = 0.0
@@ -39,129 +39,73 @@ class TurnMetrics:
     message_count: int = 0
     usage: Usage = field(default_factory=Usage)
 
-    def to_json(self) -> JSON:
-        return {
-            "modelLatencyMs": self.model_latency_ms,
-            "toolTimeMs": self.tool_time_ms,
-            "toolTimings": [
-                {"toolCallId": t.tool_call_id, "toolName": t.tool_name, "ms": t.ms, "isError": t.is_error}
-                for t in self.tool_timings
-            ],
-            "messageCount": self.message_count,
-            "usage": self.usage.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class AgentStartEvent:
+class AgentStartEvent(FieldsJson):
     type: ClassVar[Literal["agent_start"]] = "agent_start"
 
-    def to_json(self) -> JSON:
-        return {"type": "agent_start"}
-
 
 @dataclass(slots=True)
-class AgentEndEvent:
+class AgentEndEvent(FieldsJson):
     messages: list[AgentMessage]
     """The messages this run added."""
     type: ClassVar[Literal["agent_end"]] = "agent_end"
 
-    def to_json(self) -> JSON:
-        return {"type": "agent_end", "messages": [m.to_json() for m in self.messages]}
-
 
 @dataclass(slots=True)
-class TurnStartEvent:
+class TurnStartEvent(FieldsJson):
     turn_index: int
     timestamp: int
     type: ClassVar[Literal["turn_start"]] = "turn_start"
 
-    def to_json(self) -> JSON:
-        return {"type": "turn_start", "turnIndex": self.turn_index, "timestamp": self.timestamp}
-
 
 @dataclass(slots=True)
-class TurnEndEvent:
+class TurnEndEvent(FieldsJson):
     turn_index: int
     message: AgentMessage
     tool_results: list[ToolResultMessage]
     metrics: TurnMetrics
     type: ClassVar[Literal["turn_end"]] = "turn_end"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": "turn_end",
-            "turnIndex": self.turn_index,
-            "message": self.message.to_json(),
-            "toolResults": [r.to_json() for r in self.tool_results],
-            "metrics": self.metrics.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class MessageStartEvent:
+class MessageStartEvent(FieldsJson):
     message: AgentMessage
     type: ClassVar[Literal["message_start"]] = "message_start"
 
-    def to_json(self) -> JSON:
-        return {"type": "message_start", "message": self.message.to_json()}
-
 
 @dataclass(slots=True)
-class MessageUpdateEvent:
+class MessageUpdateEvent(FieldsJson):
     message: AssistantMessage
     assistant_message_event: AssistantMessageEvent
     type: ClassVar[Literal["message_update"]] = "message_update"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": "message_update",
-            "message": self.message.to_json(),
-            "assistantMessageEvent": self.assistant_message_event.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class MessageEndEvent:
+class MessageEndEvent(FieldsJson):
     message: AgentMessage
     type: ClassVar[Literal["message_end"]] = "message_end"
 
-    def to_json(self) -> JSON:
-        return {"type": "message_end", "message": self.message.to_json()}
-
 
 @dataclass(slots=True)
-class ToolExecutionStartEvent:
+class ToolExecutionStartEvent(FieldsJson):
     tool_call_id: str
     tool_name: str
     args: Any
     type: ClassVar[Literal["tool_execution_start"]] = "tool_execution_start"
 
-    def to_json(self) -> JSON:
-        return {"type": self.type, "toolCallId": self.tool_call_id, "toolName": self.tool_name, "args": self.args}
-
 
 @dataclass(slots=True)
-class ToolExecutionUpdateEvent:
+class ToolExecutionUpdateEvent(FieldsJson):
     tool_call_id: str
     tool_name: str
     args: Any
     partial_result: Any
     type: ClassVar[Literal["tool_execution_update"]] = "tool_execution_update"
 
-    def to_json(self) -> JSON:
-        pr = self.partial_result
-        return {
-            "type": self.type,
-            "toolCallId": self.tool_call_id,
-            "toolName": self.tool_name,
-            "args": self.args,
-            "partialResult": pr.to_json() if hasattr(pr, "to_json") else pr,
-        }
-
 
 @dataclass(slots=True)
-class ToolExecutionEndEvent:
+class ToolExecutionEndEvent(FieldsJson):
     tool_call_id: str
     tool_name: str
     result: Any
@@ -172,16 +116,7 @@ class ToolExecutionEndEvent:
     error: BaseException | None = None
     """The exception a tool raised, when it raised (not part of the JSON form)."""
     type: ClassVar[Literal["tool_execution_end"]] = "tool_execution_end"
-
-    def to_json(self) -> JSON:
-        r = self.result
-        return {
-            "type": self.type,
-            "toolCallId": self.tool_call_id,
-            "toolName": self.tool_name,
-            "result": r.to_json() if hasattr(r, "to_json") else r,
-            "isError": self.is_error,
-        }
+    not_json: ClassVar[frozenset[str]] = frozenset({"blocked", "error"})
 
 
 AgentEvent: TypeAlias = (

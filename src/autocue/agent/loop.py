@@ -21,6 +21,7 @@ a step costs the same at message 10 as at message 10,000.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -46,13 +47,12 @@ from autocue.agent.events import (
 from autocue.agent.tool import AgentTool, ToolArgumentsError, ToolResult, to_tool_result
 from autocue.llm.abort import AbortSignal
 from autocue.llm.events import DoneEvent, ErrorEvent, StartEvent
-from autocue.llm.stream import Provider, StreamOptions
+from autocue.llm.stream import Provider, StreamOptions, error_message
 from autocue.llm.types import (
     AssistantMessage,
     Context,
     Message,
     Model,
-    TextContent,
     Tool,
     ToolCall,
     ToolResultMessage,
@@ -97,11 +97,9 @@ class ToolCallContext:
 
 
 @dataclass(slots=True)
-class AfterToolCallContext:
-    assistant_message: AssistantMessage
-    tool_call: ToolCall
-    args: dict[str, Any]
-    context: AgentContext
+class AfterToolCallContext(ToolCallContext):
+    """The ``before_tool_call`` context plus the tool's result."""
+
     result: ToolResult
     is_error: bool
 
@@ -203,12 +201,7 @@ async def agent_loop(
     if (_r := e(TurnStartEvent(0, now_ms()))) is not None:
         await _r
     for m in prompts:
-        context.messages.append(m)
-        new.append(m)
-        if (_r := e(MessageStartEvent(m))) is not None:
-            await _r
-        if (_r := e(MessageEndEvent(m))) is not None:
-            await _r
+        await _add(m, context, new, e)
     await _run(context, config, e, signal, new, first_turn=True)
     return new
 
@@ -246,12 +239,7 @@ async def _run(
                 if (_r := e(TurnStartEvent(turn_index, int(time.time() * 1000)))) is not None:  # now_ms(), inlined
                     await _r
             for m in pending:
-                context.messages.append(m)
-                new.append(m)
-                if (_r := e(MessageStartEvent(m))) is not None:
-                    await _r
-                if (_r := e(MessageEndEvent(m))) is not None:
-                    await _r
+                await _add(m, context, new, e)
             pending = ()
             msg = await _stream_reply(context, config, converter, e, signal)
             metrics = TurnMetrics(converter.latency_ms, 0.0, [], 0, msg.usage)
@@ -263,10 +251,7 @@ async def _run(
                 if (_r := e(AgentEndEvent(new))) is not None:
                     await _r
                 return
-            calls: list[Any] = []
-            for b in msg.content:
-                if b.type == "toolCall":
-                    calls.append(b)
+            calls: list[Any] = [b for b in msg.content if b.type == "toolCall"]
             has_tool_calls = bool(calls)
             results: list[ToolResultMessage] = []
             if calls:
@@ -300,6 +285,16 @@ async def _run(
         await _r
 
 
+async def _add(m: AgentMessage, context: AgentContext, new: list[AgentMessage], e: Emit) -> None:
+    """Append ``m`` to the context and to the run's messages, with its start and end events."""
+    context.messages.append(m)
+    new.append(m)
+    if (_r := e(MessageStartEvent(m))) is not None:
+        await _r
+    if (_r := e(MessageEndEvent(m))) is not None:
+        await _r
+
+
 async def _stream_reply(
     context: AgentContext,
     config: AgentLoopConfig,
@@ -320,10 +315,7 @@ async def _stream_reply(
     final: AssistantMessage | None = None
     started = False
     if signal.aborted:
-        final = AssistantMessage(
-            api=model.api, provider=model.provider, model=model.id,
-            stop_reason="aborted", error_message=signal.reason or "Request was aborted",
-        )
+        final = error_message(model, signal.reason or "Request was aborted", aborted=True)
     else:
         stream = config.provider.stream(model, llm_context, opts)
         sync_source = stream.sync_source
@@ -354,10 +346,7 @@ async def _stream_reply(
                     await _r
         stream.message = final
         if final is None:
-            final = AssistantMessage(
-                api=model.api, provider=model.provider, model=model.id,
-                stop_reason="error", error_message="provider stream ended without a final event",
-            )
+            final = error_message(model, "provider stream ended without a final event")
     converter.latency_ms = (time.perf_counter() - t0) * 1000
     context.messages.append(final)
     if not started and (_r := e(MessageStartEvent(final))) is not None:
@@ -395,17 +384,12 @@ class _Prepared:
             self.updates.append(asyncio.ensure_future(r))
 
 
-def _error_result(text: str) -> ToolResult:
-    return ToolResult([TextContent(text)], {})
-
-
 async def _prepare(
-    context: AgentContext,
-    config: AgentLoopConfig,
-    msg: AssistantMessage,
-    call: ToolCall,
-    signal: AbortSignal,
+    context: AgentContext, config: AgentLoopConfig, e: Emit, msg: AssistantMessage, call: ToolCall, signal: AbortSignal
 ) -> _Prepared:
+    """``tool_execution_start``, then the lookup and the ``before_tool_call`` seam."""
+    if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
+        await _r
     p = _lookup(context, call)
     if p.tool is not None and config.before_tool_call is not None:
         await _gate(context, config, msg, p, signal)
@@ -421,14 +405,14 @@ def _lookup(context: AgentContext, call: ToolCall) -> _Prepared:
             tool = t
             break
     if tool is None:
-        p.result, p.is_error = _error_result(f"Tool {call.name} not found"), True  # pi's exact text
+        p.result, p.is_error = ToolResult.text(f"Tool {call.name} not found", {}), True  # pi's exact text
         return p
     try:
         args = tool.validate(call.arguments)
     except ToolArgumentsError as err:
         received = json.dumps(call.arguments, ensure_ascii=False, default=str)
         text = f'Validation failed for tool "{call.name}":\n{err}\n\nReceived arguments:\n{received}'
-        p.result, p.is_error = _error_result(text), True
+        p.result, p.is_error = ToolResult.text(text, {}), True
         return p
     p.tool, p.args = tool, args
     return p
@@ -446,7 +430,7 @@ async def _gate(
     except Exception as err:  # a failing gate blocks (fail-safe), with the error as reason
         r = BeforeToolCallResult(True, f"{type(err).__name__}: {err}")
     if r is not None and r.block:
-        p.result = _error_result(r.reason or "Tool execution was blocked")
+        p.result = ToolResult.text(r.reason or "Tool execution was blocked", {})
         p.is_error = p.blocked = True
 
 
@@ -466,7 +450,7 @@ async def _execute(p: _Prepared, e: Emit, signal: AbortSignal) -> None:
     except asyncio.CancelledError:
         raise
     except Exception as err:
-        p.result = _error_result(str(err) or type(err).__name__)
+        p.result = ToolResult.text(str(err) or type(err).__name__, {})
         p.is_error = True
         p.error = err
     p.ms = (time.perf_counter() - t0) * 1000
@@ -527,9 +511,7 @@ async def _execute_calls(
     """Run one reply's tool calls; returns steering messages that arrived (sequential mode)."""
     if config.tool_execution == "sequential":
         for i, call in enumerate(calls):
-            if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
-                await _r
-            p = await _prepare(context, config, msg, call, signal)
+            p = await _prepare(context, config, e, msg, call, signal)
             if p.result is None:
                 await _execute(p, e, signal)
             await _finalize(context, config, e, signal, msg, p, results, new, metrics)
@@ -538,27 +520,20 @@ async def _execute_calls(
                 for skipped in calls[i + 1 :]:
                     if (_r := e(ToolExecutionStartEvent(skipped.id, skipped.name, skipped.arguments))) is not None:
                         await _r
-                    sp = _Prepared(skipped, result=_error_result("Skipped due to queued user message."), is_error=True)
+                    skip = ToolResult.text("Skipped due to queued user message.", {})
+                    sp = _Prepared(skipped, result=skip, is_error=True)
                     await _finalize(context, config, e, signal, msg, sp, results, new, metrics)
                 return steering
         return ()
 
-    prepared: list[_Prepared] = []
-    for call in calls:
-        if (_r := e(ToolExecutionStartEvent(call.id, call.name, call.arguments))) is not None:
-            await _r
-        prepared.append(await _prepare(context, config, msg, call, signal))
+    prepared = [await _prepare(context, config, e, msg, call, signal) for call in calls]
 
     # Execute in segments: runs of parallel tools run together; an exclusive tool runs alone.
-    i, n = 0, len(prepared)
-    while i < n:
-        j = i
-        if _exclusive(prepared[i]):
-            j = i + 1
-        else:
-            while j < n and not _exclusive(prepared[j]):
-                j += 1
-        segment = prepared[i:j]
+    segments: list[list[_Prepared]] = []
+    for exclusive, group in itertools.groupby(prepared, _exclusive):
+        run = list(group)
+        segments.extend([[p] for p in run] if exclusive else [run])
+    for segment in segments:
         runnable = [p for p in segment if p.result is None]
         if len(runnable) == 1:
             await _execute(runnable[0], e, signal)
@@ -576,7 +551,6 @@ async def _execute_calls(
                 for task in tasks.values():
                     if not task.done():
                         task.cancel()
-        i = j
     return ()
 
 

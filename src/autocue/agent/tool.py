@@ -42,9 +42,7 @@ class ToolResult:
         return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
 
     def to_json(self) -> JSON:
-        d: JSON = {"content": [b.to_json() for b in self.content]}
-        d["details"] = self.details if self.details is not None else {}
-        return d
+        return {"content": [b.to_json() for b in self.content], "details": {} if self.details is None else self.details}
 
 
 OnUpdate: TypeAlias = Callable[[ToolResult], None]
@@ -232,24 +230,18 @@ def _model_tool(
 
     def validate(args: dict[str, Any]) -> dict[str, Any]:
         try:
-            inst = params_model.model_validate(args)
+            params_model.model_validate(args)
         except ValidationError as e:
             lines = []
             for err in e.errors():
                 loc = ".".join(str(x) for x in err["loc"]) or "arguments"
                 lines.append(f"  - {loc}: {err['msg']}")
             raise ToolArgumentsError("\n".join(lines)) from None
-        del inst
         return args
 
     async def execute(tool_call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: OnUpdate) -> Any:
-        extra: dict[str, Any] = {}
-        if "signal" in wants:
-            extra["signal"] = signal
-        if "on_update" in wants:
-            extra["on_update"] = on_update
-        if "tool_call_id" in wants:
-            extra["tool_call_id"] = tool_call_id
+        given = {"signal": signal, "on_update": on_update, "tool_call_id": tool_call_id}
+        extra = {k: v for k, v in given.items() if k in wants}
         inst = params_model.model_validate(params)
         out = fn(**{k: getattr(inst, k) for k in type(inst).model_fields}, **extra) if spread else fn(inst, **extra)
         if inspect.isawaitable(out):

@@ -6,35 +6,61 @@ in place as the stream advances, as pi does). ``done`` and ``error`` end a strea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Literal, TypeAlias
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal, TypeAlias
 
+from autocue.casing import to_camel
 from autocue.llm.types import JSON, AssistantMessage, ToolCall
 
 
+class FieldsJson:
+    """Base of the event dataclasses: ``to_json`` is ``type`` (when the class has one), then each
+    field under its camelCase name, written through its ``to_json`` when it has one."""
+
+    __slots__ = ()
+    not_json: ClassVar[frozenset[str]] = frozenset()
+    """Fields left out of the JSON form."""
+
+    def to_json(self) -> JSON:
+        t = getattr(self, "type", None)
+        d: JSON = {} if t is None else {"type": t}
+        keys = _JSON_KEYS.get(type(self))
+        if keys is None:
+            keys = _JSON_KEYS[type(self)] = tuple(
+                (f.name, to_camel(f.name)) for f in fields(self) if f.name not in self.not_json  # type: ignore[arg-type]
+            )
+        for name, key in keys:
+            d[key] = _json_value(getattr(self, name))
+        return d
+
+
+_JSON_KEYS: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _json_value(v: Any) -> Any:
+    if type(v) is list:
+        return [_json_value(x) for x in v]
+    to_json = getattr(v, "to_json", None)
+    return v if to_json is None else to_json()
+
+
 @dataclass(slots=True)
-class StartEvent:
+class StartEvent(FieldsJson):
     partial: AssistantMessage
     type: ClassVar[Literal["start"]] = "start"
 
-    def to_json(self) -> JSON:
-        return {"type": "start", "partial": self.partial.to_json()}
-
 
 @dataclass(slots=True)
-class _BlockStart:
+class _BlockStart(FieldsJson):
     """``<kind>_start``: a content block of ``partial`` opens at ``content_index``."""
 
     content_index: int
     partial: AssistantMessage
     type: ClassVar[str]
 
-    def to_json(self) -> JSON:
-        return {"type": self.type, "contentIndex": self.content_index, "partial": self.partial.to_json()}
-
 
 @dataclass(slots=True)
-class _BlockDelta:
+class _BlockDelta(FieldsJson):
     """``<kind>_delta``: ``delta`` was appended to the block at ``content_index``."""
 
     content_index: int
@@ -42,27 +68,15 @@ class _BlockDelta:
     partial: AssistantMessage
     type: ClassVar[str]
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type, "contentIndex": self.content_index, "delta": self.delta,
-            "partial": self.partial.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class _BlockEnd:
+class _BlockEnd(FieldsJson):
     """``<kind>_end``: the block at ``content_index`` is complete; ``content`` is its text."""
 
     content_index: int
     content: str
     partial: AssistantMessage
     type: ClassVar[str]
-
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type, "contentIndex": self.content_index, "content": self.content,
-            "partial": self.partial.to_json(),
-        }
 
 
 @dataclass(slots=True)
@@ -108,23 +122,15 @@ class ToolCallDeltaEvent(_BlockDelta):
 
 
 @dataclass(slots=True)
-class ToolCallEndEvent:
+class ToolCallEndEvent(FieldsJson):
     content_index: int
     tool_call: ToolCall
     partial: AssistantMessage
     type: ClassVar[Literal["toolcall_end"]] = "toolcall_end"
 
-    def to_json(self) -> JSON:
-        return {
-            "type": self.type,
-            "contentIndex": self.content_index,
-            "toolCall": self.tool_call.to_json(),
-            "partial": self.partial.to_json(),
-        }
-
 
 @dataclass(slots=True)
-class DoneEvent:
+class DoneEvent(FieldsJson):
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
     type: ClassVar[Literal["done"]] = "done"
@@ -133,12 +139,9 @@ class DoneEvent:
     def partial(self) -> AssistantMessage:
         return self.message
 
-    def to_json(self) -> JSON:
-        return {"type": "done", "reason": self.reason, "message": self.message.to_json()}
-
 
 @dataclass(slots=True)
-class ErrorEvent:
+class ErrorEvent(FieldsJson):
     reason: Literal["error", "aborted"]
     error: AssistantMessage
     type: ClassVar[Literal["error"]] = "error"
@@ -146,9 +149,6 @@ class ErrorEvent:
     @property
     def partial(self) -> AssistantMessage:
         return self.error
-
-    def to_json(self) -> JSON:
-        return {"type": "error", "reason": self.reason, "error": self.error.to_json()}
 
 
 AssistantMessageEvent: TypeAlias = (

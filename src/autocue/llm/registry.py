@@ -133,15 +133,7 @@ class ModelRegistry:
             self.providers[name] = ProviderConfig(name, api, e.get(url_env) or url, api_key_env=key_env,
                                                   defaults=defaults)
         playbook = ProviderConfig("autocue", SCRIPTED_API, "")
-        playbook.models["playbook"] = Model(
-            id="playbook",
-            api=SCRIPTED_API,
-            provider="autocue",
-            reasoning=True,
-            input=["text", "image"],
-            context_window=128_000,
-            max_tokens=16_384,
-        )
+        playbook.models["playbook"] = _make_model(playbook, {"id": "playbook", "reasoning": True})
         self.providers["autocue"] = playbook
 
     def load_file(self, path: str | Path) -> None:
@@ -255,23 +247,19 @@ class ModelRegistry:
     def find(self, spec: str) -> Model:
         """The model for ``"provider/model"`` or a bare model id (must be unambiguous)."""
         spec = spec.strip()
-        if "/" in spec:
-            prov, _, mid = spec.partition("/")
-            cfg = self.providers.get(prov)
-            if cfg is not None and mid:
-                return cfg.model(mid)
-            if cfg is None:
-                # A model id may itself contain "/" (openrouter style): try it bare.
-                hits = [c.models[spec] for c in self.providers.values() if spec in c.models]
-                if len(hits) == 1:
-                    return hits[0]
-                raise ModelRegistryError(
-                    f"unknown provider {prov!r} in model {spec!r}; known providers: {', '.join(self.providers)}. "
-                    f"Define it in {self.agent_dir / 'models.json'} or {self.cwd / '.autocue' / 'models.json'}."
-                )
+        prov, slash, mid = spec.partition("/")
+        cfg = self.providers.get(prov)
+        if cfg is not None and mid:
+            return cfg.model(mid)
+        # A model id may itself contain "/" (openrouter style): try it bare.
         hits = [c.models[spec] for c in self.providers.values() if spec in c.models]
         if len(hits) == 1:
             return hits[0]
+        if slash and cfg is None:
+            raise ModelRegistryError(
+                f"unknown provider {prov!r} in model {spec!r}; known providers: {', '.join(self.providers)}. "
+                f"Define it in {self.agent_dir / 'models.json'} or {self.cwd / '.autocue' / 'models.json'}."
+            )
         if len(hits) > 1:
             names = ", ".join(f"{m.provider}/{m.id}" for m in hits)
             raise ModelRegistryError(

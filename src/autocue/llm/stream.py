@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from autocue.llm.abort import AbortSignal
 from autocue.llm.events import AssistantMessageEvent, DoneEvent, ErrorEvent
-from autocue.llm.types import AssistantMessage, Context, Model, Usage
+from autocue.llm.types import AssistantMessage, Context, Model
 
 ThinkingLevel = str
 """One of ``off``, ``minimal``, ``low``, ``medium``, ``high``, ``xhigh``."""
@@ -126,8 +126,6 @@ def error_message(
     msg = partial if partial is not None else AssistantMessage(api=model.api, provider=model.provider, model=model.id)
     msg.stop_reason = "aborted" if aborted else "error"
     msg.error_message = message
-    if partial is None:
-        msg.usage = Usage()
     return msg
 
 

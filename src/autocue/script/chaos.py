@@ -73,10 +73,6 @@ class ChaosSpec:
         return self.latency > 0 or self.tps > 0
 
 
-def _where(spec: str, col: int, item: str) -> str:
-    return f"chaos spec {spec!r}: item {item!r} (col {col})"
-
-
 def _duration(v: str, where: str) -> float:
     m = _DURATION.match(v.strip())
     if m is None:
@@ -111,7 +107,7 @@ def parse_chaos(text: str) -> ChaosSpec:
             col += 1
             continue
         item = raw.strip()
-        where = _where(text, col + len(raw) - len(raw.lstrip()), item)
+        where = f"chaos spec {text!r}: item {item!r} (col {col + len(raw) - len(raw.lstrip())})"
         col += len(raw)
         if not item:
             continue

@@ -13,7 +13,7 @@ import inspect
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import orjson
 
@@ -33,7 +33,7 @@ from autocue.llm.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from autocue.llm.stream import AssistantMessageEventStream, StreamOptions
+from autocue.llm.stream import AssistantMessageEventStream, StreamOptions, error_message
 from autocue.llm.types import (
     AssistantContent,
     AssistantMessage,
@@ -152,7 +152,7 @@ class ScriptedProvider:
             self.queue.popleft()
             self.consumed += 1
             self._last_step = step
-            yield ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+            yield self._raised(model, e)
             return
         for ev in self._play(model, resp, options):
             yield ev
@@ -176,9 +176,7 @@ class ScriptedProvider:
         for block in blocks:
             i += 1
             if signal is not None and signal.aborted:
-                if self.on_played is not None:
-                    self.on_played(step, partial)
-                yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
+                yield from self._cut(step, partial, signal)
                 return
             if isinstance(block, ToolCall):
                 args = block.arguments
@@ -237,7 +235,7 @@ class ScriptedProvider:
         if not self.queue:
             ex = Exhaustion(self.consumed, self.last, self.calls)
             self.exhausted.append(ex)
-            return ErrorEvent("error", self._error(model, ex.message()))
+            return ErrorEvent("error", error_message(model, ex.message()))
         step = self.queue.popleft()
         self.consumed += 1
         self._last_step = step
@@ -246,28 +244,24 @@ class ScriptedProvider:
             assert isinstance(resp, (ScriptedResponse, AssistantMessage))
             message = self._build(model, resp)
         except Exception as e:  # a broken step must not crash the agent: report it as the reply
-            return ErrorEvent("error", self._error(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
+            return self._raised(model, e)
         if signal is not None and signal.aborted:
             if self.on_played is not None:
                 self.on_played(step, message)
-            return ErrorEvent("aborted", self._error(model, signal.reason or "Request was aborted", aborted=True))
+            return ErrorEvent("aborted", error_message(model, signal.reason or "Request was aborted", aborted=True))
         return step, message
 
     def _cut(self, step: Step, partial: AssistantMessage, signal: AbortSignal) -> Iterator[AssistantMessageEvent]:
         """End a reply aborted mid-stream: what streamed so far, stop reason ``aborted``."""
         if self.on_played is not None:
             self.on_played(step, partial)
-        yield ErrorEvent("aborted", _end_aborted(partial, signal.reason))
+        partial.stop_reason = "aborted"
+        partial.error_message = signal.reason or "Request was aborted"
+        yield ErrorEvent("aborted", partial)
 
     # ------------------------------------------------------------------ building
-    def _error(self, model: Model, text: str, *, aborted: bool = False) -> AssistantMessage:
-        return AssistantMessage(
-            api=model.api,
-            provider=model.provider,
-            model=model.id,
-            stop_reason="aborted" if aborted else "error",
-            error_message=text,
-        )
+    def _raised(self, model: Model, e: Exception) -> ErrorEvent:
+        return ErrorEvent("error", error_message(model, f"scripted step {self.last} raised {type(e).__name__}: {e}"))
 
     def _build(self, model: Model, resp: ScriptedResponse | AssistantMessage) -> AssistantMessage:
         if isinstance(resp, AssistantMessage):
@@ -280,8 +274,7 @@ class ScriptedProvider:
                     call_id = f"{self.id_prefix}{self._next_id}"
                 else:
                     call_id = b.id
-                args = b.arguments
-                content.append(ToolCall(call_id, b.name, dict(args()) if callable(args) else args))
+                content.append(ToolCall(call_id, b.name, b.resolve()))
             else:
                 content.append(b)
         usage = resp.usage
@@ -298,24 +291,10 @@ class ScriptedProvider:
 
 def _empty_copy(message: AssistantMessage, model: Model) -> AssistantMessage:
     """A reply with ``message``'s metadata and no content yet: a factory's message is not ours to stream into."""
-    partial = AssistantMessage(
-        api=message.api or model.api,
-        provider=message.provider or model.provider,
+    return replace(
+        message, content=[], api=message.api or model.api, provider=message.provider or model.provider,
         model=message.model or model.id,
-        usage=message.usage,
-        stop_reason=message.stop_reason,
-        timestamp=message.timestamp,
-        response_id=message.response_id,
     )
-    partial.error_message = message.error_message
-    partial.error_status = message.error_status
-    partial.retry_after = message.retry_after
-    return partial
-
-def _end_aborted(partial: AssistantMessage, reason: str | None) -> AssistantMessage:
-    partial.stop_reason = "aborted"
-    partial.error_message = reason or "Request was aborted"
-    return partial
 
 
 async def _call_factory(step: Step, context: Context) -> ScriptedResponse | AssistantMessage:

@@ -14,7 +14,6 @@ ends before ``message_stop`` is an error. Thinking levels map to ``budget_tokens
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -22,7 +21,8 @@ import orjson
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
 from autocue.llm.providers.convert import content_parts, prepare_messages, same_model
-from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
+from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
+from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
     AssistantMessage,
@@ -151,9 +151,9 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
 class AnthropicMessagesProvider(HttpProvider):
     api = "anthropic-messages"
 
-    async def _events(
-        self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
-    ) -> AsyncIterator[AssistantMessageEvent]:
+    stream_end = "message_stop"
+
+    def _prepare(self, model: Model, context: Context, options: StreamOptions) -> Prepared:
         base = (model.base_url or "https://api.anthropic.com").rstrip("/")
         url = f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
         hdrs: dict[str, str] = {"anthropic-version": ANTHROPIC_VERSION, "accept": "text/event-stream"}
@@ -166,35 +166,19 @@ class AnthropicMessagesProvider(HttpProvider):
         body = self.payload(build_body(model, context, options), options)
         if "thinking" in body:
             hdrs["anthropic-beta"] = "interleaved-thinking-2025-05-14"
-        where = f"{self.api}: POST {url}"
-        out: list[AssistantMessageEvent] = [b.start()]
-        stopped = False
-        async for item in self.request(url, self.headers(model, options, hdrs), body, options):
-            if isinstance(item, JsonBody):
-                self._whole(b, item.data, where, out)
-                for ev in out:
-                    yield ev
-                return
-            t = item.event
-            if t == "ping":
-                continue
-            data = loads_event(item, where)
-            if not isinstance(data, dict):
-                raise ProviderStreamError(f"{where}: event {t!r} data is not an object: {item.data[:200]!r}")
-            t = data.get("type", t)
-            if t == "message_stop":
-                stopped = True
-                break
-            self._event(b, t, data, where, out)
-            if out:
-                for ev in out:
-                    yield ev
-                out.clear()
-        if not stopped:
-            raise ProviderStreamError(f"{where}: the stream ended before message_stop")
-        b.done(out)
-        for ev in out:
-            yield ev
+        return url, hdrs, body, None
+
+    def _read(self, b: MessageBuilder, ev: SSEEvent, where: str, out: list[AssistantMessageEvent]) -> Read:
+        if ev.event == "ping":
+            return Read.MORE
+        data = loads_event(ev, where)
+        if not isinstance(data, dict):
+            raise ProviderStreamError(f"{where}: event {ev.event!r} data is not an object: {ev.data[:200]!r}")
+        t = data.get("type", ev.event)
+        if t == "message_stop":
+            return Read.END
+        self._event(b, t, data, where, out)
+        return Read.MORE
 
     def _event(
         self, b: MessageBuilder, t: str, data: dict[str, Any], where: str, out: list[AssistantMessageEvent]
@@ -258,19 +242,15 @@ class AnthropicMessagesProvider(HttpProvider):
             raise ProviderStreamError(f"{status} {text}" if status else text, status)
 
     def _usage(self, b: MessageBuilder, u: dict[str, Any]) -> None:
+        """Counts the event names; the others keep their value (``message_delta`` sends only some)."""
         if not u:
             return
         cur = b.msg.usage
-        b.set_usage(
-            int(u["input_tokens"]) if u.get("input_tokens") is not None else cur.input,
-            int(u["output_tokens"]) if u.get("output_tokens") is not None else cur.output,
-            int(u["cache_read_input_tokens"]) if u.get("cache_read_input_tokens") is not None else cur.cache_read,
-            int(u["cache_creation_input_tokens"])
-            if u.get("cache_creation_input_tokens") is not None
-            else cur.cache_write,
-        )
+        old = (cur.input, cur.output, cur.cache_read, cur.cache_write)
+        keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        b.set_usage(*(int(u[k]) if u.get(k) is not None else n for k, n in zip(keys, old, strict=True)))
 
-    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> None:
+    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
         if not isinstance(data, dict) or data.get("type") == "error" or not isinstance(data.get("content"), list):
             if isinstance(data, dict) and data.get("type") == "error":
                 self._event(b, "error", data, where, out)
@@ -290,7 +270,7 @@ class AnthropicMessagesProvider(HttpProvider):
                     cb.get("id", ""), cb.get("name", ""), orjson.dumps(cb.get("input") or {}).decode(), out
                 )
         self._stop(b, data.get("stop_reason") or "end_turn")
-        b.done(out)
+        return True
 
     def _stop(self, b: MessageBuilder, stop_reason: str) -> None:
         b.msg.stop_reason = _STOP.get(stop_reason, "stop")

@@ -63,50 +63,46 @@ class MessageBuilder:
         o = self._open.get(key)
         return self.msg.content[o.index] if o is not None else None
 
+    def _append(self, key: Any, block: TextContent | ThinkingContent | ToolCall, kind: str) -> int:
+        content = self.msg.content
+        content.append(block)
+        self._open[key] = _Open(len(content) - 1, kind)
+        return len(content) - 1
+
     def open_text(self, key: Any) -> TextStartEvent:
-        self.msg.content.append(TextContent(""))
-        idx = len(self.msg.content) - 1
-        self._open[key] = _Open(idx, "text")
-        return TextStartEvent(idx, self.msg)
+        return TextStartEvent(self._append(key, TextContent(""), "text"), self.msg)
 
     def open_thinking(self, key: Any, signature: str | None = None) -> ThinkingStartEvent:
-        self.msg.content.append(ThinkingContent("", signature))
-        idx = len(self.msg.content) - 1
-        self._open[key] = _Open(idx, "thinking")
-        return ThinkingStartEvent(idx, self.msg)
+        return ThinkingStartEvent(self._append(key, ThinkingContent("", signature), "thinking"), self.msg)
 
     def open_tool(self, key: Any, call_id: str, name: str) -> ToolCallStartEvent:
-        self.msg.content.append(ToolCall(call_id, name, {}))
-        idx = len(self.msg.content) - 1
-        self._open[key] = _Open(idx, "toolCall")
-        return ToolCallStartEvent(idx, self.msg)
+        return ToolCallStartEvent(self._append(key, ToolCall(call_id, name, {}), "toolCall"), self.msg)
+
+    def _reopen(self, key: Any, kind: str, out: list[AssistantMessageEvent], signature: str | None) -> int:
+        """The index of the ``kind`` block under ``key``, opened first (closing another kind) if needed."""
+        o = self._open.get(key)
+        if o is not None and o.kind == kind:
+            return o.index
+        self.close(key, out)
+        out.append(self.open_text(key) if kind == "text" else self.open_thinking(key, signature))
+        return self._open[key].index
 
     def text_delta(self, key: Any, delta: str, out: list[AssistantMessageEvent]) -> None:
         """Append text under ``key`` (opening a text block first if needed)."""
-        o = self._open.get(key)
-        if o is None or o.kind != "text":
-            if o is not None:
-                self.close(key, out)
-            out.append(self.open_text(key))
-            o = self._open[key]
-        b = self.msg.content[o.index]
+        i = self._reopen(key, "text", out, None)
+        b = self.msg.content[i]
         assert isinstance(b, TextContent)
         b.text += delta
-        out.append(TextDeltaEvent(o.index, delta, self.msg))
+        out.append(TextDeltaEvent(i, delta, self.msg))
 
     def thinking_delta(
         self, key: Any, delta: str, out: list[AssistantMessageEvent], signature: str | None = None
     ) -> None:
-        o = self._open.get(key)
-        if o is None or o.kind != "thinking":
-            if o is not None:
-                self.close(key, out)
-            out.append(self.open_thinking(key, signature))
-            o = self._open[key]
-        b = self.msg.content[o.index]
+        i = self._reopen(key, "thinking", out, signature)
+        b = self.msg.content[i]
         assert isinstance(b, ThinkingContent)
         b.thinking += delta
-        out.append(ThinkingDeltaEvent(o.index, delta, self.msg))
+        out.append(ThinkingDeltaEvent(i, delta, self.msg))
 
     def tool_delta(self, key: Any, delta: str, out: list[AssistantMessageEvent]) -> None:
         """Append an argument fragment to the tool call open under ``key``."""
@@ -149,8 +145,7 @@ class MessageBuilder:
         """A complete text block (non-streaming responses)."""
         key = object()
         out.append(self.open_text(key))
-        blk = self.block(key)
-        blk.text_signature = signature
+        self.block(key).text_signature = signature
         if text:
             self.text_delta(key, text, out)
         self.close(key, out)
@@ -160,8 +155,7 @@ class MessageBuilder:
     ) -> None:
         key = object()
         out.append(self.open_thinking(key, signature))
-        blk = self.block(key)
-        blk.redacted = redacted
+        self.block(key).redacted = redacted
         if text:
             self.thinking_delta(key, text, out)
         self.close(key, out)

@@ -17,6 +17,7 @@ content in one API's part shapes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from autocue.llm.types import (
@@ -50,16 +51,7 @@ def _foreign(msg: AssistantMessage) -> AssistantMessage:
             content.append(ToolCall(b.id, b.name, b.arguments))
         else:
             content.append(b)
-    return AssistantMessage(
-        content=content,
-        api=msg.api,
-        provider=msg.provider,
-        model=msg.model,
-        usage=msg.usage,
-        stop_reason=msg.stop_reason,
-        timestamp=msg.timestamp,
-        response_id=msg.response_id,
-    )
+    return replace(msg, content=content)
 
 
 def _missing(calls: list[ToolCall], seen: set[str]) -> list[Message]:
@@ -108,6 +100,13 @@ def tool_result_text(m: ToolResultMessage) -> str:
     return text
 
 
+def result_images(
+    m: ToolResultMessage, images_ok: bool, image: Callable[[ImageContent], dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A tool result's images as the API's parts (none when the model takes no images)."""
+    return [image(b) for b in m.content if isinstance(b, ImageContent)] if images_ok else []
+
+
 def content_parts(
     content: str | Sequence[UserContent],
     text: Callable[[str], dict[str, Any]],
@@ -130,4 +129,4 @@ def content_parts(
     return parts
 
 
-__all__ = ["content_parts", "prepare_messages", "same_model", "tool_result_text"]
+__all__ = ["content_parts", "prepare_messages", "result_images", "same_model", "tool_result_text"]

@@ -13,15 +13,15 @@ errors. A stream without a ``finishReason`` is an error.
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
-from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
+from autocue.llm.providers.convert import content_parts, prepare_messages, result_images, same_model, tool_result_text
+from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
+from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
     AssistantMessage,
@@ -86,9 +86,9 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
                 last["parts"].append(part)
             else:
                 out.append({"role": "user", "parts": [part]})
-            imgs = [b for b in m.content if isinstance(b, ImageContent)]
-            if imgs and images_ok:
-                out.append({"role": "user", "parts": [_text("Tool result image:"), *(_inline(b) for b in imgs)]})
+            imgs = result_images(m, images_ok, _inline)
+            if imgs:
+                out.append({"role": "user", "parts": [_text("Tool result image:"), *imgs]})
     return out
 
 
@@ -127,9 +127,9 @@ class GoogleGenerativeProvider(HttpProvider):
         super().__init__(**kwargs)
         self._ids = itertools.count(1)
 
-    async def _events(
-        self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
-    ) -> AsyncIterator[AssistantMessageEvent]:
+    stream_end = "a candidate with a finishReason"
+
+    def _prepare(self, model: Model, context: Context, options: StreamOptions) -> Prepared:
         base = (model.base_url or "https://generativelanguage.googleapis.com").rstrip("/")
         if not base.endswith(("/v1beta", "/v1")):
             base += "/v1beta"
@@ -139,26 +139,16 @@ class GoogleGenerativeProvider(HttpProvider):
         key = self.api_key(model, options)
         if key:
             hdrs["x-goog-api-key"] = key
-        body = self.payload(build_body(model, context, options), options)
-        where = f"{self.api}: POST {url}"
-        out: list[AssistantMessageEvent] = [b.start()]
+        return url, hdrs, self.payload(build_body(model, context, options), options), stream
+
+    def _read(self, b: MessageBuilder, ev: SSEEvent, where: str, out: list[AssistantMessageEvent]) -> Read:
+        return Read.FINISHED if self._chunk(b, loads_event(ev, where), where, out) else Read.MORE
+
+    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
         finished = False
-        async for item in self.request(url, self.headers(model, options, hdrs), body, options, expect_stream=stream):
-            if isinstance(item, JsonBody):
-                chunks = item.data if isinstance(item.data, list) else [item.data]
-                for c in chunks:
-                    finished = self._chunk(b, c, where, out) or finished
-                break
-            finished = self._chunk(b, loads_event(item, where), where, out) or finished
-            if out:
-                for ev in out:
-                    yield ev
-                out.clear()
-        if not finished:
-            raise ProviderStreamError(f"{where}: the stream ended before a candidate with a finishReason")
-        b.done(out)
-        for ev in out:
-            yield ev
+        for c in data if isinstance(data, list) else [data]:
+            finished = self._chunk(b, c, where, out) or finished
+        return finished
 
     def _chunk(self, b: MessageBuilder, c: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
         if not isinstance(c, dict):

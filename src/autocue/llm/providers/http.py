@@ -1,8 +1,9 @@
 """The HTTP side every real provider shares: the client, streamed requests, errors, abort.
 
-``HttpProvider`` is the base class of the four API providers. Subclasses implement
-``_events(builder, model, context, options)``, an async generator of stream events; the base
-turns it into an ``AssistantMessageEventStream`` that never raises:
+``HttpProvider`` is the base class of the four API providers. It runs the request and the
+read loop; a subclass says what to send (``_prepare``) and how to read one SSE event
+(``_read``) or a whole JSON reply (``_whole``). The base turns that into an
+``AssistantMessageEventStream`` that never raises:
 
 - HTTP errors (status >= 400) become a final ``error`` message with ``error_status``,
   ``retry_after`` (from ``retry-after-ms`` / ``retry-after`` headers or a Gemini
@@ -24,7 +25,8 @@ import email.utils
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import orjson
 
@@ -40,6 +42,9 @@ if TYPE_CHECKING:
 
 ApiKeyResolver = Callable[[str], "str | None"]
 """``resolver(provider_name) -> key`` used when ``StreamOptions.api_key`` is not given."""
+
+Prepared: TypeAlias = tuple[str, dict[str, str], dict[str, Any], "bool | None"]
+"""What a provider sends: URL, the API's headers, body (``payload`` applied), ``expect_stream``."""
 
 
 class ProviderHTTPError(AutocueError):
@@ -74,10 +79,20 @@ class JsonBody:
 _END = object()
 
 
+class Read(IntEnum):
+    """What one SSE event meant for the reply: read on, finished (more may follow), or the end."""
+
+    MORE = 0
+    FINISHED = 1
+    END = 2
+
+
 class HttpProvider:
     """Base of the HTTP providers. One instance holds one connection pool per event loop."""
 
     api = ""
+    stream_end = ""
+    """What a complete stream has, for the error when it ends without it."""
 
     def __init__(
         self,
@@ -97,11 +112,42 @@ class HttpProvider:
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream:
         return guarded(model, self._run(model, context, options), options.signal)
 
+    def _prepare(self, model: Model, context: Context, options: StreamOptions) -> Prepared:
+        raise NotImplementedError
+
+    def _read(self, b: MessageBuilder, ev: SSEEvent, where: str, out: list[AssistantMessageEvent]) -> Read:
+        """Apply one SSE event to ``b``, appending the stream events it makes to ``out``."""
+        raise NotImplementedError
+
+    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
+        """Apply a whole JSON reply to ``b``; True when it says the reply is finished."""
+        raise NotImplementedError
+
     async def _events(
         self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
     ) -> AsyncIterator[AssistantMessageEvent]:
-        raise NotImplementedError
-        yield  # pragma: no cover
+        url, hdrs, body, expect_stream = self._prepare(model, context, options)
+        where = f"{self.api}: POST {url}"
+        out: list[AssistantMessageEvent] = [b.start()]
+        state = Read.MORE
+        headers = self.headers(model, options, hdrs)
+        async for item in self.request(url, headers, body, options, expect_stream=expect_stream):
+            if isinstance(item, JsonBody):
+                if self._whole(b, item.data, where, out):
+                    state = Read.END
+                break
+            state = max(state, self._read(b, item, where, out))
+            if state is Read.END:
+                break
+            if out:
+                for ev in out:
+                    yield ev
+                out.clear()
+        if state is Read.MORE:
+            raise ProviderStreamError(f"{where}: the stream ended before {self.stream_end}")
+        b.done(out)
+        for ev in out:
+            yield ev
 
     async def _run(
         self, model: Model, context: Context, options: StreamOptions
@@ -119,18 +165,13 @@ class HttpProvider:
             msg.stop_reason = "aborted"
             msg.error_message = (signal.reason if signal is not None else None) or "Request was aborted"
             yield ErrorEvent("aborted", msg)
-        except ProviderHTTPError as e:
+        except (ProviderHTTPError, ProviderStreamError) as e:
             msg = b.msg
             msg.stop_reason = "error"
             msg.error_message = str(e)
             msg.error_status = e.status
-            msg.retry_after = e.retry_after
-            yield ErrorEvent("error", msg)
-        except ProviderStreamError as e:
-            msg = b.msg
-            msg.stop_reason = "error"
-            msg.error_message = str(e)
-            msg.error_status = e.status
+            if isinstance(e, ProviderHTTPError):
+                msg.retry_after = e.retry_after
             yield ErrorEvent("error", msg)
 
     # ------------------------------------------------------------------ helpers for subclasses
@@ -143,11 +184,7 @@ class HttpProvider:
 
     def headers(self, model: Model, options: StreamOptions, base: dict[str, str]) -> dict[str, str]:
         """``base`` (API headers) overlaid with the model's and then the call's headers."""
-        h = dict(base)
-        h.update(model.headers)
-        if options.headers:
-            h.update(options.headers)
-        return h
+        return {**base, **model.headers, **(options.headers or {})}
 
     def payload(self, body: dict[str, Any], options: StreamOptions) -> dict[str, Any]:
         """Let ``options.on_payload`` inspect or replace the request body."""

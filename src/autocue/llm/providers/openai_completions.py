@@ -13,15 +13,15 @@ to cache reads. ``model.compat``: ``stream`` (False = non-streaming request),
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
-from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
+from autocue.llm.providers.convert import content_parts, prepare_messages, result_images, same_model, tool_result_text
+from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
+from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
     AssistantMessage,
@@ -95,15 +95,9 @@ def convert_messages(model: Model, context: Context) -> list[dict[str, Any]]:
             out.append(am)
         elif isinstance(m, ToolResultMessage):
             out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": tool_result_text(m)})
-            imgs = [b for b in m.content if isinstance(b, ImageContent)]
-            if imgs and images_ok:
-                out.append(
-                    {
-                        "role": "user",
-                        "content": [_text("Attached image(s) from tool result:")]
-                        + [_image_url(b) for b in imgs],
-                    }
-                )
+            imgs = result_images(m, images_ok, _image_url)
+            if imgs:
+                out.append({"role": "user", "content": [_text("Attached image(s) from tool result:"), *imgs]})
     return out
 
 
@@ -136,43 +130,23 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
 class OpenAICompletionsProvider(HttpProvider):
     api = "openai-completions"
 
-    async def _events(
-        self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
-    ) -> AsyncIterator[AssistantMessageEvent]:
+    stream_end = "a finish_reason or [DONE]"
+
+    def _prepare(self, model: Model, context: Context, options: StreamOptions) -> Prepared:
         base = (model.base_url or "https://api.openai.com/v1").rstrip("/")
-        url = f"{base}/chat/completions"
         key = self.api_key(model, options)
         hdrs: dict[str, str] = {"accept": "text/event-stream"}
         if key:
             hdrs["authorization"] = f"Bearer {key}"
-        body = self.payload(build_body(model, context, options), options)
-        where = f"{self.api}: POST {url}"
-        out: list[AssistantMessageEvent] = [b.start()]
-        finished = False
-        async for item in self.request(url, self.headers(model, options, hdrs), body, options):
-            if isinstance(item, JsonBody):
-                self._whole(b, item.data, where, out)
-                for ev in out:
-                    yield ev
-                return
-            if item.data == "[DONE]":
-                finished = True
-                break
-            chunk = loads_event(item, where)
-            self._chunk(b, chunk, where, out)
-            if _has_finish(chunk):
-                finished = True
-            if out:
-                for ev in out:
-                    yield ev
-                out.clear()
-        if not finished:
-            raise ProviderStreamError(f"{where}: the stream ended before a finish_reason or [DONE]")
-        b.done(out)
-        for ev in out:
-            yield ev
+        return f"{base}/chat/completions", hdrs, self.payload(build_body(model, context, options), options), None
 
-    def _chunk(self, b: MessageBuilder, chunk: Any, where: str, out: list[AssistantMessageEvent]) -> None:
+    def _read(self, b: MessageBuilder, ev: SSEEvent, where: str, out: list[AssistantMessageEvent]) -> Read:
+        if ev.data == "[DONE]":
+            return Read.END
+        return Read.FINISHED if self._chunk(b, loads_event(ev, where), where, out) else Read.MORE
+
+    def _chunk(self, b: MessageBuilder, chunk: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
+        """Apply one chunk; True when it carries a finish_reason."""
         if not isinstance(chunk, dict):
             raise ProviderStreamError(f"{where}: expected a JSON object per chunk, got {chunk!r:.200}")
         err = chunk.get("error")
@@ -185,6 +159,7 @@ class OpenAICompletionsProvider(HttpProvider):
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             _set_usage(b, usage)
+        finished = False
         for choice in chunk.get("choices") or ():
             delta = choice.get("delta") or {}
             for field in _REASONING_FIELDS:
@@ -216,9 +191,11 @@ class OpenAICompletionsProvider(HttpProvider):
                     b.tool_delta(k, args, out)
             fr = choice.get("finish_reason")
             if fr:
+                finished = True
                 self._finish(b, fr)
+        return finished
 
-    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> None:
+    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
         if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
             raise ProviderStreamError(f"{where}: expected a chat.completion object, got {orjson.dumps(data)[:200]!r}")
         b.msg.response_id = data.get("id")
@@ -236,16 +213,12 @@ class OpenAICompletionsProvider(HttpProvider):
             fn = tc.get("function") or {}
             b.add_tool_call(tc.get("id") or "", fn.get("name") or "", fn.get("arguments") or "", out)
         self._finish(b, choice.get("finish_reason") or "stop")
-        b.done(out)
+        return True
 
     def _finish(self, b: MessageBuilder, finish_reason: str) -> None:
         b.msg.stop_reason = _FINISH.get(finish_reason, "stop")
         if finish_reason == "content_filter":
             b.msg.error_message = f"{self.api}: the reply was stopped by the content filter (finish_reason)"
-
-
-def _has_finish(chunk: Any) -> bool:
-    return any(c.get("finish_reason") for c in chunk.get("choices") or ())
 
 
 def _set_usage(b: MessageBuilder, usage: dict[str, Any]) -> None:

@@ -13,15 +13,15 @@ events end the reply with an error; a stream without ``response.completed`` is a
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
 from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.providers.builder import MessageBuilder
-from autocue.llm.providers.convert import content_parts, prepare_messages, same_model, tool_result_text
-from autocue.llm.providers.http import HttpProvider, JsonBody, ProviderStreamError, loads_event
+from autocue.llm.providers.convert import content_parts, prepare_messages, result_images, same_model, tool_result_text
+from autocue.llm.providers.http import HttpProvider, Prepared, ProviderStreamError, Read, loads_event
+from autocue.llm.providers.sse import SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
     AssistantMessage,
@@ -120,15 +120,9 @@ def convert_input(model: Model, context: Context) -> list[dict[str, Any]]:
                     "output": tool_result_text(m),
                 }
             )
-            imgs = [b for b in m.content if isinstance(b, ImageContent)]
-            if imgs and images_ok:
-                out.append(
-                    {
-                        "role": "user",
-                        "content": [_text("Attached image(s) from tool result:")]
-                        + [_image(b) for b in imgs],
-                    }
-                )
+            imgs = result_images(m, images_ok, _image)
+            if imgs:
+                out.append({"role": "user", "content": [_text("Attached image(s) from tool result:"), *imgs]})
     return out
 
 
@@ -169,55 +163,36 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
 class OpenAIResponsesProvider(HttpProvider):
     api = "openai-responses"
 
-    async def _events(
-        self, b: MessageBuilder, model: Model, context: Context, options: StreamOptions
-    ) -> AsyncIterator[AssistantMessageEvent]:
+    stream_end = "response.completed"
+
+    def _prepare(self, model: Model, context: Context, options: StreamOptions) -> Prepared:
         base = (model.base_url or "https://api.openai.com/v1").rstrip("/")
-        url = f"{base}/responses"
         hdrs: dict[str, str] = {"accept": "text/event-stream"}
         key = self.api_key(model, options)
         if key:
             hdrs["authorization"] = f"Bearer {key}"
         if options.session_id:
             hdrs["session_id"] = options.session_id
-        body = self.payload(build_body(model, context, options), options)
-        where = f"{self.api}: POST {url}"
-        out: list[AssistantMessageEvent] = [b.start()]
-        completed = False
-        async for item in self.request(url, self.headers(model, options, hdrs), body, options):
-            if isinstance(item, JsonBody):
-                data = item.data
-                if not isinstance(data, dict) or not isinstance(data.get("output"), list):
-                    raise ProviderStreamError(
-                        f"{where}: expected a response object, got {orjson.dumps(data)[:200]!r}"
-                    )
-                for i, it in enumerate(data["output"]):
-                    self._item_done(b, i, it, out)
-                self._finish(
-                    b, data, "response." + ("completed" if data.get("status") != "incomplete" else "incomplete")
-                )
-                b.done(out)
-                for ev in out:
-                    yield ev
-                return
-            data = loads_event(item, where)
-            if not isinstance(data, dict):
-                raise ProviderStreamError(f"{where}: event {item.event!r} data is not an object: {item.data[:200]!r}")
-            t = data.get("type") or item.event
-            if t in _DONE_EVENTS:
-                self._finish(b, data.get("response") or {}, t)
-                completed = True
-                break
-            self._event(b, t, data, where, out)
-            if out:
-                for ev in out:
-                    yield ev
-                out.clear()
-        if not completed:
-            raise ProviderStreamError(f"{where}: the stream ended before response.completed")
-        b.done(out)
-        for ev in out:
-            yield ev
+        return f"{base}/responses", hdrs, self.payload(build_body(model, context, options), options), None
+
+    def _read(self, b: MessageBuilder, ev: SSEEvent, where: str, out: list[AssistantMessageEvent]) -> Read:
+        data = loads_event(ev, where)
+        if not isinstance(data, dict):
+            raise ProviderStreamError(f"{where}: event {ev.event!r} data is not an object: {ev.data[:200]!r}")
+        t = data.get("type") or ev.event
+        if t in _DONE_EVENTS:
+            self._finish(b, data.get("response") or {}, t)
+            return Read.END
+        self._event(b, t, data, where, out)
+        return Read.MORE
+
+    def _whole(self, b: MessageBuilder, data: Any, where: str, out: list[AssistantMessageEvent]) -> bool:
+        if not isinstance(data, dict) or not isinstance(data.get("output"), list):
+            raise ProviderStreamError(f"{where}: expected a response object, got {orjson.dumps(data)[:200]!r}")
+        for i, it in enumerate(data["output"]):
+            self._item_done(b, i, it, out)
+        self._finish(b, data, "response." + ("completed" if data.get("status") != "incomplete" else "incomplete"))
+        return True
 
     def _event(
         self, b: MessageBuilder, t: str, d: dict[str, Any], where: str, out: list[AssistantMessageEvent]
@@ -239,15 +214,9 @@ class OpenAIResponsesProvider(HttpProvider):
                 b.thinking_delta(k, "\n\n", out)
         elif t == "response.output_item.added":
             it = d.get("item") or {}
-            ty = it.get("type")
-            if ty == "reasoning":
-                out.append(b.open_thinking(k))
-            elif ty == "message":
-                out.append(b.open_text(k))
-            elif ty == "function_call":
-                out.append(b.open_tool(k, f"{it.get('call_id', '')}|{it.get('id', '')}", it.get("name", "")))
-                if it.get("arguments"):
-                    b.tool_delta(k, it["arguments"], out)
+            self._open_item(b, k, it, out)
+            if it.get("type") == "function_call" and it.get("arguments"):
+                b.tool_delta(k, it["arguments"], out)
         elif t == "response.output_item.done":
             self._item_done(b, k, d.get("item") or {}, out)
         elif t == "response.created" or t == "response.in_progress":
@@ -258,33 +227,36 @@ class OpenAIResponsesProvider(HttpProvider):
             code = d.get("code")
             raise ProviderStreamError(f"{code + ': ' if isinstance(code, str) else ''}{d.get('message', d)}")
 
-    def _item_done(self, b: MessageBuilder, k: Any, it: dict[str, Any], out: list[AssistantMessageEvent]) -> None:
+    def _open_item(self, b: MessageBuilder, k: Any, it: dict[str, Any], out: list[AssistantMessageEvent]) -> None:
         ty = it.get("type")
         if ty == "reasoning":
-            if not b.is_open(k):
-                out.append(b.open_thinking(k))
-            blk = b.block(k)
+            out.append(b.open_thinking(k))
+        elif ty == "message":
+            out.append(b.open_text(k))
+        elif ty == "function_call":
+            out.append(b.open_tool(k, f"{it.get('call_id', '')}|{it.get('id', '')}", it.get("name", "")))
+
+    def _item_done(self, b: MessageBuilder, k: Any, it: dict[str, Any], out: list[AssistantMessageEvent]) -> None:
+        ty = it.get("type")
+        if ty not in ("reasoning", "message", "function_call"):
+            return
+        if not b.is_open(k):
+            self._open_item(b, k, it, out)
+        blk = b.block(k)
+        if ty == "reasoning":
             summary = "\n\n".join(s.get("text", "") for s in it.get("summary") or ())
             if not blk.thinking and summary:
                 b.thinking_delta(k, summary, out)
             blk.thinking_signature = orjson.dumps(it).decode()
-            b.close(k, out)
         elif ty == "message":
-            if not b.is_open(k):
-                out.append(b.open_text(k))
-            blk = b.block(k)
             full = "".join(c.get("text") or c.get("refusal") or "" for c in it.get("content") or ())
             if not blk.text and full:
                 b.text_delta(k, full, out)
             if isinstance(it.get("id"), str):
                 blk.text_signature = text_signature(it["id"])
-            b.close(k, out)
-        elif ty == "function_call":
-            if not b.is_open(k):
-                out.append(b.open_tool(k, f"{it.get('call_id', '')}|{it.get('id', '')}", it.get("name", "")))
-            if isinstance(it.get("arguments"), str) and it["arguments"]:
-                b.set_tool_arguments(k, it["arguments"])
-            b.close(k, out)
+        elif isinstance(it.get("arguments"), str) and it["arguments"]:
+            b.set_tool_arguments(k, it["arguments"])
+        b.close(k, out)
 
     def _finish(self, b: MessageBuilder, r: dict[str, Any], t: str) -> None:
         if isinstance(r.get("id"), str):

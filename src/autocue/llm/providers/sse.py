@@ -75,15 +75,10 @@ class SSEDecoder:
         """End of stream: process an unterminated last line and dispatch a pending event."""
         rest = self._buf + self._decoder.decode(b"", final=True)
         self._buf = ""
-        out: list[SSEEvent] = []
         if rest:
-            ev = self._line(rest)
-            if ev is not None:
-                out.append(ev)
+            self._line(rest)  # a non-empty line only adds to the pending event
         ev = self._line("")
-        if ev is not None:
-            out.append(ev)
-        return out
+        return [] if ev is None else [ev]
 
     def _line(self, line: str) -> SSEEvent | None:
         if not line:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from autocue.errors import AutocueError
@@ -41,13 +40,6 @@ def _git_ok(workspace: Path, *args: str) -> None:
     r = git(workspace, *args)
     if r.returncode != 0:
         raise WorkspaceError(f"git {' '.join(args)} failed in {workspace}: {(r.stderr or r.stdout).strip()}")
-
-
-def make_workspace(scenario: Scenario, parent: Path | None = None) -> Path:
-    """A new temp dir (under ``parent`` when given) holding the scenario's repo."""
-    ws = Path(tempfile.mkdtemp(prefix=f"autocue-run-{_slug(scenario.name)}-", dir=parent))
-    seed_workspace(scenario, ws)
-    return ws
 
 
 def seed_workspace(scenario: Scenario, ws: Path) -> None:
@@ -80,7 +72,3 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
         if not (ws / ".git").exists():
             raise WorkspaceError(f"repo.branch {repo.branch!r} needs a git repo: add `init: true`")
         _git_ok(ws, "checkout", "-q", "-B", repo.branch)
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:40] or "scenario"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
-from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs
+from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs, safe_name
 from autocue.runner.keys import key_bytes, parse_input
 from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
@@ -56,9 +56,9 @@ if TYPE_CHECKING:
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
 ANSWER_GRACE = 0.5
+"""Seconds a program that showed nothing after the last input is given before the next event anyway."""
 SCREEN_WAIT = 2.0
 """Seconds a failing screenshot or assert is looked at again while the program still writes."""
-"""Seconds a program that showed nothing after the last input is given before the next event anyway."""
 
 
 class _Deadline(Exception):
@@ -161,12 +161,12 @@ class Execution:
 
     def _prepare(self, choice: Choice, terminal: TerminalProfile) -> Path:
         """The run's output folder (returned), the golden folders and the seeded workspace."""
-        base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
+        base = self.opt.out.resolve() / choice.runner / safe_name(self.sc.name) / safe_name(terminal.id)
         base.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
         self.result.out_dir = str(run_dir)
         self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
-                                                        _safe(self.sc.name), terminal.id)
+                                                        self.sc.name, terminal.id)
         self.root = Path(tempfile.mkdtemp(prefix="autocue-run-"))
         self.ws = self.root / "work"
         self.ws.mkdir()
@@ -242,18 +242,26 @@ class Execution:
                 p.pump(0.05)
             self._quiet()
             p.cast.marker("initialPrompt")
-            for i, chunk in enumerate(parse_input(prompt)):
-                if i:
-                    self._quiet()
-                    if chunk.key:
-                        self._gap()
-                p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
+            self._type(prompt, after_input=False)
             self.result.transcript.append(f"{self.sc.pos} initialPrompt: typed {prompt!r}")
         except _Deadline:
             self._timeout(f"waiting for the agent's input ({ready!r} on screen) to type the initial prompt",
                           str(self.sc.pos))
             return False
         return True
+
+    def _type(self, text: str, *, after_input: bool) -> None:
+        """Type ``text``: each chunk (text or one key) a write of its own, after a quiet screen (and
+        ``key_gap`` before a key) when something was typed before it."""
+        p = self.prog
+        assert p is not None
+        for chunk in parse_input(text):
+            if after_input:
+                self._quiet()
+                if chunk.key:
+                    self._gap()
+            after_input = True
+            p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
 
     def _gap(self) -> None:
         """A real agent's TUI: the key after a text waits ``key_gap`` seconds from the last write."""
@@ -405,14 +413,8 @@ class Execution:
                     continue
                 self._logical(inp.ms)
                 text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
-                for chunk in parse_input(text):
-                    if typed:
-                        self._quiet()
-                        if chunk.key:
-                            self._gap()
-                    typed = True
-                    data = key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data
-                    p.write(data)
+                self._type(text, after_input=typed)
+                typed = True  # parse_input gives at least one chunk
                 self._note(ev, f"typed {inp.text!r}")
         elif isinstance(ev, AdvanceMs):
             self._logical(ev.ms)
@@ -525,7 +527,3 @@ def choice_agent(r: ScenarioResult) -> bool:
 
 def run_one(scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> ScenarioResult:
     return Execution(scenario, extras, options).run()
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name) or "_"

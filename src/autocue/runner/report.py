@@ -15,13 +15,12 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from autocue.errors import AutocueError
 
 FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup"]
-FAILURE_KINDS: tuple[str, ...] = ("assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm",
-                                  "setup")
+FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 
 @dataclass(slots=True)

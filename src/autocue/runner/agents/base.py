@@ -20,7 +20,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-INSTALLERS = ("npm", "pip")
+API_ALIASES = {"responses": "openai-responses", "google": "gemini"}
+"""Other names of the keys of ``AgentProfile.apis`` (``server.llmApiStyle`` / ``--llm-api`` values)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,7 @@ class AgentProfile:
 
     def api_for(self, style: str) -> str:
         """The key of ``apis`` used for a scenario's ``server.llmApiStyle``."""
-        style = {"responses": "openai-responses", "google": "gemini"}.get(style, style)
+        style = API_ALIASES.get(style, style)
         return style if style in self.apis else next(iter(self.apis))
 
 

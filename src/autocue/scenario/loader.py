@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from autocue.scenario.errors import Pos, ScenarioError
@@ -62,6 +63,7 @@ if TYPE_CHECKING:  # imported by the first scenario with an assert step or a cha
 
 _TIMELINE_SET = frozenset(TIMELINE_EVENTS)
 _BARE_EVENTS = frozenset({"complete", "merge", "sessionStart", "userCancelSession"})
+_FLAGS: dict[str, type[Complete | Merge]] = {"complete": Complete, "merge": Merge}
 
 
 class ScenarioLoader(PartReader):
@@ -100,26 +102,21 @@ class ScenarioLoader(PartReader):
             self.fail(name_n, "the scenario name must not be empty")
         sc = Scenario(name=name, pos=root.pos)
         self.unknown_keys(root, TOP_LEVEL_KEYS, "the scenario")
-        if (n := root.get("description")) is not None and n.v is not None:
-            sc.description = self.str_(n)
-        if (n := root.get("tags")) is not None and n.v is not None:
-            sc.tags = self.str_list(n, "a list of tags (strings)")
-        if (n := root.get("terminalRef")) is not None and n.v is not None:
-            sc.terminal_ref = self.str_(n, "a path to a terminal configuration file")
-        if (n := root.get("compat")) is not None and n.v is not None:
-            sc.compat = self.compat(n)
-        if (n := root.get("initialPrompt")) is not None and n.v is not None:
-            sc.initial_prompt = self.str_(n, "the initial prompt (a string)")
-        if (n := root.get("repo")) is not None and n.v is not None:
-            sc.repo = self.repo(n)
-        if (n := root.get("ah")) is not None and n.v is not None:
-            sc.ah = self.command(n)
-        if (n := root.get("server")) is not None and n.v is not None:
-            sc.server = self.server(n)
-        if (n := root.get("expect")) is not None and n.v is not None:
-            sc.expect = self.expect(n)
-        if (n := root.get("acp")) is not None and n.v is not None:
-            sc.acp = plain(self.map_(n).v)
+        blocks: tuple[tuple[str, str, Callable[[Node], Any]], ...] = (
+            ("description", "description", self.str_),
+            ("tags", "tags", lambda n: self.str_list(n, "a list of tags (strings)")),
+            ("terminalRef", "terminal_ref", lambda n: self.str_(n, "a path to a terminal configuration file")),
+            ("compat", "compat", self.compat),
+            ("initialPrompt", "initial_prompt", lambda n: self.str_(n, "the initial prompt (a string)")),
+            ("repo", "repo", self.repo),
+            ("ah", "ah", self.command),
+            ("server", "server", self.server),
+            ("expect", "expect", self.expect),
+            ("acp", "acp", lambda n: plain(self.map_(n).v)),
+        )
+        for key, attr, read in blocks:  # a block written as null keeps its default
+            if (n := root.get(key)) is not None and n.v is not None:
+                setattr(sc, attr, read(n))
         if "rules" in root:
             self.warn(
                 root.key_pos("rules"), "rules",
@@ -255,8 +252,8 @@ class ScenarioLoader(PartReader):
     def event(self, item: Node, out: list[TimelineEvent]) -> None:
         if isinstance(item.v, str):
             word = str(item.v)
-            if word in ("complete", "merge"):
-                out.append(Complete(True, item.pos) if word == "complete" else Merge(True, item.pos))
+            if word in _FLAGS:
+                out.append(_FLAGS[word](True, item.pos))
                 return
             if word in _BARE_EVENTS:
                 out.append(RunnerEvent(word, None, item.pos))
@@ -361,10 +358,8 @@ class ScenarioLoader(PartReader):
             out.append(AssertStep(spec, at))
         elif kind == "expectRequest":
             out.append(ExpectRequestStep(self.expect_request(v, at), at))
-        elif kind == "complete":
-            out.append(Complete(self.bool_(v), at))
-        elif kind == "merge":
-            out.append(Merge(self.bool_(v), at))
+        elif kind in _FLAGS:
+            out.append(_FLAGS[kind](self.bool_(v), at))
         elif kind in ("status", "log"):
             out.append(RunnerEvent(kind, self.str_(v), at))
         else:  # agentPlan at top level and the other runner events
@@ -396,10 +391,9 @@ class ScenarioLoader(PartReader):
             self.unknown_keys(item, ("type", "inputs", "target"), "a userInputs event")
             out.append(self.user_inputs(self.require(item, "inputs", what="[[ms, text], ...]"),
                                         self.opt_str(item, "target")))
-        elif kind in ("complete", "merge"):
+        elif kind in _FLAGS:
             x = item.get("value")
-            val = True if x is None else self.bool_(x)
-            out.append(Complete(val, item.pos) if kind == "complete" else Merge(val, item.pos))
+            out.append(_FLAGS[kind](True if x is None else self.bool_(x), item.pos))
         elif kind in ("status", "log"):
             out.append(RunnerEvent(kind, self.str_(self.require(item, "text", "message", what="the text")), item.pos))
         elif kind in ("agentActions", "userActions", "llmResponse"):

@@ -47,9 +47,9 @@ def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: s
 
 def run_one(selected: Selected, options: RunOptions) -> ScenarioResult:
     """Run one selected scenario."""
-    from autocue.runner.executor import run_one as run
+    from autocue.runner.executor import Execution
 
-    return run(selected.scenario, selected.extras, options)
+    return Execution(selected.scenario, selected.extras, options).run()
 
 
 def run_selected(items: Sequence[Selected], options: RunOptions) -> RunReport:

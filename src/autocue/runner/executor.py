@@ -219,7 +219,7 @@ class Execution:
             r.exit_code = self.prog.exit_code
         self._read_progress()
         if self.llm is not None:
-            if choice_agent(r):
+            if r.runner not in ("", "mock", "autocue", "cmd"):  # a real agent CLI: diagnostics, side requests
                 self._diagnose()
             self.llm.release()
         if self.root is not None:
@@ -518,12 +518,3 @@ class Execution:
             elif self.llm.script.step_count:
                 r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "
                        "scripted)", str(self.sc.pos))
-
-
-def choice_agent(r: ScenarioResult) -> bool:
-    """Whether the run's program was a real agent CLI (diagnostics and side requests are reported)."""
-    return r.runner not in ("", "mock", "autocue", "cmd")
-
-
-def run_one(scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> ScenarioResult:
-    return Execution(scenario, extras, options).run()

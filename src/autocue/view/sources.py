@@ -455,11 +455,7 @@ def _load_doc(source: str) -> ViewDoc:
         return run_dir_doc(path)
     try:
         with path.open("rb") as f:
-            first = b""
-            for raw in f:
-                if raw.strip():
-                    first = raw
-                    break
+            first = next((raw for raw in f if raw.strip()), b"")
     except FileNotFoundError:
         raise ViewSourceError(f"{path}: no such file or directory") from None
     except OSError as e:

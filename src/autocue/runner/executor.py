@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,8 +77,8 @@ class _SetupFailed(Exception):
 def replies_before(scenario: Scenario, choice: Choice, played: Script | None = None) -> list[int]:
     """For each timeline event, how many replies the program must have been served before it (counted
     on the script the server plays, when it differs from the scenario's: aider's one reply per turn)."""
-    out: list[int] = []
     if choice.profile == "mock":
+        out: list[int] = []
         n = 0
         for ev in scenario.timeline:
             out.append(n)
@@ -85,9 +86,7 @@ def replies_before(scenario: Scenario, choice: Choice, played: Script | None = N
         return out
     script = played if played is not None else scenario.compile()
     lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
-    for ev in scenario.timeline:
-        out.append(sum(1 for x in lines if x < ev.pos.line))
-    return out
+    return [bisect_left(lines, ev.pos.line) for ev in scenario.timeline]  # replies written above the event
 
 
 def _line(source: str | None) -> int:
@@ -318,7 +317,7 @@ class Execution:
                 # what was typed) is not; without the server's time, the last look stands in for it.
                 # The mock agent reports a reply once all it printed is written: nothing is to come.
                 self.served_seen = served
-                served_at = self._served_at()
+                served_at = self.llm.last_served_at() if self.llm is not None else None
                 if self.llm is not None and p.last_output <= (self.last_poll if served_at is None else served_at):
                     p.answered, p.last_input = False, now
             self.last_poll = now
@@ -332,9 +331,6 @@ class Execution:
 
     def _quiet(self) -> None:
         self._sync(0)
-
-    def _served_at(self) -> float | None:
-        return self.llm.last_served_at() if self.llm is not None else None
 
     def _served(self) -> int:
         if self.llm is not None:

@@ -128,9 +128,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def merge_reports(paths: list[Path]) -> dict[str, Any]:
-    scenarios: list[dict[str, Any]] = []
-    for p in paths:
-        scenarios.extend(_load(p)["scenarios"])
+    scenarios: list[dict[str, Any]] = [s for p in paths for s in _load(p)["scenarios"]]
     passed = sum(1 for s in scenarios if s.get("passed"))
     return {"passed": passed, "failed": len(scenarios) - passed, "scenarios": scenarios}
 

@@ -41,7 +41,6 @@ from autocue.scenario.model import (
     Merge,
     Repo,
     RepoFile,
-    ResponsePart,
     RunnerEvent,
     Scenario,
     Screenshot,
@@ -79,8 +78,7 @@ class ScenarioLoader(PartReader):
         out: list[Scenario] = []
         for d in docs:
             self.warnings = []
-            sc = self.scenario(d)
-            out.append(sc)
+            out.append(self.scenario(d))
         return out
 
     # ------------------------------------------------------------------ top level
@@ -309,10 +307,8 @@ class ScenarioLoader(PartReader):
         meta = plain(item.v["_meta"]) if "_meta" in item else None
         at = item.pos  # events are placed where their `- kind:` item starts
         if kind == "llmResponse":
-            parts: list[ResponsePart] = []
-            self.seq(v, "a list of response elements (think, assistant, agentToolUse, ...)")
-            for el in v.items():
-                parts.append(self.part(el))
+            elements = self.seq(v, "a list of response elements (think, assistant, agentToolUse, ...)")
+            parts = [self.part(el) for el in elements.items()]
             if not parts:
                 self.warn(v.pos, v.path, "empty llmResponse: it plays as an empty reply")
             errs = [p for p in parts if isinstance(p, ErrorStep)]

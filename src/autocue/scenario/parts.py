@@ -121,10 +121,7 @@ class PartReader(NodeReader):
     def timed_list(self, n: Node, *text_keys: str, extra_keys: tuple[str, ...] = ()) -> list[TimedText]:
         if not n.is_seq:
             self.fail(n, f"expected {_TIMED_FORMS}, got {type_name(n.v)}" + _timed_hint(n.v))
-        out: list[TimedText] = []
-        for s in n.items():
-            out.append(self.timed(s, text_keys, extra_keys))
-        return out
+        return [self.timed(s, text_keys, extra_keys) for s in n.items()]
 
     def timed(self, s: Node, text_keys: tuple[str, ...], extra_keys: tuple[str, ...] = ()) -> TimedText:
         if s.is_seq:

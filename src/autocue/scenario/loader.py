@@ -161,8 +161,7 @@ class ScenarioLoader(PartReader):
         return c
 
     def repo(self, n: Node) -> Repo:
-        self.map_(n, "the repo block (a mapping)")
-        self.unknown_keys(n, ("init", "branch", "dir", "files"), "repo")
+        self.map_(n, "the repo block (a mapping)", ("init", "branch", "dir", "files"), "repo")
         r = Repo()
         if (x := n.get("init")) is not None:
             r.init = self.bool_(x)
@@ -170,8 +169,7 @@ class ScenarioLoader(PartReader):
         r.dir = self.opt_str(n, "dir")
         if (x := n.get("files")) is not None and x.v is not None:
             for f in self.seq(x, "a list of {path, contents} files").items():
-                self.map_(f, "a file: {path, contents}")
-                self.unknown_keys(f, ("path", "contents"), "a repo file")
+                self.map_(f, "a file: {path, contents}", ("path", "contents"), "a repo file")
                 path = self.str_(self.require(f, "path", what="the file's path in the repo"))
                 c = self.require(f, "contents", what="the file's text, or {base64: ...}")
                 contents: str | bytes
@@ -189,8 +187,7 @@ class ScenarioLoader(PartReader):
         return r
 
     def command(self, n: Node) -> CommandSpec:
-        self.map_(n, "the command-under-test block (a mapping with cmd, flags, env)")
-        self.unknown_keys(n, ("cmd", "flags", "env"), "ah")
+        self.map_(n, "the command-under-test block (a mapping with cmd, flags, env)", ("cmd", "flags", "env"), "ah")
         c = CommandSpec(cmd=self.opt_str(n, "cmd"))
         if (x := n.get("flags")) is not None and x.v is not None:
             c.flags = self.str_list(x, "a list of CLI tokens (strings; quote numbers)")
@@ -233,8 +230,7 @@ class ScenarioLoader(PartReader):
             e.exit_code = self.int_(x, "an exit code", minimum=None)
         if (x := n.get("artifacts")) is not None and x.v is not None:
             for a in self.seq(x, "a list of {type, pattern} artifacts").items():
-                self.map_(a, "an artifact: {type, pattern}")
-                self.unknown_keys(a, ("type", "pattern"), "an artifact")
+                self.map_(a, "an artifact: {type, pattern}", ("type", "pattern"), "an artifact")
                 e.artifacts.append(Artifact(
                     self.str_(self.require(a, "type", what="the artifact type")),
                     self.str_(self.require(a, "pattern", what="a path or glob")),
@@ -330,15 +326,13 @@ class ScenarioLoader(PartReader):
             if isinstance(v.v, str):
                 out.append(UserEdits(str(v.v), at))
             else:
-                self.map_(v, "{patch: path/to/file.patch}")
-                self.unknown_keys(v, ("patch",), "userEdits")
+                self.map_(v, "{patch: path/to/file.patch}", ("patch",), "userEdits")
                 out.append(UserEdits(self.str_(self.require(v, "patch", what="the patch file")), at))
         elif kind == "userCommand":
             if isinstance(v.v, str):
                 out.append(UserCommand(str(v.v), at))
             else:
-                self.map_(v, "{cmd, cwd}")
-                self.unknown_keys(v, ("cmd", "cwd"), "userCommand")
+                self.map_(v, "{cmd, cwd}", ("cmd", "cwd"), "userCommand")
                 out.append(UserCommand(self.str_(self.require(v, "cmd", what="the command to run")), at,
                                        self.opt_str(v, "cwd")))
         elif kind in ("advanceMs", "baseTimeDelta"):
@@ -446,24 +440,20 @@ class ScenarioLoader(PartReader):
                 continue
             sub = v.key(k)
             if k == "fs":
-                self.map_(sub, "{exists: [...], notExists: [...]}")
-                self.unknown_keys(sub, ("exists", "notExists"), "assert.fs")
+                self.map_(sub, "{exists: [...], notExists: [...]}", ("exists", "notExists"), "assert.fs")
                 if (x := sub.get("exists")) is not None:
                     spec.fs_exists = self.str_list(x, "a list of paths", single_ok=True)
                 if (x := sub.get("notExists")) is not None:
                     spec.fs_not_exists = self.str_list(x, "a list of paths", single_ok=True)
             elif k == "text":
-                self.map_(sub, "{contains: [...]}")
-                self.unknown_keys(sub, ("contains",), "assert.text")
+                self.map_(sub, "{contains: [...]}", ("contains",), "assert.text")
                 if (x := sub.get("contains")) is not None:
                     spec.text_contains = self.str_list(x, "a list of strings", single_ok=True)
             elif k == "json":
-                self.map_(sub, "{file: {path, pointer, equals}}")
-                self.unknown_keys(sub, ("file",), "assert.json")
+                self.map_(sub, "{file: {path, pointer, equals}}", ("file",), "assert.json")
                 if (x := sub.get("file")) is not None:
                     for f in (x.items() if x.is_seq else [x]):
-                        self.map_(f, "{path, pointer, equals}")
-                        self.unknown_keys(f, ("path", "pointer", "equals"), "assert.json.file")
+                        self.map_(f, "{path, pointer, equals}", ("path", "pointer", "equals"), "assert.json.file")
                         pointer = self.opt_str(f, "pointer") or ""
                         if pointer and not pointer.startswith("/"):
                             self.fail(f.key("pointer"), f"a JSON pointer starts with '/', got {pointer!r}")
@@ -472,12 +462,10 @@ class ScenarioLoader(PartReader):
                             plain(f.v.get("equals")),
                         ))
             elif k == "git":
-                self.map_(sub, "{commit: {messageContains}}")
-                self.unknown_keys(sub, ("commit",), "assert.git")
+                self.map_(sub, "{commit: {messageContains}}", ("commit",), "assert.git")
                 if (x := sub.get("commit")) is not None:
                     for c in (x.items() if x.is_seq else [x]):
-                        self.map_(c, "{messageContains: ...}")
-                        self.unknown_keys(c, ("messageContains",), "assert.git.commit")
+                        self.map_(c, "{messageContains: ...}", ("messageContains",), "assert.git.commit")
                         spec.git_commit.append(GitCommitCheck(
                             self.str_(self.require(c, "messageContains", what="text the last commit message contains"))
                         ))

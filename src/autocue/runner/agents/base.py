@@ -81,18 +81,11 @@ class RunValues:
     api_style: str
 
 
-def agents_dir() -> Path | None:
-    d = os.environ.get("AUTOCUE_AGENTS_DIR")
-    return Path(d) if d else None
-
-
 def search_path() -> str:
-    parts = []
-    d = agents_dir()
-    if d is not None:
-        parts.append(str(d / "bin"))
-    parts.append(os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
-    return os.pathsep.join(parts)
+    """``$AUTOCUE_AGENTS_DIR/bin`` (when the variable is set), then ``PATH``."""
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    d = os.environ.get("AUTOCUE_AGENTS_DIR")
+    return os.pathsep.join([str(Path(d) / "bin"), path]) if d else path
 
 
 def find_binary(profile: AgentProfile) -> str | None:

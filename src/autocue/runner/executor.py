@@ -35,7 +35,7 @@ from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, sc
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
-from autocue.runner.workspace import WorkspaceError, resolve, seed_workspace
+from autocue.runner.workspace import WorkspaceError, seed_workspace
 from autocue.scenario import (
     AdvanceMs,
     AssertStep,
@@ -444,9 +444,7 @@ class Execution:
             self._note(ev, "not executed by the runner")
 
     def _user_edits(self, ev: UserEdits) -> None:
-        patch = Path(ev.patch)
-        if not patch.is_absolute():
-            patch = Path(self.sc.file).resolve().parent / patch
+        patch = Path(self.sc.file).resolve().parent / ev.patch  # an absolute ev.patch stays as it is
         if not patch.is_file():
             self.result.fail("setup", f"userEdits patch {ev.patch!r}: no such file ({patch})", str(ev.pos))
             return
@@ -463,7 +461,7 @@ class Execution:
     def _user_command(self, ev: UserCommand) -> None:
         """Run ``ev.cmd`` with ``sh -c`` through the process runner: the scenario's deadline stops its whole
         group; a background child that keeps its output open delays the run by at most the runner's drain."""
-        cwd = resolve(self.ws, ev.cwd) if ev.cwd else self.ws
+        cwd = self.ws / ev.cwd if ev.cwd else self.ws
         try:
             proc = capture_sync(["sh", "-c", ev.cmd], cwd=str(cwd), timeout=max(0.1, self.deadline - time.monotonic()))
         except OSError as e:
@@ -499,7 +497,7 @@ class Execution:
             r.fail("exit_code", f"the program exited with {p.exit_code}, expected {expect.exit_code}",
                    str(self.sc.pos), p.screen.text())
         for a in expect.artifacts if expect is not None else []:
-            if not glob.glob(str(resolve(self.ws, a.pattern)), recursive=True):
+            if not glob.glob(str(self.ws / a.pattern), recursive=True):
                 r.fail("artifact", f"expected artifact {a.type!r} matching {a.pattern!r} in the workspace {self.ws}: "
                        "none found", str(self.sc.pos))
         if self.llm is not None:

@@ -25,12 +25,6 @@ class WorkspaceError(AutocueError):
     """The workspace could not be seeded as the scenario asks (message names the key)."""
 
 
-def resolve(workspace: Path, path: str) -> Path:
-    """``path`` relative to the workspace unless absolute."""
-    p = Path(path)
-    return p if p.is_absolute() else workspace / p
-
-
 def git(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=workspace, capture_output=True, text=True,
                           env={**os.environ, **GIT_ENV})
@@ -47,14 +41,12 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
     if repo is None:
         return
     if repo.dir:
-        src = Path(repo.dir)
-        if not src.is_absolute():
-            src = Path(scenario.file).resolve().parent / src
+        src = Path(scenario.file).resolve().parent / repo.dir  # an absolute repo.dir stays as it is
         if not src.is_dir():
             raise WorkspaceError(f"repo.dir {repo.dir!r}: no such folder ({src})")
         shutil.copytree(src, ws, dirs_exist_ok=True, symlinks=True)
     for f in repo.files:
-        target = resolve(ws, f.path)
+        target = ws / f.path
         if Path(f.path).is_absolute() and target.exists():
             raise WorkspaceError(f"repo.files {f.path!r} is an absolute path that already exists: the runner does "
                                  "not overwrite files it did not create (use a path relative to the workspace)")

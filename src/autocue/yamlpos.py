@@ -1,7 +1,7 @@
 """autocue's one YAML loader: plain data plus the line and column of every value.
 
-Used by scenarios, the loop config, resource front matter and sandbox smoke specs; each caller
-turns a ``YamlError`` into its own error type, keeping ``file:line:col``.
+Used by scenarios, the loop config, resource front matter, sandbox smoke specs and launch profile
+files; each caller turns a ``YamlError`` into its own error type, keeping ``file:line:col``.
 
 ``parse_documents(text, file)`` returns one ``Node`` per YAML document (``parse_document``:
 the one document of a file, or None when it is empty), or raises ``YamlError`` at the syntax
@@ -296,24 +296,23 @@ class _Builder:
             return n.value
         kind = _SCALAR_KINDS.get(tag)
         if kind is None:
-            raise YamlError(_tag_problem(tag), _pos(self.p.file, n))
+            raise YamlError(_tag_problem(tag), _where(self.p.file, n))
         try:
             v = self.constructor.construct_object(n, deep=True)
         except (YAMLError, ValueError, TypeError, KeyError, OverflowError) as e:
             why = f" ({_reason(e)})" if isinstance(e, ValueError) and not isinstance(e, YAMLError) else ""
             raise YamlError(f"cannot read {_shorten(n.value)!r} as {kind}{why}: write a valid value, "
-                                "or quote it to make it a string", _pos(self.p.file, n)) from None
+                                "or quote it to make it a string", _where(self.p.file, n)) from None
         if isinstance(v, float) and not math.isfinite(v):
             raise YamlError(f"{_shorten(n.value)!r} is not a finite number: write a number, or quote it to make "
-                                "it a string", _pos(self.p.file, n))
+                                "it a string", _where(self.p.file, n))
         return v
 
     def key(self, k: YNode | _Alias) -> str:
         """A mapping key: a scalar, always read as the text written (``1:`` is the key ``"1"``)."""
         n = k.node if isinstance(k, _Alias) else k
         if not isinstance(n, ScalarNode):
-            raise YamlError("a mapping key must be a plain value, not a mapping or list",
-                                Pos(self.p.file, *k.mark) if isinstance(k, _Alias) else _pos(self.p.file, n))
+            raise YamlError("a mapping key must be a plain value, not a mapping or list", _where(self.p.file, k))
         self.build(k)  # the same checks as a value (tags, alias budget)
         return str(n.value)
 
@@ -321,7 +320,7 @@ class _Builder:
         tag = str(n.tag)
         if isinstance(n, SequenceNode):
             if tag != _SEQ:
-                raise YamlError(_tag_problem(tag), _pos(self.p.file, n))
+                raise YamlError(_tag_problem(tag), _where(self.p.file, n))
             out: list[Any] = []
             marks: dict[Any, Mark] = {}
             nodes, chars, levels = 1, 0, 0
@@ -335,9 +334,9 @@ class _Builder:
             return out
         if isinstance(n, MappingNode):
             if tag != _MAP:
-                raise YamlError(_tag_problem(tag), _pos(self.p.file, n))
+                raise YamlError(_tag_problem(tag), _where(self.p.file, n))
             return self.mapping(n)
-        raise YamlError(f"unsupported YAML node {type(n).__name__}", _pos(self.p.file, n))  # pragma: no cover
+        raise YamlError(f"unsupported YAML node {type(n).__name__}", _where(self.p.file, n))  # pragma: no cover
 
     def mapping(self, n: MappingNode) -> dict[str, Any]:
         d: dict[str, Any] = {}
@@ -352,11 +351,8 @@ class _Builder:
                 continue
             key = self.key(knode)
             if key in d:
-                first = kmarks[key]
-                raise YamlError(
-                    f"invalid YAML: duplicate key {key!r} (first at line {first[0]}); keep one of them",
-                    _pos(self.p.file, knode) if not isinstance(knode, _Alias) else Pos(self.p.file, *knode.mark),
-                )
+                raise YamlError(f"invalid YAML: duplicate key {key!r} (first at line {kmarks[key][0]}); "
+                                "keep one of them", _where(self.p.file, knode))
             d[key] = self.build(vnode)
             vmarks[key] = _mark(vnode)
             kmarks[key] = _mark(knode)
@@ -428,14 +424,9 @@ def _mark(n: YNode | _Alias) -> Mark:
     return (m.line + 1, m.column + 1)
 
 
-def _pos(file: str, n: YNode) -> Pos:
-    line, col = _mark(n)
-    return Pos(file, line, col)
-
-
 def _where(file: str, n: YNode | _Alias) -> Pos:
     """Where ``n`` is written: the alias itself for an alias."""
-    return Pos(file, *n.mark) if isinstance(n, _Alias) else _pos(file, n)
+    return Pos(file, *(n.mark if isinstance(n, _Alias) else _mark(n)))
 
 
 def parse_documents(text: str, file: str) -> list[Node]:

@@ -39,17 +39,14 @@ def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: s
     """The selected scenarios of ``paths`` (raises ``ScenarioError`` for a file that does not load)."""
     from autocue.runner.selection import load_path, select
 
-    items: list[Selected] = []
-    for p in paths:
-        items.extend(load_path(p))
-    return select(items, tags=tags, keyword=keyword, shard=shard)
+    return select([s for p in paths for s in load_path(p)], tags=tags, keyword=keyword, shard=shard)
 
 
 def run_one(selected: Selected, options: RunOptions) -> ScenarioResult:
     """Run one selected scenario."""
-    from autocue.runner.executor import run_one as run
+    from autocue.runner.executor import Execution
 
-    return run(selected.scenario, selected.extras, options)
+    return Execution(selected.scenario, selected.extras, options).run()
 
 
 def run_selected(items: Sequence[Selected], options: RunOptions) -> RunReport:

@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 import time
+from bisect import bisect_left
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,13 +29,13 @@ from typing import TYPE_CHECKING
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
-from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs
+from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs, safe_name
 from autocue.runner.keys import key_bytes, parse_input
 from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
-from autocue.runner.workspace import WorkspaceError, resolve, seed_workspace
+from autocue.runner.workspace import WorkspaceError, seed_workspace
 from autocue.scenario import (
     AdvanceMs,
     AssertStep,
@@ -56,9 +57,9 @@ if TYPE_CHECKING:
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
 ANSWER_GRACE = 0.5
+"""Seconds a program that showed nothing after the last input is given before the next event anyway."""
 SCREEN_WAIT = 2.0
 """Seconds a failing screenshot or assert is looked at again while the program still writes."""
-"""Seconds a program that showed nothing after the last input is given before the next event anyway."""
 
 
 class _Deadline(Exception):
@@ -76,8 +77,8 @@ class _SetupFailed(Exception):
 def replies_before(scenario: Scenario, choice: Choice, played: Script | None = None) -> list[int]:
     """For each timeline event, how many replies the program must have been served before it (counted
     on the script the server plays, when it differs from the scenario's: aider's one reply per turn)."""
-    out: list[int] = []
     if choice.profile == "mock":
+        out: list[int] = []
         n = 0
         for ev in scenario.timeline:
             out.append(n)
@@ -85,9 +86,7 @@ def replies_before(scenario: Scenario, choice: Choice, played: Script | None = N
         return out
     script = played if played is not None else scenario.compile()
     lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
-    for ev in scenario.timeline:
-        out.append(sum(1 for x in lines if x < ev.pos.line))
-    return out
+    return [bisect_left(lines, ev.pos.line) for ev in scenario.timeline]  # replies written above the event
 
 
 def _line(source: str | None) -> int:
@@ -161,12 +160,12 @@ class Execution:
 
     def _prepare(self, choice: Choice, terminal: TerminalProfile) -> Path:
         """The run's output folder (returned), the golden folders and the seeded workspace."""
-        base = self.opt.out.resolve() / choice.runner / _safe(self.sc.name) / _safe(terminal.id)
+        base = self.opt.out.resolve() / choice.runner / safe_name(self.sc.name) / safe_name(terminal.id)
         base.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
         self.result.out_dir = str(run_dir)
         self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
-                                                        _safe(self.sc.name), terminal.id)
+                                                        self.sc.name, terminal.id)
         self.root = Path(tempfile.mkdtemp(prefix="autocue-run-"))
         self.ws = self.root / "work"
         self.ws.mkdir()
@@ -219,7 +218,7 @@ class Execution:
             r.exit_code = self.prog.exit_code
         self._read_progress()
         if self.llm is not None:
-            if choice_agent(r):
+            if r.runner not in ("", "mock", "autocue", "cmd"):  # a real agent CLI: diagnostics, side requests
                 self._diagnose()
             self.llm.release()
         if self.root is not None:
@@ -242,18 +241,26 @@ class Execution:
                 p.pump(0.05)
             self._quiet()
             p.cast.marker("initialPrompt")
-            for i, chunk in enumerate(parse_input(prompt)):
-                if i:
-                    self._quiet()
-                    if chunk.key:
-                        self._gap()
-                p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
+            self._type(prompt, after_input=False)
             self.result.transcript.append(f"{self.sc.pos} initialPrompt: typed {prompt!r}")
         except _Deadline:
             self._timeout(f"waiting for the agent's input ({ready!r} on screen) to type the initial prompt",
                           str(self.sc.pos))
             return False
         return True
+
+    def _type(self, text: str, *, after_input: bool) -> None:
+        """Type ``text``: each chunk (text or one key) a write of its own, after a quiet screen (and
+        ``key_gap`` before a key) when something was typed before it."""
+        p = self.prog
+        assert p is not None
+        for chunk in parse_input(text):
+            if after_input:
+                self._quiet()
+                if chunk.key:
+                    self._gap()
+            after_input = True
+            p.write(key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data)
 
     def _gap(self) -> None:
         """A real agent's TUI: the key after a text waits ``key_gap`` seconds from the last write."""
@@ -310,7 +317,7 @@ class Execution:
                 # what was typed) is not; without the server's time, the last look stands in for it.
                 # The mock agent reports a reply once all it printed is written: nothing is to come.
                 self.served_seen = served
-                served_at = self._served_at()
+                served_at = self.llm.last_served_at() if self.llm is not None else None
                 if self.llm is not None and p.last_output <= (self.last_poll if served_at is None else served_at):
                     p.answered, p.last_input = False, now
             self.last_poll = now
@@ -324,9 +331,6 @@ class Execution:
 
     def _quiet(self) -> None:
         self._sync(0)
-
-    def _served_at(self) -> float | None:
-        return self.llm.last_served_at() if self.llm is not None else None
 
     def _served(self) -> int:
         if self.llm is not None:
@@ -405,14 +409,8 @@ class Execution:
                     continue
                 self._logical(inp.ms)
                 text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
-                for chunk in parse_input(text):
-                    if typed:
-                        self._quiet()
-                        if chunk.key:
-                            self._gap()
-                    typed = True
-                    data = key_bytes(chunk.key, app_cursor=p.screen.app_cursor_keys) if chunk.key else chunk.data
-                    p.write(data)
+                self._type(text, after_input=typed)
+                typed = True  # parse_input gives at least one chunk
                 self._note(ev, f"typed {inp.text!r}")
         elif isinstance(ev, AdvanceMs):
             self._logical(ev.ms)
@@ -446,9 +444,7 @@ class Execution:
             self._note(ev, "not executed by the runner")
 
     def _user_edits(self, ev: UserEdits) -> None:
-        patch = Path(ev.patch)
-        if not patch.is_absolute():
-            patch = Path(self.sc.file).resolve().parent / patch
+        patch = Path(self.sc.file).resolve().parent / ev.patch  # an absolute ev.patch stays as it is
         if not patch.is_file():
             self.result.fail("setup", f"userEdits patch {ev.patch!r}: no such file ({patch})", str(ev.pos))
             return
@@ -465,7 +461,7 @@ class Execution:
     def _user_command(self, ev: UserCommand) -> None:
         """Run ``ev.cmd`` with ``sh -c`` through the process runner: the scenario's deadline stops its whole
         group; a background child that keeps its output open delays the run by at most the runner's drain."""
-        cwd = resolve(self.ws, ev.cwd) if ev.cwd else self.ws
+        cwd = self.ws / ev.cwd if ev.cwd else self.ws
         try:
             proc = capture_sync(["sh", "-c", ev.cmd], cwd=str(cwd), timeout=max(0.1, self.deadline - time.monotonic()))
         except OSError as e:
@@ -501,7 +497,7 @@ class Execution:
             r.fail("exit_code", f"the program exited with {p.exit_code}, expected {expect.exit_code}",
                    str(self.sc.pos), p.screen.text())
         for a in expect.artifacts if expect is not None else []:
-            if not glob.glob(str(resolve(self.ws, a.pattern)), recursive=True):
+            if not glob.glob(str(self.ws / a.pattern), recursive=True):
                 r.fail("artifact", f"expected artifact {a.type!r} matching {a.pattern!r} in the workspace {self.ws}: "
                        "none found", str(self.sc.pos))
         if self.llm is not None:
@@ -516,16 +512,3 @@ class Execution:
             elif self.llm.script.step_count:
                 r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "
                        "scripted)", str(self.sc.pos))
-
-
-def choice_agent(r: ScenarioResult) -> bool:
-    """Whether the run's program was a real agent CLI (diagnostics and side requests are reported)."""
-    return r.runner not in ("", "mock", "autocue", "cmd")
-
-
-def run_one(scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> ScenarioResult:
-    return Execution(scenario, extras, options).run()
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name) or "_"

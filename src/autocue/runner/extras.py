@@ -66,9 +66,7 @@ def terminal_profile(scenario: Scenario, override: TerminalProfile | None) -> Te
         return override
     if not scenario.terminal_ref:
         return DEFAULT_TERMINAL
-    path = Path(scenario.terminal_ref)
-    if not path.is_absolute():
-        path = Path(scenario.file).resolve().parent / path
+    path = Path(scenario.file).resolve().parent / scenario.terminal_ref  # an absolute terminalRef stays as it is
     where = f"{scenario.pos}: terminalRef {scenario.terminal_ref!r}"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

@@ -38,42 +38,38 @@ class GoldenResult:
 
 
 def golden_dirs(out: Path, scenario_file: str, runner: str, scenario: str, terminal: str) -> tuple[Path, Path]:
-    rel = Path(runner) / _safe(scenario) / _safe(terminal) / "screenshots"
+    rel = Path(runner) / safe_name(scenario) / safe_name(terminal) / "screenshots"
     return out / rel, Path(scenario_file).resolve().parent / "goldens" / rel
 
 
+def _golden(label: str, out_dir: Path, beside: Path) -> Path | None:
+    """``label``'s golden file: next to the scenario first, then in the output dir (None: neither)."""
+    name = safe_name(label)
+    return next((g for d in (beside, out_dir) if (g := d / f"{name}.golden").is_file()), None)
+
+
 def existing_golden(label: str, *, out_dir: Path, beside: Path) -> str | None:
-    """The text of ``label``'s golden (next to the scenario first, then in the output dir), or None."""
-    name = _safe(label)
-    for d in (beside, out_dir):
-        g = d / f"{name}.golden"
-        if g.is_file():
-            return g.read_text(encoding="utf-8")
-    return None
+    """The text of ``label``'s golden, or None."""
+    g = _golden(label, out_dir, beside)
+    return g.read_text(encoding="utf-8") if g is not None else None
 
 
 def check_golden(label: str, screen: str, *, out_dir: Path, beside: Path, update: bool) -> GoldenResult:
-    name = _safe(label)
     text = screen + "\n"
-    for d in (beside, out_dir):
-        g = d / f"{name}.golden"
-        if g.is_file():
-            break
-    else:
-        g = out_dir / f"{name}.golden"
+    g = _golden(label, out_dir, beside)
+    if g is None:
+        g = out_dir / f"{safe_name(label)}.golden"
         g.parent.mkdir(parents=True, exist_ok=True)
         g.write_text(text, encoding="utf-8")
         return GoldenResult(label, g, "new")
     want = g.read_text(encoding="utf-8")
     actual = g.with_suffix(".actual")
     if want == text:
-        if actual.is_file():
-            actual.unlink()  # ours, from an earlier mismatch
+        actual.unlink(missing_ok=True)  # ours, from an earlier mismatch
         return GoldenResult(label, g, "match")
     if update:
         g.write_text(text, encoding="utf-8")
-        if actual.is_file():
-            actual.unlink()
+        actual.unlink(missing_ok=True)
         return GoldenResult(label, g, "updated")
     actual.write_text(text, encoding="utf-8")
     diff = "".join(difflib.unified_diff(want.splitlines(keepends=True), text.splitlines(keepends=True),
@@ -81,5 +77,6 @@ def check_golden(label: str, screen: str, *, out_dir: Path, beside: Path, update
     return GoldenResult(label, actual, "differs", diff)
 
 
-def _safe(name: str) -> str:
+def safe_name(name: str) -> str:
+    """``name`` as one path component (other characters than letters, digits and ``-_.@`` become ``_``)."""
     return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in name) or "_"

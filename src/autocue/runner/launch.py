@@ -43,8 +43,6 @@ DEFAULT_SETTLE = 0.08
 API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
                  "openai-responses": "openai-responses", "responses": "openai-responses",
                  "gemini": "google-generative", "google": "google-generative"}
-PLACEHOLDERS = ("{base_url}", "{openai_base_url}", "{api_key}", "{workspace}", "{prompt}", "{python}", "{scenario}",
-                "{scenario_dir}")
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
 
@@ -176,12 +174,6 @@ def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
     return env
 
 
-def _fill(token: str, values: dict[str, str]) -> str:
-    for k, v in values.items():
-        token = token.replace("{" + k + "}", v)
-    return token
-
-
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
           llm: LlmRun | None, llm_api: str | None = None) -> Launch:
     if choice.agent is not None and choice.profile is None:
@@ -220,17 +212,19 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
                                   "userInputs, which needs `initialPrompt:`")
             argv += ["-p", prompt]
         return Launch(argv, env)
+    from autocue.runner.agents.base import fill
+
     values = {"workspace": str(workspace), "prompt": prompt, "python": sys.executable,
               "scenario": str(Path(scenario.file).resolve()), "scenario_dir": str(Path(scenario.file).resolve().parent)}
     if llm is not None:
         values.update(base_url=llm.base_url, openai_base_url=llm.openai_base_url, api_key=llm.key)
-    env.update({k: _fill(v, values) for k, v in choice.env.items()})
-    return Launch([_fill(t, values) for t in choice.command], env)
+    env.update({k: fill(v, values) for k, v in choice.env.items()})
+    return Launch([fill(t, values) for t in choice.command], env)
 
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
                   workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None) -> Launch:
-    from autocue.runner.agents.base import RunValues, find_binary, prepare
+    from autocue.runner.agents.base import API_ALIASES, RunValues, find_binary, prepare
 
     assert llm is not None
     binary = find_binary(agent)
@@ -238,8 +232,7 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
         how = (f"`autocue agents install {agent.name}`" if agent.package else "install it")
         raise LaunchError(f"--agent {agent.name}: `{agent.binary}` is not installed (looked in "
                           f"$AUTOCUE_AGENTS_DIR/bin and PATH): {how}, or set AUTOCUE_AGENTS_DIR to where it is")
-    if llm_api is not None and agent.api_for(llm_api) != {"responses": "openai-responses", "google": "gemini"}.get(
-            llm_api, llm_api):
+    if llm_api is not None and agent.api_for(llm_api) != API_ALIASES.get(llm_api, llm_api):
         raise LaunchError(f"--llm-api {llm_api}: {agent.name} does not speak it (it speaks: {', '.join(agent.apis)})")
     tui = interactive(scenario)
     if tui and agent.tui_args is None:

@@ -59,14 +59,13 @@ class LlmRun:
 
     def served(self) -> int:
         """How many scripted replies the program has been sent so far."""
-        found = self.server.state.session_status(self.key)
-        return int(found[0]["consumed"]) if found else 0
+        st = self.status()
+        return int(st["consumed"]) if st else 0
 
     def last_served_at(self) -> float | None:
         """When the latest scripted reply was taken, on the ``time.monotonic()`` clock (None: not known)."""
-        found = self.server.state.session_status(self.key)
-        journal = found[0].get("journal") if found else None
-        taken = [e for e in journal or () if e.get("reply") is not None]
+        st = self.status()
+        taken = [e for e in (st.get("journal") if st else None) or () if e.get("reply") is not None]
         if not taken:
             return None
         return time.monotonic() - (time.time() - float(taken[-1]["time"]))

@@ -192,7 +192,7 @@ class MockAgent:
 
     def _edit(self, e: dict[str, Any], emit: Emitter) -> None:
         rel, want_added, want_removed, pos = e["path"], int(e["added"]), int(e["removed"]), e["pos"]
-        path = Path(rel) if Path(rel).is_absolute() else self.cwd / rel
+        path = self.cwd / rel  # an absolute path stays as it is
         before = path.read_text(encoding="utf-8").splitlines(True) if path.is_file() else []
         if want_removed > len(before):
             self._fail("tool_result", f"agentEdits {rel}: cannot remove {want_removed} line(s), the file has "

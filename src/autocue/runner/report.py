@@ -15,13 +15,12 @@ import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from autocue.errors import AutocueError
 
 FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup"]
-FAILURE_KINDS: tuple[str, ...] = ("assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm",
-                                  "setup")
+FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 
 @dataclass(slots=True)
@@ -129,9 +128,7 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def merge_reports(paths: list[Path]) -> dict[str, Any]:
-    scenarios: list[dict[str, Any]] = []
-    for p in paths:
-        scenarios.extend(_load(p)["scenarios"])
+    scenarios: list[dict[str, Any]] = [s for p in paths for s in _load(p)["scenarios"]]
     passed = sum(1 for s in scenarios if s.get("passed"))
     return {"passed": passed, "failed": len(scenarios) - passed, "scenarios": scenarios}
 

@@ -1,4 +1,4 @@
-"""The screen emulator behind a small interface: ``feed``, ``lines``, ``text``, ``cursor``.
+"""The screen emulator behind a small interface: ``feed``, ``text``, ``cursor``.
 
 It uses pyavt (asciinema's ``avt``), not pyte: the measurements in the project's terminal
 reference show pyavt correct on every probe (alternate screen enter/leave restoring the main
@@ -76,9 +76,6 @@ class Screen:
             self._last = text
             self.version += 1
         return b"".join(replies)
-
-    def lines(self) -> list[str]:
-        return [line.text.rstrip() for line in self._vt.view()]
 
     def text(self) -> str:
         return normalise([line.text for line in self._vt.view()])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autocue.runner.extras import RunnerExtras, read_extras
-from autocue.scenario import Pos, Scenario, ScenarioError, load_scenario_texts, scenario_files
+from autocue.scenario import Pos, Scenario, ScenarioError, load_scenario_texts, read_scenario_file, scenario_files
 
 
 @dataclass(slots=True)
@@ -28,10 +28,7 @@ def load_path(path: str | Path) -> list[Selected]:
         raise ScenarioError("no such scenario file or directory", Pos(str(p), 1, 1))
     out: list[Selected] = []
     for f in scenario_files(p):
-        try:
-            text = f.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e:
-            raise ScenarioError(f"a scenario file must be UTF-8 text ({e.reason})", Pos(str(f), 1, 1)) from None
+        text = read_scenario_file(f)
         scenarios = load_scenario_texts(text, str(f))
         out.extend(Selected(s, x) for s, x in zip(scenarios, read_extras(scenarios, text, str(f)), strict=True))
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 from autocue.errors import AutocueError
@@ -26,12 +25,6 @@ class WorkspaceError(AutocueError):
     """The workspace could not be seeded as the scenario asks (message names the key)."""
 
 
-def resolve(workspace: Path, path: str) -> Path:
-    """``path`` relative to the workspace unless absolute."""
-    p = Path(path)
-    return p if p.is_absolute() else workspace / p
-
-
 def git(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=workspace, capture_output=True, text=True,
                           env={**os.environ, **GIT_ENV})
@@ -43,26 +36,17 @@ def _git_ok(workspace: Path, *args: str) -> None:
         raise WorkspaceError(f"git {' '.join(args)} failed in {workspace}: {(r.stderr or r.stdout).strip()}")
 
 
-def make_workspace(scenario: Scenario, parent: Path | None = None) -> Path:
-    """A new temp dir (under ``parent`` when given) holding the scenario's repo."""
-    ws = Path(tempfile.mkdtemp(prefix=f"autocue-run-{_slug(scenario.name)}-", dir=parent))
-    seed_workspace(scenario, ws)
-    return ws
-
-
 def seed_workspace(scenario: Scenario, ws: Path) -> None:
     repo = scenario.repo
     if repo is None:
         return
     if repo.dir:
-        src = Path(repo.dir)
-        if not src.is_absolute():
-            src = Path(scenario.file).resolve().parent / src
+        src = Path(scenario.file).resolve().parent / repo.dir  # an absolute repo.dir stays as it is
         if not src.is_dir():
             raise WorkspaceError(f"repo.dir {repo.dir!r}: no such folder ({src})")
         shutil.copytree(src, ws, dirs_exist_ok=True, symlinks=True)
     for f in repo.files:
-        target = resolve(ws, f.path)
+        target = ws / f.path
         if Path(f.path).is_absolute() and target.exists():
             raise WorkspaceError(f"repo.files {f.path!r} is an absolute path that already exists: the runner does "
                                  "not overwrite files it did not create (use a path relative to the workspace)")
@@ -80,7 +64,3 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
         if not (ws / ".git").exists():
             raise WorkspaceError(f"repo.branch {repo.branch!r} needs a git repo: add `init: true`")
         _git_ok(ws, "checkout", "-q", "-B", repo.branch)
-
-
-def _slug(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)[:40] or "scenario"

@@ -63,7 +63,4 @@ def scenario_files(path_or_dir: str | Path) -> list[Path]:
 
 def load_scenarios(path_or_dir: str | Path) -> list[Scenario]:
     """Every scenario in a file (all its YAML documents) or in a directory's ``*.yaml`` / ``*.yml`` files."""
-    out: list[Scenario] = []
-    for f in scenario_files(path_or_dir):
-        out.extend(load_scenario_texts(read_scenario_file(f), str(f)))
-    return out
+    return [sc for f in scenario_files(path_or_dir) for sc in load_scenario_texts(read_scenario_file(f), str(f))]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from autocue.scenario.errors import Pos, ScenarioError
@@ -40,7 +41,6 @@ from autocue.scenario.model import (
     Merge,
     Repo,
     RepoFile,
-    ResponsePart,
     RunnerEvent,
     Scenario,
     Screenshot,
@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # imported by the first scenario with an assert step or a cha
 
 _TIMELINE_SET = frozenset(TIMELINE_EVENTS)
 _BARE_EVENTS = frozenset({"complete", "merge", "sessionStart", "userCancelSession"})
+_FLAGS: dict[str, type[Complete | Merge]] = {"complete": Complete, "merge": Merge}
 
 
 class ScenarioLoader(PartReader):
@@ -77,8 +78,7 @@ class ScenarioLoader(PartReader):
         out: list[Scenario] = []
         for d in docs:
             self.warnings = []
-            sc = self.scenario(d)
-            out.append(sc)
+            out.append(self.scenario(d))
         return out
 
     # ------------------------------------------------------------------ top level
@@ -100,26 +100,21 @@ class ScenarioLoader(PartReader):
             self.fail(name_n, "the scenario name must not be empty")
         sc = Scenario(name=name, pos=root.pos)
         self.unknown_keys(root, TOP_LEVEL_KEYS, "the scenario")
-        if (n := root.get("description")) is not None and n.v is not None:
-            sc.description = self.str_(n)
-        if (n := root.get("tags")) is not None and n.v is not None:
-            sc.tags = self.str_list(n, "a list of tags (strings)")
-        if (n := root.get("terminalRef")) is not None and n.v is not None:
-            sc.terminal_ref = self.str_(n, "a path to a terminal configuration file")
-        if (n := root.get("compat")) is not None and n.v is not None:
-            sc.compat = self.compat(n)
-        if (n := root.get("initialPrompt")) is not None and n.v is not None:
-            sc.initial_prompt = self.str_(n, "the initial prompt (a string)")
-        if (n := root.get("repo")) is not None and n.v is not None:
-            sc.repo = self.repo(n)
-        if (n := root.get("ah")) is not None and n.v is not None:
-            sc.ah = self.command(n)
-        if (n := root.get("server")) is not None and n.v is not None:
-            sc.server = self.server(n)
-        if (n := root.get("expect")) is not None and n.v is not None:
-            sc.expect = self.expect(n)
-        if (n := root.get("acp")) is not None and n.v is not None:
-            sc.acp = plain(self.map_(n).v)
+        blocks: tuple[tuple[str, str, Callable[[Node], Any]], ...] = (
+            ("description", "description", self.str_),
+            ("tags", "tags", lambda n: self.str_list(n, "a list of tags (strings)")),
+            ("terminalRef", "terminal_ref", lambda n: self.str_(n, "a path to a terminal configuration file")),
+            ("compat", "compat", self.compat),
+            ("initialPrompt", "initial_prompt", lambda n: self.str_(n, "the initial prompt (a string)")),
+            ("repo", "repo", self.repo),
+            ("ah", "ah", self.command),
+            ("server", "server", self.server),
+            ("expect", "expect", self.expect),
+            ("acp", "acp", lambda n: plain(self.map_(n).v)),
+        )
+        for key, attr, read in blocks:  # a block written as null keeps its default
+            if (n := root.get(key)) is not None and n.v is not None:
+                setattr(sc, attr, read(n))
         if "rules" in root:
             self.warn(
                 root.key_pos("rules"), "rules",
@@ -166,8 +161,7 @@ class ScenarioLoader(PartReader):
         return c
 
     def repo(self, n: Node) -> Repo:
-        self.map_(n, "the repo block (a mapping)")
-        self.unknown_keys(n, ("init", "branch", "dir", "files"), "repo")
+        self.map_(n, "the repo block (a mapping)", ("init", "branch", "dir", "files"), "repo")
         r = Repo()
         if (x := n.get("init")) is not None:
             r.init = self.bool_(x)
@@ -175,8 +169,7 @@ class ScenarioLoader(PartReader):
         r.dir = self.opt_str(n, "dir")
         if (x := n.get("files")) is not None and x.v is not None:
             for f in self.seq(x, "a list of {path, contents} files").items():
-                self.map_(f, "a file: {path, contents}")
-                self.unknown_keys(f, ("path", "contents"), "a repo file")
+                self.map_(f, "a file: {path, contents}", ("path", "contents"), "a repo file")
                 path = self.str_(self.require(f, "path", what="the file's path in the repo"))
                 c = self.require(f, "contents", what="the file's text, or {base64: ...}")
                 contents: str | bytes
@@ -194,8 +187,7 @@ class ScenarioLoader(PartReader):
         return r
 
     def command(self, n: Node) -> CommandSpec:
-        self.map_(n, "the command-under-test block (a mapping with cmd, flags, env)")
-        self.unknown_keys(n, ("cmd", "flags", "env"), "ah")
+        self.map_(n, "the command-under-test block (a mapping with cmd, flags, env)", ("cmd", "flags", "env"), "ah")
         c = CommandSpec(cmd=self.opt_str(n, "cmd"))
         if (x := n.get("flags")) is not None and x.v is not None:
             c.flags = self.str_list(x, "a list of CLI tokens (strings; quote numbers)")
@@ -238,8 +230,7 @@ class ScenarioLoader(PartReader):
             e.exit_code = self.int_(x, "an exit code", minimum=None)
         if (x := n.get("artifacts")) is not None and x.v is not None:
             for a in self.seq(x, "a list of {type, pattern} artifacts").items():
-                self.map_(a, "an artifact: {type, pattern}")
-                self.unknown_keys(a, ("type", "pattern"), "an artifact")
+                self.map_(a, "an artifact: {type, pattern}", ("type", "pattern"), "an artifact")
                 e.artifacts.append(Artifact(
                     self.str_(self.require(a, "type", what="the artifact type")),
                     self.str_(self.require(a, "pattern", what="a path or glob")),
@@ -255,8 +246,8 @@ class ScenarioLoader(PartReader):
     def event(self, item: Node, out: list[TimelineEvent]) -> None:
         if isinstance(item.v, str):
             word = str(item.v)
-            if word in ("complete", "merge"):
-                out.append(Complete(True, item.pos) if word == "complete" else Merge(True, item.pos))
+            if word in _FLAGS:
+                out.append(_FLAGS[word](True, item.pos))
                 return
             if word in _BARE_EVENTS:
                 out.append(RunnerEvent(word, None, item.pos))
@@ -312,10 +303,8 @@ class ScenarioLoader(PartReader):
         meta = plain(item.v["_meta"]) if "_meta" in item else None
         at = item.pos  # events are placed where their `- kind:` item starts
         if kind == "llmResponse":
-            parts: list[ResponsePart] = []
-            self.seq(v, "a list of response elements (think, assistant, agentToolUse, ...)")
-            for el in v.items():
-                parts.append(self.part(el))
+            elements = self.seq(v, "a list of response elements (think, assistant, agentToolUse, ...)")
+            parts = [self.part(el) for el in elements.items()]
             if not parts:
                 self.warn(v.pos, v.path, "empty llmResponse: it plays as an empty reply")
             errs = [p for p in parts if isinstance(p, ErrorStep)]
@@ -337,15 +326,13 @@ class ScenarioLoader(PartReader):
             if isinstance(v.v, str):
                 out.append(UserEdits(str(v.v), at))
             else:
-                self.map_(v, "{patch: path/to/file.patch}")
-                self.unknown_keys(v, ("patch",), "userEdits")
+                self.map_(v, "{patch: path/to/file.patch}", ("patch",), "userEdits")
                 out.append(UserEdits(self.str_(self.require(v, "patch", what="the patch file")), at))
         elif kind == "userCommand":
             if isinstance(v.v, str):
                 out.append(UserCommand(str(v.v), at))
             else:
-                self.map_(v, "{cmd, cwd}")
-                self.unknown_keys(v, ("cmd", "cwd"), "userCommand")
+                self.map_(v, "{cmd, cwd}", ("cmd", "cwd"), "userCommand")
                 out.append(UserCommand(self.str_(self.require(v, "cmd", what="the command to run")), at,
                                        self.opt_str(v, "cwd")))
         elif kind in ("advanceMs", "baseTimeDelta"):
@@ -361,10 +348,8 @@ class ScenarioLoader(PartReader):
             out.append(AssertStep(spec, at))
         elif kind == "expectRequest":
             out.append(ExpectRequestStep(self.expect_request(v, at), at))
-        elif kind == "complete":
-            out.append(Complete(self.bool_(v), at))
-        elif kind == "merge":
-            out.append(Merge(self.bool_(v), at))
+        elif kind in _FLAGS:
+            out.append(_FLAGS[kind](self.bool_(v), at))
         elif kind in ("status", "log"):
             out.append(RunnerEvent(kind, self.str_(v), at))
         else:  # agentPlan at top level and the other runner events
@@ -396,10 +381,9 @@ class ScenarioLoader(PartReader):
             self.unknown_keys(item, ("type", "inputs", "target"), "a userInputs event")
             out.append(self.user_inputs(self.require(item, "inputs", what="[[ms, text], ...]"),
                                         self.opt_str(item, "target")))
-        elif kind in ("complete", "merge"):
+        elif kind in _FLAGS:
             x = item.get("value")
-            val = True if x is None else self.bool_(x)
-            out.append(Complete(val, item.pos) if kind == "complete" else Merge(val, item.pos))
+            out.append(_FLAGS[kind](True if x is None else self.bool_(x), item.pos))
         elif kind in ("status", "log"):
             out.append(RunnerEvent(kind, self.str_(self.require(item, "text", "message", what="the text")), item.pos))
         elif kind in ("agentActions", "userActions", "llmResponse"):
@@ -456,24 +440,20 @@ class ScenarioLoader(PartReader):
                 continue
             sub = v.key(k)
             if k == "fs":
-                self.map_(sub, "{exists: [...], notExists: [...]}")
-                self.unknown_keys(sub, ("exists", "notExists"), "assert.fs")
+                self.map_(sub, "{exists: [...], notExists: [...]}", ("exists", "notExists"), "assert.fs")
                 if (x := sub.get("exists")) is not None:
                     spec.fs_exists = self.str_list(x, "a list of paths", single_ok=True)
                 if (x := sub.get("notExists")) is not None:
                     spec.fs_not_exists = self.str_list(x, "a list of paths", single_ok=True)
             elif k == "text":
-                self.map_(sub, "{contains: [...]}")
-                self.unknown_keys(sub, ("contains",), "assert.text")
+                self.map_(sub, "{contains: [...]}", ("contains",), "assert.text")
                 if (x := sub.get("contains")) is not None:
                     spec.text_contains = self.str_list(x, "a list of strings", single_ok=True)
             elif k == "json":
-                self.map_(sub, "{file: {path, pointer, equals}}")
-                self.unknown_keys(sub, ("file",), "assert.json")
+                self.map_(sub, "{file: {path, pointer, equals}}", ("file",), "assert.json")
                 if (x := sub.get("file")) is not None:
                     for f in (x.items() if x.is_seq else [x]):
-                        self.map_(f, "{path, pointer, equals}")
-                        self.unknown_keys(f, ("path", "pointer", "equals"), "assert.json.file")
+                        self.map_(f, "{path, pointer, equals}", ("path", "pointer", "equals"), "assert.json.file")
                         pointer = self.opt_str(f, "pointer") or ""
                         if pointer and not pointer.startswith("/"):
                             self.fail(f.key("pointer"), f"a JSON pointer starts with '/', got {pointer!r}")
@@ -482,12 +462,10 @@ class ScenarioLoader(PartReader):
                             plain(f.v.get("equals")),
                         ))
             elif k == "git":
-                self.map_(sub, "{commit: {messageContains}}")
-                self.unknown_keys(sub, ("commit",), "assert.git")
+                self.map_(sub, "{commit: {messageContains}}", ("commit",), "assert.git")
                 if (x := sub.get("commit")) is not None:
                     for c in (x.items() if x.is_seq else [x]):
-                        self.map_(c, "{messageContains: ...}")
-                        self.unknown_keys(c, ("messageContains",), "assert.git.commit")
+                        self.map_(c, "{messageContains: ...}", ("messageContains",), "assert.git.commit")
                         spec.git_commit.append(GitCommitCheck(
                             self.str_(self.require(c, "messageContains", what="text the last commit message contains"))
                         ))

@@ -2,12 +2,10 @@
 
 ``Scenario`` holds the top-level blocks (``name``, ``tags``, ``terminal_ref``, ``compat``,
 ``initial_prompt``, ``repo``, ``ah`` — the command under test —, ``server``, ``timeline``,
-``expect``) and the ``warnings`` the loader collected. Timeline entries are one of the event
-classes below; legacy top-level ``think``/``assistant``/tool events are single-part
-``LlmResponse``s with ``grouped=False``. Every object carries the ``pos`` it was read from.
+``expect``) and the ``warnings`` the loader collected. The timeline event classes live in
+``timeline.py`` and are re-exported here.
 
-``Scenario.compile()`` turns it into the ``Script`` every back-end plays (see ``compile.py``). The
-timeline event classes live in ``timeline.py`` and are re-exported here.
+``Scenario.compile()`` turns it into the ``Script`` every back-end plays (see ``compile.py``).
 """
 
 from __future__ import annotations

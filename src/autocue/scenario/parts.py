@@ -87,8 +87,7 @@ class PartReader(NodeReader):
                 v.pos,
             )
         if kind == "toolResult":
-            self.map_(v, "{toolCallId, content, isError}")
-            self.unknown_keys(v, ("toolCallId", "content", "isError", "type"), "toolResult")
+            self.map_(v, "{toolCallId, content, isError}", ("toolCallId", "content", "isError", "type"), "toolResult")
             err = v.get("isError")
             return ToolResultPart(self.opt_str(v, "toolCallId"), plain(v.v.get("content")),
                                   self.bool_(err) if err is not None else False, v.pos)
@@ -121,10 +120,7 @@ class PartReader(NodeReader):
     def timed_list(self, n: Node, *text_keys: str, extra_keys: tuple[str, ...] = ()) -> list[TimedText]:
         if not n.is_seq:
             self.fail(n, f"expected {_TIMED_FORMS}, got {type_name(n.v)}" + _timed_hint(n.v))
-        out: list[TimedText] = []
-        for s in n.items():
-            out.append(self.timed(s, text_keys, extra_keys))
-        return out
+        return [self.timed(s, text_keys, extra_keys) for s in n.items()]
 
     def timed(self, s: Node, text_keys: tuple[str, ...], extra_keys: tuple[str, ...] = ()) -> TimedText:
         if s.is_seq:
@@ -223,8 +219,7 @@ class PartReader(NodeReader):
         return args
 
     def tool_execution(self, x: Node) -> ToolExecution:
-        self.map_(x, "{startTimeMs, events}")
-        self.unknown_keys(x, ("startTimeMs", "events"), "toolExecution")
+        self.map_(x, "{startTimeMs, events}", ("startTimeMs", "events"), "toolExecution")
         start = self.int_(x.key("startTimeMs")) if "startTimeMs" in x else 0
         events: list[ToolExecEvent] = []
         if (ev := x.get("events")) is not None and ev.v is not None:

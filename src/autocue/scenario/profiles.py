@@ -204,18 +204,17 @@ def _pi_bash(a: Args) -> Args:
     return out
 
 
-def _pi_tools() -> dict[str, ToolMapping]:
-    return {
-        "runCmd": ToolMapping("bash", build=_pi_bash),
-        "readFile": ToolMapping("read", {"encoding": None}),
-        "writeFile": ToolMapping("write"),
-        "editFile": ToolMapping("edit", {"old_string": "oldText", "new_string": "newText", "replace_all": None}),
-        "grep": ToolMapping("grep", _PI_GREP_DROP),
-        "find": ToolMapping("find", build=lambda a: _some({
-            "pattern": a.get("name") or a.get("pattern") or "*", "path": a.get("path")})),
-        "listDir": ToolMapping("ls", {"recursive": None, "pattern": None}),
-        "sed": ToolMapping("bash", build=lambda a: {"command": _sed_cmd(a)}),
-    }
+_PI: dict[str, ToolMapping] = {
+    "runCmd": ToolMapping("bash", build=_pi_bash),
+    "readFile": ToolMapping("read", {"encoding": None}),
+    "writeFile": ToolMapping("write"),
+    "editFile": ToolMapping("edit", {"old_string": "oldText", "new_string": "newText", "replace_all": None}),
+    "grep": ToolMapping("grep", _PI_GREP_DROP),
+    "find": ToolMapping("find", build=lambda a: _some({
+        "pattern": a.get("name") or a.get("pattern") or "*", "path": a.get("path")})),
+    "listDir": ToolMapping("ls", {"recursive": None, "pattern": None}),
+    "sed": ToolMapping("bash", build=lambda a: {"command": _sed_cmd(a)}),
+}
 
 
 # ---------------------------------------------------------------------------- Claude Code
@@ -228,19 +227,18 @@ def _claude_bash(a: Args) -> Args:
     })
 
 
-def _claude_common() -> dict[str, ToolMapping]:
-    return {
-        "runCmd": ToolMapping("Bash", build=_claude_bash),
-        "readFile": ToolMapping("Read", {"path": "file_path", "encoding": None}),
-        "writeFile": ToolMapping("Write", {"path": "file_path"}),
-        "editFile": ToolMapping("Edit", {"path": "file_path"}),
-        "sed": ToolMapping("Bash", build=lambda a: {"command": _sed_cmd(a)}),
-        "webFetch": ToolMapping("WebFetch"),
-        "webSearch": ToolMapping("WebSearch"),
-        "notebookEdit": ToolMapping("NotebookEdit"),
-        "exitPlanMode": ToolMapping("ExitPlanMode"),
-        "todoWrite": ToolMapping("TodoWrite"),
-    }
+_CLAUDE_COMMON: dict[str, ToolMapping] = {
+    "runCmd": ToolMapping("Bash", build=_claude_bash),
+    "readFile": ToolMapping("Read", {"path": "file_path", "encoding": None}),
+    "writeFile": ToolMapping("Write", {"path": "file_path"}),
+    "editFile": ToolMapping("Edit", {"path": "file_path"}),
+    "sed": ToolMapping("Bash", build=lambda a: {"command": _sed_cmd(a)}),
+    "webFetch": ToolMapping("WebFetch"),
+    "webSearch": ToolMapping("WebSearch"),
+    "notebookEdit": ToolMapping("NotebookEdit"),
+    "exitPlanMode": ToolMapping("ExitPlanMode"),
+    "todoWrite": ToolMapping("TodoWrite"),
+}
 
 
 def _skill(a: Args) -> Args:
@@ -249,34 +247,29 @@ def _skill(a: Args) -> Args:
     return _some({"skill": name, "args": rest or None})
 
 
-def _claude_21() -> dict[str, ToolMapping]:
-    t = _claude_common()
-    t.update({
-        "grep": ToolMapping("Bash", build=lambda a: {"command": _grep_cmd(a)}),
-        "find": ToolMapping("Bash", build=lambda a: {"command": _find_cmd(a)}),
-        "listDir": ToolMapping("Bash", build=lambda a: {"command": _ls_cmd(a)}),
-        "task": ToolMapping("Agent"),
-        "bashOutput": ToolMapping("TaskOutput", {"bash_id": "task_id", "filter": None}),
-        "killShell": ToolMapping("TaskStop", {"shell_id": "task_id"}),
-        "slashCommand": ToolMapping("Skill", build=_skill),
-    })
-    return t
+_CLAUDE_21: dict[str, ToolMapping] = {
+    **_CLAUDE_COMMON,
+    "grep": ToolMapping("Bash", build=lambda a: {"command": _grep_cmd(a)}),
+    "find": ToolMapping("Bash", build=lambda a: {"command": _find_cmd(a)}),
+    "listDir": ToolMapping("Bash", build=lambda a: {"command": _ls_cmd(a)}),
+    "task": ToolMapping("Agent"),
+    "bashOutput": ToolMapping("TaskOutput", {"bash_id": "task_id", "filter": None}),
+    "killShell": ToolMapping("TaskStop", {"shell_id": "task_id"}),
+    "slashCommand": ToolMapping("Skill", build=_skill),
+}
 
-
-def _claude_20() -> dict[str, ToolMapping]:
-    t = _claude_common()
-    t.update({
-        "grep": ToolMapping("Grep"),
-        "find": ToolMapping("Glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=False),
-                                                           "path": a.get("path")})),
-        "listDir": ToolMapping("Glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=True),
-                                                              "path": a.get("path")})),
-        "task": ToolMapping("Task"),
-        "bashOutput": ToolMapping("BashOutput"),
-        "killShell": ToolMapping("KillShell"),
-        "slashCommand": ToolMapping("SlashCommand"),
-    })
-    return t
+_CLAUDE_20: dict[str, ToolMapping] = {
+    **_CLAUDE_COMMON,
+    "grep": ToolMapping("Grep"),
+    "find": ToolMapping("Glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=False),
+                                                       "path": a.get("path")})),
+    "listDir": ToolMapping("Glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=True),
+                                                          "path": a.get("path")})),
+    "task": ToolMapping("Task"),
+    "bashOutput": ToolMapping("BashOutput"),
+    "killShell": ToolMapping("KillShell"),
+    "slashCommand": ToolMapping("SlashCommand"),
+}
 
 
 # ---------------------------------------------------------------------------- Codex
@@ -286,17 +279,16 @@ def _exec(cmd_of: Callable[[Args], str]) -> ToolMapping:
     return ToolMapping("exec_command", build=lambda a: _some({"cmd": cmd_of(a), "workdir": _cwd(a)}))
 
 
-def _codex() -> dict[str, ToolMapping]:
-    return {
-        "runCmd": _exec(lambda a: str(a["cmd"])),
-        "readFile": _exec(_read_cmd),
-        "writeFile": _exec(_write_cmd),
-        "editFile": _exec(_edit_cmd),
-        "grep": _exec(_grep_cmd),
-        "find": _exec(_find_cmd),
-        "listDir": _exec(_ls_cmd),
-        "sed": _exec(_sed_cmd),
-    }
+_CODEX: dict[str, ToolMapping] = {
+    "runCmd": _exec(lambda a: str(a["cmd"])),
+    "readFile": _exec(_read_cmd),
+    "writeFile": _exec(_write_cmd),
+    "editFile": _exec(_edit_cmd),
+    "grep": _exec(_grep_cmd),
+    "find": _exec(_find_cmd),
+    "listDir": _exec(_ls_cmd),
+    "sed": _exec(_sed_cmd),
+}
 
 
 # ---------------------------------------------------------------------------- opencode
@@ -308,24 +300,23 @@ def _oc_bash(a: Args) -> Args:
                   "timeout": a.get("timeout")})
 
 
-def _opencode() -> dict[str, ToolMapping]:
-    return {
-        "runCmd": ToolMapping("bash", build=_oc_bash),
-        "readFile": ToolMapping("read", {"path": "filePath", "encoding": None}),
-        "writeFile": ToolMapping("write", {"path": "filePath"}),
-        "editFile": ToolMapping("edit", {"path": "filePath", "old_string": "oldString", "new_string": "newString",
-                                         "replace_all": "replaceAll"}),
-        "grep": ToolMapping("grep", build=lambda a: _some({"pattern": a["pattern"], "path": a.get("path"),
-                                                           "include": a.get("glob")})),
-        "find": ToolMapping("glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=False),
-                                                           "path": a.get("path")})),
-        "listDir": ToolMapping("glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=True),
-                                                              "path": a.get("path")})),
-        "sed": ToolMapping("bash", build=lambda a: {"command": _sed_cmd(a), "description": "sed " + str(a["path"])}),
-        "task": ToolMapping("task"),
-        "todoWrite": ToolMapping("todowrite"),
-        "webFetch": ToolMapping("webfetch", build=lambda a: {"url": a["url"], "format": a.get("format", "markdown")}),
-    }
+_OPENCODE: dict[str, ToolMapping] = {
+    "runCmd": ToolMapping("bash", build=_oc_bash),
+    "readFile": ToolMapping("read", {"path": "filePath", "encoding": None}),
+    "writeFile": ToolMapping("write", {"path": "filePath"}),
+    "editFile": ToolMapping("edit", {"path": "filePath", "old_string": "oldString", "new_string": "newString",
+                                     "replace_all": "replaceAll"}),
+    "grep": ToolMapping("grep", build=lambda a: _some({"pattern": a["pattern"], "path": a.get("path"),
+                                                       "include": a.get("glob")})),
+    "find": ToolMapping("glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=False),
+                                                       "path": a.get("path")})),
+    "listDir": ToolMapping("glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=True),
+                                                          "path": a.get("path")})),
+    "sed": ToolMapping("bash", build=lambda a: {"command": _sed_cmd(a), "description": "sed " + str(a["path"])}),
+    "task": ToolMapping("task"),
+    "todoWrite": ToolMapping("todowrite"),
+    "webFetch": ToolMapping("webfetch", build=lambda a: {"url": a["url"], "format": a.get("format", "markdown")}),
+}
 
 
 # ---------------------------------------------------------------------------- Gemini CLI
@@ -352,40 +343,39 @@ def _gm_todos(a: Args) -> Args:
     return {"todos": todos}
 
 
-def _gemini() -> dict[str, ToolMapping]:
-    return {
-        "runCmd": ToolMapping("run_shell_command", build=lambda a: _some({
-            "command": str(a["cmd"]), "description": a.get("description"), "dir_path": _cwd(a),
-            "is_background": a.get("run_in_background")})),
-        "readFile": ToolMapping("read_file", build=_gm_read),
-        "writeFile": ToolMapping("write_file", {"path": "file_path"}),
-        "editFile": ToolMapping("replace", build=lambda a: _some({
-            "file_path": a["path"], "instruction": a.get("instruction") or f"Replace text in {a['path']}",
-            "old_string": a["old_string"], "new_string": a["new_string"],
-            "allow_multiple": a.get("replace_all")})),
-        "grep": ToolMapping("grep_search", build=lambda a: _some({
-            "pattern": a["pattern"], "dir_path": a.get("path"), "include_pattern": a.get("glob")})),
-        "find": ToolMapping("glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=False),
-                                                           "dir_path": a.get("path")})),
-        "listDir": ToolMapping("list_directory", build=lambda a: {"dir_path": a.get("path") or "."}),
-        "sed": ToolMapping("run_shell_command", build=lambda a: {"command": _sed_cmd(a)}),
-        "webSearch": ToolMapping("google_web_search", build=lambda a: {"query": a["query"]}),
-        "webFetch": ToolMapping("web_fetch", build=lambda a: {
-            "prompt": f"{a.get('prompt') or 'Fetch'} {a['url']}".strip()}),
-        "todoWrite": ToolMapping("write_todos", build=_gm_todos),
-    }
+_GEMINI: dict[str, ToolMapping] = {
+    "runCmd": ToolMapping("run_shell_command", build=lambda a: _some({
+        "command": str(a["cmd"]), "description": a.get("description"), "dir_path": _cwd(a),
+        "is_background": a.get("run_in_background")})),
+    "readFile": ToolMapping("read_file", build=_gm_read),
+    "writeFile": ToolMapping("write_file", {"path": "file_path"}),
+    "editFile": ToolMapping("replace", build=lambda a: _some({
+        "file_path": a["path"], "instruction": a.get("instruction") or f"Replace text in {a['path']}",
+        "old_string": a["old_string"], "new_string": a["new_string"],
+        "allow_multiple": a.get("replace_all")})),
+    "grep": ToolMapping("grep_search", build=lambda a: _some({
+        "pattern": a["pattern"], "dir_path": a.get("path"), "include_pattern": a.get("glob")})),
+    "find": ToolMapping("glob", build=lambda a: _some({"pattern": _glob_pattern(a, listing=False),
+                                                       "dir_path": a.get("path")})),
+    "listDir": ToolMapping("list_directory", build=lambda a: {"dir_path": a.get("path") or "."}),
+    "sed": ToolMapping("run_shell_command", build=lambda a: {"command": _sed_cmd(a)}),
+    "webSearch": ToolMapping("google_web_search", build=lambda a: {"query": a["query"]}),
+    "webFetch": ToolMapping("web_fetch", build=lambda a: {
+        "prompt": f"{a.get('prompt') or 'Fetch'} {a['url']}".strip()}),
+    "todoWrite": ToolMapping("write_todos", build=_gm_todos),
+}
 
 
 # ---------------------------------------------------------------------------- registry
 
 _PROFILES: dict[str, ToolProfile] = {
-    "autocue": ToolProfile("autocue", _pi_tools(), "autocue's own tools (pi's names)"),
-    "pi": ToolProfile("pi", _pi_tools(), "pi coding agent: read, write, edit, bash, grep, find, ls"),
-    "claude-code": ToolProfile("claude-code", _claude_21(), "Claude Code 2.1 (no Grep/Glob: search via Bash)"),
-    "claude-code-2.0": ToolProfile("claude-code-2.0", _claude_20(), "Claude Code 2.0 (Grep, Glob, Task, ...)"),
-    "codex": ToolProfile("codex", _codex(), "OpenAI Codex CLI: everything through exec_command"),
-    "opencode": ToolProfile("opencode", _opencode(), "opencode: bash, read, write, edit, grep, glob, ..."),
-    "gemini-cli": ToolProfile("gemini-cli", _gemini(), "Gemini CLI: run_shell_command, read_file, replace, ..."),
+    "autocue": ToolProfile("autocue", _PI, "autocue's own tools (pi's names)"),
+    "pi": ToolProfile("pi", _PI, "pi coding agent: read, write, edit, bash, grep, find, ls"),
+    "claude-code": ToolProfile("claude-code", _CLAUDE_21, "Claude Code 2.1 (no Grep/Glob: search via Bash)"),
+    "claude-code-2.0": ToolProfile("claude-code-2.0", _CLAUDE_20, "Claude Code 2.0 (Grep, Glob, Task, ...)"),
+    "codex": ToolProfile("codex", _CODEX, "OpenAI Codex CLI: everything through exec_command"),
+    "opencode": ToolProfile("opencode", _OPENCODE, "opencode: bash, read, write, edit, grep, glob, ..."),
+    "gemini-cli": ToolProfile("gemini-cli", _GEMINI, "Gemini CLI: run_shell_command, read_file, replace, ..."),
 }
 _ALIASES = {"claude": "claude-code", "gemini": "gemini-cli"}
 

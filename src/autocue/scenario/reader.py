@@ -73,9 +73,12 @@ class NodeReader:
             self.fail(n, f"expected {what}, got {type_name(n.v)}")
         return bool(n.v)
 
-    def map_(self, n: Node, what: str = "a mapping") -> Node:
+    def map_(self, n: Node, what: str = "a mapping", known: tuple[str, ...] | None = None, name: str = "") -> Node:
+        """``n``, a mapping; with ``known``, other keys are warned about as unknown in ``name``."""
         if not n.is_map:
             self.fail(n, f"expected {what}, got {type_name(n.v)}")
+        if known is not None:
+            self.unknown_keys(n, known, name)
         return n
 
     def seq(self, n: Node, what: str = "a list") -> Node:

@@ -38,6 +38,17 @@ def _one_or_many(item: Schema) -> Schema:
     return {"anyOf": [item, {"type": "array", "items": item}]}
 
 
+def _any_required(*keys: str) -> Schema:
+    """At least one of ``keys`` is present."""
+    return {"anyOf": [{"required": [k]} for k in keys]}
+
+
+def _when_type(kinds: str | list[str], then: Schema) -> Schema:
+    """``then`` applies to an object whose ``type`` is ``kinds`` (one name or a list)."""
+    is_kind = {"const": kinds} if isinstance(kinds, str) else {"enum": kinds}
+    return {"if": {"properties": {"type": is_kind}, "required": ["type"]}, "then": then}
+
+
 def _exclusive(kinds: tuple[str, ...]) -> Schema:
     """For each kind key: when present, no other kind key may be."""
     deps: Schema = {}
@@ -63,7 +74,7 @@ def _tool_args(tool: str) -> Schema:
     reqs = []
     for r in REQUIRED_ARGS.get(tool, ()):
         alts = [r, *[a for a, c in aliases.items() if c == r]]
-        reqs.append({"anyOf": [{"required": [x]} for x in alts]} if len(alts) > 1 else {"required": [r]})
+        reqs.append(_any_required(*alts) if len(alts) > 1 else {"required": [r]})
     if reqs:
         schema["allOf"] = reqs
     return schema
@@ -89,7 +100,7 @@ def _definitions() -> Schema:
                     "relativeTime": ms, "timestamp": ms, "ms": ms, "content": text_or_rich, "text": text_or_rich,
                     "message": {"type": "string"},
                 },
-                "anyOf": [{"required": ["content"]}, {"required": ["text"]}, {"required": ["message"]}],
+                **_any_required("content", "text", "message"),
             },
         ]
     }
@@ -181,7 +192,7 @@ def _definitions() -> Schema:
                         "input": {"type": ["string", "array"]}, "text": {"type": "string"},
                         "content": {"type": "string"}, "target": {"type": "string"},
                     },
-                    "anyOf": [{"required": ["input"]}, {"required": ["text"]}, {"required": ["content"]}],
+                    **_any_required("input", "text", "content"),
                 },
             ]
         },
@@ -205,25 +216,15 @@ def _definitions() -> Schema:
         "dependencies": _exclusive(RESPONSE_PART_KINDS),
     }
     tagged_common: Schema = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
-    tagged_text = {
-        "if": {"properties": {"type": {"enum": ["think", "assistant"]}}, "required": ["type"]},
-        "then": {
-            "properties": {
-                "steps": {"type": "array", "items": _ref("timedText")}, "text": text_or_rich,
-                "content": text_or_rich, "ms": ms, "relativeTime": ms,
-            },
-            "anyOf": [{"required": ["steps"]}, {"required": ["text"]}, {"required": ["content"]},
-                      {"required": ["think"]}, {"required": ["assistant"]}],
+    tagged_text = _when_type(["think", "assistant"], {
+        "properties": {
+            "steps": {"type": "array", "items": _ref("timedText")}, "text": text_or_rich,
+            "content": text_or_rich, "ms": ms, "relativeTime": ms,
         },
-    }
-    tagged_tool = {
-        "if": {"properties": {"type": {"const": "agentToolUse"}}, "required": ["type"]},
-        "then": {"anyOf": [{"required": ["agentToolUse"]}, agent_tool_use]},
-    }
-    tagged_error = {
-        "if": {"properties": {"type": {"const": "error"}}, "required": ["type"]},
-        "then": {"properties": {k: v for k, v in error["properties"].items() if k != "status"}},
-    }
+        **_any_required("steps", "text", "content", "think", "assistant"),
+    })
+    tagged_tool = _when_type("agentToolUse", {"anyOf": [{"required": ["agentToolUse"]}, agent_tool_use]})
+    tagged_error = _when_type("error", {"properties": {k: v for k, v in error["properties"].items() if k != "status"}})
     tagged_part: Schema = {"allOf": [tagged_common, tagged_text, tagged_tool, tagged_error]}
     response_part: Schema = {"if": {"type": "object", "required": ["type"]}, "then": tagged_part,
                              "else": untagged_part}
@@ -260,28 +261,14 @@ def _definitions() -> Schema:
     tagged_event: Schema = {
         "allOf": [
             tagged_common, tagged_text, tagged_tool, tagged_error,
-            {
-                "if": {"properties": {"type": {"enum": ["advanceMs", "baseTimeDelta"]}}, "required": ["type"]},
-                "then": {"properties": {"ms": ms, "value": ms},
-                         "anyOf": [{"required": ["ms"]}, {"required": ["value"]}]},
-            },
-            {
-                "if": {"properties": {"type": {"const": "screenshot"}}, "required": ["type"]},
-                "then": {"properties": {"name": {"type": "string"}, "label": {"type": "string"}},
-                         "anyOf": [{"required": ["name"]}, {"required": ["label"]}]},
-            },
-            {
-                "if": {"properties": {"type": {"const": "userInputs"}}, "required": ["type"]},
-                "then": {"required": ["inputs"], "properties": {"inputs": user_inputs, "target": {"type": "string"}}},
-            },
-            {
-                "if": {"properties": {"type": {"const": "assert"}}, "required": ["type"]},
-                "then": assertion,
-            },
-            {
-                "if": {"properties": {"type": {"const": "expectRequest"}}, "required": ["type"]},
-                "then": expect_request,
-            },
+            _when_type(["advanceMs", "baseTimeDelta"],
+                       {"properties": {"ms": ms, "value": ms}, **_any_required("ms", "value")}),
+            _when_type("screenshot", {"properties": {"name": {"type": "string"}, "label": {"type": "string"}},
+                                      **_any_required("name", "label")}),
+            _when_type("userInputs",
+                       {"required": ["inputs"], "properties": {"inputs": user_inputs, "target": {"type": "string"}}}),
+            _when_type("assert", assertion),
+            _when_type("expectRequest", expect_request),
         ]
     }
     event: Schema = {

@@ -362,7 +362,7 @@ def run_dir_doc(path: Path) -> ViewDoc:
         # the scenario's timeline, as the simulation plays it
         file = sc.get("file")
         if isinstance(file, str) and file:
-            fp = Path(file) if Path(file).is_absolute() else path / file
+            fp = path / file  # an absolute file stays as it is
             if fp.is_file():
                 from autocue.scenario import ScenarioError, load_scenarios
                 from autocue.simulate.timeline import scenario_events
@@ -375,9 +375,7 @@ def run_dir_doc(path: Path) -> ViewDoc:
                 except ScenarioError as err:
                     warnings.append(f"{name}: timeline not shown: {err}")
         raw_out = sc.get("out_dir")
-        out = Path(raw_out) if isinstance(raw_out, str) and raw_out else path / name
-        if not out.is_absolute():
-            out = path / out
+        out = path / (raw_out if isinstance(raw_out, str) and raw_out else name)  # an absolute out_dir stays
         shots = out / "screenshots"
         end_t = ev.out[-1]["t"]
         if shots.is_dir():
@@ -455,11 +453,7 @@ def _load_doc(source: str) -> ViewDoc:
         return run_dir_doc(path)
     try:
         with path.open("rb") as f:
-            first = b""
-            for raw in f:
-                if raw.strip():
-                    first = raw
-                    break
+            first = next((raw for raw in f if raw.strip()), b"")
     except FileNotFoundError:
         raise ViewSourceError(f"{path}: no such file or directory") from None
     except OSError as e:

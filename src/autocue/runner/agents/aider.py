@@ -88,10 +88,7 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
         texts: list[str] = []
         last: ScriptedResponse | None = None
         for step in turn.steps:
-            if not isinstance(step, ScriptedResponse):
-                steps.append(step)
-                continue
-            if step.error is not None:
+            if not isinstance(step, ScriptedResponse) or step.error is not None:
                 steps.append(step)
                 continue
             last = step

@@ -20,7 +20,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-INSTALLERS = ("npm", "pip")
+API_ALIASES = {"responses": "openai-responses", "google": "gemini"}
+"""Other names of the keys of ``AgentProfile.apis`` (``server.llmApiStyle`` / ``--llm-api`` values)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,7 @@ class AgentProfile:
 
     def api_for(self, style: str) -> str:
         """The key of ``apis`` used for a scenario's ``server.llmApiStyle``."""
-        style = {"responses": "openai-responses", "google": "gemini"}.get(style, style)
+        style = API_ALIASES.get(style, style)
         return style if style in self.apis else next(iter(self.apis))
 
 
@@ -80,18 +81,11 @@ class RunValues:
     api_style: str
 
 
-def agents_dir() -> Path | None:
-    d = os.environ.get("AUTOCUE_AGENTS_DIR")
-    return Path(d) if d else None
-
-
 def search_path() -> str:
-    parts = []
-    d = agents_dir()
-    if d is not None:
-        parts.append(str(d / "bin"))
-    parts.append(os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
-    return os.pathsep.join(parts)
+    """``$AUTOCUE_AGENTS_DIR/bin`` (when the variable is set), then ``PATH``."""
+    path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    d = os.environ.get("AUTOCUE_AGENTS_DIR")
+    return os.pathsep.join([str(Path(d) / "bin"), path]) if d else path
 
 
 def find_binary(profile: AgentProfile) -> str | None:

@@ -41,15 +41,13 @@ def load_profiles(path: Path) -> dict[str, AgentProfile]:
         except tomllib.TOMLDecodeError as e:
             raise AgentProfileError(f"{path}: {e}") from None
     else:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from autocue.yamlpos import YamlError, parse_document
 
         try:
-            data = YAML(typ="safe", pure=True).load(text)
-        except YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
-            raise AgentProfileError(f"{where}: {getattr(e, 'problem', None) or e}") from None
+            doc = parse_document(text, str(path))
+        except YamlError as e:
+            raise AgentProfileError(str(e)) from None
+        data = doc.v if doc is not None else None
     agents = data.get("agents") if isinstance(data, dict) else None
     if not isinstance(agents, dict) or not agents:
         raise AgentProfileError(f"{path}: expected an `agents` table of profiles, e.g. [agents.mycli] with "

@@ -117,26 +117,17 @@ def _bounds(a: dict[str, Any], actual: int) -> dict[str, Any]:
             exp[k] = v
     if not exp:
         raise _Fail("give at least one of 'exact', 'min', 'max'")
-    ok = (
-        ("exact" not in exp or actual == exp["exact"])
-        and ("min" not in exp or actual >= exp["min"])
-        and ("max" not in exp or actual <= exp["max"])
-    )
+    ok = all(_BOUND_TESTS[k](actual, v) for k, v in exp.items())
     res: dict[str, Any] = {"passed": ok, "expected": exp, "actual": actual}
     if not ok:
-        res["message"] = f"expected {_describe(exp)}, got {actual}"
+        res["message"] = f"expected {' and '.join(f'{_BOUND_WORDS[k]} {v}' for k, v in exp.items())}, got {actual}"
     return res
 
 
-def _describe(exp: dict[str, int]) -> str:
-    parts = []
-    if "exact" in exp:
-        parts.append(f"exactly {exp['exact']}")
-    if "min" in exp:
-        parts.append(f"at least {exp['min']}")
-    if "max" in exp:
-        parts.append(f"at most {exp['max']}")
-    return " and ".join(parts)
+_BOUND_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "exact": lambda actual, v: actual == v, "min": lambda actual, v: actual >= v, "max": lambda actual, v: actual <= v,
+}
+_BOUND_WORDS = {"exact": "exactly", "min": "at least", "max": "at most"}
 
 
 def _eq(expected: Any, actual: Any, what: str) -> dict[str, Any]:

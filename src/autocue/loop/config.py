@@ -298,9 +298,8 @@ def load_config(path: str | Path) -> LoopConfig:
         doc = parse_document(text, str(p))
     except YamlError as e:
         raise LoopConfigError(str(e)) from None
-    if doc is None:
-        return config_from_dict(None, source=str(p), base_dir=p.resolve().parent)
-    return config_from_dict(doc.v, source=str(p), base_dir=p.resolve().parent, positions=doc.positions)
+    return config_from_dict(doc.v if doc is not None else None, source=str(p), base_dir=p.resolve().parent,
+                            positions=doc.positions if doc is not None else None)
 
 
 __all__ = [

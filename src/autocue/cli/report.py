@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +39,7 @@ def agent_session_report(path: Path) -> dict[str, Any]:
 
     sm = SessionManager.open(path)
     entries = sm.get_entries()
-    by_type: dict[str, int] = {}
-    for e in entries:
-        by_type[e.type] = by_type.get(e.type, 0) + 1
+    by_type = dict(Counter(e.type for e in entries))
     ctx = sm.build_session_context()
     usage = Usage()
     tools: dict[str, dict[str, int]] = {}

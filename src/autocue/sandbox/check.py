@@ -39,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -160,11 +160,7 @@ class SandboxResult:
         return {
             "ok": self.ok, "package_dir": str(self.package_dir), "package": self.package, "version": self.version,
             "wheel": self.wheel, "installer": self.installer, "python": self.python,
-            "loaded": {
-                "extensions": self.loaded.extensions, "extension_errors": self.loaded.extension_errors,
-                "tools": self.loaded.tools, "skills": self.loaded.skills, "entry_points": self.loaded.entry_points,
-                "by_extension": self.loaded.by_extension,
-            },
+            "loaded": asdict(self.loaded),
             "smoke": None if self.smoke is None else {
                 "passed": self.smoke.passed, "error": self.smoke.error,
                 "tool_sequence": self.smoke.events.tool_sequence(), "events": events_to_json(self.smoke.events),

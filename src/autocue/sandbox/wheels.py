@@ -383,12 +383,7 @@ def _prune(base: Path, keep: set[str], *, older_than: float = 3600.0) -> None:
 
 def _wheel_tag(dist: md.Distribution) -> str | None:
     text = dist.read_text("WHEEL")
-    if not text:
-        return None
-    for line in text.splitlines():
-        if line.startswith("Tag:"):
-            return line.split(":", 1)[1].strip()
-    return None
+    return _parse_metadata(text).get("tag", [None])[0] if text else None
 
 
 def _pyc(rel: str, data: bytes, src: Path | None, *, compile_missing: bool) -> tuple[str, bytes] | None:

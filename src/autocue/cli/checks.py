@@ -146,47 +146,35 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
     elif t == "run":
         if args.task is not None:
             params["task"] = args.task
-        if args.backend:
-            params["backend"] = args.backend
-        if args.max_iterations is not None:
-            params["max_iterations"] = args.max_iterations
         if args.max_runtime_secs is not None:
             rt = args.max_runtime_secs
             params["max_runtime_secs"] = int(rt) if float(rt).is_integer() else rt
         if args.env:
             params["env"] = {**(params.get("env") or {}), **_pairs(args.env, "--env")}
-        if args.mock_responses:
-            params["mock_responses"] = _json_value(args.mock_responses, "--mock-responses")
-    elif t == "assert":
-        src = args.assertions_opt or args.assertions
-        if src:
-            params["assertions"] = _json_value(src, "assertions")
-    elif t == "inspect":
-        if args.filter:
-            params["filter"] = _json_value(args.filter, "--filter")
-        if args.limit is not None:
-            params["limit"] = args.limit
-        if args.format:
-            params["format"] = args.format
-    elif t == "cleanup":
-        if args.preserve_session:
-            params["preserve_session"] = True
-    elif t == "mock-backend":
-        src = args.responses_opt or args.responses
-        if src:
-            params["responses"] = _json_value(src, "responses")
-    elif t == "snapshot":
-        if args.include:
-            params["include_patterns"] = args.include
-        if args.exclude:
-            params["exclude_patterns"] = args.exclude
-    elif t == "diff":
-        b = args.baseline_opt or args.baseline
-        if b:
-            params["baseline"] = b
-        if args.compare_to:
-            params["compare_to"] = args.compare_to
+    for key, attrs, json_name in FLAGS.get(t, ()):
+        value = next((v for v in (getattr(args, a) for a in attrs) if _given(v)), None)
+        if value is not None:
+            params[key] = _json_value(value, json_name) if json_name else value
     return params
+
+
+FLAGS: dict[str, tuple[tuple[str, tuple[str, ...], str | None], ...]] = {
+    "run": (("backend", ("backend",), None), ("max_iterations", ("max_iterations",), None),
+            ("mock_responses", ("mock_responses",), "--mock-responses")),
+    "assert": (("assertions", ("assertions_opt", "assertions"), "assertions"),),
+    "inspect": (("filter", ("filter",), "--filter"), ("limit", ("limit",), None), ("format", ("format",), None)),
+    "cleanup": (("preserve_session", ("preserve_session",), None),),
+    "mock-backend": (("responses", ("responses_opt", "responses"), "responses"),),
+    "snapshot": (("include_patterns", ("include",), None), ("exclude_patterns", ("exclude",), None)),
+    "diff": (("baseline", ("baseline_opt", "baseline"), None), ("compare_to", ("compare_to",), None)),
+}
+"""A tool's parameters taken from its flags: ``(parameter, argparse attributes, JSON)``. The first
+attribute given counts (an option before its positional); a value named in ``JSON`` is parsed as JSON."""
+
+
+def _given(value: Any) -> bool:
+    """Whether a flag was given: not left unset (None, False, an empty string or list); 0 counts."""
+    return value is not None and value is not False and value != "" and value != []
 
 
 REQUIRED = {

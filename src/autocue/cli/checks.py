@@ -177,11 +177,7 @@ def _given(value: Any) -> bool:
     return value is not None and value is not False and value != "" and value != []
 
 
-REQUIRED = {
-    "setup": ("workspace_id",), "run": ("workspace_id", "task"), "assert": ("workspace_id", "assertions"),
-    "inspect": ("workspace_id",), "cleanup": ("workspace_id",), "mock-backend": ("workspace_id", "responses"),
-    "snapshot": ("workspace_id",), "diff": ("workspace_id", "baseline"), "list": (),
-}
+REQUIRED = {tool: tuple(n for n in names if n != "compare_to") for tool, names in POSITIONALS.items()}
 
 
 def _emit(obj: Any) -> None:
@@ -207,16 +203,11 @@ def main(argv: list[str]) -> int:
     except _Usage as e:
         return fail("autocue check", str(e))
     tools = TestTools(args.root)
-    method: dict[str, Any] = {
-        "setup": tools.test_setup, "run": tools.test_run, "assert": tools.test_assert,
-        "inspect": tools.test_inspect, "cleanup": tools.test_cleanup, "mock-backend": tools.test_mock_backend,
-        "snapshot": tools.test_snapshot, "diff": tools.test_diff,
-    }
     try:
         if args.tool == "list":
             result: dict[str, Any] = {"workspace_ids": tools.list_workspaces(), "root": str(tools.store.root)}
         else:
-            result = method[args.tool](**params)
+            result = getattr(tools, "test_" + args.tool.replace("-", "_"))(**params)
     except TestToolError as e:
         _emit(e.to_dict())
         print(f"autocue check {args.tool}: {e.message}", file=sys.stderr)

@@ -89,31 +89,25 @@ def _action_to_wire(a: Action, where: str) -> dict[str, Any]:
                 f"{where}: call({a.tool!r}, ...).then(...) has a callback; callbacks cannot run inside the sandbox. "
                 "Drop .then() and assert on result.smoke.events.tool_results_for(...) instead."
             )
-        out = {"call": a.tool, "params": _static_json(a.params, where)}
-        if a.id is not None:
-            out["id"] = a.id
+        out = {"call": a.tool, "params": _static_json(a.params, where), **_set(id=a.id)}
     elif isinstance(a, SayAction):
         out = {"say": a.text}
         if a.stop_reason != "stop":
             out["stop_reason"] = a.stop_reason
     elif isinstance(a, ThinkAction):
-        out = {"think": a.text}
-        if a.signature is not None:
-            out["signature"] = a.signature
+        out = {"think": a.text, **_set(signature=a.signature)}
     elif isinstance(a, ParallelAction):
         out = {"parallel": [_action_to_wire(it, f"{where}, item {i + 1}") for i, it in enumerate(a.items)]}
     elif isinstance(a, FailAction):
-        out = {"fail": a.message, "kind": a.kind}
-        if a.status is not None:
-            out["status"] = a.status
-        if a.retry_after is not None:
-            out["retry_after"] = a.retry_after
+        out = {"fail": a.message, "kind": a.kind, **_set(status=a.status, retry_after=a.retry_after)}
     else:
         raise SmokeSpecError(f"{where}: unknown action {a!r}")
-    usage = _usage_json(a.usage)
-    if usage is not None:
-        out["usage"] = usage
-    return out
+    return {**out, **_set(usage=_usage_json(a.usage))}
+
+
+def _set(**fields: Any) -> dict[str, Any]:
+    """The fields that are set (not None): a wire action carries only those."""
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _turn_to_wire(turn: Any, where: str) -> dict[str, Any]:

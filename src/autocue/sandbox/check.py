@@ -278,11 +278,6 @@ def build_step(ctx: _Context) -> Path:
     return wheel
 
 
-def autocue_wheel_step(ctx: _Context) -> Path:
-    return running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout, offline=ctx.offline,
-                                 notes=ctx.result.notes)
-
-
 def wheelhouse_step(ctx: _Context, package_wheel: Path, autocue_wheel: Path) -> Wheelhouse:
     roots: list[Req] = []
     for wheel in (autocue_wheel, package_wheel):
@@ -552,7 +547,8 @@ def _run_steps(ctx: _Context, expect: Mapping[str, Any], wire: dict[str, Any] | 
     with _timed(ctx, "build"):
         wheel = build_step(ctx)
     with _timed(ctx, "autocue_wheel"):
-        autocue_wheel = autocue_wheel_step(ctx)
+        autocue_wheel = running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout,
+                                              offline=ctx.offline, notes=ctx.result.notes)
     with _timed(ctx, "wheelhouse"):
         house = wheelhouse_step(ctx, wheel, autocue_wheel)
     with _timed(ctx, "venv"):

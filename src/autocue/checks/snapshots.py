@@ -19,6 +19,7 @@ Diffs are line-level, from ``difflib``: per file ``additions``, ``deletions`` an
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
@@ -39,10 +40,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def _content(raw: bytes) -> str:
     if len(raw) <= MAX_TEXT_BYTES and b"\x00" not in raw:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
     return f"<binary {len(raw)} bytes sha256={hashlib.sha256(raw).hexdigest()}>"
 
 

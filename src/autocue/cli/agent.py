@@ -22,6 +22,7 @@ Everything heavy is imported inside ``main`` so ``autocue --version`` stays fast
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -362,10 +363,8 @@ def _pick_model(args: Any, registry: Any, sm: Any) -> Any:
     if sm.get_entries():
         ctx = sm.build_session_context()
         if ctx.model is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 return registry.find(f"{ctx.model[0]}/{ctx.model[1]}")
-            except ValueError:
-                pass
     m = registry.resolve_default()
     if m is None:
         if args.playbook:

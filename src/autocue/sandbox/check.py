@@ -30,6 +30,7 @@ and a fix. With ``check=True`` (default) any problem raises ``SandboxVerificatio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -563,11 +564,9 @@ def _run_steps(ctx: _Context, expect: Mapping[str, Any], wire: dict[str, Any] | 
 def _remove(path: Path) -> None:
     """Remove a sandbox dir; retried once (a just-killed process may still hold files)."""
     def onerror(func: Callable[..., Any], p: str, exc: Any) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(p, 0o700)
             func(p)
-        except OSError:
-            pass
 
     shutil.rmtree(path, onerror=onerror)
     if path.exists():

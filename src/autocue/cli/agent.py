@@ -102,10 +102,9 @@ def main(argv: list[str]) -> int:
     try:
         return asyncio.run(_amain(args))
     except CliError as e:
-        from autocue.cli.args import one_line
+        from autocue.cli.args import fail, one_line
 
-        print(f"autocue: {one_line(str(e))}", file=sys.stderr)
-        return 1
+        return fail("autocue", one_line(str(e)), 1)
     except KeyboardInterrupt:
         return 130
 

@@ -210,24 +210,20 @@ def main(argv: list[str]) -> int:
             result = getattr(tools, "test_" + args.tool.replace("-", "_"))(**params)
     except TestToolError as e:
         _emit(e.to_dict())
-        print(f"autocue check {args.tool}: {e.message}", file=sys.stderr)
-        return 1
+        return fail(f"autocue check {args.tool}", e.message, 1)
     except TypeError as e:
-        print(f"autocue check {args.tool}: bad parameters: {e}", file=sys.stderr)
-        return 2
+        return fail(f"autocue check {args.tool}", f"bad parameters: {e}")
     except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable, or a bad --root
         root = tools.store.root
         why = f"--root {root}: is a file, not a directory" if root.exists() and not root.is_dir() else (
             f"{e.filename}: {e.strerror or e}" if e.filename else str(e))
         _emit({"error": {"code": "os_error", "message": why}})
-        print(f"autocue check {args.tool}: {why}", file=sys.stderr)
-        return 1
+        return fail(f"autocue check {args.tool}", why, 1)
     _emit(result)
     for w in result.get("warnings", []) if isinstance(result, dict) else []:
         print(f"autocue check {args.tool}: warning: {w}", file=sys.stderr)
     if args.tool == "assert" and not result.get("passed"):
         return 1
     if args.tool == "run" and result.get("error"):
-        print(f"autocue check run: {result['error']}", file=sys.stderr)
-        return 1
+        return fail("autocue check run", result["error"], 1)
     return 0

@@ -111,5 +111,4 @@ def main(argv: list[str]) -> int:
     try:
         return asyncio.run(run())
     except UnsafeFileError as e:  # a link or FIFO planted where the loop writes its run data
-        print(f"autocue loop: {e}", file=sys.stderr)
-        return 1
+        return fail("autocue loop", str(e), 1)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -107,7 +106,7 @@ def _read_problem(path: Path, e: OSError) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from autocue.cli.args import CliParser, one_line
+    from autocue.cli.args import CliParser, fail, one_line
     from autocue.session.errors import SessionError
 
     ap = CliParser(prog="autocue report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -119,11 +118,9 @@ def main(argv: list[str]) -> int:
         first = _first_line(path)
         report = agent_session_report(path) if first.get("type") == "session" else loop_session_report(path)
     except OSError as e:
-        print(f"autocue report: {_read_problem(path, e)}", file=sys.stderr)
-        return 1
+        return fail("autocue report", _read_problem(path, e), 1)
     except (SessionError, ValueError) as e:
-        print(f"autocue report: {one_line(str(e))}", file=sys.stderr)
-        return 1
+        return fail("autocue report", one_line(str(e)), 1)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0

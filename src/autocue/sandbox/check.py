@@ -54,6 +54,7 @@ from autocue.sandbox.wheels import (
     build_package_wheel,
     canonical,
     ensure_wheelhouse,
+    installed,
     parse_requirements,
     running_autocue_wheel,
     source_modules,
@@ -340,8 +341,6 @@ _MISSING_PATTERNS = (
 
 
 def classify_install_failure(output: str, shown: str, house: Wheelhouse, ctx: _Context) -> Problem:
-    import importlib.metadata as md
-
     flat = re.sub(r"\s+", " ", output)
     names: list[str] = []
     for pat in _MISSING_PATTERNS:
@@ -359,9 +358,8 @@ def classify_install_failure(output: str, shown: str, house: Wheelhouse, ctx: _C
         )
     notes: list[str] = []
     for n in names:
-        try:
-            dist = md.distribution(n)
-        except md.PackageNotFoundError:
+        dist = installed(n)
+        if dist is None:
             notes.append(f"{n} is not installed in the running environment ({sys.prefix}), so it is not in the "
                          "local wheelhouse")
         else:

@@ -85,13 +85,14 @@ def requirement_satisfied(text: str) -> bool:
         return False
     if r.marker is not None and not r.marker.evaluate():
         return True
-    dist = _installed(r.name)
+    dist = installed(r.name)
     if dist is None:
         return False
     return not r.specifier or r.specifier.contains(dist.version, prereleases=True)
 
 
-def _installed(name: str) -> md.Distribution | None:
+def installed(name: str) -> md.Distribution | None:
+    """The distribution ``name`` installed in the running environment, or None."""
     try:
         return md.distribution(name)
     except md.PackageNotFoundError:
@@ -322,10 +323,7 @@ def running_autocue_wheel(
 
     pkg = Path(autocue.__file__).resolve().parent
     base = cache_dir / "autocue"
-    try:
-        dist: md.Distribution | None = md.distribution("autocue")
-    except md.PackageNotFoundError:  # imported from a source tree that is not installed (PYTHONPATH=src)
-        dist = None
+    dist = installed("autocue")  # None: imported from a source tree that is not installed (PYTHONPATH=src)
     root = _source_root(dist) if dist is not None else next(
         (p for p in pkg.parents if (p / "pyproject.toml").is_file()), None)
     if root is None:
@@ -517,7 +515,7 @@ def ensure_wheelhouse(cache_dir: Path, roots: Iterable[Req], *, exclude: Iterabl
         if key in done or req.name in excluded:
             continue
         done.add(key)
-        dist = _installed(req.name)
+        dist = installed(req.name)
         if dist is None:
             house.skipped.append(f"{req.text or req.name}: not installed in the running environment")
             continue
@@ -556,7 +554,7 @@ def source_modules(package_dir: Path) -> dict[str, str]:
 
 
 __all__ = [
-    "Req", "Wheelhouse", "backend_installed", "build_package_wheel", "canonical", "ensure_wheelhouse",
+    "Req", "Wheelhouse", "backend_installed", "build_package_wheel", "canonical", "ensure_wheelhouse", "installed",
     "parse_requirements", "read_pyproject", "repack", "requirement_satisfied", "running_autocue_wheel",
     "source_modules", "wheel_metadata",
 ]

@@ -27,8 +27,7 @@ class SectionResult:
 
 
 def _print_header(title: str) -> None:
-    print()
-    print(f"== {title}")
+    print(f"\n== {title}")
 
 
 def section_agent(examples: Path) -> tuple[bool, str]:

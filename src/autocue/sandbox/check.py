@@ -342,12 +342,8 @@ _MISSING_PATTERNS = (
 
 def classify_install_failure(output: str, shown: str, house: Wheelhouse, ctx: _Context) -> Problem:
     flat = re.sub(r"\s+", " ", output)
-    names: list[str] = []
-    for pat in _MISSING_PATTERNS:
-        for m in pat.finditer(flat):
-            n = canonical(m.group(1))
-            if n not in names and n != canonical(ctx.result.package):
-                names.append(n)
+    found = (canonical(m.group(1)) for pat in _MISSING_PATTERNS for m in pat.finditer(flat))
+    names = [n for n in dict.fromkeys(found) if n != canonical(ctx.result.package)]
     resolution = bool(names) or any(s in flat for s in ("No solution found", "ResolutionImpossible",
                                                          "No matching distribution", "Could not find a version"))
     if not resolution:

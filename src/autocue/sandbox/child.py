@@ -267,12 +267,8 @@ class Checker:
         # Load for real: discovery with an empty cwd and agent dir finds the entry points only.
         result = load_extensions([], cwd=self.work, discover=True, agent_dir=self.agent_dir)
         await finish_loading(result)
-        extension_errors: list[str] = []
-        for err in result.errors:
-            extension_errors.append(err.message)
-            if err.path in classified:
-                continue
-            self.problems.append(self.load_error(by_path.get(err.path), err))
+        extension_errors = [err.message for err in result.errors]
+        self.problems += [self.load_error(by_path.get(e.path), e) for e in result.errors if e.path not in classified]
         self.check_tools(result, labels)
 
         skills, session_errors = await self._bind(result)

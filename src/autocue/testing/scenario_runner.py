@@ -87,11 +87,8 @@ class ScenarioRun:
 
 def _run_text(messages: list[Any]) -> str:
     """What a terminal would have shown: assistant text and tool output so far."""
-    parts: list[str] = []
-    for m in messages:
-        if isinstance(m, (AssistantMessage, ToolResultMessage)):
-            parts.extend(b.text for b in m.content if isinstance(b, TextContent))
-    return "\n".join(parts)
+    return "\n".join(b.text for m in messages if isinstance(m, (AssistantMessage, ToolResultMessage))
+                     for b in m.content if isinstance(b, TextContent))
 
 
 def prepare_repo(scenario: Scenario, cwd: Path) -> None:

@@ -372,13 +372,10 @@ def run_process_sync(argv: Sequence[str], **options: Any) -> ProcessResult:
 
 
 @dataclass(slots=True, frozen=True)
-class Captured:
+class Captured(ProcessResult):
     """A run whose output was collected, decoded as UTF-8 (bad bytes replaced); with
     ``merge_stderr`` both streams are in ``stdout``."""
 
-    code: int
-    stopped: StopReason | None
-    drained: bool
     stdout: str
     stderr: str
 

@@ -117,34 +117,25 @@ def _bounds(a: dict[str, Any], actual: int) -> dict[str, Any]:
             exp[k] = v
     if not exp:
         raise _Fail("give at least one of 'exact', 'min', 'max'")
-    ok = (
-        ("exact" not in exp or actual == exp["exact"])
-        and ("min" not in exp or actual >= exp["min"])
-        and ("max" not in exp or actual <= exp["max"])
-    )
-    res: dict[str, Any] = {"passed": ok, "expected": exp, "actual": actual}
-    if not ok:
-        res["message"] = f"expected {_describe(exp)}, got {actual}"
-    return res
+    said = " and ".join(f"{_BOUND_WORDS[k]} {v}" for k, v in exp.items())
+    return _result(all(_BOUND_TESTS[k](actual, v) for k, v in exp.items()), f"expected {said}, got {actual}",
+                   expected=exp, actual=actual)
 
 
-def _describe(exp: dict[str, int]) -> str:
-    parts = []
-    if "exact" in exp:
-        parts.append(f"exactly {exp['exact']}")
-    if "min" in exp:
-        parts.append(f"at least {exp['min']}")
-    if "max" in exp:
-        parts.append(f"at most {exp['max']}")
-    return " and ".join(parts)
+_BOUND_TESTS: dict[str, Callable[[int, int], bool]] = {
+    "exact": lambda actual, v: actual == v, "min": lambda actual, v: actual >= v, "max": lambda actual, v: actual <= v,
+}
+_BOUND_WORDS = {"exact": "exactly", "min": "at least", "max": "at most"}
+
+
+def _result(ok: bool, failure: str, **fields: Any) -> dict[str, Any]:
+    """An assertion's result: ``passed``, ``fields``, and the ``failure`` message when it did not pass."""
+    return {"passed": ok, **fields} if ok else {"passed": ok, **fields, "message": failure}
 
 
 def _eq(expected: Any, actual: Any, what: str) -> dict[str, Any]:
-    ok = expected == actual
-    res: dict[str, Any] = {"passed": ok, "expected": expected, "actual": actual}
-    if not ok:
-        res["message"] = f"{what}: expected {expected!r}, got {actual!r}"
-    return res
+    return _result(expected == actual, f"{what}: expected {expected!r}, got {actual!r}", expected=expected,
+                   actual=actual)
 
 
 def _exit_code(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
@@ -175,11 +166,8 @@ def _duration(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
     actual = c.run().get("elapsed_secs")
     if not isinstance(actual, (int, float)):
         raise _Fail("the last run has no elapsed time")
-    ok = actual <= limit
-    res: dict[str, Any] = {"passed": ok, "expected": {"max_secs": limit}, "actual": actual}
-    if not ok:
-        res["message"] = f"the run took {actual}s, more than max_secs={limit}"
-    return res
+    return _result(actual <= limit, f"the run took {actual}s, more than max_secs={limit}",
+                   expected={"max_secs": limit}, actual=actual)
 
 
 def _resolve(c: _Ctx, path: Any) -> str:
@@ -227,14 +215,9 @@ def _file_contains(c: _Ctx, a: dict[str, Any], negate: bool = False) -> dict[str
     rx = _rx(a.get("pattern"))
     text = _read(c, a.get("path"))
     m = rx.search(text)
-    ok = (m is None) if negate else (m is not None)
-    res: dict[str, Any] = {"passed": ok, "path": a["path"], "pattern": a["pattern"]}
-    if not ok:
-        res["message"] = (
-            f"file {a['path']!r} contains {a['pattern']!r} (at {m.group(0)!r})" if negate and m is not None
-            else f"file {a['path']!r} does not contain {a['pattern']!r}"
-        )
-    return res
+    failure = (f"file {a['path']!r} contains {a['pattern']!r} (at {m.group(0)!r})" if negate and m is not None
+               else f"file {a['path']!r} does not contain {a['pattern']!r}")
+    return _result((m is None) if negate else (m is not None), failure, path=a["path"], pattern=a["pattern"])
 
 
 def _scratchpad(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
@@ -264,11 +247,9 @@ def _event_occurred(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
     topic = _need(a, "topic", str)
     prx = _rx(a["payload_pattern"], "payload_pattern") if a.get("payload_pattern") is not None else None
     hits = _matching(c, topic, prx)
-    res: dict[str, Any] = {"passed": bool(hits), "topic": topic, "actual": len(hits)}
-    if not hits:
-        what = f"event {topic!r}" + (f" with payload matching {a['payload_pattern']!r}" if prx else "")
-        res["message"] = f"{what} was not published; published topics: {_topics(c)}"
-    return res
+    what = f"event {topic!r}" + (f" with payload matching {a['payload_pattern']!r}" if prx else "")
+    return _result(bool(hits), f"{what} was not published; published topics: {_topics(c)}", topic=topic,
+                   actual=len(hits))
 
 
 def _event_sequence(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
@@ -281,13 +262,9 @@ def _event_sequence(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
         if i < len(wanted) and topic_matches(wanted[i], t):
             i += 1
     ok = i == len(wanted)
-    res: dict[str, Any] = {"passed": ok, "expected": wanted, "actual": actual}
-    if not ok:
-        res["message"] = (
-            f"matched {i} of {len(wanted)} topics in order; {wanted[i]!r} was not published after "
-            f"{wanted[i - 1]!r}" if i else f"{wanted[0]!r} was never published"
-        )
-    return res
+    failure = "" if ok else (f"matched {i} of {len(wanted)} topics in order; {wanted[i]!r} was not published "
+                             f"after {wanted[i - 1]!r}" if i else f"{wanted[0]!r} was never published")
+    return _result(ok, failure, expected=wanted, actual=actual)
 
 
 def _event_count(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
@@ -302,11 +279,9 @@ def _event_count(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
 def _no_event(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
     topic = _need(a, "topic", str)
     hits = _matching(c, topic)
-    res: dict[str, Any] = {"passed": not hits, "topic": topic, "actual": len(hits)}
-    if hits:
-        first = hits[0].payload_text[:80]
-        res["message"] = f"event {topic!r} was published {len(hits)} time(s) (first payload: {first!r})"
-    return res
+    first = hits[0].payload_text[:80] if hits else ""
+    return _result(not hits, f"event {topic!r} was published {len(hits)} time(s) (first payload: {first!r})",
+                   topic=topic, actual=len(hits))
 
 
 def _hat_sequence(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
@@ -317,11 +292,9 @@ def _hat_transition(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
     frm, to = _need(a, "from", str), _need(a, "to", str)
     hats = c.hats()
     pairs = list(itertools.pairwise(hats))
-    ok = (frm, to) in pairs
-    res: dict[str, Any] = {"passed": ok, "expected": f"{frm} → {to}", "actual": [f"{x} → {y}" for x, y in pairs]}
-    if not ok:
-        res["message"] = f"no transition {frm} → {to}; transitions: {res['actual']}"
-    return res
+    shown = [f"{x} → {y}" for x, y in pairs]
+    return _result((frm, to) in pairs, f"no transition {frm} → {to}; transitions: {shown}", expected=f"{frm} → {to}",
+                   actual=shown)
 
 
 def _iteration_count(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
@@ -334,11 +307,7 @@ def _iteration_count(c: _Ctx, a: dict[str, Any]) -> dict[str, Any]:
 def _output(c: _Ctx, a: dict[str, Any], key: str) -> dict[str, Any]:
     rx = _rx(a.get("pattern"))
     text = c.run().get(f"{key}_full", c.run().get(key)) or ""
-    ok = rx.search(text) is not None
-    res: dict[str, Any] = {"passed": ok, "pattern": a["pattern"]}
-    if not ok:
-        res["message"] = f"{key} does not contain {a['pattern']!r}"
-    return res
+    return _result(rx.search(text) is not None, f"{key} does not contain {a['pattern']!r}", pattern=a["pattern"])
 
 
 ASSERTION_TYPES: dict[str, Callable[[_Ctx, dict[str, Any]], dict[str, Any]]] = {

@@ -177,11 +177,8 @@ def timeline(records: Sequence[Record], its: Sequence[int], topics: list[str] | 
         trigger = m.get("trigger") if isinstance(m.get("trigger"), str) else None
         pubs = groups.get(n, [])
         produced = [
-            r.data.get("topic") for r in pubs
-            if r.data.get("topic") != trigger and (r.source is None or r.source == hat)
-        ]
-        produced = [
-            t for t in produced if isinstance(t, str) and (not topics or any(topic_matches(p, t) for p in topics))
+            t for r in pubs if isinstance(t := r.data.get("topic"), str) and t != trigger
+            and (r.source is None or r.source == hat) and (not topics or any(topic_matches(p, t) for p in topics))
         ]
         if trigger:
             events = [f"{trigger} → {t}" for t in produced] or [f"{trigger} → (none)"]

@@ -19,6 +19,7 @@ Diffs are line-level, from ``difflib``: per file ``additions``, ``deletions`` an
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
@@ -30,7 +31,7 @@ from typing import Any
 from autocue.checks.errors import TestToolError
 from autocue.checks.workspace import STATE_DIR, Workspace
 from autocue.globs import path_matches
-from autocue.loop.safe_files import UnsafeFileError, describe, open_dir
+from autocue.loop.safe_files import UnsafeFileError, describe, open_dir, open_regular_at
 
 MAX_TEXT_BYTES = 2_000_000
 RUN_DATA = ("session.jsonl", ".autocue/")
@@ -39,27 +40,20 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 def _content(raw: bytes) -> str:
     if len(raw) <= MAX_TEXT_BYTES and b"\x00" not in raw:
-        try:
+        with contextlib.suppress(UnicodeDecodeError):
             return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            pass
     return f"<binary {len(raw)} bytes sha256={hashlib.sha256(raw).hexdigest()}>"
 
 
 def _read_at(dir_fd: int, name: str) -> bytes | str:
-    """The bytes of a regular, singly linked file, or why it is skipped. ``lstat`` first, so a
-    FIFO or device is never opened; ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` catch a swap."""
+    """The bytes of a regular, singly linked file, or why it is skipped (``open_regular_at``)."""
     try:
-        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            return describe(st)
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dir_fd)
+        fh = open_regular_at(dir_fd, name, Path(name))
+    except UnsafeFileError as e:
+        return e.what
     except OSError as e:
         return f"unreadable ({e.strerror})"
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            return describe(st)
+    with fh:
         return fh.read()
 
 
@@ -196,13 +190,7 @@ def diff_files(before: dict[str, str], after: dict[str, str]) -> dict[str, Any]:
     changed = sorted(p for p in before.keys() & after.keys() if before[p] != after[p])
     added = sorted(after.keys() - before.keys())
     deleted = sorted(before.keys() - after.keys())
-    diffs: dict[str, Any] = {}
-    for p in changed:
-        diffs[p] = file_diff(before[p], after[p])
-    for p in added:
-        diffs[p] = file_diff("", after[p])
-    for p in deleted:
-        diffs[p] = file_diff(before[p], "")
+    diffs = {p: file_diff(before.get(p, ""), after.get(p, "")) for p in [*changed, *added, *deleted]}
     return {"changed_files": changed, "added_files": added, "deleted_files": deleted, "diffs": diffs}
 
 

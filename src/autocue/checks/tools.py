@@ -173,7 +173,7 @@ class TestTools:
             result = await loop.run()
         except UnsafeFileError as e:  # the agent of an earlier run planted a link where the loop writes
             raise TestToolError("unsafe_workspace_file", str(e), path=str(e.path)) from None
-        out = _run_report(result, loop_backend, warnings)
+        out = _run_report(result, warnings)
         ws.write_state("last_run", {**out, "stdout_full": result.stdout, "stderr_full": result.stderr,
                                     "hats_run": result.hats_run, "task": task, "backend": backend})
         return out
@@ -299,24 +299,16 @@ def _dirty_warnings(ws: Workspace) -> list[str]:
     return []
 
 
-def _run_report(result: LoopResult, loop_backend: MockBackend | None, warnings: list[str]) -> dict[str, Any]:
-    """``test_run``'s result: the loop's, outputs clipped, the mock's counts, every warning."""
+def _run_report(result: LoopResult, warnings: list[str]) -> dict[str, Any]:
+    """``test_run``'s result: the loop's (with the mock's counts among its backend stats), outputs
+    clipped, the unconsumed mock responses only when there are some, every warning."""
     out = result.to_dict()
     out["stdout"] = _clip(result.stdout)
     out["stderr"] = _clip(result.stderr)
-    if loop_backend is not None:
-        stats = loop_backend.stats()
-        out["mock_responses_consumed"] = stats["mock_responses_consumed"]
-        out["mock_responses_remaining"] = stats["mock_responses_remaining"]
-        if stats["mock_responses_unconsumed"]:
-            out["mock_responses_unconsumed"] = stats["mock_responses_unconsumed"]
-        else:
-            out.pop("mock_responses_unconsumed", None)
-    all_warnings = warnings + result.warnings
-    if all_warnings:
-        out["warnings"] = all_warnings
-    else:
-        out.pop("warnings", None)
+    if not out.get("mock_responses_unconsumed"):
+        out.pop("mock_responses_unconsumed", None)
+    if warnings:
+        out["warnings"] = warnings + result.warnings
     return out
 
 

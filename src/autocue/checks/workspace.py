@@ -23,6 +23,7 @@ symlinks pointing out.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -135,11 +136,8 @@ class Workspace:
 
     def touch(self) -> None:
         parent, name = MARKER.rsplit("/", 1)
-        try:
-            with open_dir(self.path, parent) as dfd:
-                os.utime(name, dir_fd=dfd, follow_symlinks=False)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError), open_dir(self.path, parent) as dfd:
+            os.utime(name, dir_fd=dfd, follow_symlinks=False)
 
 
 def _registered(path: Path, workspace_id: str) -> os.stat_result | None:

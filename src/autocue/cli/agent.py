@@ -22,6 +22,7 @@ Everything heavy is imported inside ``main`` so ``autocue --version`` stays fast
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -101,10 +102,9 @@ def main(argv: list[str]) -> int:
     try:
         return asyncio.run(_amain(args))
     except CliError as e:
-        from autocue.cli.args import one_line
+        from autocue.cli.args import fail, one_line
 
-        print(f"autocue: {one_line(str(e))}", file=sys.stderr)
-        return 1
+        return fail("autocue", one_line(str(e)), 1)
     except KeyboardInterrupt:
         return 130
 
@@ -362,10 +362,8 @@ def _pick_model(args: Any, registry: Any, sm: Any) -> Any:
     if sm.get_entries():
         ctx = sm.build_session_context()
         if ctx.model is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 return registry.find(f"{ctx.model[0]}/{ctx.model[1]}")
-            except ValueError:
-                pass
     m = registry.resolve_default()
     if m is None:
         if args.playbook:

@@ -138,8 +138,7 @@ def _install(args: argparse.Namespace, builtin: dict[str, AgentProfile]) -> int:
             failed += 1
             continue
         link = root / "bin" / prof.binary
-        if link.is_symlink() or link.exists():
-            link.unlink()
+        link.unlink(missing_ok=True)
         link.symlink_to(exe)
         print(f"{name}: {link} -> {exe}")
     return 1 if failed else 0

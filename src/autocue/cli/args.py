@@ -5,7 +5,8 @@ stderr and exit 2 (``autocue serve: argument --port: invalid int value: 'abc' (s
 serve --help')``) instead of the usage block followed by the error. ``--help`` shows the
 docstrings it is given as plain text: reST literals and roles lose their markup.
 
-``fail(prog, message)`` says a usage problem in one line on stderr and returns exit status 2.
+``fail(prog, message, code=2)`` says a problem in one line on stderr and returns the exit status
+(2, a usage problem, unless ``code`` says otherwise).
 ``one_line(text)`` joins a multi-line message (an error with its hint below it) into one
 line; ``plain_text(text)`` takes the reST markup out of a docstring. ``positive_int`` and
 ``positive_float`` are argument types that refuse 0, negative numbers, NaN and infinity with
@@ -52,10 +53,10 @@ def one_line(text: str) -> str:
     return out
 
 
-def fail(prog: str, message: str) -> int:
-    """Print ``prog: message`` on stderr; returns 2, the exit status of a usage problem."""
+def fail(prog: str, message: str, code: int = 2) -> int:
+    """Print ``prog: message`` on stderr; returns ``code`` (2: the exit status of a usage problem)."""
     print(f"{prog}: {message}", file=sys.stderr)
-    return 2
+    return code
 
 
 def positive_int(text: str) -> int:

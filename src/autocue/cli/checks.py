@@ -146,54 +146,38 @@ def _params(args: argparse.Namespace) -> dict[str, Any]:
     elif t == "run":
         if args.task is not None:
             params["task"] = args.task
-        if args.backend:
-            params["backend"] = args.backend
-        if args.max_iterations is not None:
-            params["max_iterations"] = args.max_iterations
         if args.max_runtime_secs is not None:
             rt = args.max_runtime_secs
             params["max_runtime_secs"] = int(rt) if float(rt).is_integer() else rt
         if args.env:
             params["env"] = {**(params.get("env") or {}), **_pairs(args.env, "--env")}
-        if args.mock_responses:
-            params["mock_responses"] = _json_value(args.mock_responses, "--mock-responses")
-    elif t == "assert":
-        src = args.assertions_opt or args.assertions
-        if src:
-            params["assertions"] = _json_value(src, "assertions")
-    elif t == "inspect":
-        if args.filter:
-            params["filter"] = _json_value(args.filter, "--filter")
-        if args.limit is not None:
-            params["limit"] = args.limit
-        if args.format:
-            params["format"] = args.format
-    elif t == "cleanup":
-        if args.preserve_session:
-            params["preserve_session"] = True
-    elif t == "mock-backend":
-        src = args.responses_opt or args.responses
-        if src:
-            params["responses"] = _json_value(src, "responses")
-    elif t == "snapshot":
-        if args.include:
-            params["include_patterns"] = args.include
-        if args.exclude:
-            params["exclude_patterns"] = args.exclude
-    elif t == "diff":
-        b = args.baseline_opt or args.baseline
-        if b:
-            params["baseline"] = b
-        if args.compare_to:
-            params["compare_to"] = args.compare_to
+    for key, attrs, json_name in FLAGS.get(t, ()):
+        value = next((v for v in (getattr(args, a) for a in attrs) if _given(v)), None)
+        if value is not None:
+            params[key] = _json_value(value, json_name) if json_name else value
     return params
 
 
-REQUIRED = {
-    "setup": ("workspace_id",), "run": ("workspace_id", "task"), "assert": ("workspace_id", "assertions"),
-    "inspect": ("workspace_id",), "cleanup": ("workspace_id",), "mock-backend": ("workspace_id", "responses"),
-    "snapshot": ("workspace_id",), "diff": ("workspace_id", "baseline"), "list": (),
+FLAGS: dict[str, tuple[tuple[str, tuple[str, ...], str | None], ...]] = {
+    "run": (("backend", ("backend",), None), ("max_iterations", ("max_iterations",), None),
+            ("mock_responses", ("mock_responses",), "--mock-responses")),
+    "assert": (("assertions", ("assertions_opt", "assertions"), "assertions"),),
+    "inspect": (("filter", ("filter",), "--filter"), ("limit", ("limit",), None), ("format", ("format",), None)),
+    "cleanup": (("preserve_session", ("preserve_session",), None),),
+    "mock-backend": (("responses", ("responses_opt", "responses"), "responses"),),
+    "snapshot": (("include_patterns", ("include",), None), ("exclude_patterns", ("exclude",), None)),
+    "diff": (("baseline", ("baseline_opt", "baseline"), None), ("compare_to", ("compare_to",), None)),
 }
+"""A tool's parameters taken from its flags: ``(parameter, argparse attributes, JSON)``. The first
+attribute given counts (an option before its positional); a value named in ``JSON`` is parsed as JSON."""
+
+
+def _given(value: Any) -> bool:
+    """Whether a flag was given: not left unset (None, False, an empty string or list); 0 counts."""
+    return value is not None and value is not False and value != "" and value != []
+
+
+REQUIRED = {tool: tuple(n for n in names if n != "compare_to") for tool, names in POSITIONALS.items()}
 
 
 def _emit(obj: Any) -> None:
@@ -219,36 +203,27 @@ def main(argv: list[str]) -> int:
     except _Usage as e:
         return fail("autocue check", str(e))
     tools = TestTools(args.root)
-    method: dict[str, Any] = {
-        "setup": tools.test_setup, "run": tools.test_run, "assert": tools.test_assert,
-        "inspect": tools.test_inspect, "cleanup": tools.test_cleanup, "mock-backend": tools.test_mock_backend,
-        "snapshot": tools.test_snapshot, "diff": tools.test_diff,
-    }
     try:
         if args.tool == "list":
             result: dict[str, Any] = {"workspace_ids": tools.list_workspaces(), "root": str(tools.store.root)}
         else:
-            result = method[args.tool](**params)
+            result = getattr(tools, "test_" + args.tool.replace("-", "_"))(**params)
     except TestToolError as e:
         _emit(e.to_dict())
-        print(f"autocue check {args.tool}: {e.message}", file=sys.stderr)
-        return 1
+        return fail(f"autocue check {args.tool}", e.message, 1)
     except TypeError as e:
-        print(f"autocue check {args.tool}: bad parameters: {e}", file=sys.stderr)
-        return 2
+        return fail(f"autocue check {args.tool}", f"bad parameters: {e}")
     except OSError as e:  # e.g. a workspace file the agent made unreadable or undeletable, or a bad --root
         root = tools.store.root
         why = f"--root {root}: is a file, not a directory" if root.exists() and not root.is_dir() else (
             f"{e.filename}: {e.strerror or e}" if e.filename else str(e))
         _emit({"error": {"code": "os_error", "message": why}})
-        print(f"autocue check {args.tool}: {why}", file=sys.stderr)
-        return 1
+        return fail(f"autocue check {args.tool}", why, 1)
     _emit(result)
     for w in result.get("warnings", []) if isinstance(result, dict) else []:
         print(f"autocue check {args.tool}: warning: {w}", file=sys.stderr)
     if args.tool == "assert" and not result.get("passed"):
         return 1
     if args.tool == "run" and result.get("error"):
-        print(f"autocue check run: {result['error']}", file=sys.stderr)
-        return 1
+        return fail("autocue check run", result["error"], 1)
     return 0

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from autocue.cli.args import CliParser
+from autocue.cli.args import CliParser, fail
 
 
 @dataclass
@@ -27,8 +27,7 @@ class SectionResult:
 
 
 def _print_header(title: str) -> None:
-    print()
-    print(f"== {title}")
+    print(f"\n== {title}")
 
 
 def section_agent(examples: Path) -> tuple[bool, str]:
@@ -308,8 +307,7 @@ def main(argv: list[str]) -> int:
         try:
             copy_examples(examples)
         except ExamplesNotFoundError as e:
-            print(f"autocue demo: {e}", file=sys.stderr)
-            return 1
+            return fail("autocue demo", str(e), 1)
         for name, fn in SECTIONS:
             _print_header(name)
             t0 = time.perf_counter()

@@ -12,10 +12,14 @@ import shlex
 import sys
 from pathlib import Path
 
+from autocue.cli.args import fail
+
+PROG = "autocue init"
+
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(
-        prog="autocue init",
+        prog=PROG,
         description="Write autocue's examples into DIR as a starting project: an extension package with its "
                     "playbook tests, YAML scenarios, an orchestrator loop, and a README saying what to run next. "
                     "Existing files are never overwritten.",
@@ -28,16 +32,13 @@ def main(argv: list[str]) -> int:
     try:
         written = copy_examples(dest)
     except ExamplesConflictError as e:
-        print(f"autocue init: {e}; init never overwrites files, so it wrote nothing: choose a new or empty "
-              f"directory (autocue init NEW_DIR) or move those files away", file=sys.stderr)
-        return 1
+        return fail(PROG, f"{e}; init never overwrites files, so it wrote nothing: choose a new or empty directory "
+                    "(autocue init NEW_DIR) or move those files away", 1)
     except ExamplesNotFoundError as e:
-        print(f"autocue init: {e}", file=sys.stderr)
-        return 1
+        return fail(PROG, str(e), 1)
     except OSError as e:
         what = f"{e.filename}: {e.strerror}" if e.filename and e.strerror else str(e)
-        print(f"autocue init: cannot write the starting project to {dest}: {what}", file=sys.stderr)
-        return 1
+        return fail(PROG, f"cannot write the starting project to {dest}: {what}", 1)
     print(f"autocue init: wrote {len(written)} files to {dest}:")
     for f in written:
         print(f"  {f.relative_to(dest).as_posix()}")

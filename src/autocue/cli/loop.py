@@ -35,13 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _path_problem(workspace: Path, record_session: str | None, no_record: bool) -> str | None:
+def _path_problem(workspace: Path, session: Path | None, record_session: str | None) -> str | None:
     """Why the workspace or the session file cannot be used (they are created when missing)."""
     if workspace.exists() and not workspace.is_dir():
         return f"-C {workspace}: not a directory; give the directory the loop works in"
-    if no_record:
+    if session is None:
         return None
-    session = Path(record_session) if record_session else workspace / ".autocue" / "session.jsonl"
     option = f"--record-session {record_session}" if record_session else f"session file {session}"
     if session.is_dir():
         return f"{option}: is a directory; give a file path (or --no-record)"
@@ -57,22 +56,17 @@ def main(argv: list[str]) -> int:
     from autocue.loop.safe_files import UnsafeFileError
 
     workspace = Path(args.workspace) if args.workspace else Path.cwd()
-    problem = _path_problem(workspace, args.record_session, args.no_record)
+    session: Path | None = None if args.no_record else (
+        Path(args.record_session) if args.record_session else workspace / ".autocue" / "session.jsonl"
+    )
+    problem = _path_problem(workspace, session, args.record_session)
     if problem:
         return fail("autocue loop", problem)
-    cfg_path: Path | None = Path(args.config) if args.config else None
+    cfg_path = Path(args.config) if args.config else next(
+        (workspace / name for name in DEFAULT_CONFIGS if (workspace / name).is_file()), None)
     if cfg_path is None:
-        for name in DEFAULT_CONFIGS:
-            if (workspace / name).is_file():
-                cfg_path = workspace / name
-                break
-    if cfg_path is None:
-        print(
-            f"autocue loop: no config: pass -c FILE or create {DEFAULT_CONFIGS[0]} in {workspace} "
-            "(see docs/orchestrator.md and examples/loop/)",
-            file=sys.stderr,
-        )
-        return 2
+        return fail("autocue loop", f"no config: pass -c FILE or create {DEFAULT_CONFIGS[0]} in {workspace} "
+                    "(see docs/orchestrator.md and examples/loop/)")
     try:
         cfg = load_config(cfg_path)
         if args.max_iterations is not None:
@@ -82,9 +76,6 @@ def main(argv: list[str]) -> int:
         for w in cfg.warnings:
             print(f"autocue loop: warning: {w}", file=sys.stderr)
         cfg.warnings.clear()
-        session: Path | None = None if args.no_record else (
-            Path(args.record_session) if args.record_session else workspace / ".autocue" / "session.jsonl"
-        )
         quiet = args.quiet or args.json
 
         def echo(data: bytes, is_stdout: bool) -> None:
@@ -120,5 +111,4 @@ def main(argv: list[str]) -> int:
     try:
         return asyncio.run(run())
     except UnsafeFileError as e:  # a link or FIFO planted where the loop writes its run data
-        print(f"autocue loop: {e}", file=sys.stderr)
-        return 1
+        return fail("autocue loop", str(e), 1)

@@ -43,26 +43,21 @@ AGENT_CLI = "autocue.cli.agent"
 
 
 def _usage() -> str:
-    lines = [
+    *commands, hint = commands_help().splitlines()
+    return "\n".join([
         "usage: autocue [-p PROMPT] [options]      run the agent",
         "       autocue COMMAND [args]             run a command",
         "",
-        "commands:",
-    ]
-    for name, (_, help_text) in SUBCOMMANDS.items():
-        lines.append(f"  {name:<16} {help_text}")
-    lines.append("")
-    lines.append("Run 'autocue COMMAND --help' for a command's options.")
-    return "\n".join(lines)
+        *commands,
+        "",
+        hint,
+    ])
 
 
 def commands_help() -> str:
     """The sub-commands, one line each (for ``autocue --help``)."""
-    lines = ["commands:"]
-    for name, (_, help_text) in SUBCOMMANDS.items():
-        lines.append(f"  {name:<16} {help_text}")
-    lines.append("Run 'autocue COMMAND --help' for a command's options.")
-    return "\n".join(lines)
+    lines = ["commands:", *(f"  {name:<16} {help_text}" for name, (_, help_text) in SUBCOMMANDS.items())]
+    return "\n".join([*lines, "Run 'autocue COMMAND --help' for a command's options."])
 
 
 def near_command(word: str) -> str | None:

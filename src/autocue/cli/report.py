@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +38,7 @@ def agent_session_report(path: Path) -> dict[str, Any]:
 
     sm = SessionManager.open(path)
     entries = sm.get_entries()
-    by_type: dict[str, int] = {}
-    for e in entries:
-        by_type[e.type] = by_type.get(e.type, 0) + 1
+    by_type = dict(Counter(e.type for e in entries))
     ctx = sm.build_session_context()
     usage = Usage()
     tools: dict[str, dict[str, int]] = {}
@@ -108,7 +106,7 @@ def _read_problem(path: Path, e: OSError) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from autocue.cli.args import CliParser, one_line
+    from autocue.cli.args import CliParser, fail, one_line
     from autocue.session.errors import SessionError
 
     ap = CliParser(prog="autocue report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -120,11 +118,9 @@ def main(argv: list[str]) -> int:
         first = _first_line(path)
         report = agent_session_report(path) if first.get("type") == "session" else loop_session_report(path)
     except OSError as e:
-        print(f"autocue report: {_read_problem(path, e)}", file=sys.stderr)
-        return 1
+        return fail("autocue report", _read_problem(path, e), 1)
     except (SessionError, ValueError) as e:
-        print(f"autocue report: {one_line(str(e))}", file=sys.stderr)
-        return 1
+        return fail("autocue report", one_line(str(e)), 1)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
         return 0

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from pathlib import Path
+
+from autocue.cli.args import fail
 
 PROG = "autocue view"
 MARK = b'<meta name="generator" content="autocue view">'
@@ -45,21 +46,17 @@ def main(argv: list[str]) -> int:
 
     out: Path = args.output or default_output(args.source)
     if args.output is None and out.exists() and not _ours(out):
-        print(f"{PROG}: {out} exists and was not written by autocue view; choose another file with -o",
-              file=sys.stderr)
-        return 1
+        return fail(PROG, f"{out} exists and was not written by autocue view; choose another file with -o", 1)
     try:
         page = render_html(load_doc(args.source))
     except ViewSourceError as e:
-        print(f"{PROG}: {e}", file=sys.stderr)
-        return 1
+        return fail(PROG, str(e), 1)
     try:
         tmp = out.with_name(f".{out.name}.autocue-tmp")
         tmp.write_text(page, encoding="utf-8")
         tmp.replace(out)
     except OSError as e:
-        print(f"{PROG}: cannot write {out}: {e.strerror or e}", file=sys.stderr)
-        return 1
+        return fail(PROG, f"cannot write {out}: {e.strerror or e}", 1)
     print(out)
     if args.open:
         import webbrowser

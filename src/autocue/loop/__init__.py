@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue.lazy import lazy_exports
 from autocue.loop.backend import Backend, BackendResult, Invocation
 from autocue.loop.command_backend import CommandBackend
 from autocue.loop.config import (
@@ -43,13 +44,7 @@ from autocue.loop.topics import topic_matches
 if TYPE_CHECKING:
     from autocue.loop.agent_backend import AgentBackend
 
-
-def __getattr__(name: str) -> Any:
-    if name == "AgentBackend":
-        from autocue.loop.agent_backend import AgentBackend
-
-        return AgentBackend
-    raise AttributeError(f"module 'autocue.loop' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {"autocue.loop.agent_backend": ["AgentBackend"]})
 
 
 def run_loop(

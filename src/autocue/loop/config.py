@@ -130,7 +130,7 @@ class _Reader:
             raise self.fail(node, key, f"'{key}' must be a string, got {type(v).__name__}")
         return v
 
-    def num(self, node: Any, key: str, default: float, *, integer: bool, minimum: float) -> Any:
+    def num(self, node: Any, key: str, default: float | None, *, integer: bool, minimum: float) -> Any:
         if key not in node or node[key] is None:
             return default
         v = node[key]
@@ -222,9 +222,7 @@ def _hat(r: _Reader, hats: Any, hat_id: str) -> HatConfig:
     extra = r.str_list(node, "extra_instructions")
     if extra:
         instructions = "\n\n".join([instructions, *extra]).strip()
-    max_act = node.get("max_activations")
-    if max_act is not None:
-        max_act = r.num(node, "max_activations", 0, integer=True, minimum=1)
+    max_act = r.num(node, "max_activations", None, integer=True, minimum=1)
     return HatConfig(
         id=hat_id,
         name=r.str_(node, "name", hat_id) or hat_id,
@@ -298,9 +296,8 @@ def load_config(path: str | Path) -> LoopConfig:
         doc = parse_document(text, str(p))
     except YamlError as e:
         raise LoopConfigError(str(e)) from None
-    if doc is None:
-        return config_from_dict(None, source=str(p), base_dir=p.resolve().parent)
-    return config_from_dict(doc.v, source=str(p), base_dir=p.resolve().parent, positions=doc.positions)
+    return config_from_dict(doc.v if doc is not None else None, source=str(p), base_dir=p.resolve().parent,
+                            positions=doc.positions if doc is not None else None)
 
 
 __all__ = [

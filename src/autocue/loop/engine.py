@@ -131,12 +131,8 @@ class EventLoop:
         return self._backends[hat_id]
 
     def backend_stats(self) -> dict[str, Any]:
-        seen: set[int] = set()
         out: dict[str, Any] = {}
-        for b in self._backends.values():
-            if id(b) in seen:
-                continue
-            seen.add(id(b))
+        for b in {id(b): b for b in self._backends.values()}.values():  # a shared backend once
             for k, v in b.stats().items():
                 if k in out and isinstance(v, int) and isinstance(out[k], int):
                     out[k] += v

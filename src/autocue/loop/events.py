@@ -142,11 +142,8 @@ def has_promise(output: str, promise: str, events: list[Event] | None = None) ->
     evs = parse_events(output).events if events is None else events
     if any(promise in e.payload for e in evs):
         return False
-    for line in reversed(strip_event_blocks(output).splitlines()):
-        s = line.strip()
-        if s:
-            return s == promise
-    return False
+    last = next((s for line in reversed(strip_event_blocks(output).splitlines()) if (s := line.strip())), "")
+    return last == promise
 
 
 __all__ = ["DroppedTag", "Event", "ParsedOutput", "has_promise", "parse_events", "strip_event_blocks"]

@@ -7,32 +7,23 @@ link or a FIFO): such a file is reported as one bad line and not read.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 import orjson
 
 from autocue.loop.events import Event
 from autocue.loop.paths import EVENTS_FILE
-from autocue.loop.safe_files import UnsafeFileError, describe, open_dir
+from autocue.loop.safe_files import UnsafeFileError, open_dir, open_regular_at
 
 
 def _read_events_tail(ws: Path, offset: int) -> bytes:
-    path = ws / EVENTS_FILE
     parent, name = EVENTS_FILE.rsplit("/", 1)
-    with open_dir(ws, parent) as dfd:
-        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            raise UnsafeFileError(path, describe(st))
-        if st.st_size <= offset:
+    with open_dir(ws, parent) as dfd, open_regular_at(dfd, name, ws / EVENTS_FILE) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size <= offset:
             return b""
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            raise UnsafeFileError(path, describe(st))
         fh.seek(offset)
-        return fh.read(st.st_size - offset)
+        return fh.read(size - offset)
 
 
 def read_events_file(

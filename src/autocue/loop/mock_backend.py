@@ -83,18 +83,10 @@ class MockResponse:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"output": self.output}
-        if self.hat is not None:
-            d["hat"] = self.hat
-        if self.trigger_pattern is not None:
-            d["trigger_pattern"] = self.trigger_pattern
-        if self.exit_code:
-            d["exit_code"] = self.exit_code
-        if self.delay_ms:
-            d["delay_ms"] = self.delay_ms
-        if self.files:
-            d["files"] = dict(self.files)
-        return d
+        """The response as ``from_dict`` takes it, without the fields left at their defaults."""
+        optional = {"hat": self.hat, "trigger_pattern": self.trigger_pattern, "exit_code": self.exit_code,
+                    "delay_ms": self.delay_ms, "files": dict(self.files)}
+        return {"output": self.output, **{k: v for k, v in optional.items() if v not in (None, 0, {})}}
 
     def matches(self, hat: str, prompt: str) -> bool:
         if self.hat is not None and self.hat != hat:

@@ -1,8 +1,8 @@
 """Files autocue reads and writes inside a workspace it does not trust.
 
 Public surface: ``UnsafeFileError``, ``open_dir(root, rel_dir, create=False)``,
-``lstat_in(root, rel)``, ``read_regular(root, rel)``, ``write_atomic(root, rel, data)``,
-``create_fresh(root, rel)``, ``describe(st)``.
+``lstat_in(root, rel)``, ``read_regular(root, rel)``, ``open_regular_at(dir_fd, name, shown)``,
+``write_atomic(root, rel, data)``, ``create_fresh(root, rel)``, ``describe(st)``.
 
 An agent under test runs in the workspace and can plant symlinks, hard links and FIFOs
 where autocue keeps its own files (``session.jsonl``, ``.autocue/events.jsonl``, the test
@@ -23,6 +23,7 @@ what it is; nothing outside ``root`` is ever read, written or truncated:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import secrets
@@ -95,20 +96,14 @@ def open_dir(root: Path, rel_dir: str = "", *, create: bool = False) -> Iterator
         for name in _parts(rel_dir):
             shown = shown / name
             try:
-                nfd = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                try:
-                    os.mkdir(name, 0o700, dir_fd=fd)
-                except FileExistsError:
-                    pass
                 try:
                     nfd = os.open(name, _DIR_FLAGS, dir_fd=fd)
-                except OSError as e:
-                    if e.errno in (errno.ELOOP, errno.ENOTDIR):
-                        raise _refuse(fd, name, shown) from None
-                    raise
+                except FileNotFoundError:
+                    if not create:
+                        raise
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, 0o700, dir_fd=fd)
+                    nfd = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except OSError as e:
                 if e.errno in (errno.ELOOP, errno.ENOTDIR):
                     raise _refuse(fd, name, shown) from None
@@ -137,24 +132,30 @@ def lstat_in(root: Path, rel: str) -> os.stat_result | None:
         return None
 
 
+def open_regular_at(dir_fd: int, name: str, shown: Path) -> IO[bytes]:
+    """``name`` in the directory ``dir_fd``, open for reading, when it is a regular file with one
+    link; else ``UnsafeFileError`` (``shown`` is the path it names). ``lstat`` first, so a FIFO or
+    device is never opened; ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` catch a swap in between."""
+    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        raise UnsafeFileError(shown, describe(st))
+    try:
+        fh = os.fdopen(os.open(name, os.O_RDONLY | os.O_NONBLOCK | _FILE_FLAGS, dir_fd=dir_fd), "rb")
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise UnsafeFileError(shown, "a symbolic link") from None
+        raise
+    st = os.fstat(fh.fileno())
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        fh.close()
+        raise UnsafeFileError(shown, describe(st))
+    return fh
+
+
 def read_regular(root: Path, rel: str) -> bytes:
     """The bytes of ``root/rel``, a regular file with one link; ``FileNotFoundError`` when missing."""
     parent, name = _split(rel)
-    shown = root / rel
-    with open_dir(root, parent) as dfd:
-        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            raise UnsafeFileError(shown, describe(st))
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | _FILE_FLAGS, dir_fd=dfd)
-        except OSError as e:
-            if e.errno == errno.ELOOP:
-                raise UnsafeFileError(shown, "a symbolic link") from None
-            raise
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
-            raise UnsafeFileError(shown, describe(st))
+    with open_dir(root, parent) as dfd, open_regular_at(dfd, name, root / rel) as fh:
         return fh.read()
 
 
@@ -169,10 +170,8 @@ def write_atomic(root: Path, rel: str, data: bytes, mode: int = 0o600) -> None:
                 fh.write(data)
             os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
             raise
 
 
@@ -196,4 +195,7 @@ def create_fresh(root: Path, rel: str) -> IO[bytes]:
     return os.fdopen(fd, "wb")
 
 
-__all__ = ["UnsafeFileError", "create_fresh", "describe", "lstat_in", "open_dir", "read_regular", "write_atomic"]
+__all__ = [
+    "UnsafeFileError", "create_fresh", "describe", "lstat_in", "open_dir", "open_regular_at", "read_regular",
+    "write_atomic",
+]

@@ -174,13 +174,9 @@ def read_session(path: str | Path) -> list[Record]:
 
 def decode_terminal(records: Iterable[Record], *, stdout: bool | None = True) -> str:
     """The text of the ``ux.terminal.write`` records (``stdout=None``: both streams)."""
-    chunks: list[bytes] = []
-    for r in records:
-        if r.event == "ux.terminal.write" and (stdout is None or bool(r.data.get("stdout", True)) == stdout):
-            b = r.data.get("bytes")
-            if isinstance(b, str):
-                chunks.append(base64.b64decode(b))
-    return b"".join(chunks).decode("utf-8", "replace")
+    chunks = (r.data.get("bytes") for r in records
+              if r.event == "ux.terminal.write" and (stdout is None or bool(r.data.get("stdout", True)) == stdout))
+    return b"".join(base64.b64decode(b) for b in chunks if isinstance(b, str)).decode("utf-8", "replace")
 
 
 __all__ = ["Record", "SessionParseError", "decode_terminal", "parse_lines", "parse_session", "read_session"]

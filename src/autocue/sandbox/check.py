@@ -30,6 +30,7 @@ and a fix. With ``check=True`` (default) any problem raises ``SandboxVerificatio
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -39,7 +40,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ from autocue.sandbox.wheels import (
     build_package_wheel,
     canonical,
     ensure_wheelhouse,
+    installed,
     parse_requirements,
     running_autocue_wheel,
     source_modules,
@@ -160,11 +162,7 @@ class SandboxResult:
         return {
             "ok": self.ok, "package_dir": str(self.package_dir), "package": self.package, "version": self.version,
             "wheel": self.wheel, "installer": self.installer, "python": self.python,
-            "loaded": {
-                "extensions": self.loaded.extensions, "extension_errors": self.loaded.extension_errors,
-                "tools": self.loaded.tools, "skills": self.loaded.skills, "entry_points": self.loaded.entry_points,
-                "by_extension": self.loaded.by_extension,
-            },
+            "loaded": asdict(self.loaded),
             "smoke": None if self.smoke is None else {
                 "passed": self.smoke.passed, "error": self.smoke.error,
                 "tool_sequence": self.smoke.events.tool_sequence(), "events": events_to_json(self.smoke.events),
@@ -282,11 +280,6 @@ def build_step(ctx: _Context) -> Path:
     return wheel
 
 
-def autocue_wheel_step(ctx: _Context) -> Path:
-    return running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout, offline=ctx.offline,
-                                 notes=ctx.result.notes)
-
-
 def wheelhouse_step(ctx: _Context, package_wheel: Path, autocue_wheel: Path) -> Wheelhouse:
     roots: list[Req] = []
     for wheel in (autocue_wheel, package_wheel):
@@ -348,15 +341,9 @@ _MISSING_PATTERNS = (
 
 
 def classify_install_failure(output: str, shown: str, house: Wheelhouse, ctx: _Context) -> Problem:
-    import importlib.metadata as md
-
     flat = re.sub(r"\s+", " ", output)
-    names: list[str] = []
-    for pat in _MISSING_PATTERNS:
-        for m in pat.finditer(flat):
-            n = canonical(m.group(1))
-            if n not in names and n != canonical(ctx.result.package):
-                names.append(n)
+    found = (canonical(m.group(1)) for pat in _MISSING_PATTERNS for m in pat.finditer(flat))
+    names = [n for n in dict.fromkeys(found) if n != canonical(ctx.result.package)]
     resolution = bool(names) or any(s in flat for s in ("No solution found", "ResolutionImpossible",
                                                          "No matching distribution", "Could not find a version"))
     if not resolution:
@@ -367,9 +354,8 @@ def classify_install_failure(output: str, shown: str, house: Wheelhouse, ctx: _C
         )
     notes: list[str] = []
     for n in names:
-        try:
-            dist = md.distribution(n)
-        except md.PackageNotFoundError:
+        dist = installed(n)
+        if dist is None:
             notes.append(f"{n} is not installed in the running environment ({sys.prefix}), so it is not in the "
                          "local wheelhouse")
         else:
@@ -556,7 +542,8 @@ def _run_steps(ctx: _Context, expect: Mapping[str, Any], wire: dict[str, Any] | 
     with _timed(ctx, "build"):
         wheel = build_step(ctx)
     with _timed(ctx, "autocue_wheel"):
-        autocue_wheel = autocue_wheel_step(ctx)
+        autocue_wheel = running_autocue_wheel(ctx.cache_dir, uv=ctx.uv, env=ctx.env, timeout=ctx.timeout,
+                                              offline=ctx.offline, notes=ctx.result.notes)
     with _timed(ctx, "wheelhouse"):
         house = wheelhouse_step(ctx, wheel, autocue_wheel)
     with _timed(ctx, "venv"):
@@ -571,11 +558,9 @@ def _run_steps(ctx: _Context, expect: Mapping[str, Any], wire: dict[str, Any] | 
 def _remove(path: Path) -> None:
     """Remove a sandbox dir; retried once (a just-killed process may still hold files)."""
     def onerror(func: Callable[..., Any], p: str, exc: Any) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.chmod(p, 0o700)
             func(p)
-        except OSError:
-            pass
 
     shutil.rmtree(path, onerror=onerror)
     if path.exists():

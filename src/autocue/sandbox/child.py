@@ -208,52 +208,40 @@ class Checker:
 
         for ext in result.extensions:
             label = labels.get(ext.path, ext.name)
+
+            def bad(message: str, explanation: str, fix: str, details: str = "", label: str = label) -> None:
+                self.problems.append(Problem(ProblemKind.TOOL_REGISTRATION, message, explanation, fix, details,
+                                             label))
+
             for name, tool in ext.tools.items():
                 where = f"extension {label}: tool {name!r}"
                 if name in owner:
-                    self.problems.append(Problem(
-                        ProblemKind.TOOL_REGISTRATION,
-                        f"{where} is registered by two extensions ({owner[name]} and {label})",
+                    bad(f"{where} is registered by two extensions ({owner[name]} and {label})",
                         "Two extensions registering the same tool name collide: only one of them is used.",
-                        "Rename one of the tools.", extension=label,
-                    ))
+                        "Rename one of the tools.")
                 owner[name] = label
                 if not _TOOL_NAME.match(name):
-                    self.problems.append(Problem(
-                        ProblemKind.TOOL_REGISTRATION,
-                        f"{where}: the name is not valid for model APIs",
+                    bad(f"{where}: the name is not valid for model APIs",
                         "OpenAI, Anthropic and Gemini accept tool names of 1-64 letters, digits, '_' and '-' only; "
                         "a request with this tool fails at the provider.",
-                        "Rename the tool, e.g. " + repr(re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "my_tool") + ".",
-                        extension=label,
-                    ))
+                        "Rename the tool, e.g. " + repr(re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "my_tool") + ".")
                 schema = tool.parameters
                 if not isinstance(schema, dict) or schema.get("type") != "object":
-                    self.problems.append(Problem(
-                        ProblemKind.TOOL_REGISTRATION,
-                        f"{where}: parameters must be a JSON Schema object with \"type\": \"object\", got {schema!r}"[
-                            :400],
+                    bad(f"{where}: parameters must be a JSON Schema object with \"type\": \"object\", got {schema!r}"[
+                        :400],
                         "Model APIs take tool arguments as a JSON object described by an object schema.",
-                        "Give parameters={'type': 'object', 'properties': {...}, 'required': [...]}.",
-                        extension=label,
-                    ))
+                        "Give parameters={'type': 'object', 'properties': {...}, 'required': [...]}.")
                 else:
                     try:
                         validator_for(schema).check_schema(schema)
                     except SchemaError as e:
-                        self.problems.append(Problem(
-                            ProblemKind.TOOL_REGISTRATION,
-                            f"{where}: its parameters are not a valid JSON Schema: {e.message}",
-                            "The schema is sent to the model and used to validate arguments; an invalid one "
-                            "breaks both.",
-                            "Fix the parameters schema (see details).", str(e), label,
-                        ))
+                        bad(f"{where}: its parameters are not a valid JSON Schema: {e.message}",
+                            "The schema is sent to the model and used to validate arguments; an invalid one breaks "
+                            "both.", "Fix the parameters schema (see details).", str(e))
                 if not callable(getattr(tool, "execute", None)):
-                    self.problems.append(Problem(
-                        ProblemKind.TOOL_REGISTRATION, f"{where}: execute is not callable",
+                    bad(f"{where}: execute is not callable",
                         "The agent calls tool.execute(tool_call_id, params, signal, on_update).",
-                        "Give the AgentTool an execute function.", extension=label,
-                    ))
+                        "Give the AgentTool an execute function.")
                 if not (tool.description or "").strip():
                     self.warnings.append(f"{where} has no description (the model sees none)")
                 if name in _BUILTIN_TOOLS:
@@ -279,12 +267,8 @@ class Checker:
         # Load for real: discovery with an empty cwd and agent dir finds the entry points only.
         result = load_extensions([], cwd=self.work, discover=True, agent_dir=self.agent_dir)
         await finish_loading(result)
-        extension_errors: list[str] = []
-        for err in result.errors:
-            extension_errors.append(err.message)
-            if err.path in classified:
-                continue
-            self.problems.append(self.load_error(by_path.get(err.path), err))
+        extension_errors = [err.message for err in result.errors]
+        self.problems += [self.load_error(by_path.get(e.path), e) for e in result.errors if e.path not in classified]
         self.check_tools(result, labels)
 
         skills, session_errors = await self._bind(result)

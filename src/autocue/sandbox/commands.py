@@ -71,8 +71,7 @@ def command_env(drop: Sequence[str], settings: Mapping[str, str], extra: Mapping
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(settings)
     env.update(_QUIET_ENV)
-    if extra:
-        env.update(extra)
+    env.update(extra or {})
     return env
 
 
@@ -119,9 +118,7 @@ def run(
 
 def venv_python(venv: Path) -> Path:
     """The interpreter of a virtual environment."""
-    if sys.platform == "win32":
-        return venv / "Scripts" / "python.exe"
-    return venv / "bin" / "python"
+    return venv / "Scripts" / "python.exe" if sys.platform == "win32" else venv / "bin" / "python"
 
 
 __all__ = [

@@ -58,11 +58,7 @@ def configured_sources(env: Mapping[str, str] | None = None) -> list[str]:
         default = env.get("UV_DEFAULT_INDEX") or env.get("UV_INDEX_URL") or PYPI
         out = [default, *env.get("UV_INDEX", "").split(), *env.get("UV_EXTRA_INDEX_URL", "").split(),
                *env.get("UV_FIND_LINKS", "").replace(",", " ").split()]
-    seen: list[str] = []
-    for s in out:
-        if s and s not in seen:
-            seen.append(s)
-    return seen
+    return [s for s in dict.fromkeys(out) if s]  # each once, in order
 
 
 def reachable(source: str, *, timeout: float = 5.0) -> bool:

@@ -32,20 +32,7 @@ from autocue.casing import to_camel
 from autocue.errors import AutocueError
 from autocue.extensions.ui import CANCELLED
 from autocue.llm.types import Usage, content_from_json, message_from_json
-from autocue.testing.dsl import (
-    Action,
-    CallAction,
-    FailAction,
-    ParallelAction,
-    SayAction,
-    ThinkAction,
-    TurnSpec,
-    call,
-    fail,
-    parallel,
-    say,
-    think,
-)
+from autocue.testing import dsl
 from autocue.testing.events import TestEvents
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
 from autocue.yamlpos import YamlError, parse_document
@@ -76,9 +63,9 @@ def _static_json(value: Any, where: str) -> Any:
         raise SmokeSpecError(f"{where}: {e}; smoke values must be JSON data (they are sent into the sandbox)") from e
 
 
-def _action_to_wire(a: Action, where: str) -> dict[str, Any]:
+def _action_to_wire(a: dsl.Action, where: str) -> dict[str, Any]:
     out: dict[str, Any]
-    if isinstance(a, CallAction):
+    if isinstance(a, dsl.CallAction):
         if callable(a.params):
             raise SmokeSpecError(
                 f"{where}: call({a.tool!r}, <late-bound>) has late-bound params (a function); functions cannot "
@@ -89,35 +76,29 @@ def _action_to_wire(a: Action, where: str) -> dict[str, Any]:
                 f"{where}: call({a.tool!r}, ...).then(...) has a callback; callbacks cannot run inside the sandbox. "
                 "Drop .then() and assert on result.smoke.events.tool_results_for(...) instead."
             )
-        out = {"call": a.tool, "params": _static_json(a.params, where)}
-        if a.id is not None:
-            out["id"] = a.id
-    elif isinstance(a, SayAction):
+        out = {"call": a.tool, "params": _static_json(a.params, where), **_set(id=a.id)}
+    elif isinstance(a, dsl.SayAction):
         out = {"say": a.text}
         if a.stop_reason != "stop":
             out["stop_reason"] = a.stop_reason
-    elif isinstance(a, ThinkAction):
-        out = {"think": a.text}
-        if a.signature is not None:
-            out["signature"] = a.signature
-    elif isinstance(a, ParallelAction):
+    elif isinstance(a, dsl.ThinkAction):
+        out = {"think": a.text, **_set(signature=a.signature)}
+    elif isinstance(a, dsl.ParallelAction):
         out = {"parallel": [_action_to_wire(it, f"{where}, item {i + 1}") for i, it in enumerate(a.items)]}
-    elif isinstance(a, FailAction):
-        out = {"fail": a.message, "kind": a.kind}
-        if a.status is not None:
-            out["status"] = a.status
-        if a.retry_after is not None:
-            out["retry_after"] = a.retry_after
+    elif isinstance(a, dsl.FailAction):
+        out = {"fail": a.message, "kind": a.kind, **_set(status=a.status, retry_after=a.retry_after)}
     else:
         raise SmokeSpecError(f"{where}: unknown action {a!r}")
-    usage = _usage_json(a.usage)
-    if usage is not None:
-        out["usage"] = usage
-    return out
+    return {**out, **_set(usage=_usage_json(a.usage))}
+
+
+def _set(**fields: Any) -> dict[str, Any]:
+    """The fields that are set (not None): a wire action carries only those."""
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _turn_to_wire(turn: Any, where: str) -> dict[str, Any]:
-    if isinstance(turn, TurnSpec):
+    if isinstance(turn, dsl.TurnSpec):
         return {"when": turn.prompt, "do": [
             _action_to_wire(a, f"{where} (when {json.dumps(turn.prompt)[:60]}), action {i + 1}")
             for i, a in enumerate(turn.actions)
@@ -227,7 +208,7 @@ _ACTION_KEYS = {
 }
 
 
-def _action_from_wire(d: Any, where: str, *, nested: bool = False) -> Action:
+def _action_from_wire(d: Any, where: str, *, nested: bool = False) -> dsl.Action:
     if not isinstance(d, Mapping):
         raise SmokeSpecError(f"{where}: an action is a dict like {{'call': 'tool', 'params': {{}}}} or "
                              f"{{'say': 'text'}}, got {d!r}")
@@ -247,14 +228,14 @@ def _action_from_wire(d: Any, where: str, *, nested: bool = False) -> Action:
             params = d.get("params") or {}
             if not isinstance(params, Mapping):
                 raise SmokeSpecError(f"{where}: 'params' must be a dict, got {params!r}")
-            return call(str(d["call"]), dict(params), id=d.get("id"), usage=usage)
+            return dsl.call(str(d["call"]), dict(params), id=d.get("id"), usage=usage)
         if kind == "say":
-            a = say(str(d["say"]), usage=usage)
+            a = dsl.say(str(d["say"]), usage=usage)
             if "stop_reason" in d:
                 a.stop_reason = d["stop_reason"]
             return a
         if kind == "think":
-            return think(str(d["think"]), signature=d.get("signature"))
+            return dsl.think(str(d["think"]), signature=d.get("signature"))
         if kind == "parallel":
             if nested:
                 raise SmokeSpecError(f"{where}: parallel() cannot be nested")
@@ -262,8 +243,8 @@ def _action_from_wire(d: Any, where: str, *, nested: bool = False) -> Action:
             if not isinstance(items, list):
                 raise SmokeSpecError(f"{where}: 'parallel' must be a list of call/say/think actions")
             parts = [_action_from_wire(it, f"{where}, item {i + 1}", nested=True) for i, it in enumerate(items)]
-            return parallel(*parts, usage=usage)  # type: ignore[arg-type]
-        return fail(str(d["fail"]), d.get("kind", "error"), status=d.get("status"),
+            return dsl.parallel(*parts, usage=usage)  # type: ignore[arg-type]
+        return dsl.fail(str(d["fail"]), d.get("kind", "error"), status=d.get("status"),
                     retry_after=d.get("retry_after"), usage=usage)
     except SmokeSpecError:
         raise
@@ -271,7 +252,7 @@ def _action_from_wire(d: Any, where: str, *, nested: bool = False) -> Action:
         raise SmokeSpecError(f"{where}: {e}") from e
 
 
-def _turn_from_wire(t: Any, w: str) -> TurnSpec:
+def _turn_from_wire(t: Any, w: str) -> dsl.TurnSpec:
     if not isinstance(t, Mapping) or "when" not in t:
         raise SmokeSpecError(f"{w}: a turn is {{'when': 'prompt', 'do': [actions]}}, got {t!r}")
     extra = sorted(set(t) - {"when", "do"})
@@ -280,10 +261,10 @@ def _turn_from_wire(t: Any, w: str) -> TurnSpec:
     actions = t.get("do") or []
     if not isinstance(actions, list):
         raise SmokeSpecError(f"{w}: 'do' must be a list of actions")
-    return TurnSpec(str(t["when"]), [_action_from_wire(a, f"{w}, action {j + 1}") for j, a in enumerate(actions)])
+    return dsl.TurnSpec(str(t["when"]), [_action_from_wire(a, f"{w}, action {j + 1}") for j, a in enumerate(actions)])
 
 
-def wire_to_turns(script: Any, *, where: str = "smoke") -> list[TurnSpec]:
+def wire_to_turns(script: Any, *, where: str = "smoke") -> list[dsl.TurnSpec]:
     """The wire script (a list of ``{"when": prompt, "do": [actions]}``) → ``TurnSpec``s."""
     if not isinstance(script, list):
         raise SmokeSpecError(f"{where}: 'script' must be a list of turns")

@@ -85,13 +85,14 @@ def requirement_satisfied(text: str) -> bool:
         return False
     if r.marker is not None and not r.marker.evaluate():
         return True
-    dist = _installed(r.name)
+    dist = installed(r.name)
     if dist is None:
         return False
     return not r.specifier or r.specifier.contains(dist.version, prereleases=True)
 
 
-def _installed(name: str) -> md.Distribution | None:
+def installed(name: str) -> md.Distribution | None:
+    """The distribution ``name`` installed in the running environment, or None."""
     try:
         return md.distribution(name)
     except md.PackageNotFoundError:
@@ -322,10 +323,7 @@ def running_autocue_wheel(
 
     pkg = Path(autocue.__file__).resolve().parent
     base = cache_dir / "autocue"
-    try:
-        dist: md.Distribution | None = md.distribution("autocue")
-    except md.PackageNotFoundError:  # imported from a source tree that is not installed (PYTHONPATH=src)
-        dist = None
+    dist = installed("autocue")  # None: imported from a source tree that is not installed (PYTHONPATH=src)
     root = _source_root(dist) if dist is not None else next(
         (p for p in pkg.parents if (p / "pyproject.toml").is_file()), None)
     if root is None:
@@ -383,12 +381,7 @@ def _prune(base: Path, keep: set[str], *, older_than: float = 3600.0) -> None:
 
 def _wheel_tag(dist: md.Distribution) -> str | None:
     text = dist.read_text("WHEEL")
-    if not text:
-        return None
-    for line in text.splitlines():
-        if line.startswith("Tag:"):
-            return line.split(":", 1)[1].strip()
-    return None
+    return _parse_metadata(text).get("tag", [None])[0] if text else None
 
 
 def _pyc(rel: str, data: bytes, src: Path | None, *, compile_missing: bool) -> tuple[str, bytes] | None:
@@ -522,7 +515,7 @@ def ensure_wheelhouse(cache_dir: Path, roots: Iterable[Req], *, exclude: Iterabl
         if key in done or req.name in excluded:
             continue
         done.add(key)
-        dist = _installed(req.name)
+        dist = installed(req.name)
         if dist is None:
             house.skipped.append(f"{req.text or req.name}: not installed in the running environment")
             continue
@@ -561,7 +554,7 @@ def source_modules(package_dir: Path) -> dict[str, str]:
 
 
 __all__ = [
-    "Req", "Wheelhouse", "backend_installed", "build_package_wheel", "canonical", "ensure_wheelhouse",
+    "Req", "Wheelhouse", "backend_installed", "build_package_wheel", "canonical", "ensure_wheelhouse", "installed",
     "parse_requirements", "read_pyproject", "repack", "requirement_satisfied", "running_autocue_wheel",
     "source_modules", "wheel_metadata",
 ]

@@ -3,9 +3,9 @@
     from autocue.testing import create_test_session, when, call, say, think, parallel, fail, CANCEL
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from autocue.lazy import lazy_exports
 from autocue.testing.dsl import (
     CANCEL,
     Action,
@@ -54,21 +54,11 @@ __all__ = [
     "SubagentAction", "subagent",
 ]
 
-_LAZY = {
-    "run_scenario": "autocue.testing.scenario_runner",
-    "verify_sandbox_install": "autocue.sandbox",
-    "SandboxResult": "autocue.sandbox",
-}
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "autocue.testing.scenario_runner": ["run_scenario"],
+    "autocue.sandbox": ["SandboxResult", "verify_sandbox_install"],
+})
 """Names loaded on first use: the scenario runner and the sandbox check pull in more of autocue.
 The sandbox check is the package ``autocue.sandbox`` (a layer above this one, built on the
 harness); these two names are re-exported here for the callers that import them from
 ``autocue.testing`` (docs/architecture.md, "face re-exports")."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'autocue.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value

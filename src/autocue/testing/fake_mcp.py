@@ -25,6 +25,7 @@ the server's ``mcp.json`` entry.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import os
@@ -176,9 +177,7 @@ class FakeMCPServer:
                        "env": {"PYTHONPATH": path}}
 
     def _start_http(self) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock = _bound_socket(0)
         port = sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}" + ("/sse" if self.transport == "sse" else "/mcp")
         self.config = {"type": self.transport, "url": self.url}
@@ -256,10 +255,8 @@ class FakeMCPServer:
                     task.cancel()
                 uv.should_exit = True  # then uvicorn's shutdown, the app's lifespan included
 
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop already closed
                 loop.call_soon_threadsafe(cut)
-            except RuntimeError:  # the loop already closed
-                pass
         if thread is not None:
             thread.join(timeout=10)
         if self._sock is not None:
@@ -275,10 +272,7 @@ class FakeMCPServer:
             raise HarnessError("fake_mcp_server.go_down() needs a running server with transport='http' or 'sse'")
         port = int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
         self._halt()
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", port))  # bound but not listening: connecting is refused
-        self._sock = sock
+        self._sock = _bound_socket(port)  # bound but not listening: connecting is refused
 
     def come_back(self) -> None:
         """Serve again on the same port, with the same tools (a new server: clients must reconnect)."""
@@ -335,10 +329,8 @@ class FakeMCPServer:
 
         async def notify() -> None:
             for s in sessions:
-                try:
+                with contextlib.suppress(Exception):  # a client that went away
                     await s.send_tool_list_changed()
-                except Exception:  # a client that went away
-                    pass
 
         asyncio.run_coroutine_threadsafe(notify(), self._loop).result(timeout=10)
 
@@ -348,9 +340,13 @@ def fake_mcp_server(
     tools: Mapping[str, Any], *, transport: Literal["http", "sse", "stdio"] = "http", name: str = "autocue-fake"
 ) -> Iterator[FakeMCPServer]:
     """A started ``FakeMCPServer``; leaving the block stops it."""
-    server = FakeMCPServer(tools, transport=transport, name=name)
-    server.start()
-    try:
+    with FakeMCPServer(tools, transport=transport, name=name) as server:
         yield server
-    finally:
-        server.stop()
+
+
+def _bound_socket(port: int) -> socket.socket:
+    """A TCP socket bound to 127.0.0.1:``port`` (0: a free one), not yet listening."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock

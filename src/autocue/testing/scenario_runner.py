@@ -87,11 +87,8 @@ class ScenarioRun:
 
 def _run_text(messages: list[Any]) -> str:
     """What a terminal would have shown: assistant text and tool output so far."""
-    parts: list[str] = []
-    for m in messages:
-        if isinstance(m, (AssistantMessage, ToolResultMessage)):
-            parts.extend(b.text for b in m.content if isinstance(b, TextContent))
-    return "\n".join(parts)
+    return "\n".join(b.text for m in messages if isinstance(m, (AssistantMessage, ToolResultMessage))
+                     for b in m.content if isinstance(b, TextContent))
 
 
 def prepare_repo(scenario: Scenario, cwd: Path) -> None:
@@ -122,7 +119,6 @@ def _with_checks(turn: Turn, turn_no: int, run: ScenarioRun) -> tuple[Turn, list
     for c in turn.checks:
         if isinstance(c.spec, AssertSpec):
             by_step.setdefault(c.before_step, []).append(c.spec)
-    cwd = run.session.cwd
     steps: list[Step] = []
     for i, step in enumerate(turn.steps):
         specs = by_step.get(i)
@@ -131,15 +127,21 @@ def _with_checks(turn: Turn, turn_no: int, run: ScenarioRun) -> tuple[Turn, list
             continue
 
         def checked(ctx: Context, step: Step = step, specs: list[AssertSpec] = specs, i: int = i) -> Any:
-            text = _run_text(list(run.session.session.messages))
-            for spec in specs:
-                run.assertions.append(AssertionOutcome(turn_no, i, spec, evaluate_assert(spec, cwd, text=text)))
+            _evaluate(run, turn_no, i, specs)
             return step if isinstance(step, ScriptedResponse) else step(ctx)
 
         checked.__name__ = f"checked_{i}"
         steps.append(checked)
     after = [s for k, specs in by_step.items() if k >= len(turn.steps) for s in specs]
     return Turn(turn.prompt, steps, [], turn.source), after
+
+
+def _evaluate(run: ScenarioRun, turn_no: int, before_step: int, specs: list[AssertSpec]) -> None:
+    """Evaluate ``specs`` now (on the workspace and the text shown so far) and record their outcomes."""
+    text = _run_text(list(run.session.session.messages))
+    for spec in specs:
+        report = evaluate_assert(spec, run.session.cwd, text=text)
+        run.assertions.append(AssertionOutcome(turn_no, before_step, spec, report))
 
 
 def run_scenario(
@@ -170,10 +172,7 @@ def run_scenario(
         for n, turn in enumerate(script.turns, start=1):
             wrapped, after = _with_checks(turn, n, run)
             t.run_sync(wrapped)
-            text = _run_text(list(t.session.messages))
-            for spec in after:
-                report = evaluate_assert(spec, t.cwd, text=text)
-                run.assertions.append(AssertionOutcome(n, len(turn.steps), spec, report))
+            _evaluate(run, n, len(turn.steps), after)
         failed = [a for a in run.assertions if not a.passed]
         if failed and auto_assert:
             lines = [f"scenario {scenario.name}: {len(failed)} of {len(run.assertions)} assert step(s) failed"]

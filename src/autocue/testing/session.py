@@ -60,11 +60,6 @@ def track_sessions() -> Iterator[list[TestSession]]:
 _TEST_DEFAULT_SETTINGS: dict[str, Any] = {"retry": {"baseDelayMs": 0}}
 
 
-def _builtin_tools(cwd: str) -> dict[str, AgentTool]:
-    """All seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four."""
-    return dict(create_builtin_tools(cwd, BUILTIN_TOOL_NAMES))
-
-
 class TestSession:
     """A test harness around a real ``AgentSession``. Use as ``with`` or ``async with``.
 
@@ -137,17 +132,15 @@ class TestSession:
         self.events = TestEvents()
         mocks = dict(mock_tools or {})
         self._mock_names = frozenset(mocks)
-        real = _builtin_tools(str(self.cwd))
-        base = dict(real)
+        # all seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four
+        real = dict(create_builtin_tools(str(self.cwd), BUILTIN_TOOL_NAMES))
         mock_objs = build_mock_tools(mocks, real)
-        base.update(mock_objs)
+        base = {**real, **mock_objs}
         self._mock_tools: list[AgentTool | None] = list(mock_objs.values())
         self._tools_seen: list[AgentTool] | None = None
         self._active_by_name: dict[str, AgentTool] = {}
-        if isinstance(settings, Settings):
-            st = settings
-        else:
-            st = Settings.from_dict(deep_merge(_TEST_DEFAULT_SETTINGS, settings or {}), source="create_test_session")
+        st = settings if isinstance(settings, Settings) else Settings.from_dict(
+            deep_merge(_TEST_DEFAULT_SETTINGS, settings or {}), source="create_test_session")
         factories = list(extension_factories or ())
         if self._mcp_servers:
             from autocue.testing.mcp_servers import HarnessMCP
@@ -235,9 +228,7 @@ class TestSession:
         """Play ``when()`` turns: send each prompt and feed its actions as the model's replies."""
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
-        if self.mcp is not None:
-            await self.mcp.start()
-        await self.session.bind_extensions()
+        await self._bind()
         for spec in turns:
             turn = spec.compile() if isinstance(spec, TurnSpec) else spec
             if not isinstance(turn, Turn):
@@ -361,10 +352,14 @@ class TestSession:
         self.dispose()
 
     async def __aenter__(self) -> TestSession:
+        await self._bind()
+        return self
+
+    async def _bind(self) -> None:
+        """Start the MCP servers, then bind the extensions (``session_start`` fires once)."""
         if self.mcp is not None:
             await self.mcp.start()
         await self.session.bind_extensions()
-        return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.dispose_async()

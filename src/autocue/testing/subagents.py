@@ -29,7 +29,7 @@ from autocue.testing.errors import (
     PlaybookNotConsumedError,
     ToolExecutionError,
 )
-from autocue.testing.events import EventCollector, TestEvents
+from autocue.testing.events import EventCollector, TestEvents, _never
 from autocue.testing.playbook import Playbook
 
 
@@ -94,19 +94,19 @@ class SubagentScripts:
             self._dir = None
 
     # ------------------------------------------------------------------ seams of Subagents
-    def provider_for(self, task_id: str, agent_type: AgentType) -> ScriptedProvider:
+    def _start(self, task_id: str) -> _Play:
         play = self._plays.get(task_id)
         if play is None:  # not scripted: its first model call is reported as exhaustion
             play = self._plays[task_id] = self._play(task_id, [], False)
         play.started += 1
-        return play.playbook.provider
+        return play
+
+    def provider_for(self, task_id: str, agent_type: AgentType) -> ScriptedProvider:
+        return self._start(task_id).playbook.provider
 
     def process_args(self, task_id: str) -> list[str]:
         """A child process plays the task's replies from ``--playbook FILE``."""
-        play = self._plays.get(task_id)
-        if play is None:
-            play = self._plays[task_id] = self._play(task_id, [], False)
-        play.started += 1
+        play = self._start(task_id)
         steps = play.playbook.provider.clear()
         play.sent = (play.sent or 0) + len(steps)
         if self._dir is None:
@@ -181,22 +181,11 @@ def _step_json(task_id: str, step: Step) -> dict[str, Any]:
     if step.error is not None:
         e = step.error
         return {"error": e.message, "kind": e.kind, "status": e.status, "retry_after": e.retry_after}
-    d: dict[str, Any] = {}
     text = "".join(b.text for b in step.content if isinstance(b, TextContent))
     thinking = "".join(b.thinking for b in step.content if isinstance(b, ThinkingContent))
     calls = [{"name": b.name, "arguments": b.resolve(), **({"id": b.id} if b.id else {})}
              for b in step.content if isinstance(b, ScriptedToolCall)]
-    if text:
-        d["text"] = text
-    if thinking:
-        d["thinking"] = thinking
-    if calls:
-        d["tool_calls"] = calls
-    return d
-
-
-def _never(name: str) -> bool:
-    return False
+    return {k: v for k, v in (("text", text), ("thinking", thinking), ("tool_calls", calls)) if v}
 
 
 __all__ = ["SubagentScripts"]

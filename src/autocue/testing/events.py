@@ -165,7 +165,7 @@ class EventCollector:
     def detach(self) -> None:
         """Forget the owning ``TestSession``'s callbacks once it is disposed (no reference cycle
         keeps the session, and the run it recorded, alive after the test lets go of it)."""
-        self.is_mocked = _never
+        self.is_mocked = never_mocked
         self.known_tools = list
 
     def record_ui(self, method: str, args: list[Any], value: Any) -> None:
@@ -174,7 +174,8 @@ class EventCollector:
         self.events.all.append(rec)
 
 
-def _never(name: str) -> bool:
+def never_mocked(name: str) -> bool:
+    """The detached predicate: after its session is disposed, no tool counts as mocked."""
     return False
 
 

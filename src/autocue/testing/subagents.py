@@ -29,7 +29,7 @@ from autocue.testing.errors import (
     PlaybookNotConsumedError,
     ToolExecutionError,
 )
-from autocue.testing.events import EventCollector, TestEvents, _never
+from autocue.testing.events import EventCollector, TestEvents, never_mocked
 from autocue.testing.playbook import Playbook
 
 
@@ -85,7 +85,7 @@ class SubagentScripts:
 
     def detach(self) -> None:
         """Forget the owning ``TestSession``'s callbacks (no cycle keeps it alive after dispose)."""
-        self._is_mocked = _never
+        self._is_mocked = never_mocked
         self._known_tools = list
         for play in self._plays.values():
             play.collector.detach()

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from autocue.casing import to_camel
+from autocue.casing import to_camel, to_snake
 from autocue.dicts import deep_merge
 from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
@@ -40,6 +41,11 @@ class SettingsError(AutocueError, ValueError):
 
 
 _SECTIONS = frozenset({"compaction", "retry"})
+_CHOICES = {
+    "steeringMode": ("one-at-a-time", "all"), "followUpMode": ("one-at-a-time", "all"),
+    "toolExecution": ("parallel", "sequential"),
+}
+"""The keys that name one of a few modes, the default first."""
 
 
 def _normalize(d: dict[str, Any]) -> dict[str, Any]:
@@ -75,6 +81,19 @@ def _count(section: dict[str, Any], key: str, default: int, where: str, source: 
     return v
 
 
+_S = TypeVar("_S", CompactionSettings, RetrySettings)
+
+
+def _settings_section(d: dict[str, Any], key: str, cls: type[_S], source: str) -> _S:
+    """The ``compaction`` or ``retry`` section: each field of ``cls`` (a flag or a count) under its camelCase key."""
+    section = _section(d, key, source)
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        read: Callable[..., bool | int] = _bool if isinstance(f.default, bool) else _count
+        values[f.name] = read(section, to_camel(f.name), f.default, f"{key}.", source)
+    return cls(**values)
+
+
 def _section(d: dict[str, Any], key: str, source: str) -> dict[str, Any]:
     v = d.get(key)
     if v is None:
@@ -95,7 +114,7 @@ def _strings(d: dict[str, Any], key: str, source: str) -> list[str]:
 
 @dataclass(slots=True)
 class Settings:
-    compaction: CompactionSettings = field(default_factory=lambda: CompactionSettings(enabled=True))
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
     default_thinking_level: str | None = None
     steering_mode: str = "one-at-a-time"
@@ -114,28 +133,14 @@ class Settings:
         """Settings from a dict (camelCase or snake_case keys)."""
         d = _normalize(data)
         s = Settings()
-        c = _section(d, "compaction", source)
-        s.compaction = CompactionSettings(
-            enabled=_bool(c, "enabled", True, "compaction.", source),
-            reserve_tokens=_count(c, "reserveTokens", 16384, "compaction.", source),
-            keep_recent_tokens=_count(c, "keepRecentTokens", 20000, "compaction.", source),
-        )
-        r = _section(d, "retry", source)
-        s.retry = RetrySettings(
-            enabled=_bool(r, "enabled", True, "retry.", source),
-            max_retries=_count(r, "maxRetries", 3, "retry.", source),
-            base_delay_ms=_count(r, "baseDelayMs", 2000, "retry.", source),
-            max_delay_ms=_count(r, "maxDelayMs", 60000, "retry.", source),
-        )
+        s.compaction = _settings_section(d, "compaction", CompactionSettings, source)
+        s.retry = _settings_section(d, "retry", RetrySettings, source)
         level = d.get("defaultThinkingLevel")
         if level is not None and level not in THINKING_LEVELS:
             raise SettingsError(
                 f"{source}: defaultThinkingLevel must be one of {', '.join(THINKING_LEVELS)}, got {json.dumps(level)}"
             )
         s.default_thinking_level = level
-        s.steering_mode = d.get("steeringMode", "one-at-a-time")
-        s.follow_up_mode = d.get("followUpMode", "one-at-a-time")
-        s.tool_execution = d.get("toolExecution", "parallel")
         s.extensions = _strings(d, "extensions", source)
         s.skills = _strings(d, "skills", source)
         s.prompts = _strings(d, "prompts", source)
@@ -147,13 +152,11 @@ class Settings:
             elif k not in _KEYS:
                 s.extra[k] = v
                 s.warnings.append(f"{source}: unknown settings key {k!r} (kept in Settings.extra)")
-        for name, val, allowed in (
-            ("steeringMode", s.steering_mode, ("one-at-a-time", "all")),
-            ("followUpMode", s.follow_up_mode, ("one-at-a-time", "all")),
-            ("toolExecution", s.tool_execution, ("parallel", "sequential")),
-        ):
+        for name, allowed in _CHOICES.items():
+            val = d.get(name, allowed[0])
             if val not in allowed:
                 raise SettingsError(f"{source}: {name} must be one of {', '.join(allowed)}, got {val!r}")
+            setattr(s, to_snake(name), val)
         return s
 
     @staticmethod

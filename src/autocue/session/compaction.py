@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from autocue.casing import MISSING, field
-from autocue.extensions.events import CompactionOverride, SessionBeforeCompactEvent, SessionCompactEvent
+from autocue.extensions.events import SessionBeforeCompactEvent, SessionCompactEvent
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import AssistantMessage, Model
@@ -292,8 +292,7 @@ class SessionCompactor:
                     raise CompactionError("Compaction cancelled")
                 supplied = field(r, "compaction")
                 if supplied is not MISSING and supplied is not None:
-                    o = _compaction_override(supplied)
-                    result = CompactionResult(o.summary, o.first_kept_entry_id, o.tokens_before, o.details)
+                    result = _compaction_override(supplied)
                     from_ext = True
         if result is None:
             result = await compact(
@@ -358,9 +357,8 @@ class SessionCompactor:
         return True
 
 
-def _compaction_override(v: Any) -> CompactionOverride:
-    if isinstance(v, CompactionOverride):
-        return v
+def _compaction_override(v: Any) -> CompactionResult:
+    """The ``compaction`` a ``session_before_compact`` handler supplied (``CompactionOverride``, dict or object)."""
     summary = field(v, "summary")
     first = field(v, "first_kept_entry_id")
     tokens = field(v, "tokens_before")
@@ -370,7 +368,7 @@ def _compaction_override(v: Any) -> CompactionOverride:
             "session_before_compact returned a compaction without summary/first_kept_entry_id; "
             "return {'compaction': {'summary': ..., 'first_kept_entry_id': ..., 'tokens_before': ...}}"
         )
-    return CompactionOverride(
+    return CompactionResult(
         str(summary), str(first), 0 if tokens is MISSING else int(tokens), None if details is MISSING else details
     )
 

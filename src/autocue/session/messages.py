@@ -293,12 +293,7 @@ def convert_message(m: Any) -> Message | None:
 
 def convert_to_llm(messages: list[Any]) -> list[Message]:
     """``convert_message`` over a list, dropping the ``None`` results."""
-    out: list[Message] = []
-    for m in messages:
-        c = convert_message(m)
-        if c is not None:
-            out.append(c)
-    return out
+    return [c for m in messages if (c := convert_message(m)) is not None]
 
 
 __all__ = [

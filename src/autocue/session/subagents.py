@@ -415,13 +415,9 @@ class Subagents:
         parent = self._session
         all_tools = parent.tool_registry.all_tools()
         tools = {n: all_tools[n] for n in names}
-        child_ref: list[InProcessChild] = []
-
-        def on_submit(value: Any) -> None:
-            child_ref[0].submitted.append(value)
-
+        submitted: list[Any] = []
         if p.schema is not None:
-            tools[SUBMIT_RESULT] = submit_result_tool(on_submit)
+            tools[SUBMIT_RESULT] = submit_result_tool(submitted.append)
         parent_file = parent.session_file
         if parent_file is not None:
             sm = SessionManager.create(parent.cwd, parent.session_manager.get_session_dir())
@@ -435,12 +431,12 @@ class Subagents:
             system_prompt=p.agent.system_prompt, thinking_level=parent.thinking_level, subagents=False,
         )
         child = InProcessChild(t.id, child_session)
-        child_ref.append(child)
+        child.submitted = submitted
 
         def on_event(ev: Any) -> None:
             et = ev.type
             if et == "tool_execution_start":
-                report(t.id, last=f"{ev.tool_name}")
+                report(t.id, last=ev.tool_name)
             elif et == "tool_execution_end" and ev.tool_name == SUBMIT_RESULT and not ev.is_error:
                 child_session.agent.abort("submit_result")
 

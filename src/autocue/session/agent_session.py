@@ -12,10 +12,6 @@ Public surface::
     session.set_thinking_level(l) / set_active_tools(names) / get_all_tools() / get_context_usage()
     await session.dispose()                  # fires session_shutdown once
 
-Every agent event goes first to the extensions (awaited), then to ``subscribe`` listeners,
-then to persistence (``message_end`` of user/assistant/toolResult/bashExecution/custom
-messages).
-
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
 (``SessionCompactor``, ``compaction.py``), ``retry`` (``AutoRetry``, ``retry.py``),
 ``tool_registry`` (``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents``
@@ -81,11 +77,6 @@ from autocue.session.tool_registry import ToolRegistry
 from autocue.session.ttsr import TtsrManager, TtsrRule, as_rules, rules_from_settings
 
 StreamingBehavior = Literal["steer", "follow_up"]
-
-
-
-def _nothing() -> None:
-    """The unsubscriber of a disposed session (there is nothing left to remove)."""
 
 
 class AgentSession:
@@ -306,9 +297,8 @@ class AgentSession:
         State stays readable: messages, entries and the session file are untouched."""
         a = self.agent
         a.before_tool_call = a.after_tool_call = a.transform_context = a.stream_options = None
-        self._unsubscribe_agent = _nothing
         self._unsubscribe_ttsr()
-        self._unsubscribe_ttsr = _nothing
+        self._unsubscribe_agent = self._unsubscribe_ttsr = lambda: None  # nothing left to remove
         self.events.drop = None
         self.events.listeners.clear()
         self.runner.detach()
@@ -490,7 +480,20 @@ class AgentSession:
         on_error: Callable[[BaseException], Any] | None = None,
     ) -> asyncio.Task[Any]:
         """Compact once the session is idle (what ``ctx.compact`` calls); returns the task."""
-        return self.compactor.schedule(custom_instructions, on_complete=on_complete, on_error=on_error)
+
+        async def job() -> Any:
+            try:
+                result = await self.compact(custom_instructions)
+            except Exception as err:
+                if on_error is not None:
+                    on_error(err)
+                    return None
+                raise
+            if on_complete is not None:
+                on_complete(result)
+            return result
+
+        return self._when_idle(job)
 
     def schedule_dispose(self) -> asyncio.Task[None]:
         return self._when_idle(self.dispose)

@@ -10,9 +10,8 @@ context. Extensions may cancel or supply the summary through ``session_before_co
 
 from __future__ import annotations
 
-import asyncio
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -307,30 +306,6 @@ class SessionCompactor:
         if s.runner.has("session_compact"):
             await s.runner.emit_async(SessionCompactEvent(sm.get_entry(eid), from_ext))
         return result
-
-    def schedule(
-        self,
-        custom_instructions: str | None = None,
-        *,
-        on_complete: Callable[[Any], Any] | None = None,
-        on_error: Callable[[BaseException], Any] | None = None,
-    ) -> asyncio.Task[Any]:
-        """Compact once the session is idle (what ``ctx.compact`` calls)."""
-        s = self._s
-
-        async def job() -> Any:
-            try:
-                result = await s.compact(custom_instructions)
-            except Exception as err:
-                if on_error is not None:
-                    on_error(err)
-                    return None
-                raise
-            if on_complete is not None:
-                on_complete(result)
-            return result
-
-        return s._when_idle(job)
 
     async def check_threshold(self) -> None:
         """After a turn: compact when the context passes the settings' threshold."""

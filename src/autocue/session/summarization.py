@@ -50,14 +50,9 @@ def extract_file_ops_from_message(message: Any, ops: FileOperations) -> None:
             continue
         args = b.arguments
         path = args.get("path") if isinstance(args, dict) else None
-        if not isinstance(path, str) or not path:
-            continue
-        if b.name == "read":
-            ops.read.add(path)
-        elif b.name == "write":
-            ops.written.add(path)
-        elif b.name == "edit":
-            ops.edited.add(path)
+        paths = {"read": ops.read, "write": ops.written, "edit": ops.edited}.get(b.name)
+        if paths is not None and isinstance(path, str) and path:
+            paths.add(path)
 
 
 def compute_file_lists(ops: FileOperations) -> tuple[list[str], list[str]]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
-from autocue.casing import to_camel, to_snake
+from autocue.casing import camel_keys, to_camel, to_snake
 from autocue.dicts import deep_merge
 from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
@@ -40,7 +40,7 @@ class SettingsError(AutocueError, ValueError):
     """A settings file that cannot be read."""
 
 
-_SECTIONS = frozenset({"compaction", "retry"})
+_SECTIONS = {"compaction": CompactionSettings, "retry": RetrySettings}
 _CHOICES = {
     "steeringMode": ("one-at-a-time", "all"), "followUpMode": ("one-at-a-time", "all"),
     "toolExecution": ("parallel", "sequential"),
@@ -49,19 +49,14 @@ _CHOICES = {
 
 
 def _normalize(d: dict[str, Any]) -> dict[str, Any]:
-    """camelCase the keys autocue knows (and the keys inside ``compaction`` / ``retry``).
+    """camelCase the keys autocue knows (and the known keys inside ``compaction`` / ``retry``).
 
     Any other key is kept exactly as written, value and all: it belongs to an extension.
     """
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        ck = to_camel(k) if isinstance(k, str) else k
-        if ck not in _KEYS:
-            out[k] = v
-        elif ck in _SECTIONS and isinstance(v, dict):
-            out[ck] = {to_camel(kk) if isinstance(kk, str) else kk: vv for kk, vv in v.items()}
-        else:
-            out[ck] = v
+    out = camel_keys(d, _KEYS)
+    for key, cls in _SECTIONS.items():
+        if isinstance(out.get(key), dict):
+            out[key] = camel_keys(out[key], [to_camel(f.name) for f in fields(cls)])
     return out
 
 

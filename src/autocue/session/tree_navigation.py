@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from autocue.casing import MISSING, field
+from autocue.casing import field
 from autocue.extensions.events import (
     SessionBeforeForkEvent,
     SessionBeforeSwitchEvent,
@@ -45,18 +45,12 @@ def _start_tree(s: AgentSession) -> None:
 async def _summary_from_extensions(s: AgentSession, target_id: str | None, old: str | None) -> str | bool | None:
     """``session_before_tree``: False when cancelled, else the summary an extension supplied (or None)."""
     r = await _before(s, "session_before_tree", SessionBeforeTreeEvent(target_id, old, AbortController().signal))
-    if r is None:
-        return None
     if _cancels(r):
         return False
-    v = field(r, "summary")
-    if isinstance(v, str) and v:
-        return v
-    if v is not None and v is not MISSING:
-        text = field(v, "summary")
-        if isinstance(text, str) and text:
-            return text
-    return None
+    v = field(r, "summary") if r is not None else None
+    if v and not isinstance(v, str):
+        v = field(v, "summary")  # an object holding the summary
+    return v if isinstance(v, str) and v else None
 
 
 async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | None) -> bool:

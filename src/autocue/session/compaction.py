@@ -69,13 +69,11 @@ _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchS
 
 
 def _find_valid_cut_points(entries: Sequence[SessionEntry], start: int, end: int) -> list[int]:
-    out: list[int] = []
-    for i in range(start, end):
-        e = entries[i]
-        t = e.type
-        if (t == "message" and e.role in _CUT_ROLES) or t == "branch_summary" or t == "custom_message":  # type: ignore[union-attr]
-            out.append(i)
-    return out
+    return [
+        i for i in range(start, end)
+        if (t := entries[i].type) == "branch_summary" or t == "custom_message"
+        or (t == "message" and entries[i].role in _CUT_ROLES)  # type: ignore[union-attr]
+    ]
 
 
 def find_turn_start_index(entries: Sequence[SessionEntry], entry_index: int, start_index: int) -> int:
@@ -117,10 +115,7 @@ def find_cut_point(
             continue
         accumulated += estimate_tokens(e.message)  # type: ignore[union-attr]
         if accumulated >= keep_recent_tokens:
-            for c in cut_points:
-                if c >= i:
-                    cut = c
-                    break
+            cut = next((c for c in cut_points if c >= i), cut)
             break
     # Whether the turn is split is decided at the message cut point. (pi decides it after
     # moving back over settings entries, so a model change right before a user message made
@@ -167,6 +162,10 @@ class CompactionResult(CamelJson):
     KEYS = ("summary", "firstKeptEntryId", "tokensBefore", "details")
 
 
+def _messages(entries: Sequence[SessionEntry]) -> list[AgentMessage]:
+    return [m for e in entries if (m := message_of(e)) is not None]
+
+
 def prepare_compaction(
     path_entries: Sequence[SessionEntry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
@@ -179,25 +178,17 @@ def prepare_compaction(
     n = len(path_entries)
     if n and path_entries[-1].type == "compaction":
         return None
-    prev = -1
-    for i in range(n - 1, -1, -1):
-        if path_entries[i].type == "compaction":
-            prev = i
-            break
+    prev = next((i for i in range(n - 1, -1, -1) if path_entries[i].type == "compaction"), -1)
     start = prev + 1
-    usage_messages = [m for e in path_entries[max(prev, 0):] if (m := message_of(e)) is not None]
-    tokens_before = estimate_context_tokens(usage_messages).tokens
+    tokens_before = estimate_context_tokens(_messages(path_entries[max(prev, 0):])).tokens
 
     cut = find_cut_point(path_entries, start, n, settings.keep_recent_tokens)
     if cut.first_kept_entry_index >= n:
         return None
     first_kept_id = path_entries[cut.first_kept_entry_index].id
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = [m for e in path_entries[start:history_end] if (m := message_of(e)) is not None]
-    prefix: list[AgentMessage] = []
-    if cut.is_split_turn:
-        prefix = [m for e in path_entries[cut.turn_start_index:cut.first_kept_entry_index]
-                  if (m := message_of(e)) is not None]
+    to_summarize = _messages(path_entries[start:history_end])
+    prefix = _messages(path_entries[cut.turn_start_index:cut.first_kept_entry_index]) if cut.is_split_turn else []
 
     previous_summary: str | None = None
     ops = FileOperations()

@@ -82,6 +82,10 @@ def _truncate_for_summary(text: str, max_chars: int) -> str:
     return f"{text[:max_chars]}\n\n[... {len(text) - max_chars} more characters truncated]"
 
 
+def _shown_args(args: Any) -> str:
+    return ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in args.items()) if isinstance(args, dict) else ""
+
+
 def serialize_conversation(messages: Sequence[Message]) -> str:
     """LLM messages as plain text for a summarizer (so it does not continue the chat):
     ``[User]:``, ``[Assistant thinking]:``, ``[Assistant]:``, ``[Assistant tool calls]:
@@ -94,24 +98,14 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
             if text:
                 parts.append(f"[User]: {text}")
         elif m.role == "assistant":
-            texts: list[str] = []
-            thinking: list[str] = []
-            calls: list[str] = []
-            for b in m.content:
-                if b.type == "text":
-                    texts.append(b.text)
-                elif b.type == "thinking":
-                    thinking.append(b.thinking)
-                else:
-                    args = b.arguments if isinstance(b.arguments, dict) else {}
-                    shown = ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in args.items())
-                    calls.append(f"{b.name}({shown})")
-            if thinking:
-                parts.append("[Assistant thinking]: " + "\n".join(thinking))
-            if texts:
-                parts.append("[Assistant]: " + "\n".join(texts))
-            if calls:
-                parts.append("[Assistant tool calls]: " + "; ".join(calls))
+            blocks = m.content
+            thinking = [b.thinking for b in blocks if b.type == "thinking"]
+            texts = [b.text for b in blocks if b.type == "text"]
+            calls = [f"{b.name}({_shown_args(b.arguments)})" for b in blocks if b.type == "toolCall"]
+            for label, items, sep in (("Assistant thinking", thinking, "\n"), ("Assistant", texts, "\n"),
+                                      ("Assistant tool calls", calls, "; ")):
+                if items:
+                    parts.append(f"[{label}]: " + sep.join(items))
         else:
             text = "".join(b.text for b in m.content if b.type == "text")
             if text:

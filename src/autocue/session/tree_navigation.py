@@ -21,6 +21,7 @@ from autocue.extensions.events import (
     SessionTreeEvent,
 )
 from autocue.llm.abort import AbortController
+from autocue.session.entries import MessageEntry
 from autocue.session.errors import EntryNotFoundError
 
 if TYPE_CHECKING:
@@ -105,12 +106,8 @@ class ForkResult:
 
 def fork_messages(s: AgentSession) -> list[dict[str, str]]:
     """The user messages a fork can start from: ``[{entryId, text}]`` in session order."""
-    out = []
-    for e in s.session_manager.get_entries():
-        m = getattr(e, "message", None)
-        if e.type == "message" and m is not None and m.role == "user":
-            out.append({"entryId": e.id, "text": m.text})
-    return out
+    return [{"entryId": e.id, "text": e.message.text} for e in s.session_manager.get_entries()  # type: ignore[union-attr]
+            if type(e) is MessageEntry and e.role == "user"]
 
 
 async def fork(s: AgentSession, entry_id: str) -> ForkResult:

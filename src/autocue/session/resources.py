@@ -26,11 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from xml.sax.saxutils import escape
 
 from autocue.session.session_dir import autocue_dir
 from autocue.yamlpos import YamlError, parse_document
 
 Source = Literal["project", "user", "path"]
+_QUOT = {'"': "&quot;"}
 
 
 @dataclass(slots=True)
@@ -226,17 +228,13 @@ def format_skills_for_prompt(skills: Sequence[Skill]) -> str:
     for s in visible:
         lines += [
             "  <skill>",
-            f"    <name>{_xml(s.name)}</name>",
-            f"    <description>{_xml(s.description)}</description>",
-            f"    <location>{_xml(s.file_path)}</location>",
+            f"    <name>{escape(s.name, _QUOT)}</name>",
+            f"    <description>{escape(s.description, _QUOT)}</description>",
+            f"    <location>{escape(s.file_path, _QUOT)}</location>",
             "  </skill>",
         ]
     lines.append("</available_skills>")
     return "\n".join(lines)
-
-
-def _xml(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def expand_skill_command(text: str, skills: Sequence[Skill]) -> str:

@@ -173,10 +173,8 @@ class SessionManager:
             raise SessionFileError(src, None, "cannot fork: the source session file is empty")
         c = os.path.abspath(os.fspath(target_cwd))
         d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
-        ts = iso_now()
-        sid = uuid7()
-        header = SessionHeader(sid, ts, c, CURRENT_SESSION_VERSION, src)
-        target = os.path.join(d, session_file_name(ts, sid))
+        header = SessionHeader(uuid7(), iso_now(), c, CURRENT_SESSION_VERSION, src)
+        target = os.path.join(d, session_file_name(header.timestamp, header.id))
         os.makedirs(d, exist_ok=True)
         with builtins.open(target, "wb") as f:
             f.write(dumps_line(header.to_json()) + entry_lines(loaded.entries))
@@ -193,9 +191,7 @@ class SessionManager:
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
         """Start a fresh session (new header, empty tree); returns its file path (None in memory)."""
         self.close()
-        ts = iso_now()
-        sid = id or uuid7()
-        self._header = SessionHeader(sid, ts, self._cwd, CURRENT_SESSION_VERSION, parent_session)
+        h = self._header = SessionHeader(id or uuid7(), iso_now(), self._cwd, CURRENT_SESSION_VERSION, parent_session)
         self._entries = []
         self._by_id = {}
         self._labels = {}
@@ -205,7 +201,7 @@ class SessionManager:
         self._session_name = None
         self._has_assistant = False
         self._file = SessionFileWriter(
-            os.path.join(self._session_dir, session_file_name(ts, sid)) if self._persist else None)
+            os.path.join(self._session_dir, session_file_name(h.timestamp, h.id)) if self._persist else None)
         return self._file.path
 
     def set_session_dir(self, session_dir: str | os.PathLike[str]) -> None:
@@ -381,9 +377,7 @@ class SessionManager:
         """
         path = [e for e in self.get_branch(leaf_id) if e.type != "label"]
         ids = {e.id: True for e in path}
-        ts = iso_now()
-        sid = uuid7()
-        header = SessionHeader(sid, ts, self._cwd, CURRENT_SESSION_VERSION,
+        header = SessionHeader(uuid7(), iso_now(), self._cwd, CURRENT_SESSION_VERSION,
                                self._file.path if self._persist else None)
         parent: str | None = path[-1].id if path else None
         labels: _List[SessionEntry] = []
@@ -397,12 +391,10 @@ class SessionManager:
         self._header = header
         self._entries = path + labels
         self._build_index()
-        if not self._persist:
-            self._file = SessionFileWriter(None)
-            return None
-        self._file = SessionFileWriter(os.path.join(self._session_dir, session_file_name(ts, sid)))
-        os.makedirs(self._session_dir, exist_ok=True)
-        self._file.flush(self._header, self._entries)
+        file = os.path.join(self._session_dir, session_file_name(header.timestamp, header.id))
+        self._file = SessionFileWriter(file if self._persist else None)
+        if self._persist:
+            self._file.flush(self._header, self._entries)  # (the writer creates the directory)
         return self._file.path
 
     # ------------------------------------------------------------------ reads

@@ -142,14 +142,6 @@ def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -
     return load_markdown_files(cwd, agent_dir, "rules", load_rule_file)
 
 
-@dataclass(slots=True)
-class _Pending:
-    rule: TtsrRule
-    cut_text: str
-    match: str
-    message: AssistantMessage | None = None
-
-
 class TtsrManager:
     """The rules of one session and the cut-and-retry of a matching reply."""
 
@@ -158,7 +150,8 @@ class TtsrManager:
         self.own: list[TtsrRule] = list(rules)
         self.rules: list[TtsrRule] = list(self.own)
         self.diagnostics: list[str] = []
-        self.pending: _Pending | None = None
+        self.pending: TtsrTriggeredEvent | None = None
+        """The trigger that cut the streaming reply, until ``retry`` records it (its ``entry_id`` then)."""
         self._fired_at: dict[str, int] = {}
         self._triggers_this_prompt = 0
         self.triggered: list[TtsrTriggeredEvent] = []
@@ -212,7 +205,7 @@ class TtsrManager:
                 buffer = self._raw_args if scope == "tool_args" else _buffer(ev.message, scope)
             m = rule.pattern.search(buffer)
             if m is not None:
-                self.pending = _Pending(rule, buffer[: m.end()], m.group(0))
+                self.pending = TtsrTriggeredEvent(rule, buffer[: m.end()], m.group(0))
                 self._session.agent.abort(f"TTSR rule {rule.name} matched")
                 return
 
@@ -226,11 +219,8 @@ class TtsrManager:
 
     def is_cut(self, message: Any) -> bool:
         """The aborted partial reply of a pending trigger (not persisted as a message)."""
-        p = self.pending
-        if p is None or getattr(message, "role", None) != "assistant" or message.stop_reason != "aborted":
-            return False
-        p.message = message
-        return True
+        aborted_reply = getattr(message, "role", None) == "assistant" and message.stop_reason == "aborted"
+        return self.pending is not None and aborted_reply
 
     # ------------------------------------------------------------------ after the cut (in the run loop)
     async def retry(self) -> bool:
@@ -246,14 +236,13 @@ class TtsrManager:
             msgs.pop()
         self._triggers_this_prompt += 1
         rule = p.rule
-        entry_id = s.session_manager.append_custom_entry(
+        p.entry_id = s.session_manager.append_custom_entry(
             TTSR_ENTRY, {"rule": rule.name, "scope": rule.scope, "trigger": rule.pattern.pattern, "match": p.match,
                          "cutText": p.cut_text, "text": rule.text},
         )
-        ev = TtsrTriggeredEvent(rule, p.cut_text, p.match, entry_id)
-        self.triggered.append(ev)
-        await s.runner.emit_async(ev)
-        await s.events.emit_session_event(ev)
+        self.triggered.append(p)
+        await s.runner.emit_async(p)
+        await s.events.emit_session_event(p)
         reminder = CustomMessage(REMINDER_TYPE, f"<system-reminder>\n{rule.text}\n</system-reminder>", False,
                                  {"rule": rule.name})
         s.agent.append_message(reminder)

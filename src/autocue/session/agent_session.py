@@ -563,13 +563,9 @@ class AgentSession:
         return ContextUsage(tokens, window, tokens / window * 100 if window else None)
 
     def get_last_assistant_text(self) -> str | None:
-        for m in reversed(self.agent.state.messages):
-            if m.role == "assistant":
-                assert isinstance(m, AssistantMessage)
-                if m.stop_reason == "aborted" and not m.content:
-                    continue
-                return m.text
-        return None
+        m = next((m for m in reversed(self.agent.state.messages)
+                  if isinstance(m, AssistantMessage) and (m.stop_reason != "aborted" or m.content)), None)
+        return m.text if m is not None else None
 
     # ------------------------------------------------------------------ tree navigation
     async def navigate_tree(self, target_id: str | None, *, summary: str | None = None) -> bool:

@@ -450,11 +450,8 @@ class SessionManager:
             pid = e.parent_id
             parent = nodes.get(pid) if pid is not None and pid != e.id else None
             (parent.children if parent is not None else roots).append(node)
-        stack = list(roots)
-        while stack:
-            n = stack.pop()
+        for n in nodes.values():
             n.children.sort(key=lambda c: c.entry.timestamp)
-            stack.extend(n.children)
         return roots
 
     def get_entries(self) -> _List[SessionEntry]:

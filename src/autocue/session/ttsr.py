@@ -70,13 +70,10 @@ class TtsrRule:
             raise ValueError(f"{where}: repeat_gap must be a whole number >= 0, got {self.repeat_gap!r}")
         if self.scope not in ("text", "thinking", "tool_args"):
             raise ValueError(f"{where}: scope must be 'text', 'thinking' or 'tool_args', got {self.scope!r}")
-        if isinstance(self.trigger, re.Pattern):
-            self.pattern = self.trigger
-        else:
-            try:
-                self.pattern = re.compile(self.trigger)
-            except (re.error, TypeError) as e:
-                raise ValueError(f"{where}: trigger {self.trigger!r} is not a regular expression ({e})") from None
+        try:
+            self.pattern = re.compile(self.trigger)  # a compiled pattern is returned as it is
+        except (re.error, TypeError) as e:
+            raise ValueError(f"{where}: trigger {self.trigger!r} is not a regular expression ({e})") from None
 
     @staticmethod
     def from_dict(d: Any, where: str) -> TtsrRule:
@@ -211,11 +208,8 @@ class TtsrManager:
 
     def _eligible(self, rule: TtsrRule) -> bool:
         at = self._fired_at.get(rule.name)
-        if at is None:
-            return True
-        if rule.repeat_mode == "once":
-            return False
-        return len(self._session.agent.state.messages) - at >= rule.repeat_gap
+        return at is None or (
+            rule.repeat_mode != "once" and len(self._session.agent.state.messages) - at >= rule.repeat_gap)
 
     def is_cut(self, message: Any) -> bool:
         """The aborted partial reply of a pending trigger (not persisted as a message)."""

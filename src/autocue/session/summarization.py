@@ -35,10 +35,9 @@ class FileOperations:
         """Carry over the file lists of an earlier summary's ``details`` (``readFiles``, ``modifiedFiles``)."""
         if not isinstance(details, dict):
             return
-        if isinstance(details.get("readFiles"), list):
-            self.read.update(f for f in details["readFiles"] if isinstance(f, str))
-        if isinstance(details.get("modifiedFiles"), list):
-            self.edited.update(f for f in details["modifiedFiles"] if isinstance(f, str))
+        for key, paths in (("readFiles", self.read), ("modifiedFiles", self.edited)):
+            if isinstance(files := details.get(key), list):
+                paths.update(f for f in files if isinstance(f, str))
 
 
 def extract_file_ops_from_message(message: Any, ops: FileOperations) -> None:
@@ -63,23 +62,14 @@ def compute_file_lists(ops: FileOperations) -> tuple[list[str], list[str]]:
 
 def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
     """The ``<read-files>`` / ``<modified-files>`` blocks pi appends to a summary ("" if none)."""
-    sections: list[str] = []
-    if read_files:
-        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
-    if modified_files:
-        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
+    sections = [f"<{tag}>\n" + "\n".join(files) + f"\n</{tag}>"
+                for tag, files in (("read-files", read_files), ("modified-files", modified_files)) if files]
     return "\n\n" + "\n\n".join(sections) if sections else ""
 
 
 # ---------------------------------------------------------------------------- serialization and prompts
 
 TOOL_RESULT_MAX_CHARS = 2000
-
-
-def _truncate_for_summary(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
-        return text
-    return f"{text[:max_chars]}\n\n[... {len(text) - max_chars} more characters truncated]"
 
 
 def _shown_args(args: Any) -> str:
@@ -108,8 +98,11 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
                     parts.append(f"[{label}]: " + sep.join(items))
         else:
             text = "".join(b.text for b in m.content if b.type == "text")
+            cut = len(text) - TOOL_RESULT_MAX_CHARS
+            if cut > 0:
+                text = f"{text[:TOOL_RESULT_MAX_CHARS]}\n\n[... {cut} more characters truncated]"
             if text:
-                parts.append(f"[Tool result]: {_truncate_for_summary(text, TOOL_RESULT_MAX_CHARS)}")
+                parts.append(f"[Tool result]: {text}")
     return "\n\n".join(parts)
 
 

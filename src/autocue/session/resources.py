@@ -85,10 +85,7 @@ def _add_new(have: list[_Named], found: Sequence[_Named], what: str, diags: list
 
 def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any], str]:
     """Split ``---`` YAML front matter from the body. Raises ``ValueError`` naming ``where`` on bad YAML."""
-    if not text.startswith("---"):
-        return {}, text
-    lines = text.splitlines(keepends=True)
-    if lines[0].strip() != "---":
+    if not text.startswith("---") or (lines := text.splitlines(keepends=True))[0].strip() != "---":
         return {}, text
     for i in range(1, len(lines)):
         if lines[i].strip() == "---":
@@ -99,9 +96,7 @@ def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any]
             except YamlError as e:
                 why = e.message.removeprefix("invalid YAML: ")
                 raise ValueError(f"{e.pos}: invalid YAML front matter: {why}") from None
-            data = doc.v if doc is not None else {}
-            if data is None:
-                data = {}
+            data = doc.v if doc is not None and doc.v is not None else {}
             if not isinstance(data, dict):
                 raise ValueError(f"{where}:2:1: front matter must be a mapping, got {type(data).__name__}")
             return data, body

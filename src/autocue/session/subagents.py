@@ -357,18 +357,18 @@ class Subagents:
     async def _drive(
         self, p: TaskParams, t: TaskSpec, child: Child, signal: AbortSignal, report: Callable[..., None]
     ) -> TaskOutcome:
-        name, sf = p.agent.name, child.session_file
+        def end(status: Literal["done", "error", "aborted"], output: str, result: Any = None,
+                last: str | None = None) -> TaskOutcome:
+            report(t.id, status=status, **({} if last is None else {"last": last}))
+            return TaskOutcome(t.id, p.agent.name, status, output, result, child.session_file)
+
         await child.run(child_prompt(p, t))
         if signal.aborted:
-            report(t.id, status="aborted")
-            return TaskOutcome(t.id, name, "aborted", "aborted", session_file=sf)
-        err = child.error()
-        if err is not None:
-            report(t.id, status="error", last=err)
-            return TaskOutcome(t.id, name, "error", f"the subagent failed: {err}", session_file=sf)
+            return end("aborted", "aborted")
+        if (err := child.error()) is not None:
+            return end("error", f"the subagent failed: {err}", last=err)
         if p.schema is None:
-            report(t.id, status="done")
-            return TaskOutcome(t.id, name, "done", child.last_text() or "(no output)", session_file=sf)
+            return end("done", child.last_text() or "(no output)")
         check = compile_validator(p.schema)
         for attempt in (1, 2):
             if not child.submitted:
@@ -377,9 +377,7 @@ class Subagents:
                 value = child.submitted[-1]
                 errors = check(value)
                 if not errors:
-                    report(t.id, status="done")
-                    out = json.dumps(value, ensure_ascii=False, indent=2)
-                    return TaskOutcome(t.id, name, "done", out, value, sf)
+                    return end("done", json.dumps(value, ensure_ascii=False, indent=2), value)
                 problem = "its submit_result value does not match the schema:\n" + "\n".join(f"  - {e}" for e in errors)
             if attempt == 2 or signal.aborted:
                 break
@@ -388,8 +386,7 @@ class Subagents:
             to_child = problem.replace("its ", "your ", 1).replace("it ended", "you ended")
             await child.run(
                 f"Your result was not accepted: {to_child}\nCall submit_result again with a corrected `result`.")
-        report(t.id, status="error", last=problem.splitlines()[0])
-        return TaskOutcome(t.id, name, "error", f"the subagent's result was rejected: {problem}", session_file=sf)
+        return end("error", f"the subagent's result was rejected: {problem}", last=problem.splitlines()[0])
 
     async def _create_child(self, p: TaskParams, t: TaskSpec, model: Model, report: Callable[..., None]) -> Child:
         parent = self._session

@@ -271,19 +271,17 @@ class SessionCompactor:
         if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
             raise CompactionError("Nothing to compact (session too small)")
         self._abort = controller = AbortController()
-        from_ext = False
-        result: Any = None
+        result: CompactionResult | None = None
         if s.runner.has("session_before_compact"):
             r = await s.runner.emit_session_before(
                 SessionBeforeCompactEvent(prep, branch, custom_instructions, controller.signal)
             )
-            if r is not None:
-                if field(r, "cancel") is True:
-                    raise CompactionError("Compaction cancelled")
-                supplied = field(r, "compaction")
-                if supplied is not MISSING and supplied is not None:
-                    result = _compaction_override(supplied)
-                    from_ext = True
+            if field(r, "cancel") is True:  # (a field of None is MISSING)
+                raise CompactionError("Compaction cancelled")
+            supplied = field(r, "compaction")
+            if supplied is not MISSING and supplied is not None:
+                result = _compaction_override(supplied)
+        from_ext = result is not None
         if result is None:
             result = await compact(
                 prep, s.model, s.provider, custom_instructions=custom_instructions, signal=controller.signal

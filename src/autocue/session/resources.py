@@ -87,20 +87,18 @@ def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any]
     """Split ``---`` YAML front matter from the body. Raises ``ValueError`` naming ``where`` on bad YAML."""
     if not text.startswith("---") or (lines := text.splitlines(keepends=True))[0].strip() != "---":
         return {}, text
-    for i in range(1, len(lines)):
-        if lines[i].strip() == "---":
-            raw = "".join(lines[1:i])
-            body = "".join(lines[i + 1 :])
-            try:  # the front matter starts on line 2 of the file
-                doc = parse_document("\n" + raw, where)
-            except YamlError as e:
-                why = e.message.removeprefix("invalid YAML: ")
-                raise ValueError(f"{e.pos}: invalid YAML front matter: {why}") from None
-            data = doc.v if doc is not None and doc.v is not None else {}
-            if not isinstance(data, dict):
-                raise ValueError(f"{where}:2:1: front matter must be a mapping, got {type(data).__name__}")
-            return data, body
-    return {}, text
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        return {}, text
+    try:  # the front matter starts on line 2 of the file
+        doc = parse_document("\n" + "".join(lines[1:end]), where)
+    except YamlError as e:
+        why = e.message.removeprefix("invalid YAML: ")
+        raise ValueError(f"{e.pos}: invalid YAML front matter: {why}") from None
+    data = doc.v if doc is not None and doc.v is not None else {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}:2:1: front matter must be a mapping, got {type(data).__name__}")
+    return data, "".join(lines[end + 1 :])
 
 
 # ---------------------------------------------------------------------------- discovery

@@ -114,10 +114,8 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
                                 f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
             entries = _entries_from_lines(path, lines, h + 1, last, torn, line_nos, decoded)
         check_tree(path, entries, line_nos)
-    truncate_at: int | None = None
-    if torn:
-        warnings.append(torn[0])
-        truncate_at = torn[1]
+    warnings += torn[:1]
+    truncate_at: int | None = torn[1] if torn else None
     needs_newline = truncate_at is None and not data.endswith(b"\n")
     return LoadedFile(header, entries, warnings, truncate_at, needs_newline, migrated_from,
                    data if migrated_from is not None else None)

@@ -90,16 +90,6 @@ class SessionManager:
         self._persist = persist
         self._file = SessionFileWriter(None)
         """The session file and how much of it is written (``path`` None: nothing is written)."""
-        self._header: SessionHeader = SessionHeader("", "", cwd)
-        self._entries: _List[SessionEntry] = []
-        self._by_id: dict[str, SessionEntry] = {}
-        self._labels: dict[str, str] = {}
-        self._children: dict[str | None, _List[str]] | None = None
-        self._linear = True
-        """Each entry is the child of the one before it (and ids are unique): see ``_path_to``."""
-        self._leaf_id: str | None = None
-        self._session_name: str | None = None
-        self._has_assistant = False
         self.warnings: _List[str] = []
         if session_file is not None:
             self.set_session_file(session_file, decoded=decoded)
@@ -192,14 +182,8 @@ class SessionManager:
         """Start a fresh session (new header, empty tree); returns its file path (None in memory)."""
         self.close()
         h = self._header = SessionHeader(id or uuid7(), iso_now(), self._cwd, CURRENT_SESSION_VERSION, parent_session)
-        self._entries = []
-        self._by_id = {}
-        self._labels = {}
-        self._children = None
-        self._linear = True
-        self._leaf_id = None
-        self._session_name = None
-        self._has_assistant = False
+        self._entries: _List[SessionEntry] = []
+        self._build_index()
         self._file = SessionFileWriter(
             os.path.join(self._session_dir, session_file_name(h.timestamp, h.id)) if self._persist else None)
         return self._file.path
@@ -239,6 +223,7 @@ class SessionManager:
                                  f"{CURRENT_SESSION_VERSION}; the original is kept in {backup}")
 
     def _build_index(self) -> None:
+        """The indexes of ``_entries``: ids, labels, the session name, the leaf (the last entry)."""
         entries = self._entries
         by_id: dict[str, SessionEntry] = dict(zip(map(_get_id, entries), entries, strict=True))
         labels: dict[str, str] = {}
@@ -258,9 +243,11 @@ class SessionManager:
         self._session_name = name
         self._has_assistant = any(type(e) is MessageEntry and e.role == "assistant" for e in entries)
         self._leaf_id = entries[-1].id if entries else None
-        self._children = None
-        # a never-branched file: the path to the last entry is the entry list itself, no walk needed
+        self._children: dict[str | None, _List[str]] | None = None
+        """Children ids by parent id, built on first use by ``get_children``."""
         self._linear = len(by_id) == len(entries) and is_chain(entries, by_id)
+        """Each entry is the child of the one before it (and ids are unique): the path to the last entry is the
+        entry list itself, no walk needed (see ``_path_to``)."""
 
     def _where(self) -> str:
         return self._file.path or "the in-memory session"

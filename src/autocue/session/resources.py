@@ -115,16 +115,14 @@ def load_resources(
     """Discover skills and prompt templates (see the module docstring)."""
     res = Resources()
     root = autocue_dir(agent_dir)
-    skill_roots: list[tuple[Path, Source]] = []
-    prompt_roots: list[tuple[Path, Source]] = []
-    if discover:
-        skill_roots += [(Path(cwd) / ".autocue" / "skills", "project"), (root / "skills", "user")]
-        prompt_roots += [(Path(cwd) / ".autocue" / "prompts", "project"), (root / "prompts", "user")]
-    skill_roots += [(_resolve(p, cwd), "path") for p in skill_paths]
-    prompt_roots += [(_resolve(p, cwd), "path") for p in prompt_paths]
-    for path, source in skill_roots:
+
+    def roots(folder: str, paths: Sequence[str | os.PathLike[str]]) -> list[tuple[Path, Source]]:
+        found: list[tuple[Path, Source]] = [(Path(cwd) / ".autocue" / folder, "project"), (root / folder, "user")]
+        return (found if discover else []) + [(_resolve(p, cwd), "path") for p in paths]
+
+    for path, source in roots("skills", skill_paths):
         _add_new(res.skills, _skills_in(path, source, res.diagnostics), "skill", res.diagnostics)
-    for path, source in prompt_roots:
+    for path, source in roots("prompts", prompt_paths):
         _add_new(res.prompts, _prompts_in(path, source, res.diagnostics), "prompt template", res.diagnostics)
     return res
 

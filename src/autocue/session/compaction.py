@@ -79,14 +79,11 @@ def _find_valid_cut_points(entries: Sequence[SessionEntry], start: int, end: int
 def find_turn_start_index(entries: Sequence[SessionEntry], entry_index: int, start_index: int) -> int:
     """The user message (or bash execution, branch summary, custom message) that starts the
     turn holding ``entry_index``; -1 when there is none at or after ``start_index``."""
-    for i in range(entry_index, start_index - 1, -1):
-        e = entries[i]
-        t = e.type
-        if t == "branch_summary" or t == "custom_message":
-            return i
-        if t == "message" and e.role in ("user", "bashExecution"):  # type: ignore[union-attr]
-            return i
-    return -1
+    return next((
+        i for i in range(entry_index, start_index - 1, -1)
+        if (t := entries[i].type) == "branch_summary" or t == "custom_message"
+        or (t == "message" and entries[i].role in ("user", "bashExecution"))  # type: ignore[union-attr]
+    ), -1)
 
 
 @dataclass(slots=True)

@@ -390,8 +390,8 @@ class Subagents:
 
     async def _create_child(self, p: TaskParams, t: TaskSpec, model: Model, report: Callable[..., None]) -> Child:
         parent = self._session
-        available = [n for n in parent.tool_registry.all_tools() if n != TASK_TOOL]
-        names = p.agent.tool_names(available)
+        all_tools = parent.tool_registry.all_tools()
+        names = p.agent.tool_names([n for n in all_tools if n != TASK_TOOL])
         if self.config.mode == "process":
             from autocue.session.subagent_process import ProcessChild
 
@@ -402,16 +402,14 @@ class Subagents:
                 session_dir=parent.session_manager.get_session_dir() if parent.session_file else None,
                 extra_args=extra, on_progress=lambda last: report(t.id, last=last),
             )
-        return self._in_process_child(p, t, model, names, report)
+        return self._in_process_child(p, t, model, {n: all_tools[n] for n in names}, report)
 
     def _in_process_child(
-        self, p: TaskParams, t: TaskSpec, model: Model, names: list[str], report: Callable[..., None]
+        self, p: TaskParams, t: TaskSpec, model: Model, tools: dict[str, AgentTool], report: Callable[..., None]
     ) -> InProcessChild:
         from autocue.session.agent_session import AgentSession
 
         parent = self._session
-        all_tools = parent.tool_registry.all_tools()
-        tools = {n: all_tools[n] for n in names}
         submitted: list[Any] = []
         if p.schema is not None:
             tools[SUBMIT_RESULT] = submit_result_tool(submitted.append)

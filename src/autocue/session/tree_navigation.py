@@ -115,11 +115,10 @@ async def fork(s: AgentSession, entry_id: str) -> ForkResult:
     s._check_alive()
     sm = s.session_manager
     entry = sm.get_entry(entry_id)
-    m = getattr(entry, "message", None)
-    if entry is None or entry.type != "message" or m is None or m.role != "user":
+    if type(entry) is not MessageEntry or entry.role != "user":
         raise EntryNotFoundError(entry_id, f"{sm.get_session_file() or 'this in-memory session'} (no user message "
                                  "with that id; get_fork_messages lists them)")
-    text = m.text
+    text = entry.message.text  # type: ignore[union-attr]
     r = await _before(s, "session_before_fork", SessionBeforeForkEvent(entry_id))
     if _cancels(r):
         return ForkResult(text, True)

@@ -127,8 +127,7 @@ def rules_from_settings(raw: Any, source: str) -> list[TtsrRule]:
 
 
 def load_rule_file(path: Path) -> TtsrRule:
-    text = path.read_text(encoding="utf-8")
-    meta, body = parse_front_matter(text, str(path))
+    meta, body = parse_front_matter(path.read_text(encoding="utf-8"), str(path))
     meta.setdefault("name", path.stem)
     meta["text"] = body.strip()
     return TtsrRule.from_dict(meta, str(path))

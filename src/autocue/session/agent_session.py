@@ -266,10 +266,6 @@ class AgentSession:
                     load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False))
                 self._refresh()
 
-    async def _ensure_bound(self) -> None:
-        if not self._bound:
-            await self.bind_extensions()
-
     def _check_alive(self) -> None:
         if self._disposed:
             raise SessionDisposedError("this AgentSession was disposed; create a new one")
@@ -304,7 +300,8 @@ class AgentSession:
         self.runner.detach()
 
     async def __aenter__(self) -> AgentSession:
-        await self._ensure_bound()
+        if not self._bound:
+            await self.bind_extensions()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -345,7 +342,7 @@ class AgentSession:
         ``streaming_behavior="steer"`` or ``"follow_up"`` to queue the message.
         """
         self._check_alive()
-        await self._ensure_bound()
+        await self.bind_extensions()
         if expand_prompt_templates and text.startswith("/") and await self.prompts.try_command(text):
             return
         img: list[ImageContent] | None = list(images) if images else None
@@ -382,7 +379,7 @@ class AgentSession:
     async def continue_(self) -> None:
         """Run again from the current context (its last message must not be an assistant reply)."""
         self._check_alive()
-        await self._ensure_bound()
+        await self.bind_extensions()
         await self._run(self.agent.continue_)
 
     async def _run(self, start: Callable[[], Awaitable[Any]]) -> None:

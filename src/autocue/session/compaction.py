@@ -119,10 +119,7 @@ def find_cut_point(
     # the previous whole turn a "split turn prefix"; autocue does not.)
     e = entries[cut]
     is_user = e.type == "message" and e.role == "user"  # type: ignore[union-attr]
-    while cut > start_index:
-        prev = entries[cut - 1]
-        if prev.type == "compaction" or prev.type == "message":
-            break
+    while cut > start_index and entries[cut - 1].type not in ("compaction", "message"):
         cut -= 1
     turn_start = -1 if is_user else find_turn_start_index(entries, cut, start_index)
     return CutPointResult(cut, turn_start, not is_user and turn_start != -1)

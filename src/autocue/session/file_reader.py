@@ -80,9 +80,7 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
         return LoadedFile(None, [], [], 0 if data else None, False, None)
     torn: list[Any] = []  # [warning, truncate_at] once the last line turned out torn
     with no_gc():
-        h = 0
-        while not lines[h].strip():
-            h += 1
+        h = next(i for i, line in enumerate(lines) if line.strip())  # the first line that is not blank
         first = _loads_or_report(path, lines, h, last, torn)
         if first is None:
             raise SessionFileError(path, 1, "no session header: the only line is torn")

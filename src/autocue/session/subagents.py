@@ -173,9 +173,8 @@ class SubagentConfig:
     @staticmethod
     def parse(raw: Any, where: str) -> SubagentConfig:
         """The ``task`` settings section; raises ``SettingsError`` naming ``where`` and the key."""
-        c = SubagentConfig()
         if raw is None:
-            return c
+            return SubagentConfig()
         if not isinstance(raw, dict):
             raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
         raw = snake_keys(raw, ("max_concurrency",))
@@ -185,11 +184,10 @@ class SubagentConfig:
         mode = raw.get("mode", "in-process")
         if mode not in ("in-process", "process"):
             raise SettingsError(f"{where}: task.mode must be 'in-process' or 'process', got {json.dumps(mode)}")
-        c.mode = mode
         n = raw.get("max_concurrency", 4)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise SettingsError(f"{where}: task.maxConcurrency must be a whole number >= 1, got {json.dumps(n)}")
-        c.max_concurrency = n
+        c = SubagentConfig(mode, n)
         cmd = raw.get("command")
         if cmd is not None:
             if not isinstance(cmd, list) or not cmd or not all(isinstance(a, str) for a in cmd):

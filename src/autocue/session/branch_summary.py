@@ -159,8 +159,7 @@ async def generate_branch_summary(
     if reply.stop_reason == "error":
         return BranchSummaryResult(error=reply.error_message or "Summarization failed")
     read_files, modified_files = compute_file_lists(prep.file_ops)
-    summary = BRANCH_SUMMARY_PREAMBLE + reply_text(reply)
-    summary += format_file_operations(read_files, modified_files)
+    summary = BRANCH_SUMMARY_PREAMBLE + reply_text(reply) + format_file_operations(read_files, modified_files)
     return BranchSummaryResult(summary, read_files, modified_files)
 
 

@@ -65,12 +65,10 @@ async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | N
     if supplied is False:
         return False
     from_ext = isinstance(supplied, str)
-    if isinstance(supplied, str):
-        summary = supplied
+    summary = supplied if isinstance(supplied, str) else summary
     summary_entry = None
     if summary:
-        eid = sm.branch_with_summary(target_id, summary, None, from_ext)
-        summary_entry = sm.get_entry(eid)
+        summary_entry = sm.get_entry(sm.branch_with_summary(target_id, summary, None, from_ext))
     elif target_id is None:
         sm.reset_leaf()
     else:

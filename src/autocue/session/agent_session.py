@@ -541,10 +541,8 @@ class AgentSession:
 
     def diagnostics(self) -> list[str]:
         """Files that were skipped, and why: skills and prompts, agent types, TTSR rules."""
-        out = list(self.resources.diagnostics) + list(self.ttsr.diagnostics)
-        if self.subagents is not None:
-            out += self.subagents.types.diagnostics
-        return out
+        agent_types = self.subagents.types.diagnostics if self.subagents is not None else []
+        return [*self.resources.diagnostics, *self.ttsr.diagnostics, *agent_types]
 
     def get_commands(self) -> list[CommandInfo]:
         out = self.runner.commands()

@@ -12,10 +12,6 @@ Public surface::
     session.set_thinking_level(l) / set_active_tools(names) / get_all_tools() / get_context_usage()
     await session.dispose()                  # fires session_shutdown once
 
-Every agent event goes first to the extensions (awaited), then to ``subscribe`` listeners,
-then to persistence (``message_end`` of user/assistant/toolResult/bashExecution/custom
-messages).
-
 The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compactor``
 (``SessionCompactor``, ``compaction.py``), ``retry`` (``AutoRetry``, ``retry.py``),
 ``tool_registry`` (``tool_registry.py``), ``events`` (``event_dispatch.py``), ``subagents``
@@ -81,11 +77,6 @@ from autocue.session.tool_registry import ToolRegistry
 from autocue.session.ttsr import TtsrManager, TtsrRule, as_rules, rules_from_settings
 
 StreamingBehavior = Literal["steer", "follow_up"]
-
-
-
-def _nothing() -> None:
-    """The unsubscriber of a disposed session (there is nothing left to remove)."""
 
 
 class AgentSession:
@@ -275,10 +266,6 @@ class AgentSession:
                     load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False))
                 self._refresh()
 
-    async def _ensure_bound(self) -> None:
-        if not self._bound:
-            await self.bind_extensions()
-
     def _check_alive(self) -> None:
         if self._disposed:
             raise SessionDisposedError("this AgentSession was disposed; create a new one")
@@ -306,15 +293,15 @@ class AgentSession:
         State stays readable: messages, entries and the session file are untouched."""
         a = self.agent
         a.before_tool_call = a.after_tool_call = a.transform_context = a.stream_options = None
-        self._unsubscribe_agent = _nothing
         self._unsubscribe_ttsr()
-        self._unsubscribe_ttsr = _nothing
+        self._unsubscribe_agent = self._unsubscribe_ttsr = lambda: None  # nothing left to remove
         self.events.drop = None
         self.events.listeners.clear()
         self.runner.detach()
 
     async def __aenter__(self) -> AgentSession:
-        await self._ensure_bound()
+        if not self._bound:
+            await self.bind_extensions()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -355,7 +342,7 @@ class AgentSession:
         ``streaming_behavior="steer"`` or ``"follow_up"`` to queue the message.
         """
         self._check_alive()
-        await self._ensure_bound()
+        await self.bind_extensions()
         if expand_prompt_templates and text.startswith("/") and await self.prompts.try_command(text):
             return
         img: list[ImageContent] | None = list(images) if images else None
@@ -392,7 +379,7 @@ class AgentSession:
     async def continue_(self) -> None:
         """Run again from the current context (its last message must not be an assistant reply)."""
         self._check_alive()
-        await self._ensure_bound()
+        await self.bind_extensions()
         await self._run(self.agent.continue_)
 
     async def _run(self, start: Callable[[], Awaitable[Any]]) -> None:
@@ -490,7 +477,20 @@ class AgentSession:
         on_error: Callable[[BaseException], Any] | None = None,
     ) -> asyncio.Task[Any]:
         """Compact once the session is idle (what ``ctx.compact`` calls); returns the task."""
-        return self.compactor.schedule(custom_instructions, on_complete=on_complete, on_error=on_error)
+
+        async def job() -> Any:
+            try:
+                result = await self.compact(custom_instructions)
+            except Exception as err:
+                if on_error is not None:
+                    on_error(err)
+                    return None
+                raise
+            if on_complete is not None:
+                on_complete(result)
+            return result
+
+        return self._when_idle(job)
 
     def schedule_dispose(self) -> asyncio.Task[None]:
         return self._when_idle(self.dispose)
@@ -541,10 +541,8 @@ class AgentSession:
 
     def diagnostics(self) -> list[str]:
         """Files that were skipped, and why: skills and prompts, agent types, TTSR rules."""
-        out = list(self.resources.diagnostics) + list(self.ttsr.diagnostics)
-        if self.subagents is not None:
-            out += self.subagents.types.diagnostics
-        return out
+        agent_types = self.subagents.types.diagnostics if self.subagents is not None else []
+        return [*self.resources.diagnostics, *self.ttsr.diagnostics, *agent_types]
 
     def get_commands(self) -> list[CommandInfo]:
         out = self.runner.commands()
@@ -560,13 +558,9 @@ class AgentSession:
         return ContextUsage(tokens, window, tokens / window * 100 if window else None)
 
     def get_last_assistant_text(self) -> str | None:
-        for m in reversed(self.agent.state.messages):
-            if m.role == "assistant":
-                assert isinstance(m, AssistantMessage)
-                if m.stop_reason == "aborted" and not m.content:
-                    continue
-                return m.text
-        return None
+        m = next((m for m in reversed(self.agent.state.messages)
+                  if isinstance(m, AssistantMessage) and (m.stop_reason != "aborted" or m.content)), None)
+        return m.text if m is not None else None
 
     # ------------------------------------------------------------------ tree navigation
     async def navigate_tree(self, target_id: str | None, *, summary: str | None = None) -> bool:

@@ -105,13 +105,12 @@ class AgentHooks:
             and (o.on_payload is not None) == hooked
         ):
             return o
-        o = StreamOptions(
+        self._last_options = o = StreamOptions(
             signal=signal,
             reasoning=reasoning,
             session_id=sid,
             on_payload=runner.emit_before_provider_request if hooked else None,
         )
-        self._last_options = o
         return o
 
 

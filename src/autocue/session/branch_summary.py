@@ -66,8 +66,6 @@ Keep each section concise. Preserve exact file paths, function names, and error 
 class _BranchSource(Protocol):
     def get_branch(self, from_id: str | None = None) -> list[SessionEntry]: ...
 
-    def get_entry(self, entry_id: str) -> SessionEntry | None: ...
-
 
 @dataclass(slots=True)
 class CollectEntriesResult:
@@ -83,19 +81,12 @@ def collect_entries_for_branch_summary(
     ``collectEntriesForBranchSummary``); compactions on the way are included."""
     if old_leaf_id is None:
         return CollectEntriesResult([], None)
-    old_path = {e.id for e in session.get_branch(old_leaf_id)}
+    old_path = session.get_branch(old_leaf_id)
+    old_ids = {e.id for e in old_path}
     target_path = session.get_branch(target_id) if target_id is not None else []
-    ancestor = next((e.id for e in reversed(target_path) if e.id in old_path), None)
-    entries: list[SessionEntry] = []
-    current: str | None = old_leaf_id
-    while current is not None and current != ancestor:
-        entry = session.get_entry(current)
-        if entry is None:
-            break
-        entries.append(entry)
-        current = entry.parent_id
-    entries.reverse()
-    return CollectEntriesResult(entries, ancestor)
+    ancestor = next((e.id for e in reversed(target_path) if e.id in old_ids), None)
+    start = next((i + 1 for i, e in enumerate(old_path) if e.id == ancestor), 0)
+    return CollectEntriesResult(old_path[start:], ancestor)
 
 
 @dataclass(slots=True)
@@ -103,12 +94,6 @@ class BranchPreparation:
     messages: list[AgentMessage]
     file_ops: FileOperations
     total_tokens: int
-
-
-def _branch_message(entry: SessionEntry) -> AgentMessage | None:
-    if entry.type == "message" and entry.role == "toolResult":  # type: ignore[union-attr]
-        return None  # the assistant's tool call carries the context
-    return message_of(entry)
 
 
 def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 0) -> BranchPreparation:
@@ -121,8 +106,8 @@ def prepare_branch_entries(entries: Sequence[SessionEntry], token_budget: int = 
     picked: list[AgentMessage] = []
     total = 0
     for e in reversed(entries):
-        m = _branch_message(e)
-        if m is None:
+        # a tool result is left out: the assistant's tool call carries the context
+        if (e.type == "message" and e.role == "toolResult") or (m := message_of(e)) is None:  # type: ignore[union-attr]
             continue
         extract_file_ops_from_message(m, ops)
         tokens = estimate_tokens(m)
@@ -174,8 +159,7 @@ async def generate_branch_summary(
     if reply.stop_reason == "error":
         return BranchSummaryResult(error=reply.error_message or "Summarization failed")
     read_files, modified_files = compute_file_lists(prep.file_ops)
-    summary = BRANCH_SUMMARY_PREAMBLE + reply_text(reply)
-    summary += format_file_operations(read_files, modified_files)
+    summary = BRANCH_SUMMARY_PREAMBLE + reply_text(reply) + format_file_operations(read_files, modified_files)
     return BranchSummaryResult(summary, read_files, modified_files)
 
 

@@ -10,14 +10,13 @@ context. Extensions may cancel or supply the summary through ``session_before_co
 
 from __future__ import annotations
 
-import asyncio
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from autocue.casing import MISSING, field
-from autocue.extensions.events import CompactionOverride, SessionBeforeCompactEvent, SessionCompactEvent
+from autocue.extensions.events import SessionBeforeCompactEvent, SessionCompactEvent
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import AssistantMessage, Model
@@ -70,26 +69,21 @@ _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchS
 
 
 def _find_valid_cut_points(entries: Sequence[SessionEntry], start: int, end: int) -> list[int]:
-    out: list[int] = []
-    for i in range(start, end):
-        e = entries[i]
-        t = e.type
-        if (t == "message" and e.role in _CUT_ROLES) or t == "branch_summary" or t == "custom_message":  # type: ignore[union-attr]
-            out.append(i)
-    return out
+    return [
+        i for i in range(start, end)
+        if (t := entries[i].type) == "branch_summary" or t == "custom_message"
+        or (t == "message" and entries[i].role in _CUT_ROLES)  # type: ignore[union-attr]
+    ]
 
 
 def find_turn_start_index(entries: Sequence[SessionEntry], entry_index: int, start_index: int) -> int:
     """The user message (or bash execution, branch summary, custom message) that starts the
     turn holding ``entry_index``; -1 when there is none at or after ``start_index``."""
-    for i in range(entry_index, start_index - 1, -1):
-        e = entries[i]
-        t = e.type
-        if t == "branch_summary" or t == "custom_message":
-            return i
-        if t == "message" and e.role in ("user", "bashExecution"):  # type: ignore[union-attr]
-            return i
-    return -1
+    return next((
+        i for i in range(entry_index, start_index - 1, -1)
+        if (t := entries[i].type) == "branch_summary" or t == "custom_message"
+        or (t == "message" and entries[i].role in ("user", "bashExecution"))  # type: ignore[union-attr]
+    ), -1)
 
 
 @dataclass(slots=True)
@@ -118,20 +112,14 @@ def find_cut_point(
             continue
         accumulated += estimate_tokens(e.message)  # type: ignore[union-attr]
         if accumulated >= keep_recent_tokens:
-            for c in cut_points:
-                if c >= i:
-                    cut = c
-                    break
+            cut = next((c for c in cut_points if c >= i), cut)
             break
     # Whether the turn is split is decided at the message cut point. (pi decides it after
     # moving back over settings entries, so a model change right before a user message made
     # the previous whole turn a "split turn prefix"; autocue does not.)
     e = entries[cut]
     is_user = e.type == "message" and e.role == "user"  # type: ignore[union-attr]
-    while cut > start_index:
-        prev = entries[cut - 1]
-        if prev.type == "compaction" or prev.type == "message":
-            break
+    while cut > start_index and entries[cut - 1].type not in ("compaction", "message"):
         cut -= 1
     turn_start = -1 if is_user else find_turn_start_index(entries, cut, start_index)
     return CutPointResult(cut, turn_start, not is_user and turn_start != -1)
@@ -168,6 +156,10 @@ class CompactionResult(CamelJson):
     KEYS = ("summary", "firstKeptEntryId", "tokensBefore", "details")
 
 
+def _messages(entries: Sequence[SessionEntry]) -> list[AgentMessage]:
+    return [m for e in entries if (m := message_of(e)) is not None]
+
+
 def prepare_compaction(
     path_entries: Sequence[SessionEntry], settings: CompactionSettings
 ) -> CompactionPreparation | None:
@@ -180,25 +172,17 @@ def prepare_compaction(
     n = len(path_entries)
     if n and path_entries[-1].type == "compaction":
         return None
-    prev = -1
-    for i in range(n - 1, -1, -1):
-        if path_entries[i].type == "compaction":
-            prev = i
-            break
+    prev = next((i for i in range(n - 1, -1, -1) if path_entries[i].type == "compaction"), -1)
     start = prev + 1
-    usage_messages = [m for e in path_entries[max(prev, 0):] if (m := message_of(e)) is not None]
-    tokens_before = estimate_context_tokens(usage_messages).tokens
+    tokens_before = estimate_context_tokens(_messages(path_entries[max(prev, 0):])).tokens
 
     cut = find_cut_point(path_entries, start, n, settings.keep_recent_tokens)
     if cut.first_kept_entry_index >= n:
         return None
     first_kept_id = path_entries[cut.first_kept_entry_index].id
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
-    to_summarize = [m for e in path_entries[start:history_end] if (m := message_of(e)) is not None]
-    prefix: list[AgentMessage] = []
-    if cut.is_split_turn:
-        prefix = [m for e in path_entries[cut.turn_start_index:cut.first_kept_entry_index]
-                  if (m := message_of(e)) is not None]
+    to_summarize = _messages(path_entries[start:history_end])
+    prefix = _messages(path_entries[cut.turn_start_index:cut.first_kept_entry_index]) if cut.is_split_turn else []
 
     previous_summary: str | None = None
     ops = FileOperations()
@@ -281,20 +265,17 @@ class SessionCompactor:
         if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
             raise CompactionError("Nothing to compact (session too small)")
         self._abort = controller = AbortController()
-        from_ext = False
-        result: Any = None
+        result: CompactionResult | None = None
         if s.runner.has("session_before_compact"):
             r = await s.runner.emit_session_before(
                 SessionBeforeCompactEvent(prep, branch, custom_instructions, controller.signal)
             )
-            if r is not None:
-                if field(r, "cancel") is True:
-                    raise CompactionError("Compaction cancelled")
-                supplied = field(r, "compaction")
-                if supplied is not MISSING and supplied is not None:
-                    o = _compaction_override(supplied)
-                    result = CompactionResult(o.summary, o.first_kept_entry_id, o.tokens_before, o.details)
-                    from_ext = True
+            if field(r, "cancel") is True:  # (a field of None is MISSING)
+                raise CompactionError("Compaction cancelled")
+            supplied = field(r, "compaction")
+            if supplied is not MISSING and supplied is not None:
+                result = _compaction_override(supplied)
+        from_ext = result is not None
         if result is None:
             result = await compact(
                 prep, s.model, s.provider, custom_instructions=custom_instructions, signal=controller.signal
@@ -308,30 +289,6 @@ class SessionCompactor:
         if s.runner.has("session_compact"):
             await s.runner.emit_async(SessionCompactEvent(sm.get_entry(eid), from_ext))
         return result
-
-    def schedule(
-        self,
-        custom_instructions: str | None = None,
-        *,
-        on_complete: Callable[[Any], Any] | None = None,
-        on_error: Callable[[BaseException], Any] | None = None,
-    ) -> asyncio.Task[Any]:
-        """Compact once the session is idle (what ``ctx.compact`` calls)."""
-        s = self._s
-
-        async def job() -> Any:
-            try:
-                result = await s.compact(custom_instructions)
-            except Exception as err:
-                if on_error is not None:
-                    on_error(err)
-                    return None
-                raise
-            if on_complete is not None:
-                on_complete(result)
-            return result
-
-        return s._when_idle(job)
 
     async def check_threshold(self) -> None:
         """After a turn: compact when the context passes the settings' threshold."""
@@ -358,9 +315,8 @@ class SessionCompactor:
         return True
 
 
-def _compaction_override(v: Any) -> CompactionOverride:
-    if isinstance(v, CompactionOverride):
-        return v
+def _compaction_override(v: Any) -> CompactionResult:
+    """The ``compaction`` a ``session_before_compact`` handler supplied (``CompactionOverride``, dict or object)."""
     summary = field(v, "summary")
     first = field(v, "first_kept_entry_id")
     tokens = field(v, "tokens_before")
@@ -370,7 +326,7 @@ def _compaction_override(v: Any) -> CompactionOverride:
             "session_before_compact returned a compaction without summary/first_kept_entry_id; "
             "return {'compaction': {'summary': ..., 'first_kept_entry_id': ..., 'tokens_before': ...}}"
         )
-    return CompactionOverride(
+    return CompactionResult(
         str(summary), str(first), 0 if tokens is MISSING else int(tokens), None if details is MISSING else details
     )
 

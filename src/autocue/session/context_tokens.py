@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from autocue.llm.types import AssistantMessage, Usage
-from autocue.session.entries import SessionEntry
+from autocue.session.entries import MessageEntry, SessionEntry
 
 
 def calculate_context_tokens(usage: Usage) -> int:
@@ -29,12 +29,8 @@ def _assistant_usage(m: Any) -> Usage | None:
 
 def get_last_assistant_usage(entries: Sequence[SessionEntry]) -> Usage | None:
     """The usage of the last successful assistant message among the entries."""
-    for e in reversed(entries):
-        if e.type == "message" and e.role == "assistant":  # type: ignore[union-attr]
-            u = _assistant_usage(e.message)  # type: ignore[union-attr]
-            if u is not None:
-                return u
-    return None
+    return next((u for e in reversed(entries) if type(e) is MessageEntry and e.role == "assistant"
+                 and (u := _assistant_usage(e.message)) is not None), None)
 
 
 def estimate_tokens(message: Any) -> int:

@@ -7,10 +7,9 @@ looked up in ``<cwd>/.autocue/`` and ``$AUTOCUE_DIR`` (``~/.autocue``) and the
 
 from __future__ import annotations
 
-import copy
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from autocue.agent.tool import AgentTool
@@ -79,7 +78,9 @@ async def create_agent_session(
     await finish_loading(ext)
     session = AgentSession(
         provider=provider, model=model, session_manager=session_manager,
-        settings=_without_extensions(settings), cwd=c, tools=tools, active_tools=active_tools, extensions=ext,
+        # the extensions of the settings are loaded above: the session must not load them again
+        settings=replace(settings, extensions=[]) if settings.extensions else settings, cwd=c,
+        tools=tools, active_tools=active_tools, extensions=ext,
         ui=ui, has_ui=has_ui, system_prompt=system_prompt, thinking_level=thinking_level, resources=resources,
         skills=skills, flag_values=flag_values,
     )
@@ -97,15 +98,6 @@ async def create_agent_session(
     if bind:
         await session.bind_extensions()
     return CreateAgentSessionResult(session, ext)
-
-
-def _without_extensions(s: Settings) -> Settings:
-    """The session must not load ``settings.extensions`` a second time."""
-    if not s.extensions:
-        return s
-    c = copy.copy(s)
-    c.extensions = []
-    return c
 
 
 __all__ = ["CreateAgentSessionResult", "create_agent_session"]

@@ -80,9 +80,7 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
         return LoadedFile(None, [], [], 0 if data else None, False, None)
     torn: list[Any] = []  # [warning, truncate_at] once the last line turned out torn
     with no_gc():
-        h = 0
-        while not lines[h].strip():
-            h += 1
+        h = next(i for i, line in enumerate(lines) if line.strip())  # the first line that is not blank
         first = _loads_or_report(path, lines, h, last, torn)
         if first is None:
             raise SessionFileError(path, 1, "no session header: the only line is torn")
@@ -114,10 +112,8 @@ def load_file(path: str, decoded: bool = False) -> LoadedFile:
                                 f"{CURRENT_SESSION_VERSION}; unknown entry types are kept but ignored")
             entries = _entries_from_lines(path, lines, h + 1, last, torn, line_nos, decoded)
         check_tree(path, entries, line_nos)
-    truncate_at: int | None = None
-    if torn:
-        warnings.append(torn[0])
-        truncate_at = torn[1]
+    warnings += torn[:1]
+    truncate_at: int | None = torn[1] if torn else None
     needs_newline = truncate_at is None and not data.endswith(b"\n")
     return LoadedFile(header, entries, warnings, truncate_at, needs_newline, migrated_from,
                    data if migrated_from is not None else None)

@@ -90,16 +90,6 @@ class SessionManager:
         self._persist = persist
         self._file = SessionFileWriter(None)
         """The session file and how much of it is written (``path`` None: nothing is written)."""
-        self._header: SessionHeader = SessionHeader("", "", cwd)
-        self._entries: _List[SessionEntry] = []
-        self._by_id: dict[str, SessionEntry] = {}
-        self._labels: dict[str, str] = {}
-        self._children: dict[str | None, _List[str]] | None = None
-        self._linear = True
-        """Each entry is the child of the one before it (and ids are unique): see ``_path_to``."""
-        self._leaf_id: str | None = None
-        self._session_name: str | None = None
-        self._has_assistant = False
         self.warnings: _List[str] = []
         if session_file is not None:
             self.set_session_file(session_file, decoded=decoded)
@@ -173,10 +163,8 @@ class SessionManager:
             raise SessionFileError(src, None, "cannot fork: the source session file is empty")
         c = os.path.abspath(os.fspath(target_cwd))
         d = os.fspath(session_dir) if session_dir is not None else default_session_dir(c)
-        ts = iso_now()
-        sid = uuid7()
-        header = SessionHeader(sid, ts, c, CURRENT_SESSION_VERSION, src)
-        target = os.path.join(d, session_file_name(ts, sid))
+        header = SessionHeader(uuid7(), iso_now(), c, CURRENT_SESSION_VERSION, src)
+        target = os.path.join(d, session_file_name(header.timestamp, header.id))
         os.makedirs(d, exist_ok=True)
         with builtins.open(target, "wb") as f:
             f.write(dumps_line(header.to_json()) + entry_lines(loaded.entries))
@@ -193,19 +181,11 @@ class SessionManager:
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> str | None:
         """Start a fresh session (new header, empty tree); returns its file path (None in memory)."""
         self.close()
-        ts = iso_now()
-        sid = id or uuid7()
-        self._header = SessionHeader(sid, ts, self._cwd, CURRENT_SESSION_VERSION, parent_session)
-        self._entries = []
-        self._by_id = {}
-        self._labels = {}
-        self._children = None
-        self._linear = True
-        self._leaf_id = None
-        self._session_name = None
-        self._has_assistant = False
+        h = self._header = SessionHeader(id or uuid7(), iso_now(), self._cwd, CURRENT_SESSION_VERSION, parent_session)
+        self._entries: _List[SessionEntry] = []
+        self._build_index()
         self._file = SessionFileWriter(
-            os.path.join(self._session_dir, session_file_name(ts, sid)) if self._persist else None)
+            os.path.join(self._session_dir, session_file_name(h.timestamp, h.id)) if self._persist else None)
         return self._file.path
 
     def set_session_dir(self, session_dir: str | os.PathLike[str]) -> None:
@@ -243,6 +223,7 @@ class SessionManager:
                                  f"{CURRENT_SESSION_VERSION}; the original is kept in {backup}")
 
     def _build_index(self) -> None:
+        """The indexes of ``_entries``: ids, labels, the session name, the leaf (the last entry)."""
         entries = self._entries
         by_id: dict[str, SessionEntry] = dict(zip(map(_get_id, entries), entries, strict=True))
         labels: dict[str, str] = {}
@@ -262,9 +243,11 @@ class SessionManager:
         self._session_name = name
         self._has_assistant = any(type(e) is MessageEntry and e.role == "assistant" for e in entries)
         self._leaf_id = entries[-1].id if entries else None
-        self._children = None
-        # a never-branched file: the path to the last entry is the entry list itself, no walk needed
+        self._children: dict[str | None, _List[str]] | None = None
+        """Children ids by parent id, built on first use by ``get_children``."""
         self._linear = len(by_id) == len(entries) and is_chain(entries, by_id)
+        """Each entry is the child of the one before it (and ids are unique): the path to the last entry is the
+        entry list itself, no walk needed (see ``_path_to``)."""
 
     def _where(self) -> str:
         return self._file.path or "the in-memory session"
@@ -381,9 +364,7 @@ class SessionManager:
         """
         path = [e for e in self.get_branch(leaf_id) if e.type != "label"]
         ids = {e.id: True for e in path}
-        ts = iso_now()
-        sid = uuid7()
-        header = SessionHeader(sid, ts, self._cwd, CURRENT_SESSION_VERSION,
+        header = SessionHeader(uuid7(), iso_now(), self._cwd, CURRENT_SESSION_VERSION,
                                self._file.path if self._persist else None)
         parent: str | None = path[-1].id if path else None
         labels: _List[SessionEntry] = []
@@ -397,12 +378,10 @@ class SessionManager:
         self._header = header
         self._entries = path + labels
         self._build_index()
-        if not self._persist:
-            self._file = SessionFileWriter(None)
-            return None
-        self._file = SessionFileWriter(os.path.join(self._session_dir, session_file_name(ts, sid)))
-        os.makedirs(self._session_dir, exist_ok=True)
-        self._file.flush(self._header, self._entries)
+        file = os.path.join(self._session_dir, session_file_name(header.timestamp, header.id))
+        self._file = SessionFileWriter(file if self._persist else None)
+        if self._persist:
+            self._file.flush(self._header, self._entries)  # (the writer creates the directory)
         return self._file.path
 
     # ------------------------------------------------------------------ reads
@@ -458,11 +437,8 @@ class SessionManager:
             pid = e.parent_id
             parent = nodes.get(pid) if pid is not None and pid != e.id else None
             (parent.children if parent is not None else roots).append(node)
-        stack = list(roots)
-        while stack:
-            n = stack.pop()
+        for n in nodes.values():
             n.children.sort(key=lambda c: c.entry.timestamp)
-            stack.extend(n.children)
         return roots
 
     def get_entries(self) -> _List[SessionEntry]:

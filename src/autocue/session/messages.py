@@ -164,7 +164,6 @@ _COST_FIELDS: _Fields = tuple((k, _NUMBER) for k in ("input", "output", "cacheRe
 _ABSENT = object()
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object",
                type(None): "null"}
-_TYPE_ORDER = [str, int, float, list, dict, type(None)]
 
 
 def _place(where: str | Callable[[], str]) -> str:
@@ -177,7 +176,7 @@ def _check_fields(d: JSON, fields: _Fields, where: str | Callable[[], str]) -> N
     for key, allowed in fields:
         v = get(key, _ABSENT)
         if type(v) not in allowed and v is not _ABSENT:
-            names = " or ".join(_TYPE_NAMES[t] for t in _TYPE_ORDER if t in allowed)
+            names = " or ".join(name for t, name in _TYPE_NAMES.items() if t in allowed)
             raise ValueError(f"{_place(where)}: \"{key}\" must be {names}, got {type(v).__name__}")
 
 
@@ -293,12 +292,7 @@ def convert_message(m: Any) -> Message | None:
 
 def convert_to_llm(messages: list[Any]) -> list[Message]:
     """``convert_message`` over a list, dropping the ``None`` results."""
-    out: list[Message] = []
-    for m in messages:
-        c = convert_message(m)
-        if c is not None:
-            out.append(c)
-    return out
+    return [c for m in messages if (c := convert_message(m)) is not None]
 
 
 __all__ = [

@@ -103,7 +103,7 @@ class PromptQueue:
             self.deliver(m, deliver_as)
             return
         if trigger_turn:
-            await s._ensure_bound()
+            await s.bind_extensions()
             await s._run(lambda: s.agent.prompt(m))
             return
         s.agent.append_message(m)

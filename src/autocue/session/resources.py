@@ -26,11 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from xml.sax.saxutils import escape
 
 from autocue.session.session_dir import autocue_dir
 from autocue.yamlpos import YamlError, parse_document
 
 Source = Literal["project", "user", "path"]
+_QUOT = {'"': "&quot;"}
 
 
 @dataclass(slots=True)
@@ -83,27 +85,20 @@ def _add_new(have: list[_Named], found: Sequence[_Named], what: str, diags: list
 
 def parse_front_matter(text: str, where: str = "<text>") -> tuple[dict[str, Any], str]:
     """Split ``---`` YAML front matter from the body. Raises ``ValueError`` naming ``where`` on bad YAML."""
-    if not text.startswith("---"):
+    if not text.startswith("---") or (lines := text.splitlines(keepends=True))[0].strip() != "---":
         return {}, text
-    lines = text.splitlines(keepends=True)
-    if lines[0].strip() != "---":
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
         return {}, text
-    for i in range(1, len(lines)):
-        if lines[i].strip() == "---":
-            raw = "".join(lines[1:i])
-            body = "".join(lines[i + 1 :])
-            try:  # the front matter starts on line 2 of the file
-                doc = parse_document("\n" + raw, where)
-            except YamlError as e:
-                why = e.message.removeprefix("invalid YAML: ")
-                raise ValueError(f"{e.pos}: invalid YAML front matter: {why}") from None
-            data = doc.v if doc is not None else {}
-            if data is None:
-                data = {}
-            if not isinstance(data, dict):
-                raise ValueError(f"{where}:2:1: front matter must be a mapping, got {type(data).__name__}")
-            return data, body
-    return {}, text
+    try:  # the front matter starts on line 2 of the file
+        doc = parse_document("\n" + "".join(lines[1:end]), where)
+    except YamlError as e:
+        why = e.message.removeprefix("invalid YAML: ")
+        raise ValueError(f"{e.pos}: invalid YAML front matter: {why}") from None
+    data = doc.v if doc is not None and doc.v is not None else {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}:2:1: front matter must be a mapping, got {type(data).__name__}")
+    return data, "".join(lines[end + 1 :])
 
 
 # ---------------------------------------------------------------------------- discovery
@@ -120,16 +115,14 @@ def load_resources(
     """Discover skills and prompt templates (see the module docstring)."""
     res = Resources()
     root = autocue_dir(agent_dir)
-    skill_roots: list[tuple[Path, Source]] = []
-    prompt_roots: list[tuple[Path, Source]] = []
-    if discover:
-        skill_roots += [(Path(cwd) / ".autocue" / "skills", "project"), (root / "skills", "user")]
-        prompt_roots += [(Path(cwd) / ".autocue" / "prompts", "project"), (root / "prompts", "user")]
-    skill_roots += [(_resolve(p, cwd), "path") for p in skill_paths]
-    prompt_roots += [(_resolve(p, cwd), "path") for p in prompt_paths]
-    for path, source in skill_roots:
+
+    def roots(folder: str, paths: Sequence[str | os.PathLike[str]]) -> list[tuple[Path, Source]]:
+        found: list[tuple[Path, Source]] = [(Path(cwd) / ".autocue" / folder, "project"), (root / folder, "user")]
+        return (found if discover else []) + [(_resolve(p, cwd), "path") for p in paths]
+
+    for path, source in roots("skills", skill_paths):
         _add_new(res.skills, _skills_in(path, source, res.diagnostics), "skill", res.diagnostics)
-    for path, source in prompt_roots:
+    for path, source in roots("prompts", prompt_paths):
         _add_new(res.prompts, _prompts_in(path, source, res.diagnostics), "prompt template", res.diagnostics)
     return res
 
@@ -226,17 +219,13 @@ def format_skills_for_prompt(skills: Sequence[Skill]) -> str:
     for s in visible:
         lines += [
             "  <skill>",
-            f"    <name>{_xml(s.name)}</name>",
-            f"    <description>{_xml(s.description)}</description>",
-            f"    <location>{_xml(s.file_path)}</location>",
+            f"    <name>{escape(s.name, _QUOT)}</name>",
+            f"    <description>{escape(s.description, _QUOT)}</description>",
+            f"    <location>{escape(s.file_path, _QUOT)}</location>",
             "  </skill>",
         ]
     lines.append("</available_skills>")
     return "\n".join(lines)
-
-
-def _xml(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def expand_skill_command(text: str, skills: Sequence[Skill]) -> str:

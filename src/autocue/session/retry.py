@@ -17,6 +17,7 @@ retried is over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import weakref
 from dataclasses import dataclass
@@ -114,10 +115,8 @@ class AutoRetry:
         abort = self._abort
         if abort is not None and not abort.is_set():
             if delay > 0:
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(abort.wait(), delay / 1000)
-                except TimeoutError:
-                    pass
             else:
                 await asyncio.sleep(0)
         if abort is not None and abort.is_set():

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from autocue.casing import to_camel
+from autocue.casing import camel_keys, to_camel, to_snake
 from autocue.dicts import deep_merge
 from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
@@ -39,23 +40,23 @@ class SettingsError(AutocueError, ValueError):
     """A settings file that cannot be read."""
 
 
-_SECTIONS = frozenset({"compaction", "retry"})
+_SECTIONS = {"compaction": CompactionSettings, "retry": RetrySettings}
+_CHOICES = {
+    "steeringMode": ("one-at-a-time", "all"), "followUpMode": ("one-at-a-time", "all"),
+    "toolExecution": ("parallel", "sequential"),
+}
+"""The keys that name one of a few modes, the default first."""
 
 
 def _normalize(d: dict[str, Any]) -> dict[str, Any]:
-    """camelCase the keys autocue knows (and the keys inside ``compaction`` / ``retry``).
+    """camelCase the keys autocue knows (and the known keys inside ``compaction`` / ``retry``).
 
     Any other key is kept exactly as written, value and all: it belongs to an extension.
     """
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        ck = to_camel(k) if isinstance(k, str) else k
-        if ck not in _KEYS:
-            out[k] = v
-        elif ck in _SECTIONS and isinstance(v, dict):
-            out[ck] = {to_camel(kk) if isinstance(kk, str) else kk: vv for kk, vv in v.items()}
-        else:
-            out[ck] = v
+    out = camel_keys(d, _KEYS)
+    for key, cls in _SECTIONS.items():
+        if isinstance(out.get(key), dict):
+            out[key] = camel_keys(out[key], [to_camel(f.name) for f in fields(cls)])
     return out
 
 
@@ -73,6 +74,19 @@ def _count(section: dict[str, Any], key: str, default: int, where: str, source: 
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         raise SettingsError(f"{source}: {where}{key} must be a whole number >= 0, got {json.dumps(v)}")
     return v
+
+
+_S = TypeVar("_S", CompactionSettings, RetrySettings)
+
+
+def _settings_section(d: dict[str, Any], key: str, cls: type[_S], source: str) -> _S:
+    """The ``compaction`` or ``retry`` section: each field of ``cls`` (a flag or a count) under its camelCase key."""
+    section = _section(d, key, source)
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        read: Callable[..., bool | int] = _bool if isinstance(f.default, bool) else _count
+        values[f.name] = read(section, to_camel(f.name), f.default, f"{key}.", source)
+    return cls(**values)
 
 
 def _section(d: dict[str, Any], key: str, source: str) -> dict[str, Any]:
@@ -95,7 +109,7 @@ def _strings(d: dict[str, Any], key: str, source: str) -> list[str]:
 
 @dataclass(slots=True)
 class Settings:
-    compaction: CompactionSettings = field(default_factory=lambda: CompactionSettings(enabled=True))
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
     default_thinking_level: str | None = None
     steering_mode: str = "one-at-a-time"
@@ -114,28 +128,14 @@ class Settings:
         """Settings from a dict (camelCase or snake_case keys)."""
         d = _normalize(data)
         s = Settings()
-        c = _section(d, "compaction", source)
-        s.compaction = CompactionSettings(
-            enabled=_bool(c, "enabled", True, "compaction.", source),
-            reserve_tokens=_count(c, "reserveTokens", 16384, "compaction.", source),
-            keep_recent_tokens=_count(c, "keepRecentTokens", 20000, "compaction.", source),
-        )
-        r = _section(d, "retry", source)
-        s.retry = RetrySettings(
-            enabled=_bool(r, "enabled", True, "retry.", source),
-            max_retries=_count(r, "maxRetries", 3, "retry.", source),
-            base_delay_ms=_count(r, "baseDelayMs", 2000, "retry.", source),
-            max_delay_ms=_count(r, "maxDelayMs", 60000, "retry.", source),
-        )
+        s.compaction = _settings_section(d, "compaction", CompactionSettings, source)
+        s.retry = _settings_section(d, "retry", RetrySettings, source)
         level = d.get("defaultThinkingLevel")
         if level is not None and level not in THINKING_LEVELS:
             raise SettingsError(
                 f"{source}: defaultThinkingLevel must be one of {', '.join(THINKING_LEVELS)}, got {json.dumps(level)}"
             )
         s.default_thinking_level = level
-        s.steering_mode = d.get("steeringMode", "one-at-a-time")
-        s.follow_up_mode = d.get("followUpMode", "one-at-a-time")
-        s.tool_execution = d.get("toolExecution", "parallel")
         s.extensions = _strings(d, "extensions", source)
         s.skills = _strings(d, "skills", source)
         s.prompts = _strings(d, "prompts", source)
@@ -147,13 +147,11 @@ class Settings:
             elif k not in _KEYS:
                 s.extra[k] = v
                 s.warnings.append(f"{source}: unknown settings key {k!r} (kept in Settings.extra)")
-        for name, val, allowed in (
-            ("steeringMode", s.steering_mode, ("one-at-a-time", "all")),
-            ("followUpMode", s.follow_up_mode, ("one-at-a-time", "all")),
-            ("toolExecution", s.tool_execution, ("parallel", "sequential")),
-        ):
+        for name, allowed in _CHOICES.items():
+            val = d.get(name, allowed[0])
             if val not in allowed:
                 raise SettingsError(f"{source}: {name} must be one of {', '.join(allowed)}, got {val!r}")
+            setattr(s, to_snake(name), val)
         return s
 
     @staticmethod

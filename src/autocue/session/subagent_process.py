@@ -37,7 +37,7 @@ class ProcessChild:
         self.events: list[dict[str, Any]] = []
         """Every event line the child sent (``t.events.subagent(...)`` of a harness reads them)."""
         self._on_progress = on_progress
-        self._session_file: str | None = None
+        self.session_file: str | None = None
         self._last_text: str | None = None
         self._error: str | None = None
         self._next_id = 0
@@ -87,12 +87,8 @@ class ProcessChild:
         except Exception:
             await child.close()
             raise
-        child._session_file = state.get("sessionFile")
+        child.session_file = state.get("sessionFile")
         return child
-
-    @property
-    def session_file(self) -> str | None:
-        return self._session_file
 
     # ------------------------------------------------------------------ protocol
     async def command(self, cmd: dict[str, Any]) -> dict[str, Any]:

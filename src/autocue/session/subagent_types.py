@@ -23,7 +23,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from autocue.session.resources import load_markdown_files, parse_front_matter
 
@@ -125,7 +124,11 @@ def load_agent_type(path: Path) -> AgentType:
     desc = meta.get("description", "")
     if not isinstance(desc, str):
         raise ValueError(f"{where}: description must be a string, got {desc!r}")
-    tools = _tools(meta.get("tools"), where)
+    tools = meta.get("tools")
+    if isinstance(tools, str):
+        tools = [t.strip() for t in tools.split(",") if t.strip()]
+    if tools is not None and (not isinstance(tools, list) or not all(isinstance(t, str) and t for t in tools)):
+        raise ValueError(f"{where}: tools must be a list of tool names (or a comma-separated string), got {tools!r}")
     model = meta.get("model")
     if model is not None:
         if not isinstance(model, str):
@@ -134,17 +137,7 @@ def load_agent_type(path: Path) -> AgentType:
     prompt = body.strip()
     if not prompt:
         raise ValueError(f"{where}: the body (the agent's system prompt) is empty")
-    return AgentType(name, desc, tools, prompt, model, where)
-
-
-def _tools(raw: Any, where: str) -> tuple[str, ...]:
-    if raw is None:
-        return ALL_TOOLS
-    if isinstance(raw, str):
-        raw = [t.strip() for t in raw.split(",") if t.strip()]
-    if not isinstance(raw, list) or not all(isinstance(t, str) and t for t in raw):
-        raise ValueError(f"{where}: tools must be a list of tool names (or a comma-separated string), got {raw!r}")
-    return tuple(raw)
+    return AgentType(name, desc, ALL_TOOLS if tools is None else tuple(tools), prompt, model, where)
 
 
 def load_agent_types(

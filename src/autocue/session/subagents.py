@@ -173,9 +173,8 @@ class SubagentConfig:
     @staticmethod
     def parse(raw: Any, where: str) -> SubagentConfig:
         """The ``task`` settings section; raises ``SettingsError`` naming ``where`` and the key."""
-        c = SubagentConfig()
         if raw is None:
-            return c
+            return SubagentConfig()
         if not isinstance(raw, dict):
             raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
         raw = snake_keys(raw, ("max_concurrency",))
@@ -185,11 +184,10 @@ class SubagentConfig:
         mode = raw.get("mode", "in-process")
         if mode not in ("in-process", "process"):
             raise SettingsError(f"{where}: task.mode must be 'in-process' or 'process', got {json.dumps(mode)}")
-        c.mode = mode
         n = raw.get("max_concurrency", 4)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise SettingsError(f"{where}: task.maxConcurrency must be a whole number >= 1, got {json.dumps(n)}")
-        c.max_concurrency = n
+        c = SubagentConfig(mode, n)
         cmd = raw.get("command")
         if cmd is not None:
             if not isinstance(cmd, list) or not cmd or not all(isinstance(a, str) for a in cmd):
@@ -357,18 +355,18 @@ class Subagents:
     async def _drive(
         self, p: TaskParams, t: TaskSpec, child: Child, signal: AbortSignal, report: Callable[..., None]
     ) -> TaskOutcome:
-        name, sf = p.agent.name, child.session_file
+        def end(status: Literal["done", "error", "aborted"], output: str, result: Any = None,
+                last: str | None = None) -> TaskOutcome:
+            report(t.id, status=status, **({} if last is None else {"last": last}))
+            return TaskOutcome(t.id, p.agent.name, status, output, result, child.session_file)
+
         await child.run(child_prompt(p, t))
         if signal.aborted:
-            report(t.id, status="aborted")
-            return TaskOutcome(t.id, name, "aborted", "aborted", session_file=sf)
-        err = child.error()
-        if err is not None:
-            report(t.id, status="error", last=err)
-            return TaskOutcome(t.id, name, "error", f"the subagent failed: {err}", session_file=sf)
+            return end("aborted", "aborted")
+        if (err := child.error()) is not None:
+            return end("error", f"the subagent failed: {err}", last=err)
         if p.schema is None:
-            report(t.id, status="done")
-            return TaskOutcome(t.id, name, "done", child.last_text() or "(no output)", session_file=sf)
+            return end("done", child.last_text() or "(no output)")
         check = compile_validator(p.schema)
         for attempt in (1, 2):
             if not child.submitted:
@@ -377,9 +375,7 @@ class Subagents:
                 value = child.submitted[-1]
                 errors = check(value)
                 if not errors:
-                    report(t.id, status="done")
-                    out = json.dumps(value, ensure_ascii=False, indent=2)
-                    return TaskOutcome(t.id, name, "done", out, value, sf)
+                    return end("done", json.dumps(value, ensure_ascii=False, indent=2), value)
                 problem = "its submit_result value does not match the schema:\n" + "\n".join(f"  - {e}" for e in errors)
             if attempt == 2 or signal.aborted:
                 break
@@ -388,13 +384,12 @@ class Subagents:
             to_child = problem.replace("its ", "your ", 1).replace("it ended", "you ended")
             await child.run(
                 f"Your result was not accepted: {to_child}\nCall submit_result again with a corrected `result`.")
-        report(t.id, status="error", last=problem.splitlines()[0])
-        return TaskOutcome(t.id, name, "error", f"the subagent's result was rejected: {problem}", session_file=sf)
+        return end("error", f"the subagent's result was rejected: {problem}", last=problem.splitlines()[0])
 
     async def _create_child(self, p: TaskParams, t: TaskSpec, model: Model, report: Callable[..., None]) -> Child:
         parent = self._session
-        available = [n for n in parent.tool_registry.all_tools() if n != TASK_TOOL]
-        names = p.agent.tool_names(available)
+        all_tools = parent.tool_registry.all_tools()
+        names = p.agent.tool_names([n for n in all_tools if n != TASK_TOOL])
         if self.config.mode == "process":
             from autocue.session.subagent_process import ProcessChild
 
@@ -405,23 +400,17 @@ class Subagents:
                 session_dir=parent.session_manager.get_session_dir() if parent.session_file else None,
                 extra_args=extra, on_progress=lambda last: report(t.id, last=last),
             )
-        return self._in_process_child(p, t, model, names, report)
+        return self._in_process_child(p, t, model, {n: all_tools[n] for n in names}, report)
 
     def _in_process_child(
-        self, p: TaskParams, t: TaskSpec, model: Model, names: list[str], report: Callable[..., None]
+        self, p: TaskParams, t: TaskSpec, model: Model, tools: dict[str, AgentTool], report: Callable[..., None]
     ) -> InProcessChild:
         from autocue.session.agent_session import AgentSession
 
         parent = self._session
-        all_tools = parent.tool_registry.all_tools()
-        tools = {n: all_tools[n] for n in names}
-        child_ref: list[InProcessChild] = []
-
-        def on_submit(value: Any) -> None:
-            child_ref[0].submitted.append(value)
-
+        submitted: list[Any] = []
         if p.schema is not None:
-            tools[SUBMIT_RESULT] = submit_result_tool(on_submit)
+            tools[SUBMIT_RESULT] = submit_result_tool(submitted.append)
         parent_file = parent.session_file
         if parent_file is not None:
             sm = SessionManager.create(parent.cwd, parent.session_manager.get_session_dir())
@@ -435,12 +424,12 @@ class Subagents:
             system_prompt=p.agent.system_prompt, thinking_level=parent.thinking_level, subagents=False,
         )
         child = InProcessChild(t.id, child_session)
-        child_ref.append(child)
+        child.submitted = submitted
 
         def on_event(ev: Any) -> None:
             et = ev.type
             if et == "tool_execution_start":
-                report(t.id, last=f"{ev.tool_name}")
+                report(t.id, last=ev.tool_name)
             elif et == "tool_execution_end" and ev.tool_name == SUBMIT_RESULT and not ev.is_error:
                 child_session.agent.abort("submit_result")
 

@@ -35,10 +35,9 @@ class FileOperations:
         """Carry over the file lists of an earlier summary's ``details`` (``readFiles``, ``modifiedFiles``)."""
         if not isinstance(details, dict):
             return
-        if isinstance(details.get("readFiles"), list):
-            self.read.update(f for f in details["readFiles"] if isinstance(f, str))
-        if isinstance(details.get("modifiedFiles"), list):
-            self.edited.update(f for f in details["modifiedFiles"] if isinstance(f, str))
+        for key, paths in (("readFiles", self.read), ("modifiedFiles", self.edited)):
+            if isinstance(files := details.get(key), list):
+                paths.update(f for f in files if isinstance(f, str))
 
 
 def extract_file_ops_from_message(message: Any, ops: FileOperations) -> None:
@@ -50,14 +49,9 @@ def extract_file_ops_from_message(message: Any, ops: FileOperations) -> None:
             continue
         args = b.arguments
         path = args.get("path") if isinstance(args, dict) else None
-        if not isinstance(path, str) or not path:
-            continue
-        if b.name == "read":
-            ops.read.add(path)
-        elif b.name == "write":
-            ops.written.add(path)
-        elif b.name == "edit":
-            ops.edited.add(path)
+        paths = {"read": ops.read, "write": ops.written, "edit": ops.edited}.get(b.name)
+        if paths is not None and isinstance(path, str) and path:
+            paths.add(path)
 
 
 def compute_file_lists(ops: FileOperations) -> tuple[list[str], list[str]]:
@@ -68,11 +62,8 @@ def compute_file_lists(ops: FileOperations) -> tuple[list[str], list[str]]:
 
 def format_file_operations(read_files: Sequence[str], modified_files: Sequence[str]) -> str:
     """The ``<read-files>`` / ``<modified-files>`` blocks pi appends to a summary ("" if none)."""
-    sections: list[str] = []
-    if read_files:
-        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
-    if modified_files:
-        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
+    sections = [f"<{tag}>\n" + "\n".join(files) + f"\n</{tag}>"
+                for tag, files in (("read-files", read_files), ("modified-files", modified_files)) if files]
     return "\n\n" + "\n\n".join(sections) if sections else ""
 
 
@@ -81,10 +72,8 @@ def format_file_operations(read_files: Sequence[str], modified_files: Sequence[s
 TOOL_RESULT_MAX_CHARS = 2000
 
 
-def _truncate_for_summary(text: str, max_chars: int) -> str:
-    if len(text) <= max_chars:
-        return text
-    return f"{text[:max_chars]}\n\n[... {len(text) - max_chars} more characters truncated]"
+def _shown_args(args: Any) -> str:
+    return ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in args.items()) if isinstance(args, dict) else ""
 
 
 def serialize_conversation(messages: Sequence[Message]) -> str:
@@ -99,28 +88,21 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
             if text:
                 parts.append(f"[User]: {text}")
         elif m.role == "assistant":
-            texts: list[str] = []
-            thinking: list[str] = []
-            calls: list[str] = []
-            for b in m.content:
-                if b.type == "text":
-                    texts.append(b.text)
-                elif b.type == "thinking":
-                    thinking.append(b.thinking)
-                else:
-                    args = b.arguments if isinstance(b.arguments, dict) else {}
-                    shown = ", ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in args.items())
-                    calls.append(f"{b.name}({shown})")
-            if thinking:
-                parts.append("[Assistant thinking]: " + "\n".join(thinking))
-            if texts:
-                parts.append("[Assistant]: " + "\n".join(texts))
-            if calls:
-                parts.append("[Assistant tool calls]: " + "; ".join(calls))
+            blocks = m.content
+            thinking = [b.thinking for b in blocks if b.type == "thinking"]
+            texts = [b.text for b in blocks if b.type == "text"]
+            calls = [f"{b.name}({_shown_args(b.arguments)})" for b in blocks if b.type == "toolCall"]
+            for label, items, sep in (("Assistant thinking", thinking, "\n"), ("Assistant", texts, "\n"),
+                                      ("Assistant tool calls", calls, "; ")):
+                if items:
+                    parts.append(f"[{label}]: " + sep.join(items))
         else:
             text = "".join(b.text for b in m.content if b.type == "text")
+            cut = len(text) - TOOL_RESULT_MAX_CHARS
+            if cut > 0:
+                text = f"{text[:TOOL_RESULT_MAX_CHARS]}\n\n[... {cut} more characters truncated]"
             if text:
-                parts.append(f"[Tool result]: {_truncate_for_summary(text, TOOL_RESULT_MAX_CHARS)}")
+                parts.append(f"[Tool result]: {text}")
     return "\n\n".join(parts)
 
 

@@ -64,14 +64,11 @@ class ToolRegistry:
         """Built-in (or ``tools=``) and extension tools; an extension tool replaces a built-in of its name."""
         active = set(self.active_names())
         sources = self._runner.tool_sources()
-        out: list[ToolInfo] = []
-        for name, t in self.all_tools().items():
-            ext = sources.get(name)
-            out.append(ToolInfo(
-                name, t.description, t.parameters, "extension" if ext else "builtin", name in active,
-                ext.path if ext else None, bool(ext) and name in self._base,
-            ))
-        return out
+        return [
+            ToolInfo(name, t.description, t.parameters, "extension" if (ext := sources.get(name)) else "builtin",
+                     name in active, ext.path if ext else None, bool(ext) and name in self._base)
+            for name, t in self.all_tools().items()
+        ]
 
     def active_names(self) -> list[str]:
         if self._active is not None:
@@ -93,9 +90,7 @@ class ToolRegistry:
         new_names = [n for n in self._runner.tools() if n not in self._known_ext]
         self._known_ext.update(new_names)
         if self._active is not None:
-            for n in new_names:
-                if n not in self._active:
-                    self._active.append(n)
+            self._active += [n for n in new_names if n not in self._active]
         all_tools = self.all_tools()
         names = self.active_names()
         return names, [all_tools[n] for n in names if n in all_tools]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from autocue.casing import MISSING, field
+from autocue.casing import field
 from autocue.extensions.events import (
     SessionBeforeForkEvent,
     SessionBeforeSwitchEvent,
@@ -21,6 +21,7 @@ from autocue.extensions.events import (
     SessionTreeEvent,
 )
 from autocue.llm.abort import AbortController
+from autocue.session.entries import MessageEntry
 from autocue.session.errors import EntryNotFoundError
 
 if TYPE_CHECKING:
@@ -45,18 +46,12 @@ def _start_tree(s: AgentSession) -> None:
 async def _summary_from_extensions(s: AgentSession, target_id: str | None, old: str | None) -> str | bool | None:
     """``session_before_tree``: False when cancelled, else the summary an extension supplied (or None)."""
     r = await _before(s, "session_before_tree", SessionBeforeTreeEvent(target_id, old, AbortController().signal))
-    if r is None:
-        return None
     if _cancels(r):
         return False
-    v = field(r, "summary")
-    if isinstance(v, str) and v:
-        return v
-    if v is not None and v is not MISSING:
-        text = field(v, "summary")
-        if isinstance(text, str) and text:
-            return text
-    return None
+    v = field(r, "summary") if r is not None else None
+    if v and not isinstance(v, str):
+        v = field(v, "summary")  # an object holding the summary
+    return v if isinstance(v, str) and v else None
 
 
 async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | None) -> bool:
@@ -70,12 +65,10 @@ async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | N
     if supplied is False:
         return False
     from_ext = isinstance(supplied, str)
-    if isinstance(supplied, str):
-        summary = supplied
+    summary = supplied if isinstance(supplied, str) else summary
     summary_entry = None
     if summary:
-        eid = sm.branch_with_summary(target_id, summary, None, from_ext)
-        summary_entry = sm.get_entry(eid)
+        summary_entry = sm.get_entry(sm.branch_with_summary(target_id, summary, None, from_ext))
     elif target_id is None:
         sm.reset_leaf()
     else:
@@ -111,12 +104,8 @@ class ForkResult:
 
 def fork_messages(s: AgentSession) -> list[dict[str, str]]:
     """The user messages a fork can start from: ``[{entryId, text}]`` in session order."""
-    out = []
-    for e in s.session_manager.get_entries():
-        m = getattr(e, "message", None)
-        if e.type == "message" and m is not None and m.role == "user":
-            out.append({"entryId": e.id, "text": m.text})
-    return out
+    return [{"entryId": e.id, "text": e.message.text} for e in s.session_manager.get_entries()  # type: ignore[union-attr]
+            if type(e) is MessageEntry and e.role == "user"]
 
 
 async def fork(s: AgentSession, entry_id: str) -> ForkResult:
@@ -124,11 +113,10 @@ async def fork(s: AgentSession, entry_id: str) -> ForkResult:
     s._check_alive()
     sm = s.session_manager
     entry = sm.get_entry(entry_id)
-    m = getattr(entry, "message", None)
-    if entry is None or entry.type != "message" or m is None or m.role != "user":
+    if type(entry) is not MessageEntry or entry.role != "user":
         raise EntryNotFoundError(entry_id, f"{sm.get_session_file() or 'this in-memory session'} (no user message "
                                  "with that id; get_fork_messages lists them)")
-    text = m.text
+    text = entry.message.text  # type: ignore[union-attr]
     r = await _before(s, "session_before_fork", SessionBeforeForkEvent(entry_id))
     if _cancels(r):
         return ForkResult(text, True)

@@ -70,13 +70,10 @@ class TtsrRule:
             raise ValueError(f"{where}: repeat_gap must be a whole number >= 0, got {self.repeat_gap!r}")
         if self.scope not in ("text", "thinking", "tool_args"):
             raise ValueError(f"{where}: scope must be 'text', 'thinking' or 'tool_args', got {self.scope!r}")
-        if isinstance(self.trigger, re.Pattern):
-            self.pattern = self.trigger
-        else:
-            try:
-                self.pattern = re.compile(self.trigger)
-            except (re.error, TypeError) as e:
-                raise ValueError(f"{where}: trigger {self.trigger!r} is not a regular expression ({e})") from None
+        try:
+            self.pattern = re.compile(self.trigger)  # a compiled pattern is returned as it is
+        except (re.error, TypeError) as e:
+            raise ValueError(f"{where}: trigger {self.trigger!r} is not a regular expression ({e})") from None
 
     @staticmethod
     def from_dict(d: Any, where: str) -> TtsrRule:
@@ -130,8 +127,7 @@ def rules_from_settings(raw: Any, source: str) -> list[TtsrRule]:
 
 
 def load_rule_file(path: Path) -> TtsrRule:
-    text = path.read_text(encoding="utf-8")
-    meta, body = parse_front_matter(text, str(path))
+    meta, body = parse_front_matter(path.read_text(encoding="utf-8"), str(path))
     meta.setdefault("name", path.stem)
     meta["text"] = body.strip()
     return TtsrRule.from_dict(meta, str(path))
@@ -142,14 +138,6 @@ def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -
     return load_markdown_files(cwd, agent_dir, "rules", load_rule_file)
 
 
-@dataclass(slots=True)
-class _Pending:
-    rule: TtsrRule
-    cut_text: str
-    match: str
-    message: AssistantMessage | None = None
-
-
 class TtsrManager:
     """The rules of one session and the cut-and-retry of a matching reply."""
 
@@ -158,7 +146,8 @@ class TtsrManager:
         self.own: list[TtsrRule] = list(rules)
         self.rules: list[TtsrRule] = list(self.own)
         self.diagnostics: list[str] = []
-        self.pending: _Pending | None = None
+        self.pending: TtsrTriggeredEvent | None = None
+        """The trigger that cut the streaming reply, until ``retry`` records it (its ``entry_id`` then)."""
         self._fired_at: dict[str, int] = {}
         self._triggers_this_prompt = 0
         self.triggered: list[TtsrTriggeredEvent] = []
@@ -212,25 +201,19 @@ class TtsrManager:
                 buffer = self._raw_args if scope == "tool_args" else _buffer(ev.message, scope)
             m = rule.pattern.search(buffer)
             if m is not None:
-                self.pending = _Pending(rule, buffer[: m.end()], m.group(0))
+                self.pending = TtsrTriggeredEvent(rule, buffer[: m.end()], m.group(0))
                 self._session.agent.abort(f"TTSR rule {rule.name} matched")
                 return
 
     def _eligible(self, rule: TtsrRule) -> bool:
         at = self._fired_at.get(rule.name)
-        if at is None:
-            return True
-        if rule.repeat_mode == "once":
-            return False
-        return len(self._session.agent.state.messages) - at >= rule.repeat_gap
+        return at is None or (
+            rule.repeat_mode != "once" and len(self._session.agent.state.messages) - at >= rule.repeat_gap)
 
     def is_cut(self, message: Any) -> bool:
         """The aborted partial reply of a pending trigger (not persisted as a message)."""
-        p = self.pending
-        if p is None or getattr(message, "role", None) != "assistant" or message.stop_reason != "aborted":
-            return False
-        p.message = message
-        return True
+        aborted_reply = getattr(message, "role", None) == "assistant" and message.stop_reason == "aborted"
+        return self.pending is not None and aborted_reply
 
     # ------------------------------------------------------------------ after the cut (in the run loop)
     async def retry(self) -> bool:
@@ -246,14 +229,13 @@ class TtsrManager:
             msgs.pop()
         self._triggers_this_prompt += 1
         rule = p.rule
-        entry_id = s.session_manager.append_custom_entry(
+        p.entry_id = s.session_manager.append_custom_entry(
             TTSR_ENTRY, {"rule": rule.name, "scope": rule.scope, "trigger": rule.pattern.pattern, "match": p.match,
                          "cutText": p.cut_text, "text": rule.text},
         )
-        ev = TtsrTriggeredEvent(rule, p.cut_text, p.match, entry_id)
-        self.triggered.append(ev)
-        await s.runner.emit_async(ev)
-        await s.events.emit_session_event(ev)
+        self.triggered.append(p)
+        await s.runner.emit_async(p)
+        await s.events.emit_session_event(p)
         reminder = CustomMessage(REMINDER_TYPE, f"<system-reminder>\n{rule.text}\n</system-reminder>", False,
                                  {"rule": rule.name})
         s.agent.append_message(reminder)

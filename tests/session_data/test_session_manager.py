@@ -516,6 +516,38 @@ def test_entry_ids_are_unique_8_hex_digits_and_a_taken_id_is_never_reused() -> N
     assert fresh != ids[0] and HEX8.match(fresh)
 
 
+def test_sessions_in_several_threads_draw_entry_ids_from_the_shared_pool_at_once() -> None:
+    import sys
+    import threading
+
+    managers = [SessionManager.in_memory("/w") for _ in range(8)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(managers))
+
+    def append_many(sm: SessionManager) -> None:
+        start.wait()
+        try:
+            for i in range(20_000):
+                sm.append_custom_entry("x", i)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: empty-pool races show up
+    try:
+        threads = [threading.Thread(target=append_many, args=(sm,)) for sm in managers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert errors == []
+    for sm in managers:
+        ids = [e.id for e in sm.get_entries()]
+        assert len(ids) == len(set(ids)) == 20_000 and all(HEX8.match(i) for i in ids)
+
+
 def test_entry_timestamps_track_the_clock_to_the_millisecond(monkeypatch: pytest.MonkeyPatch) -> None:
     import time as time_mod
 

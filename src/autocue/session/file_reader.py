@@ -24,17 +24,24 @@ _id_pool: list[str] = []
 
 
 def new_entry_id(taken: Container[str]) -> str:
-    """A fresh 8-hex-digit entry id not in ``taken`` (random bytes are drawn 128 ids at a time)."""
-    pool = _id_pool
-    if pool and (eid := pool.pop()) not in taken:  # the common case, without the loop
-        return eid
-    for _ in range(100):
-        if not pool:
-            raw = os.urandom(4 * 128).hex()
-            pool.extend([raw[i : i + 8] for i in range(0, 8 * 128, 8)])
-        eid = pool.pop()
-        if eid not in taken:
+    """A fresh 8-hex-digit entry id not in ``taken`` (random bytes are drawn 128 ids at a time).
+
+    The pool is shared by every session of the process: ``list.pop``/``extend`` are atomic, so
+    sessions in several threads may draw at once (an empty pool raises, and is refilled)."""
+    try:  # the common case, without the loop (an append's hot path; suppress() costs 2×)
+        if (eid := _id_pool.pop()) not in taken:
             return eid
+    except IndexError:
+        pass
+    for _ in range(100):
+        try:
+            eid = _id_pool.pop()
+        except IndexError:
+            raw = os.urandom(4 * 128).hex()
+            _id_pool.extend([raw[i : i + 8] for i in range(0, 8 * 128, 8)])
+        else:
+            if eid not in taken:
+                return eid
     return str(uuid.uuid4())  # like pi: a full UUID if the short ids keep colliding
 
 

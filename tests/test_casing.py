@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pytest
 
-from autocue.casing import MISSING, camel_keys, field, snake_keys, to_camel, to_snake
+from autocue.casing import MISSING, CamelJson, camel_keys, field, snake_keys, to_camel, to_snake
 
 
 @pytest.mark.parametrize(("snake", "camel"), [
@@ -36,3 +37,35 @@ def test_field_reads_either_spelling_from_a_dict_and_attributes_from_an_object()
     assert field({"other": 1}, "is_error") is MISSING
     assert field(Result(True), "details") is MISSING
     assert not MISSING and repr(MISSING) == "MISSING"
+
+
+def test_camel_json_writes_a_dataclass_under_camel_case_keys() -> None:
+    @dataclass
+    class Inner(CamelJson):
+        HEAD = None
+        tool_name: str
+
+    @dataclass
+    class AllFields(CamelJson):
+        type: ClassVar[str] = "all"
+        not_json: ClassVar[frozenset[str]] = frozenset({"secret"})
+        content_index: int
+        inner: list[Inner]
+        missing: str | None = None
+        secret: str = "s"
+
+    @dataclass
+    class Keyed(CamelJson):
+        HEAD = "role"
+        KEYS = ("exitCode?", "command", "fullOutputPath")
+        role: str
+        command: str
+        exit_code: int | None = None
+        full_output_path: str | None = None
+
+    assert AllFields(2, [Inner("read")]).to_json() == {
+        "type": "all", "contentIndex": 2, "inner": [{"toolName": "read"}], "missing": None}
+    assert list(Keyed("bash", "ls", 0).to_json()) == ["role", "exitCode", "command", "fullOutputPath"]
+    assert Keyed("bash", "ls").to_json() == {"role": "bash", "command": "ls", "fullOutputPath": None}
+    assert Keyed.json_attrs() == (("exitCode", "exit_code", True), ("command", "command", False),
+                                  ("fullOutputPath", "full_output_path", False))

@@ -11,15 +11,19 @@ never blanket: only keys a caller names in an explicit list change spelling, eve
     camel_keys({"repeat_gap": 3}, {"repeatGap"})         # {'repeatGap': 3}
     field(result, "is_error")                      # result["is_error"] or result["isError"],
                                                    # or result.is_error; MISSING when absent
+
+``CamelJson`` is the one ``to_json()`` of a dataclass under camelCase keys: the agent and stream
+events (every field) and pi's session records (an explicit key table in pi's order).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-__all__ = ["MISSING", "camel_keys", "field", "to_camel", "to_snake", "snake_keys"]
+__all__ = ["MISSING", "CamelJson", "camel_keys", "field", "to_camel", "to_snake", "snake_keys"]
 
 _UPPER = re.compile(r"(?<=[a-z0-9])([A-Z])")
 
@@ -70,3 +74,55 @@ def field(obj: Any, name: str) -> Any:
             return obj[name]
         return obj.get(to_camel(name), MISSING)
     return getattr(obj, name, MISSING)
+
+
+class CamelJson:
+    """``to_json()`` of a dataclass under camelCase keys: ``HEAD`` first (the value of that
+    attribute, e.g. a ``type`` tag; None: no head), then ``KEYS`` in order, each the value of its
+    snake_case field; a key written with a trailing ``?`` is left out while its field is None.
+    ``KEYS = None``: every dataclass field in declaration order, less ``not_json``. A value with
+    a ``to_json`` (or a list of such values) is written through it."""
+
+    __slots__ = ()
+    HEAD: ClassVar[str | None] = "type"
+    KEYS: ClassVar[tuple[str, ...] | None] = None
+    not_json: ClassVar[frozenset[str]] = frozenset()
+    """Fields left out when ``KEYS`` is None."""
+
+    @classmethod
+    def json_attrs(cls) -> tuple[tuple[str, str, bool], ...]:
+        """``(key, field name, left out while None)`` for each key ``to_json`` writes after ``HEAD``."""
+        return _ATTRS.get(cls) or _attrs(cls)
+
+    def to_json(self) -> dict[str, Any]:
+        attrs = _ATTRS.get(type(self)) or _attrs(type(self))
+        head = self.HEAD
+        d: dict[str, Any] = {} if head is None else {head: getattr(self, head)}
+        for key, attr, optional in attrs:
+            v = getattr(self, attr)
+            if v is not None:
+                d[key] = _json_value(v)
+            elif not optional:
+                d[key] = None
+        return d
+
+
+_ATTRS: dict[type, tuple[tuple[str, str, bool], ...]] = {}
+"""Per class: ``(key, field name, left out while None)`` (built on first use; the same for every thread)."""
+
+
+def _attrs(cls: type[CamelJson]) -> tuple[tuple[str, str, bool], ...]:
+    if cls.KEYS is None:
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        attrs = tuple((to_camel(f.name), f.name, False) for f in fields if f.name not in cls.not_json)
+    else:
+        attrs = tuple((k.rstrip("?"), to_snake(k.rstrip("?")), k.endswith("?")) for k in cls.KEYS)
+    _ATTRS[cls] = attrs
+    return attrs
+
+
+def _json_value(v: Any) -> Any:
+    if type(v) is list:
+        return [_json_value(x) for x in v]
+    to_json = getattr(v, "to_json", None)
+    return v if to_json is None else to_json()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
-from autocue.llm.events import AssistantMessageEvent, FieldsJson
+from autocue.casing import CamelJson
+from autocue.llm.events import AssistantMessageEvent
 from autocue.llm.types import JSON, AssistantMessage, ToolResultMessage, Usage
 
 
@@ -22,15 +23,16 @@ AgentMessage: TypeAlias = AgentMessageLike
 
 
 @dataclass(slots=True)
-class ToolTiming(FieldsJson):
+class ToolTiming(CamelJson):
     tool_call_id: str
     tool_name: str
     ms: float
     is_error: bool
+    HEAD = None
 
 
 @dataclass(slots=True)
-class TurnMetrics(FieldsJson):
+class TurnMetrics(CamelJson):
     """Measured per turn: model latency, tool time, per-tool timings, messages and usage."""
 
     model_latency_ms: float = 0.0
@@ -38,29 +40,30 @@ class TurnMetrics(FieldsJson):
     tool_timings: list[ToolTiming] = field(default_factory=list)
     message_count: int = 0
     usage: Usage = field(default_factory=Usage)
+    HEAD = None
 
 
 @dataclass(slots=True)
-class AgentStartEvent(FieldsJson):
+class AgentStartEvent(CamelJson):
     type: ClassVar[Literal["agent_start"]] = "agent_start"
 
 
 @dataclass(slots=True)
-class AgentEndEvent(FieldsJson):
+class AgentEndEvent(CamelJson):
     messages: list[AgentMessage]
     """The messages this run added."""
     type: ClassVar[Literal["agent_end"]] = "agent_end"
 
 
 @dataclass(slots=True)
-class TurnStartEvent(FieldsJson):
+class TurnStartEvent(CamelJson):
     turn_index: int
     timestamp: int
     type: ClassVar[Literal["turn_start"]] = "turn_start"
 
 
 @dataclass(slots=True)
-class TurnEndEvent(FieldsJson):
+class TurnEndEvent(CamelJson):
     turn_index: int
     message: AgentMessage
     tool_results: list[ToolResultMessage]
@@ -69,26 +72,26 @@ class TurnEndEvent(FieldsJson):
 
 
 @dataclass(slots=True)
-class MessageStartEvent(FieldsJson):
+class MessageStartEvent(CamelJson):
     message: AgentMessage
     type: ClassVar[Literal["message_start"]] = "message_start"
 
 
 @dataclass(slots=True)
-class MessageUpdateEvent(FieldsJson):
+class MessageUpdateEvent(CamelJson):
     message: AssistantMessage
     assistant_message_event: AssistantMessageEvent
     type: ClassVar[Literal["message_update"]] = "message_update"
 
 
 @dataclass(slots=True)
-class MessageEndEvent(FieldsJson):
+class MessageEndEvent(CamelJson):
     message: AgentMessage
     type: ClassVar[Literal["message_end"]] = "message_end"
 
 
 @dataclass(slots=True)
-class ToolExecutionStartEvent(FieldsJson):
+class ToolExecutionStartEvent(CamelJson):
     tool_call_id: str
     tool_name: str
     args: Any
@@ -96,7 +99,7 @@ class ToolExecutionStartEvent(FieldsJson):
 
 
 @dataclass(slots=True)
-class ToolExecutionUpdateEvent(FieldsJson):
+class ToolExecutionUpdateEvent(CamelJson):
     tool_call_id: str
     tool_name: str
     args: Any
@@ -105,7 +108,7 @@ class ToolExecutionUpdateEvent(FieldsJson):
 
 
 @dataclass(slots=True)
-class ToolExecutionEndEvent(FieldsJson):
+class ToolExecutionEndEvent(CamelJson):
     tool_call_id: str
     tool_name: str
     result: Any

@@ -6,52 +6,21 @@ in place as the stream advances, as pi does). ``done`` and ``error`` end a strea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal, TypeAlias
+from dataclasses import dataclass
+from typing import ClassVar, Literal, TypeAlias
 
-from autocue.casing import to_camel
-from autocue.llm.types import JSON, AssistantMessage, ToolCall
-
-
-class FieldsJson:
-    """Base of the event dataclasses: ``to_json`` is ``type`` (when the class has one), then each
-    field under its camelCase name, written through its ``to_json`` when it has one."""
-
-    __slots__ = ()
-    not_json: ClassVar[frozenset[str]] = frozenset()
-    """Fields left out of the JSON form."""
-
-    def to_json(self) -> JSON:
-        t = getattr(self, "type", None)
-        d: JSON = {} if t is None else {"type": t}
-        keys = _JSON_KEYS.get(type(self))
-        if keys is None:
-            keys = _JSON_KEYS[type(self)] = tuple(
-                (f.name, to_camel(f.name)) for f in fields(self) if f.name not in self.not_json  # type: ignore[arg-type]
-            )
-        for name, key in keys:
-            d[key] = _json_value(getattr(self, name))
-        return d
-
-
-_JSON_KEYS: dict[type, tuple[tuple[str, str], ...]] = {}
-
-
-def _json_value(v: Any) -> Any:
-    if type(v) is list:
-        return [_json_value(x) for x in v]
-    to_json = getattr(v, "to_json", None)
-    return v if to_json is None else to_json()
+from autocue.casing import CamelJson
+from autocue.llm.types import AssistantMessage, ToolCall
 
 
 @dataclass(slots=True)
-class StartEvent(FieldsJson):
+class StartEvent(CamelJson):
     partial: AssistantMessage
     type: ClassVar[Literal["start"]] = "start"
 
 
 @dataclass(slots=True)
-class _BlockStart(FieldsJson):
+class _BlockStart(CamelJson):
     """``<kind>_start``: a content block of ``partial`` opens at ``content_index``."""
 
     content_index: int
@@ -60,7 +29,7 @@ class _BlockStart(FieldsJson):
 
 
 @dataclass(slots=True)
-class _BlockDelta(FieldsJson):
+class _BlockDelta(CamelJson):
     """``<kind>_delta``: ``delta`` was appended to the block at ``content_index``."""
 
     content_index: int
@@ -70,7 +39,7 @@ class _BlockDelta(FieldsJson):
 
 
 @dataclass(slots=True)
-class _BlockEnd(FieldsJson):
+class _BlockEnd(CamelJson):
     """``<kind>_end``: the block at ``content_index`` is complete; ``content`` is its text."""
 
     content_index: int
@@ -122,7 +91,7 @@ class ToolCallDeltaEvent(_BlockDelta):
 
 
 @dataclass(slots=True)
-class ToolCallEndEvent(FieldsJson):
+class ToolCallEndEvent(CamelJson):
     content_index: int
     tool_call: ToolCall
     partial: AssistantMessage
@@ -130,7 +99,7 @@ class ToolCallEndEvent(FieldsJson):
 
 
 @dataclass(slots=True)
-class DoneEvent(FieldsJson):
+class DoneEvent(CamelJson):
     reason: Literal["stop", "length", "toolUse"]
     message: AssistantMessage
     type: ClassVar[Literal["done"]] = "done"
@@ -141,7 +110,7 @@ class DoneEvent(FieldsJson):
 
 
 @dataclass(slots=True)
-class ErrorEvent(FieldsJson):
+class ErrorEvent(CamelJson):
     reason: Literal["error", "aborted"]
     error: AssistantMessage
     type: ClassVar[Literal["error"]] = "error"

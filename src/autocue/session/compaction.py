@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from autocue.casing import MISSING, field
+from autocue.casing import MISSING, CamelJson, field
 from autocue.extensions.events import SessionBeforeCompactEvent, SessionCompactEvent
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider
@@ -29,7 +29,6 @@ from autocue.session.context_tokens import (
 from autocue.session.entries import CompactionEntry, SessionEntry, message_of
 from autocue.session.errors import CompactionError
 from autocue.session.events import AutoCompactionEndEvent, AutoCompactionStartEvent
-from autocue.session.file_format import CamelJson
 from autocue.session.messages import AgentMessage
 from autocue.session.summarization import (
     SPLIT_TURN_SEPARATOR,

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from autocue.casing import CamelJson
 from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
-from autocue.session.file_format import CamelJson, iso_to_ms, loads_line
+from autocue.session.file_format import iso_to_ms, loads_line
 from autocue.session.messages import (
     AgentMessage,
     BranchSummaryMessage,

@@ -45,7 +45,7 @@ def _extra(d: JSON, known: frozenset[str]) -> JSON | None:
     return {k: v for k, v in d.items() if k not in known}
 
 
-_HEADER_KEYS = frozenset({"type", *(key for key, _, _ in SessionHeader.ATTRS)})
+_HEADER_KEYS = frozenset({"type", *(key for key, _, _ in SessionHeader.json_attrs())})
 
 
 def header_from_json(d: JSON, *, keep_raw: bool = True) -> SessionHeader:
@@ -72,7 +72,7 @@ _ENTRY_TYPES: dict[str, type[_Entry]] = {c.type: c for c in (
     ThinkingLevelChangeEntry, ModelChangeEntry, CompactionEntry, BranchSummaryEntry, CustomEntry, CustomMessageEntry,
     LabelEntry, SessionInfoEntry,
 )}
-_KNOWN = {t: frozenset({"type", *(key for key, _, _ in c.ATTRS)}) for t, c in _ENTRY_TYPES.items()}
+_KNOWN = {t: frozenset({"type", *(key for key, _, _ in c.json_attrs())}) for t, c in _ENTRY_TYPES.items()}
 
 
 def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) -> FileEntry:
@@ -105,7 +105,7 @@ def entry_from_json(d: JSON, *, keep_raw: bool = True, line: int | None = None) 
     if cls is None:
         return UnknownEntry(eid, pid, ts, str(t), d)
     f = _Fields(d, f"{t} entry {eid}")
-    fields = {attr: _READ[key](f, key) for key, attr, _ in cls.ATTRS if key not in _BASE_KEYS}
+    fields = {attr: _READ[key](f, key) for key, attr, _ in cls.json_attrs() if key not in _BASE_KEYS}
     return cast(SessionEntry, cls(eid, pid, ts, **fields, extra=_extra(d, _KNOWN[cls.type]), raw=raw))
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.agent.events import AgentEvent
+from autocue.casing import CamelJson
 from autocue.extensions.events import ExtensionErrorEvent
-from autocue.session.file_format import CamelJson
 
 
 @dataclass(slots=True)

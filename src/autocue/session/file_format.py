@@ -1,6 +1,7 @@
 """The session file's line format: JSON lines written as JavaScript's ``JSON.stringify`` writes
-them (``dumps_line``, ``loads_line``, ``CamelJson``), the timestamps pi puts in entries
-(``iso_now``, ``iso_to_ms``), and ``no_gc()`` for decoding or encoding many lines."""
+them (``dumps_line``, ``loads_line``; records make their dicts through ``casing.CamelJson``), the
+timestamps pi puts in entries (``iso_now``, ``iso_to_ms``), and ``no_gc()`` for decoding or
+encoding many lines."""
 
 from __future__ import annotations
 
@@ -10,12 +11,9 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
-
-from autocue.casing import to_snake
-from autocue.llm.types import JSON
 
 _last_now = (-1, "", -1, "")
 """The last ``iso_now()``: its second, that second's text, its millisecond and its text."""
@@ -77,29 +75,6 @@ def loads_line(raw: bytes) -> Any:
             raise ValueError("JSON nested too deeply") from None
 
 
-class CamelJson:
-    """``to_json()`` of a record as pi writes it: ``HEAD`` (``type``, ``role`` or None) first, then ``KEYS``,
-    the camelCase keys in pi's order, each the value of its snake_case field. A key written with a
-    trailing ``?`` is left out while its field is None; ``content`` blocks are written as JSON."""
-
-    __slots__ = ()
-    HEAD: ClassVar[str | None] = "type"
-    KEYS: ClassVar[tuple[str, ...]] = ()
-    ATTRS: ClassVar[tuple[tuple[str, str, bool], ...]] = ()
-    """``(key, field name, left out while None)`` for each of ``KEYS``."""
-
-    def __init_subclass__(cls) -> None:
-        cls.ATTRS = tuple((k.rstrip("?"), to_snake(k.rstrip("?")), k.endswith("?")) for k in cls.KEYS)
-
-    def to_json(self) -> JSON:
-        d: JSON = {} if self.HEAD is None else {self.HEAD: getattr(self, self.HEAD)}
-        for key, attr, optional in self.ATTRS:
-            v = getattr(self, attr)
-            if v is not None or not optional:
-                d[key] = [b.to_json() for b in v] if key == "content" and not isinstance(v, str) else v
-        return d
-
-
 @contextlib.contextmanager
 def no_gc() -> Iterator[None]:
     """Pause the cyclic GC (decoding a file creates many small containers it would rescan over and over)."""
@@ -112,4 +87,4 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-__all__ = ["CamelJson", "dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]
+__all__ = ["dumps_line", "iso_now", "iso_to_ms", "loads_line", "no_gc"]

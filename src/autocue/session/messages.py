@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
+from autocue.casing import CamelJson
 from autocue.llm.types import (
     JSON,
     AssistantMessage,
@@ -23,7 +24,6 @@ from autocue.llm.types import (
     message_from_json,
     now_ms,
 )
-from autocue.session.file_format import CamelJson
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"

@@ -35,11 +35,10 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from autocue.agent.tool import AgentTool, ToolResult
 from autocue.agent.validation import compile_validator
-from autocue.casing import snake_keys
+from autocue.casing import CamelJson, snake_keys
 from autocue.llm.abort import AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import Model
-from autocue.session.file_format import CamelJson
 from autocue.session.manager import SessionManager
 from autocue.session.settings import Settings, SettingsError
 from autocue.session.subagent_types import AgentType, AgentTypes, check_model_pattern, load_agent_types

@@ -252,5 +252,6 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
     env.update(extra)
     stderr = state_dir / "stderr.log"
     wrapped = ["bash", "-c", 'exec 2> >(tee -a "$0" >&2); exec "$@"', str(stderr), *argv]
+    logs = str(values.home / agent.session_logs) if agent.session_logs else None
     return Launch(wrapped if shutil.which("bash") else argv, env, type_prompt=prompt if tui and prompt else None,
-                  stderr_file=stderr, session_logs=str(values.home / agent.session_logs) if agent.session_logs else None)
+                  stderr_file=stderr, session_logs=logs)

@@ -66,11 +66,13 @@ def tool_failures(pattern: str | None) -> list[ToolFailure]:
     if not pattern:
         return []
     out: list[ToolFailure] = []
-    for name in sorted(glob.glob(pattern, recursive=True), key=lambda f: (Path(f).stat().st_mtime, f)):
+    texts = []
+    for name in glob.glob(pattern, recursive=True):
         try:
-            text = Path(name).read_text(encoding="utf-8", errors="replace")
+            texts.append((Path(name).stat().st_mtime, name, Path(name).read_text(encoding="utf-8", errors="replace")))
         except OSError:
             continue
+    for _, _, text in sorted(texts):
         out.extend(_codex_failures(text))
     return out
 

@@ -1,10 +1,11 @@
 """Tool calls a real agent logged as failed (``autocue.runner.diagnose.tool_failures``): read from its
-session logs (a profile's ``session_logs``; Codex's rollout JSONL), each a diagnostic of a failed
-run, and a call the agent could not run at all (its sandbox failed) a ``tool_result`` failure even
-when the scenario checks nothing.
+session logs (a profile's ``session_logs``: Codex's rollout, Claude Code's transcript), each a
+diagnostic of a failed run, and a call the agent could not run at all (its sandbox failed) a
+``tool_result`` failure even when the scenario checks nothing.
 
-The records are Codex 0.169's (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``), trimmed. The end to
-end tests run a Python program in the CLI's place, against the embedded server, in a real pty.
+The records are Codex 0.169's (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) and Claude Code
+2.1's (``~/.claude/projects/DIR/SESSION.jsonl``), trimmed. The end to end tests run a Python
+program in the CLI's place, against the embedded server, in a real pty.
 """
 
 from __future__ import annotations
@@ -69,6 +70,27 @@ def test_a_command_that_ran_and_failed_is_a_failure_but_not_unrunnable_and_a_suc
     assert found[0].output == "grep: missing.txt: No such file or directory\n"
     assert found[1].call == "*** Begin Patch\\n*** End Patch" and found[1].output == "patch rejected"
     assert tool_failures(str(tmp_path / "nothing/*.jsonl")) == [] and tool_failures(None) == []
+
+
+def test_a_claude_code_tool_result_marked_as_an_error_is_a_failure(tmp_path: Path) -> None:
+    records = [{"type": "assistant", "message": {"role": "assistant", "content": [
+                   {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "config.json"}},
+                   {"type": "tool_use", "id": "toolu_2", "name": "Edit",
+                    "input": {"file_path": "config.json", "old_string": "nothing", "new_string": "x"}},
+                   {"type": "tool_use", "id": "toolu_3", "name": "Bash", "input": {"command": "ls /nope"}}]}},
+               {"type": "user", "message": {"role": "user", "content": [
+                   {"tool_use_id": "toolu_1", "type": "tool_result", "content": "1\t{}"},
+                   {"type": "tool_result", "is_error": True, "tool_use_id": "toolu_2",
+                    "content": "<tool_use_error>String to replace not found in file.\nString: nothing"
+                               "</tool_use_error>"},
+                   {"type": "tool_result", "is_error": True, "tool_use_id": "toolu_3",
+                    "content": [{"type": "text", "text": "bwrap: No permissions to create a new namespace"}]}]}}]
+    rollout(tmp_path / "projects/-ws/s1.jsonl", *records)
+    found = tool_failures(str(tmp_path / "projects/*/*.jsonl"))
+    assert found == [ToolFailure("Edit", "config.json", "String to replace not found in file.\nString: nothing"),
+                     ToolFailure("Bash", "ls /nope", "bwrap: No permissions to create a new namespace")]
+    assert [f.unrunnable for f in found] == [False, True]
+    assert found[0].describe() == "Edit `config.json`: String to replace not found in file. | String: nothing"
 
 
 def test_the_failed_calls_come_first_in_the_diagnostics_named_by_the_agent(tmp_path: Path) -> None:

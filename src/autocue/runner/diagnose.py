@@ -9,7 +9,8 @@ tools but took a scripted reply while the agent's other requests declare tools (
 title, summary or router request of the CLI consuming a step meant for its turn); and the tail
 of the agent's stderr.
 
-From the agent's own session logs (a profile's ``session_logs``; Codex's rollout JSONL): the
+From the agent's own session logs (a profile's ``session_logs``: Codex's rollout JSONL, Claude
+Code's transcript JSONL): the
 tool calls it reports failed (``tool_failures``). A call the agent could not run at all — its
 sandbox failed (``bwrap: ...``) — is ``unrunnable``: the executor fails the run on it (kind
 ``tool_result``), since the run then tested the machine, not the agent; other failed calls (a
@@ -73,22 +74,50 @@ def tool_failures(pattern: str | None) -> list[ToolFailure]:
         except OSError:
             continue
     for _, _, text in sorted(texts):
-        out.extend(_codex_failures(text))
+        records = []
+        for line in text.splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict):
+                records.append(rec)
+        out.extend(_codex_failures(records))
+        out.extend(_claude_failures(records))
     return out
 
 
-def _codex_failures(text: str) -> list[ToolFailure]:
+def _claude_failures(records: list[dict[str, Any]]) -> list[ToolFailure]:
+    """Claude Code transcript JSONL (``~/.claude/projects/*/SESSION.jsonl``): a ``tool_use`` block of an
+    assistant message and the ``tool_result`` block with ``is_error: true`` that answers it."""
+    calls: dict[str, tuple[str, str]] = {}
+    out: list[ToolFailure] = []
+    for rec in records:
+        msg = rec.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        for b in content if isinstance(content, list) else ():
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_use":
+                calls[str(b.get("id"))] = (str(b.get("name") or "tool"), _call_text({"arguments": b.get("input")}))
+            elif b.get("type") == "tool_result" and b.get("is_error") is True:
+                c = b.get("content")
+                if isinstance(c, list):
+                    c = "\n".join(str(x.get("text") or "") for x in c if isinstance(x, dict))
+                text = re.sub(r"</?tool_use_error>", "", str(c or ""))
+                tool, call = calls.get(str(b.get("tool_use_id")), ("tool", str(b.get("tool_use_id"))))
+                out.append(ToolFailure(tool, call, text))
+    return out
+
+
+def _codex_failures(records: list[dict[str, Any]]) -> list[ToolFailure]:
     """Codex rollout JSONL: ``response_item`` records of a ``function_call`` / ``custom_tool_call`` and its
     ``*_output`` (``Process exited with code N`` and the ``Output:``, or a JSON object with
     ``metadata.exit_code``)."""
     calls: dict[str, tuple[str, str]] = {}
     out: list[ToolFailure] = []
-    for line in text.splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        p = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "response_item" else None
+    for rec in records:
+        p = rec.get("payload") if rec.get("type") == "response_item" else None
         if not isinstance(p, dict):
             continue
         kind, call_id = p.get("type"), str(p.get("call_id") or "")
@@ -111,7 +140,7 @@ def _call_text(p: dict[str, Any]) -> str:
         except ValueError:
             args = raw
     if isinstance(args, dict):
-        cmd = args.get("cmd") or args.get("command")
+        cmd = args.get("cmd") or args.get("command") or args.get("file_path")
         args = " ".join(map(str, cmd)) if isinstance(cmd, list) else cmd if cmd else json.dumps(args)
     text = str(args or "").strip().replace("\n", "\\n")
     return text if len(text) <= 160 else text[:157] + "..."

@@ -226,6 +226,7 @@ class TestSession:
     # ------------------------------------------------------------------ running
     async def run(self, *turns: TurnSpec | Turn) -> None:
         """Play ``when()`` turns: send each prompt and feed its actions as the model's replies."""
+        __tracebackhide__ = _harness_error  # pytest shows the test's line and the message, not this frame
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
         await self._bind()
@@ -244,6 +245,7 @@ class TestSession:
             self._check_turn(failures_before, unknown_before)
 
     def _check_turn(self, failures_before: int, unknown_before: int) -> None:
+        __tracebackhide__ = True
         # A subagent's own problem comes first; the task tool's failure it caused is not repeated.
         problems: list[HarnessError] = self.subagents.end_turn(
             strict=self.auto_assert, propagate_errors=self.propagate_errors
@@ -268,12 +270,16 @@ class TestSession:
         first = problems[0]
         if len(problems) > 1:
             extra = "\n\n".join(f"Also: {p}" for p in problems[1:])
-            raise type(first)(f"{first}\n\n{extra}") from first
+            raise type(first)(f"{first}\n\n{extra}") from None  # one message, not first's again
         raise first
 
     def run_sync(self, *turns: TurnSpec | Turn) -> None:
         """``run`` for plain (sync) tests. Inside a running event loop use ``await t.run(...)``."""
-        self._loop_for_sync("run_sync").run_until_complete(self.run(*turns))
+        __tracebackhide__ = _harness_error
+        try:
+            self._loop_for_sync("run_sync").run_until_complete(self.run(*turns))
+        except HarnessError as e:  # its message says it all: no asyncio or harness frames under the test's line
+            raise e.with_traceback(None) from e.__cause__
 
     def _loop_for_sync(self, what: str) -> asyncio.AbstractEventLoop:
         try:
@@ -363,6 +369,12 @@ class TestSession:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.dispose_async()
+
+
+def _harness_error(excinfo: Any) -> bool:
+    """``__tracebackhide__`` of the harness's frames: hidden when the error is the harness's own (its
+    message names the turn and the step), shown for any other (a bug, the user's callback)."""
+    return excinfo is not None and bool(excinfo.errisinstance(HarnessError))
 
 
 def _async_twin(name: str) -> str:

@@ -41,9 +41,9 @@ def test_messages_name_the_callers_options(tmp_path: Path) -> None:
     with pytest.raises(LaunchError) as under_pytest:
         choose(none.scenario, none.extras, cmd=None, agent=None, flags=PYTEST_FLAGS)
     assert "pass --autocue-agent autocue|mock|claude|... or --autocue-cmd 'COMMAND'" in str(under_pytest.value)
-    with pytest.raises(LaunchError, match="^--autocue-cmd-override is empty"):
+    with pytest.raises(LaunchError, match=r"^--autocue-cmd-override is empty"):
         choose(none.scenario, none.extras, cmd=" ", agent=None, flags=PYTEST_FLAGS)
-    with pytest.raises(LaunchError, match="^--autocue-cmd is empty"):
+    with pytest.raises(LaunchError, match=r"^--autocue-cmd is empty"):
         choose(none.scenario, none.extras, cmd=None, agent=None, default_cmd="", flags=PYTEST_FLAGS)
     assert choose(none.scenario, none.extras, cmd=None, agent=None, default_agent="mock",
                   flags=PYTEST_FLAGS).source == "--autocue-agent"

@@ -2,7 +2,8 @@
 
 By precedence: ``--cmd``, ``--agent NAME``, the scenario's ``ah: {cmd, flags, env}`` block,
 its top-level ``agent: NAME``, then the caller's fallback for scenarios that name no program
-(pytest's ``--autocue-cmd`` / ``--autocue-agent``: ``RunOptions.default_cmd`` / ``default_agent``). A command (and ``ah`` flags and env values) may use the
+(pytest's ``--autocue-cmd`` / ``--autocue-agent``: ``RunOptions.default_cmd`` / ``default_agent``).
+A command (and ``ah`` flags and env values) may use the
 placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}``,
 ``{prompt}``, ``{python}`` (this Python), ``{scenario}`` and ``{scenario_dir}``. Profiles:
 

@@ -121,8 +121,8 @@ class Playbook:
         last = f"\n  Last consumed: {describe_step(self._last[1])} at step {self._last[0]}" if self._last else ""
         return (
             f"Playbook exhausted in {self._turn_label(st)}: the agent asked the model for reply "
-            f"{st.played + 1} of this turn, but only {len(st.turn.steps)} {'was' if len(st.turn.steps) == 1 else 'were'} "
-            "scripted.\n"
+            f"{st.played + 1} of this turn, but only {len(st.turn.steps)} "
+            f"{'was' if len(st.turn.steps) == 1 else 'were'} scripted.\n"
             f"  Consumed {self.consumed} action(s) in all.{last}\n\n"
             "  The agent called the model again after the turn's last scripted reply. This usually\n"
             "  means a tool call produced an unexpected result (an error, a blocked call, a retry),\n"

@@ -386,7 +386,8 @@ def _own_tools(tools: Sequence[Callable[..., Any] | AgentTool]) -> dict[str, Age
     """``tools=[...]`` by name: an ``AgentTool`` as it is, a function as ``tool_from_function`` makes it (its
     typed parameters are the schema, its docstring the description), as pydantic-ai's ``Agent(tools=...)``."""
     if isinstance(tools, (str, bytes, AgentTool)) or callable(tools):
-        raise HarnessError(f"tools= takes a list of functions and AgentTools, got {tools!r}: write tools=[{_label(tools)}]")
+        raise HarnessError(f"tools= takes a list of functions and AgentTools, got {tools!r}: "
+                           f"write tools=[{_label(tools)}]")
     out: dict[str, AgentTool] = {}
     for i, t in enumerate(tools):
         if isinstance(t, AgentTool):

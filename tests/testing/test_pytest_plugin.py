@@ -74,9 +74,18 @@ FAILING = '''
 from autocue.llm.types import TextContent
 from autocue.mockllm import serve
 from autocue.script import Script, ScriptedResponse, Turn
-from autocue.testing import call, create_test_session, say, when
+from autocue.testing import call, create_test_session, run_scenario, say, when
 
 LONG = "x" * 500
+SCENARIO = """\
+name: hello
+initialPrompt: "Write hello.txt"
+timeline:
+  - llmResponse:
+      - assistant: [[0, "Done."]]
+  - assert:
+      fs: {exists: [hello.txt]}
+"""
 
 
 def test_exhausted():
@@ -97,6 +106,11 @@ async def test_async_exhausted():
 def test_server_not_consumed():
     with serve(Script([Turn("hi", [ScriptedResponse([TextContent("hello")])])], name="greet")) as server:
         server.assert_all_consumed()
+
+
+def test_scenario_assert(tmp_path):
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    run_scenario(tmp_path / "s.yaml")
 '''
 
 
@@ -107,14 +121,19 @@ def test_failures_show_the_tests_line_and_the_message_not_autocues_frames(tmp_pa
                            "asyncio_mode=auto", "test_failing.py"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=120)
     out = proc.stdout
-    assert "4 failed" in out, out + proc.stderr
+    assert "5 failed" in out, out + proc.stderr
     for frame in ("autocue/testing/session.py", "autocue/testing/playbook.py", "autocue/mockllm/server.py",
-                  "asyncio/base_events.py", "self = Playbook(", "direct cause"):
+                  "autocue/testing/scenario_runner.py", "asyncio/base_events.py", "self = Playbook(", "direct cause"):
         assert frame not in out, (frame, out)
-    assert out.count("test_failing.py:12: PlaybookExhaustedError") == 1  # the test's own line
-    assert "test_failing.py:17: PlaybookNotConsumedError" in out and "1 action remaining" in out
-    assert "test_failing.py:22: PlaybookExhaustedError" in out and "but only 1 was scripted" in out
-    assert "test_failing.py:27: AssertionError" in out and "no session started: nothing called the server" in out
+    def at(needle: str) -> str:  # the test's own line that ran into the error
+        return f"test_failing.py:{next(n for n, x in enumerate(FAILING.splitlines(), 1) if needle in x)}"
+
+    assert out.count(at('when("List files"') + ": PlaybookExhaustedError") == 1
+    assert at('when("Hi"') + ": PlaybookNotConsumedError" in out and "1 action remaining" in out
+    assert f"{at('await t.run(')}: PlaybookExhaustedError" in out and "but only 1 was scripted" in out
+    assert f"{at('server.assert_all_consumed()')}: AssertionError" in out
+    assert "no session started: nothing called the server" in out
+    assert f"{at('run_scenario(tmp_path')}: ScenarioAssertionError" in out and "FAIL fs.exists hello.txt" in out
     # the transcript: real newlines, under their label, and a 500-character line whole
     assert "    ✓ bash → line one\n        line two " + "x" * 500 + "\n" in out
     assert "chars)" not in out and "\\n" not in out.split("autocue transcript")[1]

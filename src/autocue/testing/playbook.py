@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 from autocue.llm.types import AssistantMessage, ToolCall
 from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
 from autocue.script.provider import ScriptedProvider
-from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError
+from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError, hide_harness_frame
 
 PlayedCall: TypeAlias = tuple[int, int, Any]
 """Where a tool call was scripted: ``(step, turn, then)``, ``then`` being its ``.then()`` callback or
@@ -75,7 +75,7 @@ class Playbook:
 
     def end_turn(self, *, strict: bool) -> None:
         """Check the finished turn; raise on exhaustion (always) or leftovers (when strict)."""
-        __tracebackhide__ = True  # pytest: the message, without this frame and ``self = Playbook(...)``
+        __tracebackhide__ = hide_harness_frame  # pytest: the message, without this frame and ``self = Playbook(...)``
         st = self._current
         assert st is not None, "end_turn() without begin_turn()"
         if len(self.provider.exhausted) > st.exhausted_before:

@@ -32,7 +32,13 @@ from autocue.script.provider import ScriptedProvider, scripted_model
 from autocue.session.agent_session import AgentSession
 from autocue.session.settings import Settings
 from autocue.testing.dsl import TurnSpec
-from autocue.testing.errors import ExtensionLoadError, HarnessError, ToolExecutionError, UnknownToolError
+from autocue.testing.errors import (
+    ExtensionLoadError,
+    HarnessError,
+    ToolExecutionError,
+    UnknownToolError,
+    hide_harness_frame,
+)
 from autocue.testing.events import EventCollector, TestEvents
 from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
@@ -237,7 +243,7 @@ class TestSession:
     # ------------------------------------------------------------------ running
     async def run(self, *turns: TurnSpec | Turn) -> None:
         """Play ``when()`` turns: send each prompt and feed its actions as the model's replies."""
-        __tracebackhide__ = _harness_error  # pytest shows the test's line and the message, not this frame
+        __tracebackhide__ = hide_harness_frame  # pytest shows the test's line and the message, not this frame
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
         await self._bind()
@@ -256,7 +262,7 @@ class TestSession:
             self._check_turn(failures_before, unknown_before)
 
     def _check_turn(self, failures_before: int, unknown_before: int) -> None:
-        __tracebackhide__ = True
+        __tracebackhide__ = hide_harness_frame
         # A subagent's own problem comes first; the task tool's failure it caused is not repeated.
         problems: list[HarnessError] = self.subagents.end_turn(
             strict=self.auto_assert, propagate_errors=self.propagate_errors
@@ -286,7 +292,7 @@ class TestSession:
 
     def run_sync(self, *turns: TurnSpec | Turn) -> None:
         """``run`` for plain (sync) tests. Inside a running event loop use ``await t.run(...)``."""
-        __tracebackhide__ = _harness_error
+        __tracebackhide__ = hide_harness_frame
         try:
             self._loop_for_sync("run_sync").run_until_complete(self.run(*turns))
         except HarnessError as e:  # its message says it all: no asyncio or harness frames under the test's line
@@ -413,12 +419,6 @@ def _label(obj: Any) -> str:
 def _python_advice(name: str) -> str:
     return (f'Give it in tools=[{name}] (a typed function), mock it (mock_tools={{"{name}": "..."}}), '
             "or load the extension that registers it.")
-
-
-def _harness_error(excinfo: Any) -> bool:
-    """``__tracebackhide__`` of the harness's frames: hidden when the error is the harness's own (its
-    message names the turn and the step), shown for any other (a bug, the user's callback)."""
-    return excinfo is not None and bool(excinfo.errisinstance(HarnessError))
 
 
 def _async_twin(name: str) -> str:

@@ -73,3 +73,35 @@ def test_a_broken_scenario_is_a_one_line_collection_error(tmp_path: Path) -> Non
     assert proc.returncode == 2, proc.stdout
     assert "broken.yaml:3:12: timeline[0].think: expected a list" in proc.stdout
     assert "Traceback" not in proc.stdout and "pytest_plugin.py" not in proc.stdout
+
+
+def test_messages_name_the_pytest_options_and_the_scenarios_own_program_wins(tmp_path: Path) -> None:
+    """Under pytest a golden failure says ``--autocue-update-goldens`` and a scenario without a program
+    ``--autocue-agent`` / ``--autocue-cmd`` (not ``autocue run``'s flags); ``--autocue-agent`` runs only the
+    scenarios that name no program."""
+    root = project(tmp_path)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    golden = root / "scenarios/goldens/cmd/greets/100x30/screenshots/end.golden"
+    golden.parent.mkdir(parents=True)
+    golden.write_text("ready\nbye\ngot bye\nsomething else\n")
+    scenario(root / "scenarios", """\
+        name: nameless
+        initialPrompt: hi
+        timeline:
+          - llmResponse:
+              - assistant: [[0, "hello"]]
+        """, "nameless.yaml")
+    proc = pytest_run(root, "--autocue-scenarios", "scenarios/*.yaml", "-k", "greets or nameless")
+    out = proc.stdout
+    assert "2 failed" in out, out + proc.stderr
+    assert "rerun with --autocue-update-goldens to accept it" in out
+    assert "names no program to run: pass --autocue-agent autocue|mock|claude|... or --autocue-cmd 'COMMAND'" in out
+    assert "--update-goldens to" not in out.replace("--autocue-update-goldens", "")
+    assert "pass --agent" not in out and "--cmd 'COMMAND'" not in out.replace("--autocue-cmd 'COMMAND'", "")
+
+    golden.unlink()  # --autocue-agent is the fallback: the ah.cmd scenario still runs its own program
+    proc = pytest_run(root, "--autocue-scenarios", "scenarios/*.yaml", "-k", "greets or nameless",
+                      "--autocue-agent", "mock")
+    assert "2 passed" in proc.stdout, proc.stdout + proc.stderr
+    assert (root / "autocue-runs/cmd/greets").is_dir() and (root / "autocue-runs/mock/nameless").is_dir()
+    assert not (root / "autocue-runs/mock/greets").exists()  # (--autocue-agent-override: test_launch_choice.py)

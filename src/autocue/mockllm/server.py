@@ -239,6 +239,7 @@ class MockLLMServer(LoopbackServer):
     def assert_all_consumed(self) -> None:
         """Raise ``AssertionError`` unless some session started and every session played its
         whole script without errors."""
+        __tracebackhide__ = True  # pytest shows the test's line and the problems, not this frame
         problems: list[str] = []
         sessions = self.sessions()
         if not sessions and self.state.playables:

@@ -142,7 +142,9 @@ class Execution:
         try:
             terminal = terminal_profile(self.sc, self.opt.terminal)
             choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent,
-                            agent_args=self.opt.agent_args, agents_files=self.opt.agents_files)
+                            agent_args=self.opt.agent_args, agents_files=self.opt.agents_files,
+                            default_cmd=self.opt.default_cmd, default_agent=self.opt.default_agent,
+                            flags=self.opt.flags)
         except ScenarioError as e:
             raise _SetupFailed(e.message, str(e.pos)) from None
         except LaunchError as e:
@@ -433,7 +435,7 @@ class Execution:
             self._note(ev, f"{ev.label}: {g.status}")
             if g.status == "differs":
                 r.fail("golden", f"screenshot {ev.label!r} differs from its golden (actual screen: {g.path}; "
-                       "rerun with --update-goldens to accept it)", str(ev.pos), g.diff)
+                       f"rerun with {self.opt.flag('update_goldens')} to accept it)", str(ev.pos), g.diff)
         elif isinstance(ev, AssertStep):
             report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
             if not report.passed:  # a slow program may still be drawing or writing what is checked

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,9 +13,14 @@ if TYPE_CHECKING:
 @dataclass(slots=True)
 class RunOptions:
     agent: str | None = None
-    """A launch profile (``mock``, ``autocue``, ``claude``, ``codex``, ...) for every scenario."""
+    """A launch profile (``mock``, ``autocue``, ``claude``, ``codex``, ...) for every scenario, over the
+    scenario's own program (``autocue run --agent``)."""
     cmd: str | None = None
-    """A command line for every scenario (placeholders: see ``autocue.runner.launch``)."""
+    """A command line for every scenario, over its own program (placeholders: see ``autocue.runner.launch``)."""
+    default_agent: str | None = None
+    """A launch profile for the scenarios that name no program (pytest's ``--autocue-agent``)."""
+    default_cmd: str | None = None
+    """A command line for the scenarios that name no program (pytest's ``--autocue-cmd``)."""
     terminal: TerminalProfile | None = None
     speed: float = 0.0
     """Wall seconds per logical second (0: as fast as synchronisation allows)."""
@@ -37,3 +42,11 @@ class RunOptions:
     ``gemini``), instead of the scenario's ``server.llmApiStyle``."""
     agents_files: tuple[str, ...] = ()
     """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""
+    flags: dict[str, str] = field(default_factory=dict)
+    """How the caller spells the option of a field in messages, by field name (pytest:
+    ``{"update_goldens": "--autocue-update-goldens", ...}``); see ``flag``."""
+
+    def flag(self, name: str) -> str:
+        """The option that sets field ``name``, as the user writes it: ``flags[name]``, else
+        ``autocue run``'s (``update_goldens`` → ``--update-goldens``)."""
+        return self.flags.get(name) or "--" + name.replace("_", "-")

@@ -2,8 +2,10 @@
 
 With ``autocue_scenarios = GLOB ...`` in the pytest ini (or ``--autocue-scenarios GLOB``),
 each matching file's scenarios are collected as items (id = scenario name, tags as markers)
-and run through the executor with the scenario's own program, or ``--autocue-agent NAME`` /
-``--autocue-cmd 'COMMAND'``. A failure shows each failure with its timeline position, the
+and run through the executor with the scenario's own program; ``--autocue-agent NAME`` /
+``--autocue-cmd 'COMMAND'`` run the scenarios that name none, ``--autocue-agent-override NAME`` /
+``--autocue-cmd-override 'COMMAND'`` run every scenario. Messages name these options (``PYTEST_FLAGS``),
+not ``autocue run``'s. A failure shows each failure with its timeline position, the
 golden diff, the last screen and the transcript. Works under pytest-xdist (each worker has its
 own embedded server). ``--autocue-out DIR`` (default ``autocue-runs`` under the rootdir) and
 ``--autocue-update-goldens`` are the ``autocue run`` options of the same names.
@@ -30,13 +32,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("autocue scenarios")
     group.addoption("--autocue-scenarios", action="append", default=[], metavar="GLOB",
                     help="collect scenario files matching GLOB (relative to the rootdir) as tests")
-    group.addoption("--autocue-agent", default=None, metavar="NAME", help="launch profile for every scenario")
-    group.addoption("--autocue-cmd", default=None, metavar="COMMAND", help="command line for every scenario")
+    group.addoption("--autocue-agent", default=None, metavar="NAME",
+                    help="launch profile for the scenarios that name no program (no ah.cmd or agent:)")
+    group.addoption("--autocue-cmd", default=None, metavar="COMMAND",
+                    help="command line for the scenarios that name no program (no ah.cmd or agent:)")
+    group.addoption("--autocue-agent-override", default=None, metavar="NAME",
+                    help="launch profile for every scenario, over its own ah.cmd or agent:")
+    group.addoption("--autocue-cmd-override", default=None, metavar="COMMAND",
+                    help="command line for every scenario, over its own ah.cmd or agent:")
     group.addoption("--autocue-out", default=None, metavar="DIR", help="screenshots and recordings (default: "
                     "autocue-runs under the rootdir)")
     group.addoption("--autocue-update-goldens", action="store_true", help="rewrite screenshot goldens")
     group.addoption("--autocue-timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
     parser.addini("autocue_scenarios", "globs of scenario files to collect as tests", type="args", default=[])
+
+
+PYTEST_FLAGS = {"agent": "--autocue-agent-override", "cmd": "--autocue-cmd-override",
+                "default_agent": "--autocue-agent", "default_cmd": "--autocue-cmd",
+                "update_goldens": "--autocue-update-goldens", "ci": "--autocue-ci", "out": "--autocue-out",
+                "timeout": "--autocue-timeout"}
+"""``RunOptions`` field → the pytest option that sets it, for messages (``RunOptions.flag``)."""
 
 
 def _globs(config: pytest.Config) -> list[str]:
@@ -96,7 +111,9 @@ class ScenarioItem(pytest.Item):
 
         c = self.config
         out = c.getoption("--autocue-out")
-        options = RunOptions(agent=c.getoption("--autocue-agent"), cmd=c.getoption("--autocue-cmd"),
+        options = RunOptions(agent=c.getoption("--autocue-agent-override"),
+                             cmd=c.getoption("--autocue-cmd-override"), default_agent=c.getoption("--autocue-agent"),
+                             default_cmd=c.getoption("--autocue-cmd"), flags=dict(PYTEST_FLAGS),
                              timeout=c.getoption("--autocue-timeout"),
                              update_goldens=c.getoption("--autocue-update-goldens"),
                              out=Path(out) if out else c.rootpath / "autocue-runs")
@@ -105,6 +122,8 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailed(result)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, AutocueError) and not isinstance(excinfo.value, ScenarioFailed):
+            return f"{type(excinfo.value).__name__}: {excinfo.value}"  # autocue's message, not its frames
         if not isinstance(excinfo.value, ScenarioFailed):
             return str(super().repr_failure(excinfo))
         r = excinfo.value.result

@@ -36,6 +36,7 @@ import orjson
 from autocue.llm.providers.http import parse_retry_after
 from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Message, Receive, Scope, Send
+from autocue.mockllm.choice import recording_traits
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.sidecalls import side_call
@@ -191,7 +192,7 @@ class RecordingProxy:
         rec = self.recordings.get(key)
         if rec is None:
             path_out = self._new_path(key)
-            rec = Recording(path_out.stem, self.options.redactor)
+            rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req))
             self.recordings[key] = rec
             self.paths[key] = path_out
         rec.request(req.first_user_text(), req.last_user_text())

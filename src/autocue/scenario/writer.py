@@ -66,6 +66,9 @@ class Recording:
     name: str
     redactor: Redactor
     initial_prompt: str | None = None
+    traits: dict[str, Any] | None = None
+    """What replay chooses the recording by (``autocue.mockllm.choice.recording_traits`` of the first
+    request: API, model, hashes of the system text and client key, tools); written as ``server.recording``."""
     items: list[str] = field(default_factory=list)
     """Rendered timeline items (YAML text, each ending in a newline)."""
     replies: int = 0
@@ -154,6 +157,8 @@ class Recording:
         text = f"# recorded by autocue record\nname: {flow(self.name)}\n"
         if self.initial_prompt is not None:
             text += f"initialPrompt: {flow(self.initial_prompt)}\n"
+        if self.traits is not None:
+            text += f"server: {flow({'recording': self.redactor.value(self.traits)})}\n"
         return text + "timeline:\n"
 
     def dumps(self) -> str:

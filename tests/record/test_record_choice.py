@@ -144,3 +144,20 @@ def test_two_identical_recordings_are_refused_with_both_files_and_how_to_pick(tm
         proc.wait(10)
     with serve(b) as one:
         assert chat(one.base_url, "someone-else") == ["second: done"]
+
+
+def test_hand_written_scenarios_of_one_prompt_are_refused_and_the_longest_contained_prompt_wins(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    for name, prompt in (("a", "list the files"), ("b", "list the files"), ("c", "the files"),
+                         ("d", "the files in src")):
+        (folder / f"{name}.yaml").write_text(ONE.replace("list the files", prompt).format(tag=name))
+    with serve(folder) as server:
+        err = ask(server, "k1")
+        client = openai.OpenAI(base_url=server.base_url + "/v1", api_key="k2", max_retries=0)
+        got = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "show the files in src"}])
+    msg = str(err.body["message"])  # type: ignore[index]
+    assert f"2 scenarios match this request equally (first user message): {folder / 'a.yaml'}, " \
+           f"{folder / 'b.yaml'}. Pick one: name it with the x-scenario-name header" in msg, msg
+    assert got.choices[0].message.content == "d: done", "the longest prompt contained in the request"

@@ -134,9 +134,11 @@ def ambiguous_message(a: Ambiguous, limit: int = 5) -> str:
     more = f" and {len(a.candidates) - limit} more" if len(a.candidates) > limit else ""
     what = "recordings" if all(p.recording is not None for p in a.candidates) else "scenarios"
     first = shown[0].source and files[0]
+    by_key = ("send the client key it was recorded under (or start the server with --session-key KEY), "
+              if what == "recordings" else "")
     return (f"autocue mock LLM: {len(a.candidates)} {what} match this request equally ({', '.join(a.agree)}): "
-            f"{', '.join(files)}{more}. Pick one: send the client key it was recorded under (or start the server "
-            "with --session-key KEY), name it with the x-scenario-name header or a /scenario/NAME/ path prefix "
+            f"{', '.join(files)}{more}. Pick one: {by_key}name it with the x-scenario-name header or a "
+            "/scenario/NAME/ path prefix "
             f"({', '.join(p.name for p in shown)}), or serve one file instead of the folder"
             + (f" (autocue serve {first})." if first else "."))
 

@@ -12,8 +12,10 @@ The session key is the mock server's (``/s/{name}/`` path prefix, else the beare
 key header, else ``?key=``, else ``default``); ``/s/`` and ``/scenario/`` prefixes address the
 proxy and are not forwarded. A session named by a prefix is recorded as ``{name}.yaml``; one
 keyed by a credential as ``session-{sha256 of it, 12 hex}.yaml`` (the key itself never reaches
-a file name). A file that exists and was not written by this proxy is never overwritten: the
-name gets ``-2``, ``-3``, ... Side calls the mock server answers on its own (opencode's title
+a file name; the scenario's ``server.recording`` keeps its SHA-256 hash with the first
+request's API, model, tools and system text hash, which ``autocue serve`` chooses a recording
+by: see ``autocue.mockllm.choice``). A file that exists and was not written by this proxy is
+never overwritten: the name gets ``-2``, ``-3``, ... Side calls the mock server answers on its own (opencode's title
 request, Gemini CLI's router) are forwarded but not recorded, so the scenario replays.
 """
 

@@ -14,8 +14,10 @@ later request whose last message is a new user prompt (not a tool result, not th
 failed call) starts a new turn with ``userInputs``.
 
 Every string goes through the ``Redactor`` before it is written; nothing else of the request
-(headers, keys) is kept. ``dumps()`` renders the scenario as YAML that ``autocue scenario check
---strict`` accepts and ``autocue serve`` replays.
+(headers, keys) is kept, except what replay chooses a recording by (``traits``, written as
+``server.recording``): API, model, tools, and SHA-256 hashes of the system text and client key.
+``dumps()`` renders the scenario as YAML that ``autocue scenario check --strict`` accepts and
+``autocue serve`` replays.
 """
 
 from __future__ import annotations

@@ -36,14 +36,18 @@ class Position:
 class Playable:
     """A script ready to be played by many sessions."""
 
-    __slots__ = ("checks_at", "first_prompt", "name", "positions", "script", "source", "tool_examples", "tool_names",
-                 "warnings")
+    __slots__ = ("checks_at", "first_prompt", "name", "positions", "recording", "script", "source", "tool_examples",
+                 "tool_names", "warnings")
 
-    def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None) -> None:
+    def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None,
+                 recording: dict[str, Any] | None = None) -> None:
         self.script = script
         self.name = name or script.name or (Path(script.source).stem if script.source else "script")
         self.source = script.source
         self.warnings = list(warnings or [])
+        self.recording = recording
+        """What ``autocue record`` kept of the recorded session's first request (``server.recording``:
+        api, model, system hash, tools, client key hash), or None; ``autocue.mockllm.choice`` reads it."""
         self.positions: list[Position] = []
         self.checks_at: dict[int, list[tuple[Check, int, int]]] = {}
         self.first_prompt: str | None = None

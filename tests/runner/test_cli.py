@@ -74,6 +74,7 @@ def test_shards_split_the_selection_and_merge_back(tmp_path: Path, capsys: pytes
     xmls = [str(tmp_path / f"shard{i}/junit.xml") for i in (1, 2, 3)]
     code, merged = run_json(capsys, "--merge-reports", *reports, *xmls, "--junit", str(tmp_path / "all.xml"))
     assert code == 1 and (merged["passed"], merged["failed"]) == (3, 1)
+    assert merged["goldens"] == {"written": 0, "compared": 0, "failed": 0} and merged["cwd"] == os.getcwd()
     root = ET.parse(tmp_path / "all.xml").getroot()
     assert (root.get("tests"), root.get("failures")) == ("4", "1")
     failure = root.find(".//testcase[@name='gamma']/failure")

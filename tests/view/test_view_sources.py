@@ -90,10 +90,12 @@ def test_run_directory_timeline_screens_cast_and_failures(tmp_path: Path) -> Non
     actual = next((tmp_path / "run").rglob("final.actual"))
     assert (bad["passed"], bad["error"], bad["golden"], bad["actual"]) == (False, True, "all green\nexit 0\n",
                                                                          "all green\nexit 1\n")
-    assert (bad["goldenPath"], bad["actualPath"]) == (str(golden), str(actual))
-    assert bad["diff"] == f"--- {golden}\n+++ {actual}\n@@ -1,2 +1,2 @@\n all green\n-exit 0\n+exit 1\n"
+    shown = "goldens/cmd/broken/100x30/screenshots/final.golden"  # inside where the run started: relative to it
+    assert (bad["goldenPath"], bad["actualPath"]) == (shown, str(actual))
+    assert bad["diff"] == f"--- {shown}\n+++ {actual}\n@@ -1,2 +1,2 @@\n all green\n-exit 0\n+exit 1\n"
     failure = next(e for e in broken if e["type"] == "failure")
-    assert failure["position"] == "broken.yaml:9:5" and failure["error"] is True and failure["diff"] == bad["diff"]
+    assert failure["position"] == "broken.yaml:9:5" and failure["error"] is True
+    assert failure["diff"] == f"--- {golden}\n+++ {actual}\n@@ -1,2 +1,2 @@\n all green\n-exit 0\n+exit 1\n"
     assert doc.warnings == [f"broken: timeline not shown: no scenario file missing.yaml (looked in "
                             f"{tmp_path / 'project'}, {tmp_path / 'run'})"]
     results = [(e["scenario"], e["label"]) for e in events if e["type"] == "marker" and e["kind"] == "result"]

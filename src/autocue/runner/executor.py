@@ -116,6 +116,7 @@ class Execution:
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
         self.stderr_file: Path | None = None
+        self.session_logs: str | None = None
         self.key_gap = 0.0
         self.quit_input = ""
         """A launch profile's input that quits its TUI: what ``<quit>`` types."""
@@ -193,6 +194,7 @@ class Execution:
             raise _SetupFailed(str(e)) from None
         self.progress_file = launch.progress_file
         self.stderr_file = launch.stderr_file
+        self.session_logs = launch.session_logs
         return launch
 
     def _start(self, launch: Launch, choice: Choice, terminal: TerminalProfile, run_dir: Path) -> None:
@@ -272,15 +274,20 @@ class Execution:
             p.pump(left)
 
     def _diagnose(self) -> None:
-        from autocue.runner.diagnose import diagnose, side_requests
+        from autocue.runner.diagnose import diagnose, side_requests, tool_failures
 
         assert self.llm is not None
         st = self.llm.status()
         r = self.result
         if st is not None:
             r.side_requests = side_requests(st)
+        failed_calls = tool_failures(self.session_logs)
+        for f in failed_calls:
+            if f.unrunnable:  # the run tested the machine, not the agent: never a pass
+                r.fail("tool_result", f"{r.runner} could not run a tool call, its sandbox failed on this machine: "
+                       f"{f.describe()} (see 'Sandboxes and bubblewrap' in docs/agents.md)", str(self.sc.pos))
         if r.failures and not any(f.kind == "setup" for f in r.failures):
-            r.diagnostics = diagnose(st, self.stderr_file)
+            r.diagnostics = diagnose(st, self.stderr_file, failed_calls, r.runner)
 
     # ------------------------------------------------------------------ timeline
     def _timeline(self, before: list[int]) -> bool:

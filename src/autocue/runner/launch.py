@@ -18,6 +18,7 @@ placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shlex
@@ -95,6 +96,8 @@ class Launch:
     """A real agent's TUI: the initial prompt, typed once its screen shows ``ready``."""
     stderr_file: Path | None = None
     """Where a real agent's stderr is copied (its tail goes into a failure's report)."""
+    session_logs: str | None = None
+    """A real agent's session logs (a glob under its private home), read for the tool calls it reports failed."""
 
 
 def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: str | None,
@@ -250,5 +253,6 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
     env.update(extra)
     stderr = state_dir / "stderr.log"
     wrapped = ["bash", "-c", 'exec 2> >(tee -a "$0" >&2); exec "$@"', str(stderr), *argv]
+    logs = f"{glob.escape(str(values.home))}/{agent.session_logs}" if agent.session_logs else None
     return Launch(wrapped if shutil.which("bash") else argv, env, type_prompt=prompt if tui and prompt else None,
-                  stderr_file=stderr)
+                  stderr_file=stderr, session_logs=logs)

@@ -172,6 +172,7 @@ def test_ci_mode_fails_a_missing_golden_and_the_summary_counts_goldens(tmp_path:
     local = autocue_run(tmp_path, "true", "greet.yaml", "--no-ci")
     assert local.returncode == 0 and golden.read_text() == "name? Ada\nhello, Ada!\n", local.stdout
     assert local.stdout.endswith("1 passed, 0 failed; goldens: 1 written, 0 compared, 0 failed\n")
+    assert "  golden written: goldens/cmd/greet/100x30/screenshots/greeted.golden (commit it)\n" in local.stdout
     assert not list((tmp_path / "goldens").rglob("*.actual"))  # screens go to the run's folder
     assert len(list((tmp_path / "autocue-runs").rglob("*.actual"))) == 1  # the CI run's
     again = autocue_run(tmp_path, "true", "greet.yaml")

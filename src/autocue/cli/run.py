@@ -86,6 +86,14 @@ def _merge(args: argparse.Namespace) -> int:
     return 0 if not merged["failed"] else 1
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the current directory when it is inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def _is_report(path: Path) -> bool:
     try:
         data = json.loads(path.read_bytes())
@@ -156,6 +164,9 @@ def main(argv: list[str]) -> int:
                 print(f"  {f.line()}")
                 if f.detail and f.kind == "golden":
                     print("    " + f.detail.rstrip().replace("\n", "\n    "))
+            for g in s.goldens:
+                if g.status in ("new", "updated"):
+                    print(f"  golden {'written' if g.status == 'new' else 'updated'}: {_shown(g.golden)} (commit it)")
             for line in s.diagnostics:
                 print(f"  {line}")
             if s.diagnostics:

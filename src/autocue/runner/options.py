@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from autocue.runner.extras import TerminalProfile
+
+
+def ci_from_env() -> bool:
+    """Whether the ``CI`` variable says this is a CI run: set and not empty, ``0``, ``false``, ``no`` or ``off``."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 @dataclass(slots=True)
@@ -31,6 +37,9 @@ class RunOptions:
     0.002 for ``mock``, whose progress file says when a reply and what it prints before it waits are out;
     0.08 otherwise)."""
     update_goldens: bool = False
+    ci: bool = field(default_factory=ci_from_env)
+    """CI mode: a screenshot with no golden fails (``golden``) instead of writing one (default: the ``CI``
+    variable, ``ci_from_env``)."""
     out: Path = Path("autocue-runs")
     keep: bool = False
     """Keep every workspace (failed runs keep theirs anyway)."""

@@ -253,13 +253,14 @@ expect:
 def test_timeout_kills_the_process_group_and_keeps_the_recording(tmp_path: Path) -> None:
     prog = ("import subprocess, time\nchild = subprocess.Popen(['sleep', '60'])\n"
             "open('child.pid', 'w').write(str(child.pid))\nprint('started', flush=True)\ntime.sleep(60)\n")
+    # with expect.exitCode the program must exit by itself (without, the runner ends it: test_timeline_end.py)
     path = scenario(tmp_path, f"name: slow\nah: {{cmd: python3 prog.py}}\n{files_block(**{'prog.py': prog})}"
-                              "timeline:\n  - screenshot: s\n")
+                              "timeline:\n  - screenshot: s\nexpect: {exitCode: 0}\n")
     t0 = time.monotonic()
     r = one(path, timeout=2)
     assert time.monotonic() - t0 < 8
-    assert kinds(r) == ["timeout"]
-    assert "still running after the timeline's last event" in r.failures[0].message
+    assert kinds(r) == ["timeout"] and not r.ended_by_runner
+    assert "still running after the timeline's last event, and expect.exitCode says" in r.failures[0].message
     assert "started" in r.last_screen and Path(r.screenshots["s"]).read_text() == "started\n"
     pid = int((Path(r.workspace or "") / "child.pid").read_text())
     time.sleep(0.2)
@@ -293,7 +294,7 @@ time.sleep(60)
 
 def test_a_timeout_reports_the_screen_as_it_was_before_the_program_was_stopped(tmp_path: Path) -> None:
     path = scenario(tmp_path, f"name: alt\nah: {{cmd: python3 prog.py}}\n{files_block(**{'prog.py': ALT_SCREEN_TUI})}"
-                              "timeline:\n  - userInputs: [[0, \"hi\"]]\n")
+                              "timeline:\n  - userInputs: [[0, \"hi\"]]\nexpect: {exitCode: 0}\n")
     r = one(path, timeout=2)
     assert kinds(r) == ["timeout"]
     assert "> type here (drawn on the alternate screen)" in r.failures[0].detail
@@ -388,9 +389,10 @@ def test_a_masked_ticking_clock_lets_the_screen_settle(tmp_path: Path) -> None:
             "    sys.stdout.write('\\r' + str(time.time())); sys.stdout.flush()\n    time.sleep(0.01)\n")
     path = scenario(tmp_path, f"name: clock\nah: {{cmd: python3 prog.py}}\n{files_block(**{'prog.py': prog})}"
                               "masks: ['[0-9]+[.][0-9]+']\ntimeline:\n  - screenshot: ticking\n")
-    r = one(path, timeout=3)
+    r = one(path, timeout=30)
     assert r.screenshots["ticking"] and Path(r.screenshots["ticking"]).read_text() == "clock\n***\n"
-    assert kinds(r) == ["timeout"]  # it never exits: the end of the timeline waits for it
+    # it never exits (nor reads its Ctrl-D): the runner ends it after the timeline, and the run passes
+    assert r.passed and r.ended_by_runner == "SIGTERM", r.failures
 
 
 LATE_PROG = """\

@@ -159,7 +159,7 @@ def main(argv: list[str]) -> int:
         print(json.dumps(report.to_json()))
     else:
         for s in report.scenarios:
-            print(f"{'PASS' if s.passed else 'FAIL'} {s.name} ({s.duration_s:.2f}s) {s.file}")
+            print(f"{'PASS' if s.passed else 'FAIL'} {s.name} ({s.duration_s:.2f}s{s.ended_note}) {s.file}")
             for f in s.failures:
                 print(f"  {f.line()}")
                 if f.detail and f.kind == "golden":

@@ -9,16 +9,30 @@ synchronized update). Then: ``userInputs`` are typed (keys as separate writes, e
 echo of the text before), ``userEdits`` patches are applied, ``userCommand`` runs, ``screenshot``
 compares the masked screen with its golden, ``assert`` is evaluated on the workspace and the
 screen; ``advanceMs`` (and the ``[ms, ...]`` of inputs) are logical time, slept only at
-``speed > 0``. Failures are recorded and the timeline goes on. At the end the program must exit
-before the deadline (else its process group is killed: ``timeout``), then ``expect`` is checked.
+``speed > 0``. Failures are recorded and the timeline goes on.
+
+The first key typed into the program (the typed ``initialPrompt`` of a real agent's TUI, else the
+first ``userInputs`` event) waits for the launch profile's ``ready`` text, the sign that its input
+box takes keys (a quiet screen only, for programs without one: ``--cmd``, the mock agent,
+autocue's own CLI). Later inputs do not: opencode never shows its ``ready`` text again once a
+session is open, and the sync before them already waited for the program's answer.
+
+The end: with ``expect.exitCode`` the program must exit by itself before the deadline (else its
+process group is killed: ``timeout``). Without it, once the timeline is done the executor syncs a
+last time (every scripted reply served, a quiet screen) and ends a program still running itself:
+it types the launch profile's ``quit_input`` (``<ctrl-d>`` for a command or a profile without
+one), waits up to ``QUIT_GRACE`` seconds for the exit, then stops the process group (SIGTERM,
+SIGKILL after ``TERM_GRACE``); the result says ``ended_by_runner``. Then ``expect`` is checked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import shutil
+import signal
 import tempfile
 import time
 from bisect import bisect_left
@@ -60,10 +74,19 @@ ANSWER_GRACE = 0.5
 """Seconds a program that showed nothing after the last input is given before the next event anyway."""
 SCREEN_WAIT = 2.0
 """Seconds a failing screenshot or assert is looked at again while the program still writes."""
+QUIT_GRACE = 2.0
+"""Seconds a program still running at the end of its timeline is given to exit after its quit input."""
+TERM_GRACE = 1.0
+"""Seconds between SIGTERM and SIGKILL of the process group of a program the runner ends."""
+DEFAULT_QUIT = "<ctrl-d>"
+"""The quit input of a program whose launch profile has none (a command, the mock agent): EOF in cooked mode."""
 
 
 class _Deadline(Exception):
-    pass
+    def __init__(self, where: str = "") -> None:
+        super().__init__(where)
+        self.where = where
+        """What the executor was waiting for, when more than the event's sync."""
 
 
 class _SetupFailed(Exception):
@@ -75,18 +98,20 @@ class _SetupFailed(Exception):
 
 
 def replies_before(scenario: Scenario, choice: Choice, played: Script | None = None) -> list[int]:
-    """For each timeline event, how many replies the program must have been served before it (counted
-    on the script the server plays, when it differs from the scenario's: aider's one reply per turn)."""
+    """For each timeline event, then for the end of the timeline (one more item: every reply), how many
+    replies the program must have been served before it (counted on the script the server plays, when
+    it differs from the scenario's: aider's one reply per turn)."""
     if choice.profile == "mock":
         out: list[int] = []
         n = 0
         for ev in scenario.timeline:
             out.append(n)
             n += isinstance(ev, LlmResponse)
-        return out
+        return [*out, n]
     script = played if played is not None else scenario.compile()
     lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
-    return [bisect_left(lines, ev.pos.line) for ev in scenario.timeline]  # replies written above the event
+    # replies written above the event
+    return [*(bisect_left(lines, ev.pos.line) for ev in scenario.timeline), len(lines)]
 
 
 def _line(source: str | None) -> int:
@@ -120,6 +145,10 @@ class Execution:
         self.key_gap = 0.0
         self.quit_input = ""
         """A launch profile's input that quits its TUI: what ``<quit>`` types."""
+        self.ready = ""
+        """A launch profile's text on screen once its input box takes keys (empty: none)."""
+        self.ready_waited = False
+        """True once the first input waited for ``ready``: later inputs do not."""
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ScenarioResult:
@@ -153,13 +182,15 @@ class Execution:
         self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
         self.key_gap = choice.key_gap
         self.quit_input = choice.agent.quit_input if choice.agent is not None else ""
+        self.ready = choice.agent.ready if choice.agent is not None else ""
         run_dir = self._prepare(choice, terminal)
         launch = self._launch(choice, terminal)
         self._start(launch, choice, terminal, run_dir)
         typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
         played = self.llm.script if self.llm is not None else None
-        if typed and self._timeline(replies_before(self.sc, choice, played)):
-            self._finish()
+        before = replies_before(self.sc, choice, played)
+        if typed and self._timeline(before):
+            self._finish(before[-1])
 
     def _prepare(self, choice: Choice, terminal: TerminalProfile) -> Path:
         """The run's output folder (returned), the golden folders and the seeded workspace."""
@@ -236,14 +267,10 @@ class Execution:
         initial prompt and Enter as separate writes. False when the time limit ended the run."""
         p = self.prog
         assert p is not None
-        ready = choice.agent.ready if choice.agent is not None else ""
+        ready = self.ready
         try:
             self._quiet()
-            while ready and ready not in p.screen.text() and not p.exited:
-                if time.monotonic() > self.deadline:
-                    raise _Deadline
-                p.pump(0.05)
-            self._quiet()
+            self._await_ready(str(self.sc.pos), "initialPrompt")
             p.cast.marker("initialPrompt")
             self._type(prompt, after_input=False)
             self.result.transcript.append(f"{self.sc.pos} initialPrompt: typed {prompt!r}")
@@ -252,6 +279,25 @@ class Execution:
                           str(self.sc.pos))
             return False
         return True
+
+    def _await_ready(self, position: str, what: str) -> None:
+        """Before the first key typed into the program: wait for the profile's ``ready`` text (its input
+        box), then for a quiet screen. Later inputs do not wait for it (see the module's docstring)."""
+        p = self.prog
+        assert p is not None
+        if self.ready_waited:
+            return
+        self.ready_waited = True
+        if not self.ready or self.ready in p.screen.text():
+            return
+        t0 = time.monotonic()
+        while self.ready not in p.screen.text() and not p.exited:
+            if time.monotonic() > self.deadline:
+                raise _Deadline(f"waiting for the program's input ({self.ready!r} on screen)")
+            p.pump(0.05)
+        self._quiet()
+        self.result.transcript.append(f"{position} {what}: waited {time.monotonic() - t0:.1f} s for "
+                                      f"{self.ready!r} on screen before the first key")
 
     def _type(self, text: str, *, after_input: bool) -> None:
         """Type ``text``: each chunk (text or one key) a write of its own, after a quiet screen (and
@@ -302,8 +348,8 @@ class Execution:
                 self._sync(before[i])
                 self.prog.cast.marker(f"{ev.pos} {type(ev).__name__}")
                 self._event(ev)
-            except _Deadline:
-                self._timeout(f"at {type(ev).__name__} ({ev.pos})", str(ev.pos))
+            except _Deadline as e:
+                self._timeout(f"at {type(ev).__name__} ({ev.pos})" + (f", {e.where}" if e.where else ""), str(ev.pos))
                 return False
         return True
 
@@ -417,6 +463,8 @@ class Execution:
                     self._note(ev, f"skipped {inp.text!r} (target {target})")
                     continue
                 self._logical(inp.ms)
+                if not typed:
+                    self._await_ready(str(ev.pos), type(ev).__name__)
                 text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
                 self._type(text, after_input=typed)
                 typed = True  # parse_input gives at least one chunk
@@ -497,15 +545,30 @@ class Execution:
         self.result.fail("timeout", f"the scenario did not finish within {self.opt.timeout:g} s ({where}); the "
                          "program's process group was killed", position, p.last_screen())
 
-    def _finish(self) -> None:
+    def _finish(self, replies: int) -> None:
+        """The end of the timeline: the program's exit (or the runner ends it), then ``expect`` and the
+        scripted replies. ``replies``: how many the whole timeline scripts."""
         p = self.prog
         assert p is not None
         r = self.result
-        if not p.wait_exit(self.deadline):
-            self._timeout("the program was still running after the timeline's last event: end the timeline with "
-                          "the input that quits it, e.g. `<ctrl-d>` or `/quit`", str(self.sc.pos))
-            return
         expect = self.sc.expect
+        if expect is not None and expect.exit_code is not None:
+            if not p.wait_exit(self.deadline):
+                self._timeout("the program was still running after the timeline's last event, and expect.exitCode "
+                              "says it exits by itself: end the timeline with the input that quits it (`<quit>`, the "
+                              "launch profile's; `<ctrl-d>`, `/quit`), or drop expect.exitCode to let the runner end "
+                              "it", str(self.sc.pos))
+                return
+        else:
+            try:
+                self._sync(replies)  # every reply served and the answer drawn: an agent still answering is not cut off
+            except _Deadline:
+                self._timeout(f"after the timeline's last event, waiting for the program to ask for its scripted "
+                              f"replies: {self._served()} of {replies} served", str(self.sc.pos))
+                self._check_replies()
+                return
+            if not p.exited:
+                self._end_program()
         if expect is not None and expect.exit_code is not None and p.exit_code != expect.exit_code:
             r.fail("exit_code", f"the program exited with {p.exit_code}, expected {expect.exit_code}",
                    str(self.sc.pos), p.screen.text())
@@ -513,6 +576,35 @@ class Execution:
             if not glob.glob(str(self.ws / a.pattern), recursive=True):
                 r.fail("artifact", f"expected artifact {a.type!r} matching {a.pattern!r} in the workspace {self.ws}: "
                        "none found", str(self.sc.pos))
+        self._check_replies()
+
+    def _end_program(self) -> None:
+        """The timeline is done and the program still runs (no ``expect.exitCode``): type its quit input,
+        give it ``QUIT_GRACE`` seconds to exit, then stop its process group (SIGTERM, then SIGKILL)."""
+        p = self.prog
+        assert p is not None
+        quit_input = self.quit_input or DEFAULT_QUIT
+        p.screen_at_kill = p.screen.text()  # the last screen is the timeline's, not the one the program leaves
+        p.cast.marker("end of the timeline: the runner ends the program")
+        t0 = time.monotonic()
+        with contextlib.suppress(_Deadline):  # past the deadline: no quiet wait between keys, straight to the stop
+            self._type(quit_input, after_input=False)
+        if p.wait_exit(time.monotonic() + QUIT_GRACE):
+            how = "quit input"
+            took = time.monotonic() - t0
+            what = f"typed its quit input {quit_input!r}: it exited with {p.exit_code} after {took:.1f} s"
+        else:
+            p.kill_group(TERM_GRACE)
+            how = "SIGKILL" if p.exit_code == 128 + signal.SIGKILL else "SIGTERM"
+            what = (f"typed its quit input {quit_input!r}; it still ran {QUIT_GRACE:g} s later: its process group was "
+                    f"stopped ({'SIGTERM, then SIGKILL' if how == 'SIGKILL' else 'SIGTERM'})")
+        self.result.ended_by_runner = how
+        self.result.transcript.append(f"{self.sc.pos} end: the timeline is done and the program still ran "
+                                      f"(no expect.exitCode): ended by the runner: {what}")
+
+    def _check_replies(self) -> None:
+        """The scripted replies: every one played, no error of the server's session."""
+        r = self.result
         if self.llm is not None:
             st = self.llm.status()
             if st is not None:

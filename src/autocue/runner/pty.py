@@ -53,7 +53,7 @@ class PtyProgram:
         self.killed = False
         self.screen_at_kill: str | None = None
         """The screen as it was when the runner began to stop the program (a TUI leaves its alternate
-        screen on SIGTERM: what it showed while it ran is the evidence a failure needs)."""
+        screen on SIGTERM or its quit input: what it showed while it ran is the evidence a failure needs)."""
         self.last_input = 0.0
         self.answered = True
         """False from a write until the program's next output (its echo or redraw)."""
@@ -173,7 +173,7 @@ class PtyProgram:
     def kill_group(self, grace: float = 1.0) -> None:
         """Stop the program's process group (``Child.stop``: SIGTERM, then SIGKILL after ``grace``
         s), reading its screen meanwhile."""
-        if not self.killed:
+        if self.screen_at_kill is None:
             self.screen_at_kill = self.screen.text()
         self.killed = True
         self.child.stop(grace, self._read_until_exit)

@@ -7,6 +7,9 @@
       "failures": [{"kind", "message", "position", "diff"?}], "screenshots": {"LABEL": "PATH"},
       "goldens": [{"label", "status", "golden", "actual"}], "transcript": ["LINE", ...]}]}
 
+plus ``"ended_by_runner": "quit input" | "SIGTERM" | "SIGKILL"`` for a program the executor ended
+after its timeline (it was still running and the scenario has no ``expect.exitCode``).
+
 ``merge_reports`` combines the JSON reports of shards; ``merge_junit`` their JUnit files.
 """
 
@@ -70,6 +73,14 @@ class ScenarioResult:
     """Requests of a real agent besides its turns (``autocue.runner.diagnose.side_requests``)."""
     diagnostics: list[str] = field(default_factory=list)
     """For a failed run with the server: the first divergent request, undeclared tools, stderr tail."""
+    ended_by_runner: str = ""
+    """How the executor ended a program still running after its timeline (no ``expect.exitCode``):
+    ``quit input``, ``SIGTERM`` or ``SIGKILL`` (its process group); empty when it exited by itself."""
+
+    @property
+    def ended_note(self) -> str:
+        """``, ended by the runner (HOW)`` for the summary line of ``autocue run``, or empty."""
+        return f", ended by the runner ({self.ended_by_runner})" if self.ended_by_runner else ""
 
     @property
     def passed(self) -> bool:
@@ -83,6 +94,7 @@ class ScenarioResult:
                 "workspace": self.workspace, "out_dir": self.out_dir,
                 "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
                 "goldens": [g.to_json() for g in self.goldens], "transcript": list(self.transcript),
+                **({"ended_by_runner": self.ended_by_runner} if self.ended_by_runner else {}),
                 **({"side_requests": self.side_requests} if self.side_requests else {}),
                 **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {})}
 
@@ -126,10 +138,12 @@ class RunReport:
             for f in s.failures:
                 el = ET.SubElement(case, "failure", type=f.kind, message=f.line())
                 el.text = f"{f.line()}\n\n{f.detail}" if f.detail else f.line()
-            if s.workspace or s.out_dir:
+            if s.workspace or s.out_dir or s.ended_by_runner:
                 out = ET.SubElement(case, "system-out")
                 out.text = "\n".join(x for x in (f"workspace: {s.workspace}" if s.workspace else "",
-                                                 f"out: {s.out_dir}" if s.out_dir else "") if x)
+                                                 f"out: {s.out_dir}" if s.out_dir else "",
+                                                 f"ended by the runner: {s.ended_by_runner}" if s.ended_by_runner
+                                                 else "") if x)
         path.parent.mkdir(parents=True, exist_ok=True)
         ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 

@@ -21,8 +21,9 @@ The end: with ``expect.exitCode`` the program must exit by itself before the dea
 process group is killed: ``timeout``). Without it, once the timeline is done the executor syncs a
 last time (every scripted reply served, a quiet screen) and ends a program still running itself:
 it types the launch profile's ``quit_input`` (``<ctrl-d>`` for a command or a profile without
-one), waits up to ``QUIT_GRACE`` seconds for the exit, then stops the process group (SIGTERM,
-SIGKILL after ``TERM_GRACE``); the result says ``ended_by_runner``. Then ``expect`` is checked.
+one), waits for the exit until the program was quiet for ``QUIT_GRACE`` seconds (``QUIT_LIMIT``
+at most), then stops the process group (SIGTERM, SIGKILL after ``TERM_GRACE``); the result says
+``ended_by_runner``. Then ``expect`` is checked.
 """
 
 from __future__ import annotations
@@ -75,7 +76,11 @@ ANSWER_GRACE = 0.5
 SCREEN_WAIT = 2.0
 """Seconds a failing screenshot or assert is looked at again while the program still writes."""
 QUIT_GRACE = 2.0
-"""Seconds a program still running at the end of its timeline is given to exit after its quit input."""
+"""Seconds a program the runner ends is given to exit after its quit input, counted from the last change
+of its (masked) screen (one that draws its goodbye, as Gemini CLI does for a second, gets more), up to
+``QUIT_LIMIT``."""
+QUIT_LIMIT = 5.0
+"""Seconds after the quit input at most, then the process group is stopped."""
 TERM_GRACE = 1.0
 """Seconds between SIGTERM and SIGKILL of the process group of a program the runner ends."""
 DEFAULT_QUIT = "<ctrl-d>"
@@ -580,7 +585,7 @@ class Execution:
 
     def _end_program(self) -> None:
         """The timeline is done and the program still runs (no ``expect.exitCode``): type its quit input,
-        give it ``QUIT_GRACE`` seconds to exit, then stop its process group (SIGTERM, then SIGKILL)."""
+        let it exit (``_wait_quit``), else stop its process group (SIGTERM, then SIGKILL)."""
         p = self.prog
         assert p is not None
         quit_input = self.quit_input or DEFAULT_QUIT
@@ -589,18 +594,31 @@ class Execution:
         t0 = time.monotonic()
         with contextlib.suppress(_Deadline):  # past the deadline: no quiet wait between keys, straight to the stop
             self._type(quit_input, after_input=False)
-        if p.wait_exit(time.monotonic() + QUIT_GRACE):
+        if self._wait_quit():
             how = "quit input"
             took = time.monotonic() - t0
             what = f"typed its quit input {quit_input!r}: it exited with {p.exit_code} after {took:.1f} s"
         else:
             p.kill_group(TERM_GRACE)
             how = "SIGKILL" if p.exit_code == 128 + signal.SIGKILL else "SIGTERM"
-            what = (f"typed its quit input {quit_input!r}; it still ran {QUIT_GRACE:g} s later: its process group was "
-                    f"stopped ({'SIGTERM, then SIGKILL' if how == 'SIGKILL' else 'SIGTERM'})")
+            what = (f"typed its quit input {quit_input!r}; it still ran {time.monotonic() - t0:.1f} s later: its "
+                    f"process group was stopped ({'SIGTERM, then SIGKILL' if how == 'SIGKILL' else 'SIGTERM'})")
         self.result.ended_by_runner = how
         self.result.transcript.append(f"{self.sc.pos} end: the timeline is done and the program still ran "
                                       f"(no expect.exitCode): ended by the runner: {what}")
+
+    def _wait_quit(self) -> bool:
+        """After the quit input: True once the program exited, False when it was quiet for ``QUIT_GRACE``
+        seconds (or ``QUIT_LIMIT`` passed) still running."""
+        p = self.prog
+        assert p is not None
+        limit = time.monotonic() + QUIT_LIMIT
+        while True:
+            until = min(limit, max(p.last_input, p.last_change) + QUIT_GRACE)
+            if p.wait_exit(until):
+                return True
+            if time.monotonic() >= min(limit, max(p.last_input, p.last_change) + QUIT_GRACE):
+                return False
 
     def _check_replies(self) -> None:
         """The scripted replies: every one played, no error of the server's session."""

@@ -79,8 +79,8 @@ class ScenarioResult:
 
     @property
     def ended_note(self) -> str:
-        """``, ended by the runner (HOW)`` for the summary line of ``autocue run``, or empty."""
-        return f", ended by the runner ({self.ended_by_runner})" if self.ended_by_runner else ""
+        """``, ended by the runner: HOW`` for the summary line of ``autocue run``, or empty."""
+        return f", ended by the runner: {self.ended_by_runner}" if self.ended_by_runner else ""
 
     @property
     def passed(self) -> bool:

@@ -44,6 +44,8 @@ def check(agent: str, scenario: str, tmp_path: Path, timeout: float) -> None:
     lines = [f.line() for f in r.failures] + r.diagnostics + ["last screen:", r.last_screen]
     assert r.passed, f"{agent} {scenario}:\n" + "\n".join(lines)
     assert not [s for s in r.side_requests if s["kind"] == "suspected"], r.side_requests
+    if r.ended_by_runner:  # a TUI timeline with no quit input: the profile's quit input must quit the CLI
+        assert r.ended_by_runner == "quit input", f"{agent} {scenario}: {r.transcript[-1]}"
 
 
 @pytest.mark.slow
@@ -65,12 +67,16 @@ def test_tui_mode(agent: str, scenario: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("scenario", ["tui_two_turns.yaml", "tui_typed_prompt.yaml"])
 @pytest.mark.parametrize("agent", TUI_AGENTS)
-def test_tui_mode_when_the_cli_starts_late(agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_tui_mode_when_the_cli_starts_late(agent: str, scenario: str, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The CLI starts 2 s after its process (a cold start: an empty, quiet screen and an idle process
-    tree, so a quiet screen alone would let the prompt be typed then): the initial prompt must still
-    reach it. Typed too early, opencode's blank start-up frame dropped the keys and pi did not take
-    the Enter; their profiles' ``ready`` texts make the executor wait for the input box."""
+    tree, so a quiet screen alone would let the prompt be typed then): the initial prompt, or the
+    prompt typed as the first ``userInputs`` event, must still reach it. Typed too early, opencode's
+    blank start-up frame dropped the keys, pi did not take the Enter, and Codex 0.169 showed the
+    typed prompt but never sent it (``tui_typed_prompt``, before the first ``userInputs`` waited);
+    their profiles' ``ready`` texts make the executor wait for the input box."""
     need(agent)
     real = find_binary(BUILTIN[agent])
     late = tmp_path / "late" / "bin" / BUILTIN[agent].binary
@@ -79,7 +85,7 @@ def test_tui_mode_when_the_cli_starts_late(agent: str, tmp_path: Path, monkeypat
     late.chmod(0o755)
     monkeypatch.setenv("AUTOCUE_AGENTS_DIR", str(late.parent.parent))
     assert find_binary(BUILTIN[agent]) == str(late)
-    check(agent, "tui_two_turns.yaml", tmp_path, 110)
+    check(agent, scenario, tmp_path, 110)
 
 
 def test_every_cli_of_the_matrix_has_a_launch_profile_with_a_pinned_version() -> None:

@@ -176,19 +176,25 @@ def test_replies_a_program_never_asked_for_still_fail_a_run_the_runner_would_end
     assert r.failures[1].message == 'the program left 1 of 2 scripted replies unplayed (next: say("second"))'
 
 
-def test_the_first_user_inputs_wait_for_the_profiles_ready_text(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """A TUI whose start-up screen drops the keys typed while it starts (as Codex 0.169's does): the
-    prompt typed as the first ``userInputs`` event (no ``initialPrompt``) waits for ``READY>``; the
-    runner ends the program with the profile's quit input."""
+def fake_tui(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ready: str) -> Path:
+    """The fake TUI of test_agent_profiles.py as the CLI of a profile ``faketui``; its profiles file."""
     bin_dir = tmp_path / "agents" / "bin"
     bin_dir.mkdir(parents=True)
     (bin_dir / "faketui").write_text(f"#!{sys.executable}\n{FAKE_TUI}")
     (bin_dir / "faketui").chmod(0o755)
     monkeypatch.setenv("AUTOCUE_AGENTS_DIR", str(tmp_path / "agents"))
     prof = tmp_path / "agents.toml"
-    prof.write_text('[agents.faketui]\nbinary = "faketui"\nprint_args = []\ntui_args = []\nready = "READY>"\n'
+    prof.write_text(f'[agents.faketui]\nbinary = "faketui"\nprint_args = []\ntui_args = []\nready = "{ready}"\n'
                     "key_gap = 0.25\nquit_input = '<ctrl-c><ctrl-c>'\n")
+    return prof
+
+
+def test_the_first_user_inputs_wait_for_the_profiles_ready_text(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A TUI whose start-up screen drops the keys typed while it starts (as Codex 0.169's does): the
+    prompt typed as the first ``userInputs`` event (no ``initialPrompt``) waits for ``READY>``; the
+    runner ends the program with the profile's quit input."""
+    prof = fake_tui(tmp_path, monkeypatch, "READY>")
     path = scenario(tmp_path, """
         name: typed
         timeline:
@@ -202,3 +208,19 @@ def test_the_first_user_inputs_wait_for_the_profiles_ready_text(tmp_path: Path,
     assert [x[1] for x in log] == ["hello there", "\r", "\x03", "\x03"]  # nothing typed into the start-up screen
     assert r.ended_by_runner == "quit input" and r.exit_code == 0
     assert any("UserInputs: waited" in t and "for 'READY>' on screen before the first key" in t for t in r.transcript)
+
+
+def test_print_mode_inputs_do_not_wait_for_a_ready_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``target: cli`` inputs to an agent in print mode: no input box is drawn, so no ``ready`` wait."""
+    prof = fake_tui(tmp_path, monkeypatch, "never on screen")
+    path = scenario(tmp_path, """
+        name: print
+        initialPrompt: hi
+        timeline:
+          - userInputs: [[0, "<ctrl-c><ctrl-c>"]]
+            target: cli
+        """)
+    t0 = time.monotonic()
+    r = one(path, agent="faketui", agents_files=(str(prof),), timeout=30)
+    assert time.monotonic() - t0 < 15
+    assert "timeout" not in kinds(r), r.failures

@@ -46,7 +46,7 @@ from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
 from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dir, safe_name
 from autocue.runner.keys import key_bytes, parse_input
-from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, script_for
+from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, interactive, script_for
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
@@ -187,7 +187,8 @@ class Execution:
         self.settle = self.opt.settle if self.opt.settle is not None else choice.settle
         self.key_gap = choice.key_gap
         self.quit_input = choice.agent.quit_input if choice.agent is not None else ""
-        self.ready = choice.agent.ready if choice.agent is not None else ""
+        tui = choice.agent is not None and interactive(self.sc)  # print mode shows no input box
+        self.ready = choice.agent.ready if choice.agent is not None and tui else ""
         run_dir = self._prepare(choice, terminal)
         launch = self._launch(choice, terminal)
         self._start(launch, choice, terminal, run_dir)

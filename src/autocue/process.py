@@ -218,7 +218,7 @@ _RESTORED = frozenset({signals.SIGKILL, signals.SIGSTOP, signals.SIGPIPE, signal
 ``subprocess`` itself restores SIGPIPE and SIGXFSZ (``restore_signals``)."""
 
 
-def _signal_defaults() -> tuple[list[int], bool]:
+def _signal_defaults() -> tuple[list[signals.Signals], bool]:
     """What the child must reset so that it starts with default signal handling whatever this
     process inherited (``nohup``, a shell or CI runner that ignores SIGINT, a thread that blocks
     signals): the signals ignored here (an ignored signal stays ignored across ``exec``; a
@@ -234,7 +234,7 @@ def _ignored(sig: int) -> bool:
     return False
 
 
-def _child_setup(ignored: list[int], masked: bool, take_terminal: bool) -> None:
+def _child_setup(ignored: list[signals.Signals], masked: bool, take_terminal: bool) -> None:
     """In the child, after ``setsid``, before ``exec``: the signals ignored in autocue get their
     default action and the signal mask is cleared (so a Ctrl-C a scenario types interrupts the
     program even when autocue runs under ``nohup``); with ``take_terminal`` its stdin (the pty)
@@ -320,8 +320,8 @@ class _Run:
     async def finish(self, drain_timeout: float, end_group: bool) -> ProcessResult:
         while not self.exited.done():  # an output callback that raises ends the run at once
             self.raise_callback_error()
-            await asyncio.wait([self.exited, *(s for s in self.streams if not s.done())],
-                               return_when=asyncio.FIRST_COMPLETED)
+            waiting: list[asyncio.Future[Any]] = [self.exited, *(s for s in self.streams if not s.done())]
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         code = self.exited.result()
         drained = True
         if self.streams:

@@ -101,6 +101,8 @@ CASES: list[tuple[list[str], int, str]] = [
     (["--no-such-option"], 2, "unrecognized arguments: --no-such-option"),
     (["-p", "hi"], 1, "no model selected"),
     (["srve", "x.yaml"], 2, "did you mean 'autocue serve'?"),
+    (["veiw", "x"], 2, "'veiw' is not a command; did you mean 'autocue view'?"),
+    (["frobnicate"], 1, "('frobnicate' is not an autocue command, so it was taken as a prompt; commands: demo, init,"),
     # loop
     (["loop", "-c", "missing.yml", "go"], 2, "missing.yml: cannot read the loop config"),
     (["loop", "-c", "adir", "go"], 2, "adir: cannot read the loop config"),

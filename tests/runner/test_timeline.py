@@ -296,6 +296,7 @@ def test_terminal_profile_from_terminal_ref_and_override(tmp_path: Path) -> None
     ("name: nodir\nrepo: {dir: seed}\nah: {cmd: 'true'}\ntimeline: []\n", "repo.dir 'seed': no such folder"),
     ("name: nobin\nah: {cmd: no-such-program-xyz}\ntimeline: []\n", "cannot start 'no-such-program-xyz'"),
     ("name: badagent\nagent: claude-9\ntimeline: []\n", "unknown launch profile"),
+    ("name: typo\nagent: claud\ntimeline: []\n", "agent 'claud': unknown launch profile; did you mean 'claude'? "),
 ])
 def test_setup_failures_are_one_clear_line(tmp_path: Path, body: str, message: str) -> None:
     r = one(scenario(tmp_path, body))

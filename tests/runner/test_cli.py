@@ -138,3 +138,15 @@ expect: {exitCode: 0}
     shot = Path(rep["scenarios"][0]["screenshots"]["s"])  # type: ignore[index]
     assert shot.read_text() == "autocue mock-agent · override\nfrom the mock agent\n"
     assert "/o/mock/override/100x30/screenshots/" in str(shot)
+
+
+def test_help_states_the_settle_defaults_the_runner_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    from autocue.runner.agents import BUILTIN
+    from autocue.runner.launch import DEFAULT_SETTLE, Choice
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    mock, cmd, claude = Choice("mock", "mock").settle, Choice("cmd", None, ["bc"]).settle, BUILTIN["claude"]
+    assert f"(default: {mock:g} for --agent mock, the profile's settle for a real agent CLI, else {cmd:g})" in text
+    assert cmd == DEFAULT_SETTLE and Choice("claude", None, agent=claude).settle == claude.settle

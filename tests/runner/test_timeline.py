@@ -219,11 +219,19 @@ expect:
   artifacts:
     - {type: file, pattern: "*.py"}
     - {type: report, pattern: "reports/*.json"}
+    - {pattern: prog.py}
+    - {type: any, pattern: "**/prog.py"}
+    - {type: taskFile, pattern: prog.py}
+    - {type: dir, pattern: "*.py"}
 """)
     r = one(path)
-    assert kinds(r) == ["exit_code", "artifact"]
+    assert kinds(r) == ["exit_code", "artifact", "artifact"]
     assert r.failures[0].message == "the program exited with 0, expected 3"
-    assert "reports/*.json" in r.failures[1].message
+    ws = r.workspace
+    assert r.failures[1].message == (f"expected artifact 'report' matching 'reports/*.json' in the workspace {ws}: "
+                                     "none found")
+    assert r.failures[2].message == (f"expected artifact 'dir' matching '*.py' in the workspace {ws}: "
+                                     "found only prog.py, not a dir")
 
 
 def test_timeout_kills_the_process_group_and_keeps_the_recording(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ before the deadline (else its process group is killed: ``timeout``), then ``expe
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import shutil
@@ -35,7 +34,7 @@ from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, sc
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
-from autocue.runner.workspace import WorkspaceError, seed_workspace
+from autocue.runner.workspace import WorkspaceError, missing_artifact, seed_workspace
 from autocue.scenario import (
     AdvanceMs,
     AssertStep,
@@ -497,9 +496,8 @@ class Execution:
             r.fail("exit_code", f"the program exited with {p.exit_code}, expected {expect.exit_code}",
                    str(self.sc.pos), p.screen.text())
         for a in expect.artifacts if expect is not None else []:
-            if not glob.glob(str(self.ws / a.pattern), recursive=True):
-                r.fail("artifact", f"expected artifact {a.type!r} matching {a.pattern!r} in the workspace {self.ws}: "
-                       "none found", str(self.sc.pos))
+            if (missing := missing_artifact(self.ws, a)) is not None:
+                r.fail("artifact", missing, str(self.sc.pos))
         if self.llm is not None:
             st = self.llm.status()
             if st is not None:

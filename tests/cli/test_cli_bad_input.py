@@ -75,7 +75,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["serve", "--port", "-1"], 2, "--port: -1 is out of range"),
     (["serve", "--port", "abc"], 2, "--port: 'abc' is not a number"),
     (["serve", "missing.yaml"], 2, "'missing.yaml' does not exist"),
-    (["serve", "bad.yaml"], 2, "bad.yaml:2:1: invalid YAML"),
+    (["serve", "bad.yaml"], 2, "bad.yaml:1:5: invalid YAML"),
     (["serve", "--workspace", "afile"], 2, "--workspace afile: not a directory"),
     (["serve", "--workspace", "missing"], 2, "--workspace missing: no such directory"),
     (["serve", "--record-dir", "afile"], 2, "--record-dir afile: not a directory"),
@@ -106,7 +106,7 @@ CASES: list[tuple[list[str], int, str]] = [
     # loop
     (["loop", "-c", "missing.yml", "go"], 2, "missing.yml: cannot read the loop config"),
     (["loop", "-c", "adir", "go"], 2, "adir: cannot read the loop config"),
-    (["loop", "-c", "bad.yaml", "go"], 2, "bad.yaml:2:1: invalid YAML"),
+    (["loop", "-c", "bad.yaml", "go"], 2, "bad.yaml:1:5: invalid YAML"),
     (["loop", "-c", "ok.loop.yml", "--max-iterations", "abc", "go"], 2, "'abc' is not a whole number"),
     (["loop", "-c", "ok.loop.yml", "--max-iterations", "0", "go"], 2, "--max-iterations: 0: give 1 or more"),
     (["loop", "-c", "ok.loop.yml", "--max-runtime", "-5", "go"], 2, "--max-runtime: -5: give a number of seconds"),

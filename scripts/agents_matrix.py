@@ -12,6 +12,7 @@ cell failed. ``bash scripts/real-agents.sh --matrix`` runs it.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -56,7 +57,11 @@ def main() -> int:
                     cells[f.stem] = "n/a"
                     continue
                 t0 = time.monotonic()
-                [r] = run_scenarios(f, agent=name, llm_api=api, out=out, timeout=120).scenarios
+                # a copy per cell, not in CI mode: each agent's screens become goldens there, not in examples/
+                copy = out / "scenarios" / name / mode / api / f.name
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(f, copy)
+                [r] = run_scenarios(copy, agent=name, llm_api=api, out=out, timeout=120, ci=False).scenarios
                 cells[f.stem] = f"pass ({time.monotonic() - t0:.1f} s)" if r.passed else "**FAIL**"
                 failed += not r.passed
                 print(f"{name} {mode} {api} {f.stem}: {cells[f.stem]}", file=sys.stderr)

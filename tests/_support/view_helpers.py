@@ -62,23 +62,41 @@ CAST = "\n".join([
 
 
 def run_dir(folder: Path) -> Path:
-    """An `autocue run` output folder: report.json, per-scenario screenshots (.golden/.actual) and a .cast."""
-    run = folder / "run"
-    (run / "npm_test" / "screenshots").mkdir(parents=True)
-    (run / "broken" / "screenshots").mkdir(parents=True)
-    shutil.copy(NPM_TEST, run / "npm_test.yaml")
-    (run / "npm_test" / "screenshots" / "after_edits.golden").write_text("$ npm test\nPASS\n")
-    (run / "npm_test" / "screenshots" / "after_edits.actual").write_text("$ npm test\nPASS\n")
-    (run / "npm_test" / "session.cast").write_text(CAST)
-    (run / "broken" / "screenshots" / "final.golden").write_text("all green\nexit 0\n")
-    (run / "broken" / "screenshots" / "final.actual").write_text("all green\nexit 1\n")
-    report = {"passed": 1, "failed": 1, "scenarios": [
-        {"name": "npm_test", "file": "npm_test.yaml", "passed": True, "duration_s": 1.25, "workspace": "/tmp/ws1",
-         "out_dir": "npm_test", "failures": [], "screenshots": {"after_edits": "npm_test/screenshots"}},
+    """An `autocue run --out` folder as the executor writes it: report.json (the run started in
+    ``folder/project``, where the scenario and its goldens are), per scenario an out_dir with its .cast and
+    the .actual screen of a screenshot that differs."""
+    project, run = folder / "project", folder / "run"
+    shots = project / "goldens" / "cmd"
+    (shots / "npm_test/100x30/screenshots").mkdir(parents=True)
+    (shots / "broken/100x30/screenshots").mkdir(parents=True)
+    shutil.copy(NPM_TEST, project / "npm_test.yaml")
+    npm_golden = shots / "npm_test/100x30/screenshots/after_edits.golden"
+    npm_golden.write_text("$ npm test\nPASS\n")
+    npm_out = run / "cmd/npm_test/100x30/20261124-101500-4242-a"
+    npm_out.mkdir(parents=True)
+    (npm_out / "session.cast").write_text(CAST)
+    broken_golden = shots / "broken/100x30/screenshots/final.golden"
+    broken_golden.write_text("all green\nexit 0\n")
+    broken_out = run / "cmd/broken/100x30/20261124-101501-4242-b"
+    (broken_out / "screenshots").mkdir(parents=True)
+    broken_actual = broken_out / "screenshots/final.actual"
+    broken_actual.write_text("all green\nexit 1\n")
+    diff = f"--- {broken_golden}\n+++ {broken_actual}\n@@ -1,2 +1,2 @@\n all green\n-exit 0\n+exit 1\n"
+    report = {"passed": 1, "failed": 1, "goldens": {"written": 0, "compared": 2, "failed": 1}, "cwd": str(project),
+              "scenarios": [
+        {"name": "npm_test", "file": "npm_test.yaml", "passed": True, "duration_s": 1.25, "workspace": None,
+         "out_dir": str(npm_out), "failures": [], "screenshots": {"after_edits": str(npm_golden)},
+         "goldens": [{"label": "after_edits", "status": "match", "golden": str(npm_golden), "actual": None}],
+         "transcript": ["npm_test.yaml:20:5 Screenshot: after_edits: match"]},
         {"name": "broken", "file": "missing.yaml", "passed": False, "duration_s": 0.5, "workspace": "/tmp/ws2",
-         "out_dir": str(run / "broken"), "failures": [
-             {"kind": "screenshot", "message": "screen final differs from its golden", "position": "broken.yaml:9:5"}],
-         "screenshots": {}},
+         "out_dir": str(broken_out), "failures": [
+             {"kind": "golden", "message": f"screenshot 'final' differs from its golden {broken_golden} (actual "
+                                           f"screen: {broken_actual}; rerun with --update-goldens to accept it)",
+              "position": "broken.yaml:9:5", "diff": diff}],
+         "screenshots": {"final": str(broken_actual)},
+         "goldens": [{"label": "final", "status": "differs", "golden": str(broken_golden),
+                      "actual": str(broken_actual)}],
+         "transcript": ["broken.yaml:9:5 Screenshot: final: differs"]},
     ]}
     (run / "report.json").write_text(json.dumps(report))
     return run

@@ -149,8 +149,10 @@ def run_recipe(agent: Agent, served: Served, home: Path, workspace: Path, timeou
     line, page_code = recipe(agent)
     code = page_code if code is None else code
     key = f"{agent.name}-{uuid.uuid4().hex[:12]}"
+    tmp = home.parent / "tmp"  # HOME outside the temp dir, as on a real machine: Codex makes no sandbox helper
+    tmp.mkdir(exist_ok=True)  # under a CODEX_HOME in the temp dir (see docs/agents.md, bubblewrap)
     env = {"PATH": search_path(), "HOME": str(home), "PORT": str(served.port), "KEY": key, "LANG": "C.UTF-8",
-           "TERM": "dumb", "TMPDIR": os.environ.get("TMPDIR", "/tmp"), "NO_COLOR": "1"}
+           "TERM": "dumb", "TMPDIR": str(tmp), "NO_COLOR": "1"}
     script = f"set -euo pipefail\n# {PAGE.name}:{line}\n{code}"
     start = time.monotonic()
     proc = subprocess.Popen(["bash", "-c", script], cwd=workspace, env=env, stdin=subprocess.DEVNULL,

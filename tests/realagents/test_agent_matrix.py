@@ -9,6 +9,7 @@ skipped otherwise, with the reason naming the CLI and how to install it.
 from __future__ import annotations
 
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,12 @@ def need(agent: str) -> None:
 
 
 def check(agent: str, scenario: str, tmp_path: Path, timeout: float) -> None:
-    report = run_scenarios(EXAMPLES / scenario, agent=agent, out=tmp_path / "runs", timeout=timeout)
+    # a copy in tmp_path, not in CI mode: its screenshots' goldens (one agent's screen each) are written
+    # there on this first run instead of into examples/
+    copy = tmp_path / "scenario" / scenario
+    copy.parent.mkdir()
+    shutil.copy(EXAMPLES / scenario, copy)
+    report = run_scenarios(copy, agent=agent, out=tmp_path / "runs", timeout=timeout, ci=False)
     [r] = report.scenarios
     lines = [f.line() for f in r.failures] + r.diagnostics + ["last screen:", r.last_screen]
     assert r.passed, f"{agent} {scenario}:\n" + "\n".join(lines)

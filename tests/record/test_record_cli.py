@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from record_clients import openai_chat
 
@@ -65,3 +67,54 @@ def test_out_that_is_a_file_is_refused_and_left_alone(tmp_path: Path) -> None:
                        timeout=60)
     assert r.returncode == 2 and "exists and is not a directory" in r.stderr and r.stderr.count("\n") == 1
     assert f.read_text() == "mine"
+
+
+@pytest.mark.slow
+def test_announcements_to_a_full_stdout_never_block_and_sigterm_ends_it(tmp_path: Path) -> None:
+    """A parent that never reads stdout (a 4 KiB pipe): every request is still answered at once,
+    announcements past the pipe and the queue are dropped and counted, and SIGTERM ends it."""
+    import fcntl
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx2
+
+    up_file = tmp_path / "up.yaml"
+    up_file.write_text(SCENARIO)
+    err = (tmp_path / "stderr.txt").open("w+")
+    out = tmp_path.joinpath(*["d" * 200] * 12)  # announcements of 2.5 KB: the 4 KiB pipe holds one, the queue 26
+    sessions = 60
+    with serve(up_file) as up, httpx2.Client(timeout=5) as http:
+        proc = subprocess.Popen([*CMD, "--json", "--upstream", up.base_url, "-o", str(out)],
+                                stdout=subprocess.PIPE, stderr=err)
+        try:
+            assert proc.stdout is not None
+            fcntl.fcntl(proc.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+            url = orjson.loads(proc.stdout.readline())["url"]  # then stdout is never read again
+
+            def one(i: int) -> float:
+                t0 = time.monotonic()
+                r = http.post(url + "/v1/chat/completions", headers={"authorization": f"Bearer key-{i:04d}"},
+                              json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+                assert r.status_code == 200 and "hello there" in r.text
+                return time.monotonic() - t0
+
+            with ThreadPoolExecutor(4) as pool:
+                took = list(pool.map(one, range(sessions)))
+            assert max(took) < 3.0, f"a request waited {max(took):.1f} s"
+            t0 = time.monotonic()
+            proc.terminate()
+            proc.wait(10)
+            assert time.monotonic() - t0 < 5.0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    printed = [orjson.loads(ln) for ln in proc.stdout.read().splitlines()]
+    assert printed and all(set(p) == {"session", "file"} for p in printed)
+    err.seek(0)
+    errors = err.read()
+    assert "stdout is not read" in errors, errors
+    unprinted = int(re.search(r"(\d+) session announcements were not printed", errors)[1])  # type: ignore[index]
+    assert len(printed) + unprinted == sessions, (len(printed), errors)
+    assert len(list(out.glob("*.yaml"))) == sessions, "every session is still recorded"

@@ -50,6 +50,7 @@ def files_block(**files: str) -> str:
 def run(path: Path, **options: Any) -> RunReport:
     options.setdefault("out", path.parent / "out")
     options.setdefault("timeout", 30)
+    options.setdefault("ci", False)  # these scenarios live in temp dirs: their first run writes the goldens
     return run_scenarios(path, **options)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -42,7 +43,8 @@ def test_json_report_and_exit_code_1(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert isinstance(scenarios, list)
     assert [s["name"] for s in scenarios] == ["alpha", "beta", "delta", "gamma"]
     gamma = scenarios[3]
-    assert set(gamma) == {"name", "file", "passed", "duration_s", "workspace", "out_dir", "failures", "screenshots"}
+    assert set(gamma) == {"name", "file", "passed", "duration_s", "workspace", "out_dir", "failures", "screenshots",
+                          "goldens", "transcript"}
     [f] = gamma["failures"]
     assert f["kind"] == "assert" and f["position"] == at(d / "gamma.yaml", "- assert")
     assert Path(gamma["workspace"]).is_dir()
@@ -72,6 +74,7 @@ def test_shards_split_the_selection_and_merge_back(tmp_path: Path, capsys: pytes
     xmls = [str(tmp_path / f"shard{i}/junit.xml") for i in (1, 2, 3)]
     code, merged = run_json(capsys, "--merge-reports", *reports, *xmls, "--junit", str(tmp_path / "all.xml"))
     assert code == 1 and (merged["passed"], merged["failed"]) == (3, 1)
+    assert merged["goldens"] == {"written": 0, "compared": 0, "failed": 0} and merged["cwd"] == os.getcwd()
     root = ET.parse(tmp_path / "all.xml").getroot()
     assert (root.get("tests"), root.get("failures")) == ("4", "1")
     failure = root.find(".//testcase[@name='gamma']/failure")
@@ -115,7 +118,8 @@ def test_the_command_line_end_to_end(tmp_path: Path) -> None:
                            "sh -c 'echo {prompt} {api_key} {base_url}'", "--out", str(tmp_path / "o"),
                            "--terminal", "200x5", "--keep"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("PASS placeholders (") and proc.stdout.endswith("1 passed, 0 failed\n")
+    assert proc.stdout.startswith("PASS placeholders (")
+    assert proc.stdout.endswith("1 passed, 0 failed; goldens: 0 written, 0 compared, 0 failed\n")
     screens = list((tmp_path / "o/cmd/placeholders/200x5").glob("*/session.cast"))
     assert len(screens) == 1
     text = screens[0].read_text()
@@ -133,11 +137,83 @@ expect: {exitCode: 0}
 """)
     code, rep = run_json(capsys, str(path), "--out", str(tmp_path / "o"))
     assert code == 1 and rep["scenarios"][0]["failures"][0]["kind"] == "exit_code"  # type: ignore[index]
-    code, rep = run_json(capsys, str(path), "--agent", "mock", "--out", str(tmp_path / "o"))
+    code, rep = run_json(capsys, str(path), "--agent", "mock", "--out", str(tmp_path / "o"), "--no-ci")
     assert code == 0, rep
     shot = Path(rep["scenarios"][0]["screenshots"]["s"])  # type: ignore[index]
     assert shot.read_text() == "autocue mock-agent · override\nfrom the mock agent\n"
-    assert "/o/mock/override/100x30/screenshots/" in str(shot)
+    assert shot == tmp_path / "goldens/mock/override/100x30/screenshots/s.golden"
+
+
+GREET = """\
+name: greet
+ah: {cmd: "{python} {scenario_dir}/greeter.py"}
+timeline:
+  - userInputs: [[0, "Ada"]]
+  - screenshot: greeted
+expect: {exitCode: 0}
+"""
+
+
+def autocue_run(cwd: Path, ci: str | None, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | ({"CI": ci} if ci is not None else {})
+    return subprocess.run([sys.executable, "-m", "autocue.cli.main", "run", *argv], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_ci_mode_fails_a_missing_golden_and_the_summary_counts_goldens(tmp_path: Path) -> None:
+    (tmp_path / "greeter.py").write_text("name = input('name? ')\nprint(f'hello, {name}!')\n")
+    (tmp_path / "greet.yaml").write_text(GREET)
+    golden = tmp_path / "goldens/cmd/greet/100x30/screenshots/greeted.golden"
+    ci = autocue_run(tmp_path, "true", "greet.yaml")  # CI=true: --ci by default
+    assert ci.returncode == 1 and not golden.exists(), ci.stdout + ci.stderr
+    assert f"greet.yaml:5:5: golden: screenshot 'greeted' has no golden {golden} (CI mode" in ci.stdout
+    assert "run the scenario locally with --update-goldens and commit the golden file" in ci.stdout
+    assert ci.stdout.endswith("0 passed, 1 failed; goldens: 0 written, 0 compared, 1 failed\n")
+    local = autocue_run(tmp_path, "true", "greet.yaml", "--no-ci")
+    assert local.returncode == 0 and golden.read_text() == "name? Ada\nhello, Ada!\n", local.stdout
+    assert local.stdout.endswith("1 passed, 0 failed; goldens: 1 written, 0 compared, 0 failed\n")
+    assert "  golden written: goldens/cmd/greet/100x30/screenshots/greeted.golden (commit it)\n" in local.stdout
+    assert not list((tmp_path / "goldens").rglob("*.actual"))  # screens go to the run's folder
+    assert len(list((tmp_path / "autocue-runs").rglob("*.actual"))) == 1  # the CI run's
+    again = autocue_run(tmp_path, "true", "greet.yaml")
+    assert again.stdout.endswith("1 passed, 0 failed; goldens: 0 written, 1 compared, 0 failed\n"), again.stdout
+    assert autocue_run(tmp_path, "0", "greet.yaml").returncode == 0
+    golden.unlink()
+    assert autocue_run(tmp_path, None, "greet.yaml", "--ci").returncode == 1  # --ci without CI
+    assert autocue_run(tmp_path, "false", "greet.yaml").returncode == 0 and golden.is_file()  # CI=false: not CI
+
+
+def test_a_golden_failure_carries_its_diff_in_json_junit_and_report_json(tmp_path: Path) -> None:
+    (tmp_path / "greeter.py").write_text("name = input('name? ')\nprint(f'hello, {name}!')\n")
+    (tmp_path / "greet.yaml").write_text(GREET)
+    golden = tmp_path / "goldens/cmd/greet/100x30/screenshots/greeted.golden"
+    golden.parent.mkdir(parents=True)
+    golden.write_text("name? Ada\nhello, Bob!\n")
+    proc = autocue_run(tmp_path, "true", "greet.yaml", "--json", "--junit", "j.xml", "--out", "runs")
+    assert proc.returncode == 1, proc.stderr
+    rep = json.loads(proc.stdout)
+    assert rep["goldens"] == {"written": 0, "compared": 1, "failed": 1} and rep["cwd"] == str(tmp_path)
+    [sc] = rep["scenarios"]
+    actual = Path(sc["out_dir"]) / "screenshots/greeted.actual"
+    [f] = sc["failures"]
+    assert f["kind"] == "golden" and f["diff"] == (f"--- {golden}\n+++ {actual}\n@@ -1,2 +1,2 @@\n name? Ada\n"
+                                                   "-hello, Bob!\n+hello, Ada!\n")
+    assert sc["goldens"] == [{"label": "greeted", "status": "differs", "golden": str(golden), "actual": str(actual)}]
+    assert json.loads((tmp_path / "runs/report.json").read_text()) == rep  # `autocue view runs` reads it
+    failure = ET.parse(tmp_path / "j.xml").getroot().find(".//testcase[@name='greet']/failure")
+    assert failure is not None and failure.get("type") == "golden"
+    assert failure.text is not None and failure.text.endswith(f["diff"]) and f["message"] in failure.text
+
+
+def test_report_json_is_not_written_over_a_file_autocue_did_not_write(tmp_path: Path) -> None:
+    path = scenario(tmp_path, "name: quick\nah: {cmd: 'true'}\ntimeline: []\n")
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "report.json").write_text('{"my": "notes"}')
+    proc = autocue_run(tmp_path, None, str(path), "--out", str(out))
+    assert proc.returncode == 0 and (out / "report.json").read_text() == '{"my": "notes"}'
+    assert proc.stderr == (f"autocue run: {out / 'report.json'} is not a report of autocue run: left as it is "
+                           "(choose another --out for `autocue view`)\n")
 
 
 def test_help_states_the_settle_defaults_the_runner_uses(capsys: pytest.CaptureFixture[str]) -> None:

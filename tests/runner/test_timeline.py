@@ -32,7 +32,7 @@ def test_inputs_are_typed_and_the_screen_and_recording_follow(tmp_path: Path) ->
     assert r.exit_code == 0
     assert r.last_screen == "ready\nhello\ngot hello\nbye\ngot bye\nend"
     golden = Path(r.screenshots["after_hello"])
-    assert golden == tmp_path / "out/cmd/echo/100x30/screenshots/after_hello.golden"
+    assert golden == tmp_path / "goldens/cmd/echo/100x30/screenshots/after_hello.golden"  # next to the scenario
     assert golden.read_text() == "ready\nhello\ngot hello\n"
     header, events = read_cast(Path(r.out_dir or "") / "session.cast")
     assert (header["version"], header["width"], header["height"]) == (2, 100, 30)
@@ -77,21 +77,45 @@ def test_a_later_golden_must_match_else_diff_actual_and_untouched_golden(tmp_pat
     assert f.position == at(path, "screenshot: s1") and "--update-goldens" in f.message
     assert "-got HELLO\n+got hello" in f.detail
     assert golden.read_text() == "ready\nhello\ngot HELLO\n"  # left as it was
-    assert Path(r.screenshots["s1"]) == golden.with_suffix(".actual")
-    assert golden.with_suffix(".actual").read_text() == "ready\nhello\ngot hello\n"
+    actual = Path(r.out_dir or "") / "screenshots" / "s1.actual"  # in the run's folder, not beside the golden
+    assert Path(r.screenshots["s1"]) == actual and actual.read_text() == "ready\nhello\ngot hello\n"
+    assert f"golden {golden} (actual screen: {actual};" in f.message
+    assert not list((tmp_path / "goldens").rglob("*.actual"))
     assert r.workspace is not None and Path(r.workspace).is_dir()  # kept on failure
     updated = one(path, update_goldens=True, settle=0.5)
     assert updated.passed and golden.read_text() == "ready\nhello\ngot hello\n"
-    assert not golden.with_suffix(".actual").exists()
+    assert [(g.status, g.golden) for g in updated.goldens] == [("updated", golden)]
 
 
-def test_a_golden_next_to_the_scenario_wins(tmp_path: Path) -> None:
+def test_new_goldens_go_next_to_the_scenario_never_into_the_run_directory(tmp_path: Path) -> None:
+    path = echo_scenario(tmp_path, '  - userInputs: [[0, "bye"]]\n  - screenshot: s\n')
+    old = tmp_path / "out/cmd/echo/100x30/screenshots/s.golden"  # where autocue wrote goldens before: ignored
+    old.parent.mkdir(parents=True)
+    old.write_text("something else\n")
+    r = one(path)
+    beside = tmp_path / "goldens/cmd/echo/100x30/screenshots/s.golden"
+    assert r.passed and [(g.label, g.status, g.golden) for g in r.goldens] == [("s", "new", beside)]
+    assert beside.read_text() == "ready\nbye\ngot bye\nend\n" and r.transcript[-1].endswith("s: new")
+    assert [p.name for p in (tmp_path / "out").rglob("*.golden")] == ["s.golden"]  # only the old one
+    assert not list((tmp_path / "out").rglob("*.actual"))
+
+
+def test_ci_mode_fails_a_missing_golden_and_writes_none(tmp_path: Path) -> None:
     path = echo_scenario(tmp_path, '  - userInputs: [[0, "bye"]]\n  - screenshot: s\n')
     beside = tmp_path / "goldens/cmd/echo/100x30/screenshots/s.golden"
-    beside.parent.mkdir(parents=True)
-    beside.write_text("something else\n")
-    r = one(path)
-    assert kinds(r) == ["golden"] and str(beside) in r.failures[0].detail
+    r = one(path, ci=True)
+    assert kinds(r) == ["golden"] and not beside.exists() and not (tmp_path / "goldens").exists()
+    f = r.failures[0]
+    actual = Path(r.out_dir or "") / "screenshots" / "s.actual"
+    assert f.position == at(path, "screenshot: s")
+    assert f.message == (f"screenshot 's' has no golden {beside} (CI mode: a missing golden fails; the screen is in "
+                         f"{actual}): run the scenario locally with --update-goldens and commit the golden file")
+    assert actual.read_text() == "ready\nbye\ngot bye\nend\n" and r.screenshots["s"] == str(actual)
+    assert f.detail.startswith(f"--- /dev/null\n+++ {actual}\n") and "+got bye\n" in f.detail
+    assert [(g.status, g.actual) for g in r.goldens] == [("missing", actual)]
+    updated = one(path, ci=True, update_goldens=True)  # --update-goldens writes it, CI or not
+    assert updated.passed and beside.read_text() == "ready\nbye\ngot bye\nend\n"
+    assert one(path, ci=True).passed  # and then it is compared
 
 
 def test_masks_hide_dynamic_text_and_the_workspace_path(tmp_path: Path) -> None:
@@ -428,4 +452,4 @@ timeline:
     golden.write_text("ready\ngo\nsomething else\n")
     r = one(path)
     assert kinds(r) == ["golden"]
-    assert (golden.parent / "late.actual").read_text() == "ready\ngo\nworking\ndone\n"
+    assert (Path(r.out_dir or "") / "screenshots/late.actual").read_text() == "ready\ngo\nworking\ndone\n"

@@ -76,7 +76,7 @@ def test_leftovers_and_a_subagent_that_never_started_are_reported() -> None:
             say("ok"),
         ]))
     msg = str(e.value)
-    assert "Subagent 'a': playbook not fully consumed: 1 actions remaining" in msg and 'say("extra")' in msg
+    assert "Subagent 'a': playbook not fully consumed: 1 action remaining" in msg and 'say("extra")' in msg
     assert "Subagent 'ghost' was scripted with 1 reply(ies) but never started" in msg
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -9,6 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 from conformance import PI_SESSIONS, RALPH
+from doc_blocks import ROOT
 from view_helpers import branched_session, run_dir
 
 from autocue.scenario import load_scenario_text
@@ -96,9 +101,10 @@ def test_run_directory_shows_screens_golden_diffs_and_plays_the_cast(page: Any, 
     bad = page.locator(".row.screen.error")
     assert bad.count() == 1 and "differs from golden" in bad.inner_text()
     assert bad.locator(".body").is_visible()  # a failing screen is open from the start
-    assert bad.locator(".term .bad").first.inner_text() == "exit 1"
+    assert bad.locator(".actual .term .bad").inner_text() == "exit 1"
+    assert bad.locator(".golden .term .bad").inner_text() == "exit 0"
     assert "matches golden" in page.locator(".row.screen:not(.error)").inner_text()
-    assert "screen final differs from its golden" in page.locator(".row.failure").inner_text()
+    assert "screenshot 'final' differs from its golden" in page.locator(".row.failure").inner_text()
     cast = page.locator(".row.cast")
     cast.locator(".head").click()
     player = cast.locator(".player pre.term")
@@ -107,6 +113,96 @@ def test_run_directory_shows_screens_golden_diffs_and_plays_the_cast(page: Any, 
     assert player.inner_text() == "$ npm test"
     assert page.locator("#outline a.error", has_text="FAILED").count() == 1
     page.shot("run")
+
+
+TODO_PROG = """\
+items = []
+print("todo: add TEXT, list, quit")
+while True:
+    cmd, _, arg = input("> ").partition(" ")
+    if cmd == "add":
+        items.insert(0, arg)  # the bug: the newest item first
+        print(f"added {arg}")
+    elif cmd == "list":
+        for n, item in enumerate(items, 1):
+            print(f"{n}. {item}")
+    elif cmd == "quit":
+        break
+"""
+TODO_SCENARIO = """\
+name: todo_list
+timeline:
+  - userInputs: [[0, "add buy milk"], [0, "add call Ada"], [0, "list"]]
+  - screenshot: listed
+  - assert:
+      text: {contains: ["1. buy milk"]}
+  - userInputs: [[0, "quit"]]
+expect: {exitCode: 0}
+"""
+TODO_GOLDEN = """\
+todo: add TEXT, list, quit
+> add buy milk
+added buy milk
+> add call Ada
+added call Ada
+> list
+1. buy milk
+2. call Ada
+>
+"""
+
+
+def test_a_real_failing_run_shows_golden_and_actual_side_by_side_with_the_diff(page: Any, tmp_path: Path) -> None:
+    """`autocue run --out runs` of a --cmd scenario whose committed golden differs, then `autocue view runs`
+    from another folder. With AUTOCUE_DOC_IMAGES=1 the page's picture is written to docs/img/view-run.png."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "todo.py").write_text(TODO_PROG)
+    (project / "todo.yaml").write_text(TODO_SCENARIO)
+    golden = project / "goldens/cmd/todo_list/100x30/screenshots/listed.golden"  # committed with the scenario
+    golden.parent.mkdir(parents=True)
+    golden.write_text(TODO_GOLDEN)
+    autocue = [sys.executable, "-m", "autocue.cli.main"]
+    run = subprocess.run([*autocue, "run", "todo.yaml", "--cmd", "python3 {scenario_dir}/todo.py", "--out", "runs"],
+                         cwd=project, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "FAIL todo_list" in run.stdout, run.stdout + run.stderr
+    [actual] = (project / "runs").rglob("listed.actual")  # in the run's folder, the golden untouched
+    assert golden.read_text() == TODO_GOLDEN and not list(project.glob("goldens/**/*.actual"))
+    view = subprocess.run([*autocue, "view", "project/runs"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert view.returncode == 0, view.stderr
+    page.goto((project / "runs" / "view.html").as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.locator(".warn").count() == 0  # todo.yaml was found from where the run started
+
+    bad = page.locator(".row.screen.error")
+    assert bad.count() == 1 and "differs from golden" in bad.locator(".head").inner_text()
+    assert bad.locator(".body").is_visible()  # open from the start
+    # the golden next to the scenario, the actual screen in the run's folder (shown from where the run started)
+    assert bad.locator(".golden .path").inner_text() == "goldens/cmd/todo_list/100x30/screenshots/listed.golden"
+    assert bad.locator(".actual .path").inner_text() == str(actual.relative_to(project))
+    assert bad.locator(".golden pre.term").inner_text().splitlines() == TODO_GOLDEN.splitlines()
+    assert bad.locator(".actual pre.term").inner_text().splitlines() == actual.read_text().splitlines()
+    assert bad.locator(".golden .bad").all_inner_texts() == ["1. buy milk", "2. call Ada"]
+    assert bad.locator(".actual .bad").all_inner_texts() == ["1. call Ada", "2. buy milk"]
+    assert bad.locator(".diff .del").all_inner_texts() == ["-1. buy milk", "-2. call Ada"]
+    assert bad.locator(".diff .add").all_inner_texts() == ["+1. call Ada", "+2. buy milk"]
+    page.evaluate("el => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 150)",
+                  bad.element_handle())  # the row's head below the sticky header
+    picture = page.shot("view-run")
+    if os.environ.get("AUTOCUE_DOC_IMAGES") == "1":
+        shutil.copy(picture, ROOT / "docs" / "img" / "view-run.png")
+
+    # the timeline (the scenario's events and what the runner did) and the failures with their positions
+    assert page.locator(".row.user").count() == 4
+    assert "todo.yaml:4:5 Screenshot: listed: differs" in page.locator(".row.info").all_inner_texts()[-3]
+    failures = page.locator(".row.failure").all_inner_texts()
+    assert len(failures) == 2 and "todo.yaml:4:5" in failures[0] and "todo.yaml:5:5" in failures[1]
+    assert "text.contains '1. buy milk'" in failures[1]
+    cast = page.locator(".row.cast")
+    cast.locator(".head").click()
+    assert "todo: add TEXT, list, quit" in cast.locator(".player pre.term").inner_text()
+    assert page.locator("#outline a.error", has_text="FAILED").count() == 1
 
 
 def test_print_style_hides_controls_and_opens_every_row(page: Any, tmp_path: Path) -> None:

@@ -72,18 +72,32 @@ def test_loop_recording_iterations_bus_and_terminal() -> None:
 def test_run_directory_timeline_screens_cast_and_failures(tmp_path: Path) -> None:
     doc = load_doc(str(run_dir(tmp_path)))
     events = valid(doc.events)
-    assert doc.kind == "run" and doc.summary == {"scenarios": 2, "passed": 1, "failed": 1}
+    assert doc.kind == "run" and doc.summary == {"scenarios": 2, "passed": 1, "failed": 1,
+                                                 "goldens": "0 written, 2 compared, 1 failed"}
     npm = [e for e in events if e.get("scenario") == "npm_test"]
-    assert [e["type"] for e in npm][:3] == ["session.start", "user", "thinking"]  # the scenario's timeline
+    # the scenario's timeline: its relative file read from where the run started (the report's cwd)
+    assert [e["type"] for e in npm][:3] == ["session.start", "user", "thinking"]
+    assert [e["text"] for e in npm if e["type"] == "info" and e["kind"] == "ran"] == [
+        "npm_test.yaml:20:5 Screenshot: after_edits: match"]  # the transcript
     screen = next(e for e in npm if e["type"] == "screen")
-    assert (screen["label"], screen["passed"], screen.get("error")) == ("after_edits", True, None)
+    assert (screen["label"], screen["status"], screen["passed"], screen.get("error")) == ("after_edits", "match",
+                                                                                       True, None)
+    assert screen["golden"] == screen["actual"] == "$ npm test\nPASS\n" and "diff" not in screen
     assert next(e for e in npm if e["type"] == "cast")["cast"].startswith('{"version": 2')
     broken = [e for e in events if e.get("scenario") == "broken"]
     bad = next(e for e in broken if e["type"] == "screen")
+    golden = tmp_path / "project/goldens/cmd/broken/100x30/screenshots/final.golden"
+    actual = next((tmp_path / "run").rglob("final.actual"))
     assert (bad["passed"], bad["error"], bad["golden"], bad["actual"]) == (False, True, "all green\nexit 0\n",
                                                                          "all green\nexit 1\n")
+    shown = "goldens/cmd/broken/100x30/screenshots/final.golden"  # inside where the run started: relative to it
+    assert (bad["goldenPath"], bad["actualPath"]) == (shown, str(actual))
+    assert bad["diff"] == f"--- {shown}\n+++ {actual}\n@@ -1,2 +1,2 @@\n all green\n-exit 0\n+exit 1\n"
     failure = next(e for e in broken if e["type"] == "failure")
     assert failure["position"] == "broken.yaml:9:5" and failure["error"] is True
+    assert failure["diff"] == f"--- {golden}\n+++ {actual}\n@@ -1,2 +1,2 @@\n all green\n-exit 0\n+exit 1\n"
+    assert doc.warnings == [f"broken: timeline not shown: no scenario file missing.yaml (looked in "
+                            f"{tmp_path / 'project'}, {tmp_path / 'run'})"]
     results = [(e["scenario"], e["label"]) for e in events if e["type"] == "marker" and e["kind"] == "result"]
     assert results == [("npm_test", "passed in 1.25 s"), ("broken", "FAILED in 0.50 s")]
 

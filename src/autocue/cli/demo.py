@@ -253,14 +253,14 @@ RUNNER_EXAMPLES = ("tui", "mock-agent")
 def section_runner(examples: Path) -> tuple[bool, str]:
     """The runner's examples (tui/ and mock-agent/) run as end-to-end tests of terminal programs by
     autocue.runner.run_scenarios: each program in a pseudo-terminal, its screenshots against the
-    committed goldens."""
+    committed goldens (CI mode: a missing golden fails)."""
     from autocue.runner import run_scenarios
 
     counts: list[str] = []
     passed = total = 0
     with tempfile.TemporaryDirectory(prefix="autocue-demo-run-") as out:
         for folder in RUNNER_EXAMPLES:
-            report = run_scenarios(examples / folder, out=Path(out) / folder, jobs=2)
+            report = run_scenarios(examples / folder, out=Path(out) / folder, jobs=2, ci=True)
             for r in report.scenarios:
                 shots = ", ".join(r.screenshots) or "no screenshots"
                 print(f"  {'PASS' if r.passed else 'FAIL'} {folder}/{Path(r.file).name} ({r.runner}, "

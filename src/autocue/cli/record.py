@@ -18,7 +18,14 @@ regression); exit 1 on a regression (see ``autocue.record.check``).
 from __future__ import annotations
 
 import argparse
+import os
+import select
+import signal
+import threading
+from collections import deque
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 from urllib.parse import urlsplit
 
 import orjson
@@ -29,6 +36,95 @@ from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
 from autocue.scenario.redact import RedactionError, Redactor
 
 PROG = "autocue record"
+ANNOUNCE_QUEUE = 64 * 1024
+"""Bytes of session announcements waiting for stdout at most; past it they are dropped and counted."""
+
+
+def _try_write(fd: int, text: str) -> None:
+    """Write ``text`` to ``fd`` if it can take it now (never blocks: stderr may be a full pipe too)."""
+    try:
+        if select.select([], [fd], [], 0)[1]:
+            os.write(fd, text.encode())
+    except (OSError, ValueError):
+        pass
+
+
+class Announcer:
+    """Announcement lines for stdout that never block the proxy.
+
+    ``put`` queues a line and returns at once; a daemon thread writes the queue to ``fd``
+    (blocking there, not in the event loop). A parent that does not read stdout fills the pipe,
+    then the queue (``ANNOUNCE_QUEUE`` bytes); further lines are dropped and counted, stderr says
+    so once, and when the parent reads again a ``note(n)`` line says how many were dropped before
+    the next announcement. ``unprinted()``: announcements that never reached ``fd``.
+    """
+
+    def __init__(self, fd: int, note: Callable[[int], str], cap: int = ANNOUNCE_QUEUE) -> None:
+        self.fd = fd
+        self.note = note
+        self.cap = cap
+        self.queue: deque[tuple[bytes, int]] = deque()
+        """(line, announcements it is: 1, or 0 for a note)."""
+        self.dropped = 0
+        self._unreported = 0
+        self._in_flight = 0
+        self._queued = 0
+        """Bytes in ``queue``."""
+        self._broken = False
+        self._cond = threading.Condition()
+        threading.Thread(target=self._run, name="autocue-record-announce", daemon=True).start()
+
+    def put(self, line: str) -> None:
+        with self._cond:
+            data = line.encode() + b"\n"
+            if self._broken or self._queued + len(data) > self.cap:
+                if self.dropped == 0 and not self._broken:
+                    _try_write(2, f"{PROG}: stdout is not read (the pipe is full): session announcements are "
+                                  "dropped and counted until it is; every session is still recorded\n")
+                self.dropped += 1
+                self._unreported += 1
+                return
+            if self._unreported:
+                self._append(self.note(self._unreported).encode() + b"\n", 0)
+                self._unreported = 0
+            self._append(data, 1)
+            self._cond.notify()
+
+    def _append(self, data: bytes, n: int) -> None:
+        self.queue.append((data, n))
+        self._queued += len(data)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self.queue:
+                    self._cond.wait()
+                data, n = self.queue.popleft()
+                self._queued -= len(data)
+                self._in_flight = n
+            try:
+                while data:
+                    data = data[os.write(self.fd, data):]
+            except OSError:  # the reader is gone: nothing more can be printed
+                with self._cond:
+                    self._broken = True
+                    self.dropped += n + sum(k for _, k in self.queue)
+                    self.queue.clear()
+                    self._queued = 0
+            with self._cond:
+                self._in_flight = 0
+                self._cond.notify_all()
+
+    def unprinted(self, wait: float = 0.5) -> int:
+        """Announcements not printed, once the queue is written or ``wait`` seconds passed."""
+        with self._cond:
+            self._cond.wait_for(lambda: not (self.queue or self._in_flight), wait)
+            return self.dropped + self._in_flight + sum(n for _, n in self.queue)
+
+
+def _exit_on_term(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM after the server shut down (uvicorn handles it first, then raises it again)."""
+    raise SystemExit(128 + signum)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -126,11 +222,16 @@ def main(argv: list[str]) -> int:
     if sock is None:
         return 2
 
+    if args.json:
+        announcer = Announcer(1, lambda n: orjson.dumps({"dropped": n}).decode())
+    else:
+        announcer = Announcer(1, lambda n: f"  ({n} session announcement(s) dropped: stdout was not read)")
+
     def announce(name: str, path: Path) -> None:
         if args.json:
-            print(orjson.dumps({"session": name, "file": str(path)}).decode(), flush=True)
+            announcer.put(orjson.dumps({"session": name, "file": str(path)}).decode())
         else:
-            print(f"  recording session {name} -> {path}", flush=True)
+            announcer.put(f"  recording session {name} -> {path}")
 
     def announce_url(url: str, port: int) -> None:
         if args.json:
@@ -143,5 +244,11 @@ def main(argv: list[str]) -> int:
 
     proxy = RecordingProxy(RecordOptions(upstream=args.upstream, out_dir=out, api=args.api, redactor=redactor,
                                          on_new_file=announce))
-    with sock:
-        return serve_forever(PROG, args, sock, proxy, announce_url)
+    signal.signal(signal.SIGTERM, _exit_on_term)
+    try:
+        with sock:
+            return serve_forever(PROG, args, sock, proxy, announce_url)
+    finally:
+        if n := announcer.unprinted():
+            _try_write(2, f"{PROG}: {n} session announcements were not printed (stdout is not read); every "
+                          f"session is recorded in {out}/\n")

@@ -1,10 +1,11 @@
 """``autocue run``: run scenarios as end-to-end tests of a terminal program.
 
     autocue run SCENARIO_OR_DIR... [--agent NAME | --cmd 'COMMAND ARGS'] [--terminal WxH]
-                [--speed S] [--timeout S] [--settle S] [--update-goldens] [--out DIR]
+                [--speed S] [--timeout S] [--settle S] [--update-goldens] [--ci | --no-ci] [--out DIR]
                 [--junit FILE] [--json] [--tags T,...] [-k SUBSTRING] [--keep] [-j N] [--shard I/N]
     autocue run --merge-reports A.json B.json ... [--junit MERGED.xml A.xml B.xml ...]
 
+``DIR/report.json`` (``--out``, default ``./autocue-runs``) is the ``--json`` object, for ``autocue view DIR``.
 Exit 0 when every scenario passed, 1 when one failed, 2 on a usage or scenario error.
 """
 
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 from autocue.cli.args import fail
 
@@ -45,9 +48,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--settle", type=float, default=None, help="seconds of quiet screen before each user or test "
                    f"event (default: {SETTLE['mock']:g} for --agent mock, the profile's settle for a real agent "
                    f"CLI, else {DEFAULT_SETTLE:g})")
-    p.add_argument("--update-goldens", action="store_true", help="rewrite screenshot goldens")
-    p.add_argument("--out", default="autocue-runs", help="output dir: screenshots, recordings (default "
-                   "./autocue-runs)")
+    p.add_argument("--update-goldens", action="store_true", help="write or rewrite screenshot goldens (next to the "
+                   "scenario, in goldens/: commit them)")
+    p.add_argument("--ci", action=argparse.BooleanOptionalAction, default=None,
+                   help="CI mode: a screenshot with no golden fails instead of writing one (default: on when the "
+                        "CI variable is set to a true value)")
+    p.add_argument("--out", default="autocue-runs", help="output dir: report.json, recordings, actual screens "
+                   "(default ./autocue-runs)")
     p.add_argument("--junit", metavar="FILE", help="write a JUnit XML report (with --merge-reports: the merged "
                    "JUnit file; the XML inputs follow the JSON ones)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
@@ -82,12 +89,44 @@ def _merge(args: argparse.Namespace) -> int:
     return 0 if not merged["failed"] else 1
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the current directory when it is inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _is_report(path: Path) -> bool:
+    try:
+        data = json.loads(path.read_bytes())
+    except ValueError:
+        return False
+    return isinstance(data, dict) and isinstance(data.get("scenarios"), list)
+
+
+def _write_report(data: dict[str, Any], path: Path) -> str:
+    """Write the run's report for ``autocue view`` (never over a file that is not an autocue report); a
+    note when it was not written."""
+    try:
+        if path.is_file() and not _is_report(path):
+            return f"{path} is not a report of autocue run: left as it is (choose another --out for `autocue view`)"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        return f"{path}: report not written ({e.strerror or e})"
+    return ""
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.merge_reports:
         return _merge(args)
     from autocue.runner import RunOptions, collect, run_selected
     from autocue.runner.extras import parse_size
+    from autocue.runner.options import ci_from_env
     from autocue.runner.selection import parse_shard
     from autocue.scenario import ScenarioError
 
@@ -111,13 +150,14 @@ def main(argv: list[str]) -> int:
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
-                         llm_api=args.llm_api)
+                         llm_api=args.llm_api, ci=ci_from_env() if args.ci is None else args.ci)
     try:
         report = run_selected(items, options)
     except KeyboardInterrupt:  # the runs' process groups were killed on the way out
         return fail(PROG, "interrupted")
     if args.junit:
         report.write_junit(Path(args.junit))
+    note = _write_report(report.to_json(), Path(args.out) / "report.json")
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -127,6 +167,9 @@ def main(argv: list[str]) -> int:
                 print(f"  {f.line()}")
                 if f.detail and f.kind == "golden":
                     print("    " + f.detail.rstrip().replace("\n", "\n    "))
+            for g in s.goldens:
+                if g.status in ("new", "updated"):
+                    print(f"  golden {'written' if g.status == 'new' else 'updated'}: {_shown(g.golden)} (commit it)")
             for line in s.diagnostics:
                 print(f"  {line}")
             if s.diagnostics:
@@ -136,7 +179,9 @@ def main(argv: list[str]) -> int:
                 print(f"  workspace kept: {s.workspace}")
             if not s.passed and s.out_dir:
                 print(f"  recording: {s.out_dir}/session.cast")
-        print(f"{report.passed} passed, {report.failed} failed")
+        print(report.summary())
+    if note:
+        print(f"{PROG}: {note}", file=sys.stderr)
     if any(f.kind == "setup" for s in report.scenarios for f in s.failures):
         return 2
     return 0 if report.ok else 1

@@ -3,7 +3,7 @@
     autocue serve [SCENARIO_OR_DIR ...] [--host 127.0.0.1] [--port 0] [--speed 0]
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
                   [--admin-token TOKEN] [--journal-size N] [--chaos SPEC] [--fuzz SEED]
-                  [--session-ttl SECONDS] [--max-sessions N]
+                  [--session-ttl SECONDS] [--max-sessions N] [--session-key KEY]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -85,6 +85,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
                    help=f"keep at most N sessions, the least recently used goes first (default {MAX_SESSIONS}; "
                         "0: no bound)")
+    p.add_argument("--session-key", default=None, metavar="KEY",
+                   help="replay the recording made under client key KEY to clients whose own key chose none "
+                        "(docs/record.md)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     return p
 
@@ -114,7 +117,7 @@ def main(argv: list[str]) -> int:
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
                             admin_token=args.admin_token or None, journal_size=max(0, args.journal_size),
                             chaos=args.chaos, fuzz=args.fuzz, session_ttl=max(0.0, args.session_ttl),
-                            max_sessions=max(0, args.max_sessions))
+                            max_sessions=max(0, args.max_sessions), session_key=args.session_key or None)
     if args.workspace:
         options.workspace = Path(args.workspace)
     sock = listen(PROG, args)

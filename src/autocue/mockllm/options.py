@@ -49,3 +49,6 @@ class ServerOptions:
     max_sessions: int = MAX_SESSIONS
     """At most this many unpinned sessions are kept: a new one makes the least recently used
     unpinned one go (0: no bound)."""
+    session_key: str | None = None
+    """Choose a recording made under this client key for a client whose own key chose none
+    (``--session-key``; see ``autocue.mockllm.choice``)."""

@@ -180,7 +180,8 @@ class MockLLMServer(LoopbackServer):
                  workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
                  admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
                  chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
-                 session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS) -> None:
+                 session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS,
+                 session_key: str | None = None) -> None:
         if isinstance(chaos, str):
             from autocue.script.chaos import parse_chaos
 
@@ -193,7 +194,7 @@ class MockLLMServer(LoopbackServer):
                                 record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                                 max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
                                 chaos=chaos, fuzz=fuzz, session_ttl=max(0.0, session_ttl),
-                                max_sessions=max(0, max_sessions))
+                                max_sessions=max(0, max_sessions), session_key=session_key or None)
         if workspace is not None:
             options.workspace = Path(workspace)
         self.state = MockState(source, options)
@@ -239,6 +240,7 @@ class MockLLMServer(LoopbackServer):
     def assert_all_consumed(self) -> None:
         """Raise ``AssertionError`` unless some session started and every session played its
         whole script without errors."""
+        __tracebackhide__ = True  # pytest shows the test's line and the problems, not this frame
         problems: list[str] = []
         sessions = self.sessions()
         if not sessions and self.state.playables:

@@ -36,11 +36,12 @@ class Position:
 class Playable:
     """A script ready to be played by many sessions."""
 
-    __slots__ = ("checks_at", "first_prompt", "label", "name", "positions", "script", "source", "tool_examples",
-                 "tool_hint", "tool_names", "warnings")
+    __slots__ = ("checks_at", "first_prompt", "label", "name", "positions", "recording", "script", "source",
+                 "tool_examples", "tool_hint", "tool_names", "warnings")
 
     def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None,
-                 label: str | None = None, tool_hint: str | None = None) -> None:
+                 recording: dict[str, Any] | None = None, label: str | None = None,
+                 tool_hint: str | None = None) -> None:
         self.script = script
         self.name = name or script.name or (Path(script.source).stem if script.source else "script")
         self.label = label or repr(self.name)
@@ -52,6 +53,9 @@ class Playable:
         warning is not logged (None: the server's ``--profile`` / ``--strict-tools`` advice, logged)."""
         self.source = script.source
         self.warnings = list(warnings or [])
+        self.recording = recording
+        """What ``autocue record`` kept of the recorded session's first request (``server.recording``:
+        api, model, system hash, tools, client key hash), or None; ``autocue.mockllm.choice`` reads it."""
         self.positions: list[Position] = []
         self.checks_at: dict[int, list[tuple[Check, int, int]]] = {}
         self.first_prompt: str | None = None

@@ -54,7 +54,8 @@ def load_playables(src: Source) -> list[Playable]:
         if not isinstance(script, Script):
             raise ScenarioSourceError(f"{src!r}.compile() returned {type(script).__name__}, expected a Script")
         warnings = [str(w) for w in getattr(src, "warnings", None) or []]
-        return [Playable(script, name=getattr(src, "name", None) or None, warnings=warnings)]
+        return [Playable(script, name=getattr(src, "name", None) or None, warnings=warnings,
+                         recording=_recording(src))]
     if isinstance(src, Iterable):
         out: list[Playable] = []
         for item in src:
@@ -63,6 +64,13 @@ def load_playables(src: Source) -> list[Playable]:
     raise ScenarioSourceError(
         f"cannot serve a {type(src).__name__}: give a Script, a scenario, a scenario file or directory path"
     )
+
+
+def _recording(src: Any) -> dict[str, Any] | None:
+    """A scenario's ``server.recording`` (what ``autocue record`` wrote), when it is a mapping."""
+    extra = getattr(getattr(src, "server", None), "extra", None)
+    rec = extra.get("recording") if isinstance(extra, dict) else None
+    return rec if isinstance(rec, dict) else None
 
 
 def load_text(text: str, filename: str) -> list[Playable]:

@@ -9,7 +9,6 @@ API, or an API-shaped error with its status and headers.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import math
 import re
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import API_LABEL, Incoming
 from autocue.mockllm.options import ServerOptions
@@ -263,21 +263,13 @@ class MockState:
         items = list(pls.values())
         if len(items) == 1:
             return items[0], "only scenario"
+        chosen = choose(items, req, self.options.session_key)
+        if isinstance(chosen, Ambiguous):
+            self.record(req, "several scenarios match equally")
+            return error_outcome(req, 400, ambiguous_message(chosen), "ambiguous")
+        if chosen is not None:
+            return chosen
         prompt = " ".join(req.first_user_text().split())
-        best: tuple[float, Playable] | None = None
-        for p in items:
-            if not p.first_prompt:
-                continue
-            want = " ".join(p.first_prompt.split())
-            if want == prompt:
-                return p, "prompt (exact)"
-            score = 2.0 if want and want in prompt else difflib.SequenceMatcher(None, want, prompt[:4000]).ratio()
-            if best is None or score > best[0]:
-                best = (score, p)
-        if best is not None and best[0] >= 2.0:
-            return best[1], "prompt (contained)"
-        if best is not None and best[0] >= 0.6:
-            return best[1], f"prompt (similarity {best[0]:.2f})"
         self.record(req, "no scenario matches the first user prompt")
         return error_outcome(req, 404, f"autocue mock LLM: no scenario matches the first user prompt {prompt[:120]!r} "
                              f"(loaded: {', '.join(pls)}). Name one with the x-scenario-name header or a "

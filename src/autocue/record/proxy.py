@@ -12,8 +12,10 @@ The session key is the mock server's (``/s/{name}/`` path prefix, else the beare
 key header, else ``?key=``, else ``default``); ``/s/`` and ``/scenario/`` prefixes address the
 proxy and are not forwarded. A session named by a prefix is recorded as ``{name}.yaml``; one
 keyed by a credential as ``session-{sha256 of it, 12 hex}.yaml`` (the key itself never reaches
-a file name). A file that exists and was not written by this proxy is never overwritten: the
-name gets ``-2``, ``-3``, ... Side calls the mock server answers on its own (opencode's title
+a file name; the scenario's ``server.recording`` keeps its SHA-256 hash with the first
+request's API, model, tools and system text hash, which ``autocue serve`` chooses a recording
+by: see ``autocue.mockllm.choice``). A file that exists and was not written by this proxy is
+never overwritten: the name gets ``-2``, ``-3``, ... Side calls the mock server answers on its own (opencode's title
 request, Gemini CLI's router) are forwarded but not recorded, so the scenario replays.
 """
 
@@ -36,6 +38,7 @@ import orjson
 from autocue.llm.providers.http import parse_retry_after
 from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Message, Receive, Scope, Send
+from autocue.mockllm.choice import recording_traits
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.sidecalls import side_call
@@ -191,7 +194,7 @@ class RecordingProxy:
         rec = self.recordings.get(key)
         if rec is None:
             path_out = self._new_path(key)
-            rec = Recording(path_out.stem, self.options.redactor)
+            rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req))
             self.recordings[key] = rec
             self.paths[key] = path_out
         rec.request(req.first_user_text(), req.last_user_text())

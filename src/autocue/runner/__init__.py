@@ -66,7 +66,7 @@ def run_scenarios(paths: str | Path | Sequence[str | Path], *, tags: Sequence[st
                   shard: tuple[int, int] | None = None, **options: Any) -> RunReport:
     """Run the scenarios of ``paths``; keyword options are ``RunOptions`` fields (``agent``, ``cmd``,
     ``terminal`` ("WxH" or a ``TerminalProfile``), ``speed``, ``timeout``, ``settle``,
-    ``update_goldens``, ``out``, ``keep``, ``jobs``)."""
+    ``update_goldens``, ``ci`` (default: the ``CI`` variable), ``out``, ``keep``, ``jobs``)."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     term = options.get("terminal")

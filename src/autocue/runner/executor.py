@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
-from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dirs, safe_name
+from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dir, safe_name
 from autocue.runner.keys import key_bytes, parse_input
 from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, script_for
 from autocue.runner.options import RunOptions
@@ -115,6 +115,7 @@ class Execution:
         self.deadline = 0.0
         self.literals: list[tuple[str, str]] = []
         self.stderr_file: Path | None = None
+        self.session_logs: str | None = None
         self.key_gap = 0.0
         self.quit_input = ""
         """A launch profile's input that quits its TUI: what ``<quit>`` types."""
@@ -140,7 +141,9 @@ class Execution:
         try:
             terminal = terminal_profile(self.sc, self.opt.terminal)
             choice = choose(self.sc, self.extras, cmd=self.opt.cmd, agent=self.opt.agent,
-                            agent_args=self.opt.agent_args, agents_files=self.opt.agents_files)
+                            agent_args=self.opt.agent_args, agents_files=self.opt.agents_files,
+                            default_cmd=self.opt.default_cmd, default_agent=self.opt.default_agent,
+                            flags=self.opt.flags)
         except ScenarioError as e:
             raise _SetupFailed(e.message, str(e.pos)) from None
         except LaunchError as e:
@@ -163,8 +166,8 @@ class Execution:
         base.mkdir(parents=True, exist_ok=True)
         run_dir = Path(tempfile.mkdtemp(prefix=f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-", dir=base))
         self.result.out_dir = str(run_dir)
-        self.shots_out, self.shots_beside = golden_dirs(self.opt.out.resolve(), self.sc.file, choice.runner,
-                                                        self.sc.name, terminal.id)
+        self.goldens = golden_dir(self.sc.file, choice.runner, self.sc.name, terminal.id)
+        self.actuals = run_dir / "screenshots"
         self.root = Path(tempfile.mkdtemp(prefix="autocue-run-"))
         self.ws = self.root / "work"
         self.ws.mkdir()
@@ -192,6 +195,7 @@ class Execution:
             raise _SetupFailed(str(e)) from None
         self.progress_file = launch.progress_file
         self.stderr_file = launch.stderr_file
+        self.session_logs = launch.session_logs
         return launch
 
     def _start(self, launch: Launch, choice: Choice, terminal: TerminalProfile, run_dir: Path) -> None:
@@ -271,15 +275,20 @@ class Execution:
             p.pump(left)
 
     def _diagnose(self) -> None:
-        from autocue.runner.diagnose import diagnose, side_requests
+        from autocue.runner.diagnose import diagnose, side_requests, tool_failures
 
         assert self.llm is not None
         st = self.llm.status()
         r = self.result
         if st is not None:
             r.side_requests = side_requests(st)
+        failed_calls = tool_failures(self.session_logs)
+        for f in failed_calls:
+            if f.unrunnable:  # the run tested the machine, not the agent: never a pass
+                r.fail("tool_result", f"{r.runner} could not run a tool call, its sandbox failed on this machine: "
+                       f"{f.describe()} (see 'Sandboxes and bubblewrap' in docs/agents.md)", str(self.sc.pos))
         if r.failures and not any(f.kind == "setup" for f in r.failures):
-            r.diagnostics = diagnose(st, self.stderr_file)
+            r.diagnostics = diagnose(st, self.stderr_file, failed_calls, r.runner)
 
     # ------------------------------------------------------------------ timeline
     def _timeline(self, before: list[int]) -> bool:
@@ -415,17 +424,21 @@ class Execution:
             self._logical(ev.ms)
         elif isinstance(ev, Screenshot):
             screen = apply_masks(self._screen(), self.extras.masks, self.literals)
-            want = None if self.opt.update_goldens else existing_golden(
-                ev.label, out_dir=self.shots_out, beside=self.shots_beside)
+            want = None if self.opt.update_goldens else existing_golden(ev.label, self.goldens)
             if want is not None and screen + "\n" != want:  # a slow program may still be drawing it
                 screen = self._await_screen(lambda s: s + "\n" == want, masked=True)
-            g = check_golden(ev.label, screen, out_dir=self.shots_out, beside=self.shots_beside,
-                             update=self.opt.update_goldens)
+            g = check_golden(ev.label, screen, golden_dir=self.goldens, actual_dir=self.actuals,
+                             update=self.opt.update_goldens, ci=self.opt.ci)
             r.screenshots[ev.label] = str(g.path)
+            r.goldens.append(g)
             self._note(ev, f"{ev.label}: {g.status}")
             if g.status == "differs":
-                r.fail("golden", f"screenshot {ev.label!r} differs from its golden (actual screen: {g.path}; "
-                       "rerun with --update-goldens to accept it)", str(ev.pos), g.diff)
+                r.fail("golden", f"screenshot {ev.label!r} differs from its golden {g.golden} (actual screen: "
+                       f"{g.actual}; rerun with {self.opt.flag('update_goldens')} to accept it)", str(ev.pos), g.diff)
+            elif g.status == "missing":
+                r.fail("golden", f"screenshot {ev.label!r} has no golden {g.golden} (CI mode: a missing golden "
+                       f"fails; the screen is in {g.actual}): run the scenario locally with "
+                       f"{self.opt.flag('update_goldens')} and commit the golden file", str(ev.pos), g.diff)
         elif isinstance(ev, AssertStep):
             report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
             if not report.passed:  # a slow program may still be drawing or writing what is checked

@@ -1,7 +1,9 @@
 """Launch profiles: which program a run starts, with what arguments and environment.
 
 By precedence: ``--cmd``, ``--agent NAME``, the scenario's ``ah: {cmd, flags, env}`` block,
-its top-level ``agent: NAME``. A command (and ``ah`` flags and env values) may use the
+its top-level ``agent: NAME``, then the caller's fallback for scenarios that name no program
+(pytest's ``--autocue-cmd`` / ``--autocue-agent``: ``RunOptions.default_cmd`` / ``default_agent``).
+A command (and ``ah`` flags and env values) may use the
 placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}``,
 ``{prompt}``, ``{python}`` (this Python), ``{scenario}`` and ``{scenario_dir}``. Profiles:
 
@@ -18,11 +20,13 @@ placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shlex
 import shutil
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,6 +67,8 @@ class Choice:
     """A real agent CLI's launch profile (``autocue.runner.agents``)."""
     agent_args: tuple[str, ...] = ()
     """``--agent-arg`` values, appended to the agent's command line."""
+    source: str = "--agent"
+    """What chose a launch profile, as messages name it (``--agent``, ``--autocue-agent``, ``agent``, ...)."""
 
     @property
     def settle(self) -> float:
@@ -95,20 +101,20 @@ class Launch:
     """A real agent's TUI: the initial prompt, typed once its screen shows ``ready``."""
     stderr_file: Path | None = None
     """Where a real agent's stderr is copied (its tail goes into a failure's report)."""
+    session_logs: str | None = None
+    """A real agent's session logs (a glob under its private home), read for the tool calls it reports failed."""
 
 
 def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: str | None,
-           agent_args: tuple[str, ...] = (), agents_files: tuple[str, ...] = ()) -> Choice:
+           agent_args: tuple[str, ...] = (), agents_files: tuple[str, ...] = (), default_cmd: str | None = None,
+           default_agent: str | None = None, flags: Mapping[str, str] | None = None) -> Choice:
+    """The program for ``scenario``: ``cmd`` / ``agent`` over its own, ``default_cmd`` / ``default_agent`` when it
+    names none. ``flags`` spells the options in messages, by ``RunOptions`` field (``autocue run``'s by default)."""
+    fl = {"cmd": "--cmd", "agent": "--agent", **(flags or {})}
     if cmd is not None:
-        try:
-            argv = shlex.split(cmd)
-        except ValueError as e:
-            raise LaunchError(f"--cmd {cmd!r}: {e}") from None
-        if not argv:
-            raise LaunchError("--cmd is empty: give the command line of the program to test")
-        return Choice("cmd", None, argv)
+        return _command(cmd, fl["cmd"])
     if agent is not None:
-        return _profile(agent, "--agent", agent_args, agents_files)
+        return _profile(agent, fl["agent"], agent_args, agents_files)
     if scenario.ah is not None and scenario.ah.cmd:
         try:
             argv = shlex.split(scenario.ah.cmd)
@@ -119,9 +125,24 @@ def choose(scenario: Scenario, extras: RunnerExtras, *, cmd: str | None, agent: 
         return Choice("cmd", None, argv + list(scenario.ah.flags), dict(scenario.ah.env))
     if extras.agent is not None:
         return _profile(extras.agent, "agent", agent_args, agents_files)
-    raise LaunchError(f"scenario {scenario.name!r} names no program to run: pass --agent "
-                      f"{'|'.join(PROFILES)}|claude|... or --cmd 'COMMAND', or add `agent: mock` or an "
+    agent_flag, cmd_flag = fl.get("default_agent", fl["agent"]), fl.get("default_cmd", fl["cmd"])
+    if default_cmd is not None:
+        return _command(default_cmd, cmd_flag)
+    if default_agent is not None:
+        return _profile(default_agent, agent_flag, agent_args, agents_files)
+    raise LaunchError(f"scenario {scenario.name!r} names no program to run: pass {agent_flag} "
+                      f"{'|'.join(PROFILES)}|claude|... or {cmd_flag} 'COMMAND', or add `agent: mock` or an "
                       "`ah: {cmd: ...}` block")
+
+
+def _command(cmd: str, where: str) -> Choice:
+    try:
+        argv = shlex.split(cmd)
+    except ValueError as e:
+        raise LaunchError(f"{where} {cmd!r}: {e}") from None
+    if not argv:
+        raise LaunchError(f"{where} is empty: give the command line of the program to test")
+    return Choice("cmd", None, argv)
 
 
 def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_files: tuple[str, ...] = ()) -> Choice:
@@ -130,14 +151,14 @@ def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_fil
     known = profiles(agents_files)
     found = known.get(name)
     if name == "mock" or (name == "autocue" and found is BUILTIN["autocue"]):
-        return Choice(name, name, agent=found, agent_args=agent_args)
+        return Choice(name, name, agent=found, agent_args=agent_args, source=where)
     if found is None:
         names = ["mock", *sorted(known)]
         near = nearest(name, names)
         guess = f"did you mean {near!r}? " if near else ""
         raise LaunchError(f"{where} {name!r}: unknown launch profile; {guess}(known: {', '.join(names)}); "
                           "declare it in a profiles file (--agents-file FILE) or use --cmd 'COMMAND'")
-    return Choice(name, None, agent=found, agent_args=agent_args)
+    return Choice(name, None, agent=found, agent_args=agent_args, source=where)
 
 
 def script_for(choice: Choice, script: Script, workspace: Path | None = None) -> Script:
@@ -211,7 +232,7 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
             argv += [prompt] if prompt else []
         else:
             if not prompt:
-                raise LaunchError("--agent autocue runs `autocue -p` for a scenario without "
+                raise LaunchError(f"{choice.source} autocue runs `autocue -p` for a scenario without "
                                   "userInputs, which needs `initialPrompt:`")
             argv += ["-p", prompt]
         return Launch(argv, env)
@@ -233,17 +254,17 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
     binary = find_binary(agent)
     if binary is None:
         how = (f"`autocue agents install {agent.name}`" if agent.package else "install it")
-        raise LaunchError(f"--agent {agent.name}: `{agent.binary}` is not installed (looked in "
+        raise LaunchError(f"{choice.source} {agent.name}: `{agent.binary}` is not installed (looked in "
                           f"$AUTOCUE_AGENTS_DIR/bin and PATH): {how}, or set AUTOCUE_AGENTS_DIR to where it is")
     if llm_api is not None and agent.api_for(llm_api) != API_ALIASES.get(llm_api, llm_api):
         raise LaunchError(f"--llm-api {llm_api}: {agent.name} does not speak it (it speaks: {', '.join(agent.apis)})")
     tui = interactive(scenario)
     if tui and agent.tui_args is None:
-        raise LaunchError(f"--agent {agent.name}: the scenario types into a TUI (userInputs), but {agent.name} "
+        raise LaunchError(f"{choice.source} {agent.name}: the scenario types into a TUI (userInputs), but {agent.name} "
                           "has no interactive mode in its profile: use target: cli inputs or print mode")
     prompt = scenario.initial_prompt or ""
     if not tui and not prompt:
-        raise LaunchError(f"--agent {agent.name} runs in print mode for a scenario without userInputs, which "
+        raise LaunchError(f"{choice.source} {agent.name} runs in print mode for a scenario without userInputs, which "
                           "needs `initialPrompt:`")
     values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
                        openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
@@ -253,5 +274,6 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
     env.update(extra)
     stderr = state_dir / "stderr.log"
     wrapped = ["bash", "-c", 'exec 2> >(tee -a "$0" >&2); exec "$@"', str(stderr), *argv]
+    logs = f"{glob.escape(str(values.home))}/{agent.session_logs}" if agent.session_logs else None
     return Launch(wrapped if shutil.which("bash") else argv, env, type_prompt=prompt if tui and prompt else None,
-                  stderr_file=stderr)
+                  stderr_file=stderr, session_logs=logs)

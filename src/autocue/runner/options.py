@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,12 +11,22 @@ if TYPE_CHECKING:
     from autocue.runner.extras import TerminalProfile
 
 
+def ci_from_env() -> bool:
+    """Whether the ``CI`` variable says this is a CI run: set and not empty, ``0``, ``false``, ``no`` or ``off``."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
 @dataclass(slots=True)
 class RunOptions:
     agent: str | None = None
-    """A launch profile (``mock``, ``autocue``, ``claude``, ``codex``, ...) for every scenario."""
+    """A launch profile (``mock``, ``autocue``, ``claude``, ``codex``, ...) for every scenario, over the
+    scenario's own program (``autocue run --agent``)."""
     cmd: str | None = None
-    """A command line for every scenario (placeholders: see ``autocue.runner.launch``)."""
+    """A command line for every scenario, over its own program (placeholders: see ``autocue.runner.launch``)."""
+    default_agent: str | None = None
+    """A launch profile for the scenarios that name no program (pytest's ``--autocue-agent``)."""
+    default_cmd: str | None = None
+    """A command line for the scenarios that name no program (pytest's ``--autocue-cmd``)."""
     terminal: TerminalProfile | None = None
     speed: float = 0.0
     """Wall seconds per logical second (0: as fast as synchronisation allows)."""
@@ -26,6 +37,9 @@ class RunOptions:
     0.002 for ``mock``, whose progress file says when a reply and what it prints before it waits are out;
     0.08 otherwise)."""
     update_goldens: bool = False
+    ci: bool = field(default_factory=ci_from_env)
+    """CI mode: a screenshot with no golden fails (``golden``) instead of writing one (default: the ``CI``
+    variable, ``ci_from_env``)."""
     out: Path = Path("autocue-runs")
     keep: bool = False
     """Keep every workspace (failed runs keep theirs anyway)."""
@@ -37,3 +51,11 @@ class RunOptions:
     ``gemini``), instead of the scenario's ``server.llmApiStyle``."""
     agents_files: tuple[str, ...] = ()
     """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""
+    flags: dict[str, str] = field(default_factory=dict)
+    """How the caller spells the option of a field in messages, by field name (pytest:
+    ``{"update_goldens": "--autocue-update-goldens", ...}``); see ``flag``."""
+
+    def flag(self, name: str) -> str:
+        """The option that sets field ``name``, as the user writes it: ``flags[name]``, else
+        ``autocue run``'s (``update_goldens`` → ``--update-goldens``)."""
+        return self.flags.get(name) or "--" + name.replace("_", "-")

@@ -1,10 +1,11 @@
 """What a run reports: per scenario, its failures, screenshots, paths; JSON and JUnit forms.
 
-``RunReport.to_json()`` is the ``--json`` object::
+``RunReport.to_json()`` is the ``--json`` object (and ``autocue run --out DIR``'s ``DIR/report.json``)::
 
-    {"passed": N, "failed": N, "scenarios": [{"name", "file", "passed", "duration_s",
-      "workspace", "out_dir", "failures": [{"kind", "message", "position"}],
-      "screenshots": {"LABEL": "PATH"}}]}
+    {"passed": N, "failed": N, "goldens": {"written": N, "compared": N, "failed": N}, "cwd": "DIR",
+     "scenarios": [{"name", "file", "passed", "duration_s", "workspace", "out_dir",
+      "failures": [{"kind", "message", "position", "diff"?}], "screenshots": {"LABEL": "PATH"},
+      "goldens": [{"label", "status", "golden", "actual"}], "transcript": ["LINE", ...]}]}
 
 ``merge_reports`` combines the JSON reports of shards; ``merge_junit`` their JUnit files.
 """
@@ -12,12 +13,17 @@
 from __future__ import annotations
 
 import json
+import os
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from autocue.errors import AutocueError
+
+if TYPE_CHECKING:
+    from autocue.runner.goldens import GoldenResult
 
 FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup"]
 FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
@@ -32,7 +38,10 @@ class Failure:
     """Long text (a golden diff, a screen): shown by pytest and JUnit, not in the one-line message."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, "position": self.position}
+        out = {"kind": self.kind, "message": self.message, "position": self.position}
+        if self.kind == "golden" and self.detail:
+            out["diff"] = self.detail  # the unified diff of golden and screen
+        return out
 
     def line(self) -> str:
         return f"{self.position}: {self.kind}: {self.message}" if self.position else f"{self.kind}: {self.message}"
@@ -51,6 +60,8 @@ class ScenarioResult:
     out_dir: str | None = None
     failures: list[Failure] = field(default_factory=list)
     screenshots: dict[str, str] = field(default_factory=dict)
+    goldens: list[GoldenResult] = field(default_factory=list)
+    """Each screenshot's golden: its file, what happened to it, the ``.actual`` screen (``autocue.runner.goldens``)."""
     exit_code: int | None = None
     last_screen: str = ""
     transcript: list[str] = field(default_factory=list)
@@ -71,6 +82,7 @@ class ScenarioResult:
         return {"name": self.name, "file": self.file, "passed": self.passed, "duration_s": round(self.duration_s, 3),
                 "workspace": self.workspace, "out_dir": self.out_dir,
                 "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
+                "goldens": [g.to_json() for g in self.goldens], "transcript": list(self.transcript),
                 **({"side_requests": self.side_requests} if self.side_requests else {}),
                 **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {})}
 
@@ -78,6 +90,8 @@ class ScenarioResult:
 @dataclass(slots=True)
 class RunReport:
     scenarios: list[ScenarioResult] = field(default_factory=list)
+    cwd: str = field(default_factory=os.getcwd)
+    """Where the run started: the scenarios' relative ``file`` paths are read from there."""
 
     @property
     def passed(self) -> int:
@@ -91,8 +105,18 @@ class RunReport:
     def ok(self) -> bool:
         return self.failed == 0
 
+    def golden_counts(self) -> dict[str, int]:
+        """Screenshots whose golden was written (new or updated), compared (matched or differed) and failed
+        (differed, or missing in CI mode)."""
+        return golden_counts(g.status for s in self.scenarios for g in s.goldens)
+
+    def summary(self) -> str:
+        """The last line of ``autocue run``: ``N passed, N failed; goldens: N written, N compared, N failed``."""
+        return f"{self.passed} passed, {self.failed} failed; {goldens_line(self.golden_counts())}"
+
     def to_json(self) -> dict[str, Any]:
-        return {"passed": self.passed, "failed": self.failed, "scenarios": [s.to_json() for s in self.scenarios]}
+        return {"passed": self.passed, "failed": self.failed, "goldens": self.golden_counts(), "cwd": self.cwd,
+                "scenarios": [s.to_json() for s in self.scenarios]}
 
     def write_junit(self, path: Path) -> None:
         suite = ET.Element("testsuite", name="autocue", tests=str(len(self.scenarios)), failures=str(self.failed),
@@ -101,7 +125,7 @@ class RunReport:
             case = ET.SubElement(suite, "testcase", classname=s.file, name=s.name, time=f"{s.duration_s:.3f}")
             for f in s.failures:
                 el = ET.SubElement(case, "failure", type=f.kind, message=f.line())
-                el.text = f.detail or f.line()
+                el.text = f"{f.line()}\n\n{f.detail}" if f.detail else f.line()
             if s.workspace or s.out_dir:
                 out = ET.SubElement(case, "system-out")
                 out.text = "\n".join(x for x in (f"workspace: {s.workspace}" if s.workspace else "",
@@ -127,10 +151,32 @@ def _load(path: Path) -> dict[str, Any]:
     return data
 
 
+def golden_counts(statuses: Iterable[object]) -> dict[str, int]:
+    """``written``, ``compared`` and ``failed`` of golden statuses (``autocue.runner.goldens``)."""
+    from autocue.runner.goldens import COMPARED, FAILED, WRITTEN
+
+    counts = {"written": 0, "compared": 0, "failed": 0}
+    for st in statuses:
+        counts["written"] += st in WRITTEN
+        counts["compared"] += st in COMPARED
+        counts["failed"] += st in FAILED
+    return counts
+
+
+def goldens_line(counts: dict[str, int]) -> str:
+    return f"goldens: {counts['written']} written, {counts['compared']} compared, {counts['failed']} failed"
+
+
 def merge_reports(paths: list[Path]) -> dict[str, Any]:
-    scenarios: list[dict[str, Any]] = [s for p in paths for s in _load(p)["scenarios"]]
+    reports = [_load(p) for p in paths]
+    scenarios: list[dict[str, Any]] = [s for r in reports for s in r["scenarios"]]
     passed = sum(1 for s in scenarios if s.get("passed"))
-    return {"passed": passed, "failed": len(scenarios) - passed, "scenarios": scenarios}
+    statuses = [g.get("status") for s in scenarios for g in s.get("goldens") or () if isinstance(g, dict)]
+    out: dict[str, Any] = {"passed": passed, "failed": len(scenarios) - passed, "goldens": golden_counts(statuses)}
+    cwds = {r.get("cwd") for r in reports}
+    if len(cwds) == 1 and isinstance(cwd := cwds.pop(), str):  # shards run from one folder
+        out["cwd"] = cwd
+    return {**out, "scenarios": scenarios}
 
 
 def merge_junit(paths: list[Path], out: Path) -> None:

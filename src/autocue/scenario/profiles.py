@@ -70,13 +70,19 @@ class ToolProfile:
 
     def map_call(self, scenario_tool: str, args: Mapping[str, Any]) -> tuple[str, Args]:
         """The agent's ``(tool_name, args)`` for a scenario call; unknown tools pass through."""
-        m = self.tools.get(scenario_tool)
+        m = self._mapping(scenario_tool)
         if m is None:
-            canon = canonical_tool_name(scenario_tool)
-            m = self.tools.get(canon)
-            if m is None:
-                return scenario_tool, dict(args)
+            return scenario_tool, dict(args)
         return m.agent_tool_name, m.map_args(args)
+
+    def agent_tool_name(self, scenario_tool: str) -> str:
+        """The agent's name of a scenario tool (``runCmd`` → ``bash`` for autocue); unknown names pass through."""
+        m = self._mapping(scenario_tool)
+        return scenario_tool if m is None else m.agent_tool_name
+
+    def _mapping(self, scenario_tool: str) -> ToolMapping | None:
+        m = self.tools.get(scenario_tool)
+        return m if m is not None else self.tools.get(canonical_tool_name(scenario_tool))
 
     def maps(self, scenario_tool: str) -> bool:
         return canonical_tool_name(scenario_tool) in self.tools

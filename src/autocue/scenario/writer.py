@@ -14,8 +14,10 @@ later request whose last message is a new user prompt (not a tool result, not th
 failed call) starts a new turn with ``userInputs``.
 
 Every string goes through the ``Redactor`` before it is written; nothing else of the request
-(headers, keys) is kept. ``dumps()`` renders the scenario as YAML that ``autocue scenario check
---strict`` accepts and ``autocue serve`` replays.
+(headers, keys) is kept, except what replay chooses a recording by (``traits``, written as
+``server.recording``): API, model, tools, and SHA-256 hashes of the system text and client key.
+``dumps()`` renders the scenario as YAML that ``autocue scenario check --strict`` accepts and
+``autocue serve`` replays.
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ class Recording:
     name: str
     redactor: Redactor
     initial_prompt: str | None = None
+    traits: dict[str, Any] | None = None
+    """What replay chooses the recording by (``autocue.mockllm.choice.recording_traits`` of the first
+    request: API, model, hashes of the system text and client key, tools); written as ``server.recording``."""
     items: list[str] = field(default_factory=list)
     """Rendered timeline items (YAML text, each ending in a newline)."""
     replies: int = 0
@@ -154,6 +159,8 @@ class Recording:
         text = f"# recorded by autocue record\nname: {flow(self.name)}\n"
         if self.initial_prompt is not None:
             text += f"initialPrompt: {flow(self.initial_prompt)}\n"
+        if self.traits is not None:
+            text += f"server: {flow({'recording': self.redactor.value(self.traits)})}\n"
         return text + "timeline:\n"
 
     def dumps(self) -> str:

@@ -63,11 +63,13 @@ EVENT_TYPES: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {
     "terminal": ("terminal output (replayed)", {"content": _STR, "stream": {"enum": ["stdout", "stderr"]}},
                  ("content",)),
     "loop.end": ("the orchestrator loop ended", {"reason": _STR, "iterations": _INT}, ("reason",)),
-    "screen": ("a terminal screenshot compared with its golden", {"label": _STR, "actual": _STR, "golden": _NSTR,
-                                                                 "passed": _BOOL}, ("label", "actual")),
+    "screen": ("a terminal screenshot compared with its golden (``status``: new, updated, match, differs, "
+               "missing; ``diff``: unified, golden to actual)",
+               {"label": _STR, "actual": _STR, "golden": _NSTR, "passed": _BOOL, "status": _NSTR, "diff": _NSTR,
+                "goldenPath": _NSTR, "actualPath": _NSTR}, ("label", "actual")),
     "cast": ("an asciicast v2 recording", {"name": _STR, "cast": _STR}, ("name", "cast")),
-    "failure": ("a failed check of a scenario run", {"kind": _STR, "message": _STR, "position": _NSTR},
-                ("kind", "message")),
+    "failure": ("a failed check of a scenario run", {"kind": _STR, "message": _STR, "position": _NSTR,
+                                                     "diff": _NSTR}, ("kind", "message")),
 }
 
 COMMON: dict[str, Any] = {

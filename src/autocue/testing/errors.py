@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from autocue.errors import AutocueError
 
 
@@ -31,3 +33,10 @@ class ToolExecutionError(HarnessError):
 
 class ExtensionLoadError(HarnessError):
     """An extension failed to load."""
+
+
+def hide_harness_frame(excinfo: Any) -> bool:
+    """``__tracebackhide__`` of the harness's own functions: pytest hides their frame when the error is a
+    ``HarnessError`` (its message names the turn and the step), and shows it for any other (a bug, an error
+    of the user's callback)."""
+    return excinfo is not None and bool(excinfo.errisinstance(HarnessError))

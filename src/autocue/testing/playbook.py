@@ -13,7 +13,7 @@ from typing import Any, TypeAlias
 from autocue.llm.types import AssistantMessage, ToolCall
 from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
 from autocue.script.provider import ScriptedProvider
-from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError
+from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError, hide_harness_frame
 
 PlayedCall: TypeAlias = tuple[int, int, Any]
 """Where a tool call was scripted: ``(step, turn, then)``, ``then`` being its ``.then()`` callback or
@@ -75,6 +75,7 @@ class Playbook:
 
     def end_turn(self, *, strict: bool) -> None:
         """Check the finished turn; raise on exhaustion (always) or leftovers (when strict)."""
+        __tracebackhide__ = hide_harness_frame  # pytest: the message, without this frame and ``self = Playbook(...)``
         st = self._current
         assert st is not None, "end_turn() without begin_turn()"
         if len(self.provider.exhausted) > st.exhausted_before:
@@ -120,7 +121,8 @@ class Playbook:
         last = f"\n  Last consumed: {describe_step(self._last[1])} at step {self._last[0]}" if self._last else ""
         return (
             f"Playbook exhausted in {self._turn_label(st)}: the agent asked the model for reply "
-            f"{st.played + 1} of this turn, but only {len(st.turn.steps)} were scripted.\n"
+            f"{st.played + 1} of this turn, but only {len(st.turn.steps)} "
+            f"{'was' if len(st.turn.steps) == 1 else 'were'} scripted.\n"
             f"  Consumed {self.consumed} action(s) in all.{last}\n\n"
             "  The agent called the model again after the turn's last scripted reply. This usually\n"
             "  means a tool call produced an unexpected result (an error, a blocked call, a retry),\n"
@@ -129,7 +131,7 @@ class Playbook:
 
     def _leftover_message(self, st: _TurnState, left: list[Step]) -> str:
         lines = [
-            f"playbook not fully consumed: {len(left)} actions remaining",
+            f"playbook not fully consumed: {len(left)} action{'s' if len(left) != 1 else ''} remaining",
             f"  In {self._turn_label(st)}: consumed {st.played} of {len(st.turn.steps)} action(s).",
             "  Remaining:",
         ]

@@ -20,7 +20,7 @@ from typing import Any
 from autocue.llm.types import AssistantMessage, Context, TextContent, ToolResultMessage
 from autocue.scenario import AssertReport, AssertSpec, Scenario, apply_profile, evaluate_assert, load_scenario
 from autocue.script.model import ScriptedResponse, Step, Turn
-from autocue.testing.errors import HarnessError
+from autocue.testing.errors import HarnessError, hide_harness_frame
 from autocue.testing.session import TestSession, create_test_session
 
 
@@ -160,6 +160,7 @@ def run_scenario(
     Returns the ``ScenarioRun`` (its ``session`` is already disposed unless ``cwd`` was given,
     in which case the files stay there to inspect).
     """
+    __tracebackhide__ = hide_harness_frame  # pytest: the test's line and the failed checks, not this frame
     scenario = path if isinstance(path, Scenario) else load_scenario(Path(path))
     script = apply_profile(scenario.compile(), profile)
     t = create_test_session(

@@ -1,8 +1,10 @@
 """``create_test_session`` and ``TestSession``: a real ``AgentSession`` whose model is a playbook.
 
 The playbook plugs in through the public provider seam (a ``ScriptedProvider``); extensions
-load for real; environment tools are mocked by replacing only their execution (hooks fire once,
-at the agent level); UI dialogs are answered by ``mock_ui``; every event is collected.
+load for real; ``tools=[...]`` adds the test's own tools (plain typed functions, or ``AgentTool``s)
+to the built-in ones (``builtin_tools=False``: only those); environment tools are mocked by
+replacing only their execution (hooks fire once, at the agent level); UI dialogs are answered
+by ``mock_ui``; every event is collected.
 
     with create_test_session(extensions=["examples/planner/planner.py"], mock_tools={"bash": "ok"}) as t:
         t.run_sync(when("Propose a plan", [call("plan_propose", {"title": "Cook"}), say("Done.")]))
@@ -21,7 +23,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autocue.agent.tool import AgentTool
+from autocue.agent.tool import AgentTool, tool_from_function
 from autocue.dicts import deep_merge
 from autocue.extensions.events import EMITTED_ONLY_BY
 from autocue.llm.types import Model
@@ -30,7 +32,13 @@ from autocue.script.provider import ScriptedProvider, scripted_model
 from autocue.session.agent_session import AgentSession
 from autocue.session.settings import Settings
 from autocue.testing.dsl import TurnSpec
-from autocue.testing.errors import ExtensionLoadError, HarnessError, ToolExecutionError, UnknownToolError
+from autocue.testing.errors import (
+    ExtensionLoadError,
+    HarnessError,
+    ToolExecutionError,
+    UnknownToolError,
+    hide_harness_frame,
+)
 from autocue.testing.events import EventCollector, TestEvents
 from autocue.testing.mock_tools import MockHandler, build_mock_tools
 from autocue.testing.mock_ui import MockUI, RecordingNoUI
@@ -74,6 +82,8 @@ class TestSession:
         *,
         extensions: Sequence[str | os.PathLike[str]] | None = None,
         extension_factories: Sequence[Callable[[Any], Any]] | None = None,
+        tools: Sequence[Callable[..., Any] | AgentTool] = (),
+        builtin_tools: bool = True,
         mock_tools: Mapping[str, MockHandler] | None = None,
         mock_ui: Mapping[str, Any] | None = None,
         has_ui: bool = True,
@@ -89,8 +99,13 @@ class TestSession:
         model: Model | None = None,
         record_mode: str | None = None,
         ttsr_rules: Sequence[Any] = (),
+        unknown_tool_advice: Callable[[str], str] | None = None,
     ) -> None:
         self.auto_assert = auto_assert
+        self._own_tools = _own_tools(tools)
+        self._builtin_tools = builtin_tools
+        self._unknown_tool_advice = unknown_tool_advice or _python_advice
+        """What an ``UnknownToolError`` tells the user to do, given the tool's name (the CLI names its flags)."""
         self.recorder: RecordReplayProvider | None = None
         """With ``record=``: the recording's provider (replays it, or records ``provider``'s replies)."""
         if record is not None:
@@ -132,8 +147,10 @@ class TestSession:
         self.events = TestEvents()
         mocks = dict(mock_tools or {})
         self._mock_names = frozenset(mocks)
-        # all seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four
-        real = dict(create_builtin_tools(str(self.cwd), BUILTIN_TOOL_NAMES))
+        # all seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four, then the
+        # test's own tools (one of a built-in's name replaces it); a mock keeps the schema of the tool it replaces
+        real = dict(create_builtin_tools(str(self.cwd), BUILTIN_TOOL_NAMES)) if self._builtin_tools else {}
+        real.update(self._own_tools)
         mock_objs = build_mock_tools(mocks, real)
         base = {**real, **mock_objs}
         self._mock_tools: list[AgentTool | None] = list(mock_objs.values())
@@ -232,6 +249,7 @@ class TestSession:
     # ------------------------------------------------------------------ running
     async def run(self, *turns: TurnSpec | Turn) -> None:
         """Play ``when()`` turns: send each prompt and feed its actions as the model's replies."""
+        __tracebackhide__ = hide_harness_frame  # pytest shows the test's line and the message, not this frame
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
         await self._bind()
@@ -250,6 +268,7 @@ class TestSession:
             self._check_turn(failures_before, unknown_before)
 
     def _check_turn(self, failures_before: int, unknown_before: int) -> None:
+        __tracebackhide__ = hide_harness_frame
         # A subagent's own problem comes first; the task tool's failure it caused is not repeated.
         problems: list[HarnessError] = self.subagents.end_turn(
             strict=self.auto_assert, propagate_errors=self.propagate_errors
@@ -262,8 +281,8 @@ class TestSession:
             known = ", ".join(sorted(self._known_tools())) or "none"
             problems.append(UnknownToolError(
                 f'The model called tool "{name}" at playbook step {step} (turn {turn}), but no tool of that name '
-                f"is registered by an extension, built in, or mocked.\n  Known tools: {known}\n"
-                f'  Add it to mock_tools (mock_tools={{"{name}": "..."}}) or load the extension that registers it.'
+                f"is built in, given, mocked, or registered by an extension.\n  Known tools: {known}\n"
+                f"  {self._unknown_tool_advice(name)}"
             ))
         try:
             self.playbook.end_turn(strict=self.auto_assert)
@@ -274,12 +293,16 @@ class TestSession:
         first = problems[0]
         if len(problems) > 1:
             extra = "\n\n".join(f"Also: {p}" for p in problems[1:])
-            raise type(first)(f"{first}\n\n{extra}") from first
+            raise type(first)(f"{first}\n\n{extra}") from None  # one message, not first's again
         raise first
 
     def run_sync(self, *turns: TurnSpec | Turn) -> None:
         """``run`` for plain (sync) tests. Inside a running event loop use ``await t.run(...)``."""
-        self._loop_for_sync("run_sync").run_until_complete(self.run(*turns))
+        __tracebackhide__ = hide_harness_frame
+        try:
+            self._loop_for_sync("run_sync").run_until_complete(self.run(*turns))
+        except HarnessError as e:  # its message says it all: no asyncio or harness frames under the test's line
+            raise e.with_traceback(None) from e.__cause__
 
     def _loop_for_sync(self, what: str) -> asyncio.AbstractEventLoop:
         try:
@@ -369,6 +392,39 @@ class TestSession:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.dispose_async()
+
+
+def _own_tools(tools: Sequence[Callable[..., Any] | AgentTool]) -> dict[str, AgentTool]:
+    """``tools=[...]`` by name: an ``AgentTool`` as it is, a function as ``tool_from_function`` makes it (its
+    typed parameters are the schema, its docstring the description), as pydantic-ai's ``Agent(tools=...)``."""
+    if isinstance(tools, (str, bytes, AgentTool)) or callable(tools):
+        raise HarnessError(f"tools= takes a list of functions and AgentTools, got {tools!r}: "
+                           f"write tools=[{_label(tools)}]")
+    out: dict[str, AgentTool] = {}
+    for i, t in enumerate(tools):
+        if isinstance(t, AgentTool):
+            tool = t
+        elif callable(t):
+            try:
+                tool = tool_from_function(t)
+            except (TypeError, NameError, ValueError) as e:
+                raise HarnessError(f"tools[{i}] ({_label(t)}): {e}") from None
+        else:
+            raise HarnessError(f"tools[{i}] is {t!r}: give a function (typed parameters, a docstring) or an AgentTool")
+        if tool.name in out:
+            raise HarnessError(f"tools[{i}]: two tools are named {tool.name!r}; give one of them another name "
+                               f"(tool_from_function(fn, name=...))")
+        out[tool.name] = tool
+    return out
+
+
+def _label(obj: Any) -> str:
+    return str(getattr(obj, "__name__", None) or getattr(obj, "name", None) or repr(obj))
+
+
+def _python_advice(name: str) -> str:
+    return (f'Give it in tools=[{name}] (a typed function), mock it (mock_tools={{"{name}": "..."}}), '
+            "or load the extension that registers it.")
 
 
 def _async_twin(name: str) -> str:

@@ -160,7 +160,8 @@ class SubagentScripts:
 def _process_problems(name: str, play: _Play, strict: bool) -> list[HarnessError]:
     if play.exhausted is not None:
         return [PlaybookExhaustedError(
-            f"{name} (a child process) asked for reply {play.played + 1}, but only {play.sent} were scripted.\n"
+            f"{name} (a child process) asked for reply {play.played + 1}, but only {play.sent} "
+            f"{'was' if play.sent == 1 else 'were'} scripted.\n"
             f"  {play.exhausted.splitlines()[0]}"
         )]
     if strict and play.played < (play.sent or 0):

@@ -10,12 +10,20 @@ from typing import Any
 
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage
 
-_MAX = 200
+_MAX = 2000
+"""Characters of one text (a reply, a tool result, ...) shown before ``... (+N chars)``."""
 
 
 def _clip(text: str, limit: int = _MAX) -> str:
-    text = text.replace("\n", "\\n")
+    """``text`` as written (real newlines: ``render_transcript`` indents its later lines), cut past ``limit``."""
     return text if len(text) <= limit else text[:limit] + f"... (+{len(text) - limit} chars)"
+
+
+def _indented(entry: str) -> list[str]:
+    """An entry's lines: the ones after the first go 4 columns right of it, under their label."""
+    first, *rest = entry.split("\n")
+    pad = " " * (len(first) - len(first.lstrip(" ")) + 4)
+    return [first, *(pad + line if line else "" for line in rest)]
 
 
 def _json(value: Any) -> str:
@@ -61,12 +69,12 @@ def render_transcript(events: list[Any]) -> str:
             else:
                 lines.append(f"    ✓ {ev.tool_name} → {_clip(text)}")
         elif t == "ui_call":
-            lines.append(f"    ui.{ev.method}({_clip(_json(ev.args), 120)}) → {_clip(repr(ev.return_value), 80)}")
+            lines.append(f"    ui.{ev.method}({_clip(_json(ev.args))}) → {_clip(repr(ev.return_value))}")
         elif t == "harness_warning":
             lines.append(f"  ! {ev.message}")
         elif t in ("auto_retry_start", "auto_compaction_start", "extension_error"):
-            lines.append(f"  · {t}: {_clip(_json(getattr(ev, 'to_json', lambda: {})()), 160)}")
-    return "\n".join(lines)
+            lines.append(f"  · {t}: {_clip(_json(getattr(ev, 'to_json', lambda: {})()))}")
+    return "\n".join(x for entry in lines for x in _indented(entry))
 
 
 __all__ = ["render_transcript"]

@@ -5,9 +5,10 @@
   results and diffs, usage and cost;
 - ``loop_doc(path)``: an orchestrator loop recording (``autocue.loop.read_session``):
   iterations, hats, bus events, terminal output;
-- ``run_dir_doc(path)``: a scenario run directory of ``autocue run``: ``report.json`` and, per
-  scenario, ``screenshots/<label>.actual`` / ``.golden`` and ``*.cast`` in its ``out_dir``
-  (relative paths are read from the run directory; default ``<run dir>/<scenario name>``);
+- ``run_dir_doc(path)``: the ``--out`` folder of ``autocue run``: its ``report.json`` and, per
+  scenario, its timeline and transcript, each screenshot's golden (next to the scenario) and
+  ``.actual`` screen (in its ``out_dir``), and the ``*.cast`` recordings in its ``out_dir``
+  (relative paths are read from where the run started, the report's ``cwd``, then the run directory);
 - ``live_doc(url)``: a session of ``autocue simulate``: the page follows its event stream.
 
 ``load_doc(path_or_url)`` picks the reader. Bad input raises ``ViewSourceError`` naming the
@@ -17,6 +18,7 @@ file (and line) and what to do.
 from __future__ import annotations
 
 import base64
+import difflib
 import gc
 import json
 from collections.abc import Callable
@@ -340,16 +342,21 @@ def _read_text(p: Path, limit: int = 2_000_000) -> str:
 
 
 def run_dir_doc(path: Path) -> ViewDoc:
+    """The ``ViewDoc`` of an ``autocue run --out`` folder: its ``report.json`` (see ``autocue.runner.report``)."""
     report_path = path / "report.json"
     try:
         report = orjson.loads(report_path.read_bytes())
     except FileNotFoundError:
-        raise ViewSourceError(f"{path}: not a run directory of `autocue run` (no report.json in it)") from None
+        raise ViewSourceError(f"{path}: not a run directory of `autocue run` (no report.json in it): give the "
+                              "--out folder of a run (default ./autocue-runs)") from None
     except orjson.JSONDecodeError as e:
         raise ViewSourceError(f"{report_path}: not JSON ({e}); re-run `autocue run` to write it again") from None
     scenarios = report.get("scenarios") if isinstance(report, dict) else None
     if not isinstance(scenarios, list):
         raise ViewSourceError(f"{report_path}: expected {{\"scenarios\": [...]}} (the report of `autocue run`)")
+    cwd = report.get("cwd")
+    bases = [Path(cwd), path] if isinstance(cwd, str) and cwd else [path]  # for relative paths: where the run
+    # started, then the run directory
     ev = _Events()
     warnings: list[str] = []
     offset = 0.0
@@ -359,40 +366,49 @@ def run_dir_doc(path: Path) -> ViewDoc:
         name = str(sc.get("name", f"scenario {n + 1}"))
         passed = bool(sc.get("passed"))
         ev.add(offset, "session.start", kind="run", title=name, scenario=name, source=str(sc.get("file", "")))
-        # the scenario's timeline, as the simulation plays it
         file = sc.get("file")
-        if isinstance(file, str) and file:
-            fp = path / file  # an absolute file stays as it is
-            if fp.is_file():
-                from autocue.scenario import ScenarioError, load_scenarios
-                from autocue.simulate.timeline import scenario_events
+        fp = _resolve(file, bases) if isinstance(file, str) and file else None
+        if fp is not None and fp.is_file():  # the scenario's timeline, as the simulation plays it
+            from autocue.scenario import ScenarioError, load_scenarios
+            from autocue.simulate.timeline import scenario_events
 
-                try:
-                    found = [s for s in load_scenarios(fp) if s.name == name] or load_scenarios(fp)[:1]
-                    for se in scenario_events(found[0])[1:-1] if found else ():
-                        fields = {k: v for k, v in se.items() if k not in ("v", "id", "t", "type", "scenario")}
-                        ev.add(offset + se["t"], se["type"], **fields, scenario=name)
-                except ScenarioError as err:
-                    warnings.append(f"{name}: timeline not shown: {err}")
-        raw_out = sc.get("out_dir")
-        out = path / (raw_out if isinstance(raw_out, str) and raw_out else name)  # an absolute out_dir stays
-        shots = out / "screenshots"
+            try:
+                found = [s for s in load_scenarios(fp) if s.name == name] or load_scenarios(fp)[:1]
+                for se in scenario_events(found[0])[1:-1] if found else ():
+                    fields = {k: v for k, v in se.items() if k not in ("v", "id", "t", "type", "scenario")}
+                    ev.add(offset + se["t"], se["type"], **fields, scenario=name)
+            except ScenarioError as err:
+                warnings.append(f"{name}: timeline not shown: {err}")
+        elif isinstance(file, str) and file:
+            warnings.append(f"{name}: timeline not shown: no scenario file {file} (looked in "
+                            f"{', '.join(str(b) for b in bases)})")
         end_t = ev.out[-1]["t"]
-        if shots.is_dir():
-            for actual in sorted(shots.glob("*.actual")):
-                golden = actual.with_suffix(".golden")
-                a = _read_text(actual)
-                g = _read_text(golden) if golden.is_file() else None
-                ok = g is None or g == a
-                ev.add(end_t, "screen", label=actual.stem, actual=a, golden=g, passed=ok, scenario=name,
-                       error=None if ok else True)
+        for line in sc.get("transcript") or ():  # what the runner did, event by event
+            ev.add(end_t, "info", kind="ran", text=str(line), scenario=name)
+        raw_out = sc.get("out_dir")
+        out = _resolve(raw_out, [path]) if isinstance(raw_out, str) and raw_out else path / name
+        for label, status, golden, actual in _screens(sc, bases):
+            a = _read_text(actual) if actual is not None and actual.is_file() else None
+            g = _read_text(golden) if golden is not None and golden.is_file() else None
+            if a is None and g is None:
+                warnings.append(f"{name}: screenshot {label!r}: neither {golden} nor {actual} can be read")
+                continue
+            ok = a is None or a == g
+            golden_path = _shown(golden, bases[0]) if golden is not None else None
+            actual_path = _shown(actual, bases[0]) if a is not None and actual is not None else None
+            diff = None if ok else "".join(difflib.unified_diff(
+                (g or "").splitlines(keepends=True), (a or "").splitlines(keepends=True),
+                fromfile=golden_path if g is not None and golden_path else "/dev/null", tofile=actual_path or ""))
+            ev.add(end_t, "screen", label=label, status=status, actual=a if a is not None else g, golden=g,
+                   passed=ok, diff=diff, goldenPath=golden_path, actualPath=actual_path, scenario=name,
+                   error=None if ok else True)
         for cast in sorted(out.glob("*.cast")) if out.is_dir() else ():
             ev.add(end_t, "cast", name=cast.name, cast=_read_text(cast, 20_000_000), scenario=name)
         for f in sc.get("failures") or ():
             if isinstance(f, dict):
                 ev.add(end_t, "failure", kind=str(f.get("kind", "failure")), message=str(f.get("message", "")),
-                       position=f.get("position") if isinstance(f.get("position"), str) else None, scenario=name,
-                       error=True)
+                       position=f.get("position") if isinstance(f.get("position"), str) else None,
+                       diff=f.get("diff") if isinstance(f.get("diff"), str) else None, scenario=name, error=True)
         dur = sc.get("duration_s")
         took = f" in {dur:.2f} s" if isinstance(dur, (int, float)) else ""
         ev.add(end_t, "marker", kind="result", label=("passed" if passed else "FAILED") + took, scenario=name,
@@ -402,7 +418,49 @@ def run_dir_doc(path: Path) -> ViewDoc:
         ev.add(ev.out[-1]["t"], "session.end", status="ended")
     summary: dict[str, Any] = {"scenarios": len(scenarios), "passed": report.get("passed"),
                                "failed": report.get("failed")}
+    counts = report.get("goldens")
+    if isinstance(counts, dict):
+        summary["goldens"] = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("written", "compared", "failed"))
     return ViewDoc("run", path.name, ev.out, summary, warnings)
+
+
+def _resolve(p: str, bases: list[Path]) -> Path:
+    """``p`` as it is when absolute, else under the first of ``bases`` where it exists (else the first)."""
+    path = Path(p)
+    if path.is_absolute():
+        return path
+    return next((b / path for b in bases if (b / path).exists()), bases[0] / path)
+
+
+def _shown(p: Path, base: Path) -> str:
+    """``p`` for the page: relative to where the run started when it is inside it."""
+    try:
+        return str(p.relative_to(base)) if p.is_absolute() and base.is_absolute() else str(p)
+    except ValueError:
+        return str(p)
+
+
+def _screens(sc: dict[str, Any], bases: list[Path]) -> list[tuple[str, str | None, Path | None, Path | None]]:
+    """``(label, status, golden, actual)`` of each screenshot of a report's scenario: its ``goldens`` entries, or
+    (a report of an older autocue) its ``screenshots`` paths, an ``.actual`` one beside its golden."""
+    goldens = sc.get("goldens")
+    if isinstance(goldens, list):
+        out: list[tuple[str, str | None, Path | None, Path | None]] = []
+        for g in goldens:
+            if isinstance(g, dict):
+                golden, actual, status = g.get("golden"), g.get("actual"), g.get("status")
+                out.append((str(g.get("label", "")), status if isinstance(status, str) else None,
+                            _resolve(golden, bases) if isinstance(golden, str) else None,
+                            _resolve(actual, bases) if isinstance(actual, str) else None))
+        return out
+    shots = sc.get("screenshots")
+    old: list[tuple[str, str | None, Path | None, Path | None]] = []
+    for label, raw in shots.items() if isinstance(shots, dict) else ():
+        if isinstance(raw, str):
+            p = _resolve(raw, bases)
+            old.append((str(label), None, p.with_suffix(".golden"), p) if p.suffix == ".actual"
+                       else (str(label), None, p, None))
+    return old
 
 
 # ---------------------------------------------------------------------------- live streams

@@ -61,6 +61,10 @@ class AgentProfile:
     typing burst as part of a paste; Gemini CLI reads text + CR in one read as two lines)."""
     settle: float = 0.3
     """Seconds of quiet screen the executor waits for (TUIs repaint spinners and cursors)."""
+    session_logs: str = ""
+    """Glob (relative to ``{home}``, ``**`` allowed) of the CLI's session logs: after a run the tool calls it
+    logged as failed are reported (``autocue.runner.diagnose.tool_failures``; the formats read: Codex's rollout
+    JSONL, Claude Code's transcript JSONL)."""
     notes: str = ""
     source: str = "built-in"
 

@@ -28,6 +28,7 @@ PROFILE = AgentProfile(
          "DISABLE_ERROR_REPORTING": "1"},
     files={".claude.json": _CONFIG},
     dirs=(".claude",),
+    session_logs=".claude/projects/*/*.jsonl",
     tool_profile="claude-code",
     package="@anthropic-ai/claude-code",
     version="2.1.197",

@@ -5,6 +5,15 @@
 provider); analytics and the update check are off; the workspace is trusted; ``exec`` runs with
 ``--sandbox workspace-write`` (its default sandbox is read-only: a refused write still exits 0)
 and the TUI with ``--ask-for-approval never``.
+
+``TMPDIR`` is ``{home}/tmp``: Codex creates its helper links (``codex-linux-sandbox``,
+``apply_patch``) under ``CODEX_HOME/tmp`` and puts them on ``PATH``, but refuses to when
+``CODEX_HOME`` is inside the temp dir (``std::env::temp_dir()``, i.e. ``$TMPDIR`` or ``/tmp``),
+where every run's home is. Without them a system bubblewrap older than 0.9.0 (no ``--argv0``:
+Debian 12, Ubuntu 22.04), which Codex prefers to its bundled one, cannot start the sandbox
+(``bwrap: execvp codex-linux-sandbox: No such file or directory``) and every tool call fails
+while Codex exits 0. Its rollout logs (``sessions/**/rollout-*.jsonl``) are read for the tool
+calls it reports failed (``autocue.runner.diagnose``).
 """
 
 from autocue.runner.agents.base import AgentProfile
@@ -21,8 +30,9 @@ PROFILE = AgentProfile(
     print_args=("exec", "--skip-git-repo-check", *_CONFIG, "{prompt}"),
     tui_args=(*_CONFIG, "--ask-for-approval", "never"),
     apis={"openai-responses": {}},
-    env={"CODEX_HOME": "{home}/.codex", "MOCK_API_KEY": "{api_key}"},
-    dirs=(".codex",),
+    env={"CODEX_HOME": "{home}/.codex", "MOCK_API_KEY": "{api_key}", "TMPDIR": "{home}/tmp"},
+    dirs=(".codex", "tmp"),
+    session_logs=".codex/sessions/**/rollout-*.jsonl",
     tool_profile="codex",
     package="@openai/codex",
     version="0.169.0",

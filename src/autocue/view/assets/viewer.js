@@ -148,10 +148,20 @@
     }).join('');
   }
   function screensHtml(e) {
+    // golden and actual side by side (differing lines marked), then the unified diff
     const a = (e.actual || '').split('\n'), g = e.golden == null ? null : e.golden.split('\n');
     const mark = (ls, other) => ls.map((l, i) => other && other[i] !== l ? '<span class="bad">' + esc(l || ' ') + '</span>' : esc(l)).join('\n');
-    return '<div class="screens"><div><h4>actual</h4><pre class="term">' + mark(a, g) + '</pre></div>' +
-      (g ? '<div><h4>golden</h4><pre class="term">' + mark(g, a) + '</pre></div>' : '<div><h4>golden</h4><p class="meta">no golden yet: this screen becomes it</p></div>') + '</div>';
+    const path = (p) => p ? '<div class="path">' + esc(p) + '</div>' : '';
+    const none = e.status === 'missing' ? 'no golden: it was never committed (in CI mode that fails)' : 'no golden yet: this screen becomes it';
+    return '<div class="screens"><div class="golden"><h4>golden</h4>' +
+      (g ? '<pre class="term">' + mark(g, a) + '</pre>' : '<p class="meta">' + none + '</p>') + path(e.goldenPath) + '</div>' +
+      '<div class="actual"><h4>actual</h4><pre class="term">' + mark(a, g) + '</pre>' + path(e.actualPath) + '</div></div>' +
+      (e.diff ? '<div class="meta">diff</div><pre class="diff">' + diffHtml(e.diff) + '</pre>' : '');
+  }
+  function screenPill(e) {
+    const text = e.status === 'missing' ? 'no golden' : e.status === 'new' ? 'new golden written' : e.status === 'updated' ? 'golden updated' :
+      e.golden == null ? 'new' : e.passed ? 'matches golden' : 'differs from golden';
+    return '<span class="pill' + (e.passed ? '' : ' bad') + '">' + text + '</span>';
   }
   function toolBody(r) {
     const e = r.ev; let h = '<div class="meta">arguments</div><pre>' + esc(json(e.args)) + '</pre>';
@@ -176,7 +186,7 @@
   function toolEnd(r) { for (let j = r.kids.length - 1; j >= 0; j--) if (r.kids[j].type === 'tool.end') return r.kids[j]; return null; }
   function collapsible(r) {
     const e = r.ev, t = e.type;
-    return t === 'tool.start' || t === 'screen' || t === 'cast' || t === 'compaction' || t === 'summary' ||
+    return t === 'tool.start' || t === 'screen' || t === 'cast' || t === 'compaction' || t === 'summary' || (t === 'failure' && !!e.diff) ||
       ((t === 'info' || t === 'terminal' || t === 'bus') && ((e.text || e.content || e.payload || '').length > 240));
   }
   function content(r) {
@@ -204,9 +214,9 @@
     else if (t === 'bus') { head = '<b>' + esc(e.topic) + '</b>' + (e.source ? ' from ' + esc(e.source) : '') + (e.target ? ' → ' + esc(e.target) : '') + ' <span class="args">' + esc(short(e.payload, 200)) + '</span>'; body = '<pre>' + esc(e.payload) + '</pre>'; }
     else if (t === 'terminal') { const s = plain(e.content); head = '<span class="args">' + esc(short(s, 240)) + '</span>'; body = '<pre class="' + (e.stream || '') + '">' + esc(s) + '</pre>'; }
     else if (t === 'loop.end') head = 'loop ended: <b>' + esc(e.reason) + '</b>' + (e.iterations != null ? ' after ' + esc(e.iterations) + ' iterations' : '');
-    else if (t === 'screen') { head = 'screenshot <b>' + esc(e.label) + '</b><span class="pill' + (e.passed ? '' : ' bad') + '">' + (e.golden == null ? 'new' : e.passed ? 'matches golden' : 'differs from golden') + '</span>'; body = screensHtml(e); }
+    else if (t === 'screen') { head = 'screenshot <b>' + esc(e.label) + '</b>' + screenPill(e); body = screensHtml(e); }
     else if (t === 'cast') { head = 'terminal recording <b>' + esc(e.name) + '</b> <span class="meta">(asciicast)</span>'; body = '<div class="castslot"></div>'; }
-    else if (t === 'failure') head = '<b>' + esc(e.kind) + '</b>: ' + esc(e.message) + (e.position ? ' <span class="meta">' + esc(e.position) + '</span>' : '');
+    else if (t === 'failure') { head = '<b>' + esc(e.kind) + '</b>: ' + esc(e.message) + (e.position ? ' <span class="meta">' + esc(e.position) + '</span>' : ''); if (e.diff) body = '<pre class="diff">' + diffHtml(e.diff) + '</pre>'; }
     else if (t === 'user.edit') head = 'applies <b>' + esc(e.patch) + '</b>';
     else if (t === 'user.command') head = '<span class="args">$ ' + esc(e.cmd) + '</span>';
     else if (t === 'info' || t === 'user' || t === 'thinking') {

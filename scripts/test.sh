@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
 # Install everything the suite needs into .venv, then run ruff, mypy (strict on src/) and pytest.
 source "$(dirname "$0")/_venv.sh"
-# The viewer's browser tests use Debian's Chromium: install it when we may (root + apt), else they skip.
-if [ ! -x /usr/bin/chromium ] && [ "${AUTOCUE_NO_CHROMIUM:-}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "== chromium (apt, for tests/view)"
-  { apt-get install -y -qq chromium || { apt-get update -qq && apt-get install -y -qq chromium; }; } >/dev/null 2>&1 \
-    || echo "   could not install chromium: the browser tests will be skipped"
-fi
+# The viewer's browser tests use Debian's Chromium: installed with apt when we may (root), else they skip.
+source "$ROOT/scripts/_chromium.sh"
+ensure_chromium
 echo "== ruff"; ruff check --no-cache src tests benchmarks examples
 echo "== mypy"; mypy
 echo "== pytest"

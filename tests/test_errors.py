@@ -75,3 +75,14 @@ def test_the_docs_list_the_tree_the_code_defines() -> None:
     block = re.search(r"<!-- exception tree:.*?-->\n```text\n(.*?)```", text, re.S)
     assert block is not None, "docs/architecture.md lost its exception tree block"
     assert block.group(1).splitlines() == exception_tree(), "\n".join(exception_tree())
+
+
+def test_nearest_is_the_one_did_you_mean_within_edit_distance_2() -> None:
+    from autocue.errors import edit_distance, nearest
+
+    assert [edit_distance(a, b) for a, b in [("veiw", "view"), ("kitten", "sitting"), ("", "ab"), ("run", "run")]] == [
+        1, 3, 2, 0]
+    profiles = ["mock", "aider", "autocue", "claude", "codex", "gemini", "opencode", "pi"]
+    assert [nearest(w, profiles) for w in ("claud", "Claude-", "codx", "gemni", "opncode", "pie")] == [
+        "claude", "claude", "codex", "gemini", "opencode", "pi"]
+    assert [nearest(w, profiles) for w in ("frobnicate", "bash", "p", "xy")] == [None, None, None, None]

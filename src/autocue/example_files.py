@@ -11,7 +11,7 @@ never overwriting one that exists: ``autocue demo`` plays the copies in a temp d
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
@@ -65,15 +65,17 @@ def example_files() -> list[str]:
     return ["/".join(parts) for parts, _ in _walk(examples_root())]
 
 
-def copy_examples(dest: str | Path) -> list[Path]:
-    """Copy the examples into ``dest`` (created if missing); returns the files written.
+def copy_examples(dest: str | Path, extra: Mapping[str, str] | None = None) -> list[Path]:
+    """Copy the examples into ``dest`` (created if missing); returns the files written. ``extra``
+    adds files of its own (``/``-separated path: text), written the same way.
 
     Nothing is overwritten and nothing is deleted: when any target file exists (or is a dangling
     link), ``ExamplesConflictError`` lists them all and no file is written. Files are created with
     exclusive-create, so one appearing during the copy is not overwritten either.
     """
     root = Path(dest)
-    entries = list(_walk(examples_root()))
+    entries: list[tuple[tuple[str, ...], Traversable | str]] = list(_walk(examples_root()))
+    entries += [(tuple(path.split("/")), text) for path, text in (extra or {}).items()]
     existing: list[Path] = []
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(f"{root} is a file, not a directory")
@@ -89,7 +91,7 @@ def copy_examples(dest: str | Path) -> list[Path]:
         target = root.joinpath(*parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         with target.open("xb") as f:
-            f.write(src.read_bytes())
+            f.write(src.encode() if isinstance(src, str) else src.read_bytes())
         written.append(target)
     return written
 

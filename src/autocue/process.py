@@ -29,6 +29,9 @@ starts it, ``Child.stop`` applies the stop policy, ``Child.poll`` / ``Child.reap
 - Output arrives in chunks through ``on_stdout`` / ``on_stderr`` (``merge_stderr`` sends both
   through ``on_stdout`` in arrival order); ``input`` is written to stdin, which is closed after
   (bytes, or an async iterable of chunks written as they come: stdin stays open until it ends).
+  A callback that raises ends the run at once: the group is SIGKILLed and the error propagates.
+- The program starts with default signal handling: what autocue inherited ignored (SIGINT
+  under ``nohup`` or some CI runners) or blocked is reset in the child before ``exec``.
 
 A program that cannot be started raises ``OSError``.
 """
@@ -189,16 +192,19 @@ def spawn(
     is the file to run when it is not ``argv[0]`` looked up on ``env``'s PATH. A program that cannot
     be started raises ``OSError``."""
     environ = dict(env) if env is not None else None
+    defaults = _signal_defaults()
     if terminal is None:
         proc = subprocess.Popen(list(argv), executable=executable, cwd=cwd, env=environ, stdin=stdin,
-                                stdout=stdout, stderr=stderr, start_new_session=True)
+                                stdout=stdout, stderr=stderr, start_new_session=True,
+                                preexec_fn=functools.partial(_child_setup, *defaults, False) if any(defaults) else None)
         return Child(proc, None)
     master, slave = os.openpty()
     try:
         columns, rows = terminal
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         proc = subprocess.Popen(list(argv), executable=executable, cwd=cwd, env=environ, stdin=slave, stdout=slave,
-                                stderr=slave, start_new_session=True, preexec_fn=_take_terminal)
+                                stderr=slave, start_new_session=True,
+                                preexec_fn=functools.partial(_child_setup, *defaults, True))
     except BaseException:
         os.close(master)
         raise
@@ -207,9 +213,39 @@ def spawn(
     return Child(proc, master)
 
 
-def _take_terminal() -> None:
-    """In the child, after ``setsid``: its stdin (the pty) becomes the controlling terminal."""
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+_RESTORED = frozenset({signals.SIGKILL, signals.SIGSTOP, signals.SIGPIPE, signals.SIGXFSZ})
+"""Signals a child needs no reset of: SIGKILL and SIGSTOP cannot be caught or ignored, and
+``subprocess`` itself restores SIGPIPE and SIGXFSZ (``restore_signals``)."""
+
+
+def _signal_defaults() -> tuple[list[signals.Signals], bool]:
+    """What the child must reset so that it starts with default signal handling whatever this
+    process inherited (``nohup``, a shell or CI runner that ignores SIGINT, a thread that blocks
+    signals): the signals ignored here (an ignored signal stays ignored across ``exec``; a
+    handled one is reset by it), and whether this thread's signal mask blocks any (the mask is
+    inherited too). Nothing to reset (the common case) keeps ``subprocess``'s fast path."""
+    ignored = [s for s in signals.valid_signals() if s not in _RESTORED and _ignored(s)]
+    return ignored, bool(signals.pthread_sigmask(signals.SIG_BLOCK, ()))
+
+
+def _ignored(sig: int) -> bool:
+    with contextlib.suppress(ValueError, OSError):
+        return signals.getsignal(sig) == signals.SIG_IGN
+    return False
+
+
+def _child_setup(ignored: list[signals.Signals], masked: bool, take_terminal: bool) -> None:
+    """In the child, after ``setsid``, before ``exec``: the signals ignored in autocue get their
+    default action and the signal mask is cleared (so a Ctrl-C a scenario types interrupts the
+    program even when autocue runs under ``nohup``); with ``take_terminal`` its stdin (the pty)
+    becomes the controlling terminal."""
+    for sig in ignored:
+        with contextlib.suppress(ValueError, OSError):
+            signals.signal(sig, signals.SIG_DFL)
+    if masked:
+        signals.pthread_sigmask(signals.SIG_SETMASK, ())
+    if take_terminal:
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 class _Sink(asyncio.Protocol):
@@ -282,17 +318,25 @@ class _Run:
         self.tasks.append(asyncio.ensure_future(self.child.stop_async(self.kill_grace, self.exited)))
 
     async def finish(self, drain_timeout: float, end_group: bool) -> ProcessResult:
-        code = await asyncio.shield(self.exited)
+        while not self.exited.done():  # an output callback that raises ends the run at once
+            self.raise_callback_error()
+            waiting: list[asyncio.Future[Any]] = [self.exited, *(s for s in self.streams if not s.done())]
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        code = self.exited.result()
         drained = True
         if self.streams:
             _, pending = await asyncio.wait(self.streams, timeout=drain_timeout)
             drained = not pending
         if self.stopped or end_group:
             self.child.signal_group()  # nothing of a stopped run outlives it
-        for done in self.streams:
-            if done.done():
-                done.result()  # what an output callback raised
+        self.raise_callback_error()
         return ProcessResult(code, self.stopped[0] if self.stopped else None, drained)
+
+    def raise_callback_error(self) -> None:
+        """Raise what an output callback raised (``abandon`` then ends the group)."""
+        for done in self.streams:
+            if done.done() and not done.cancelled():
+                done.result()
 
     async def abandon(self, cancelled: bool) -> None:
         """The run failed or was cancelled: the group goes (after its TERM grace on a cancellation)."""

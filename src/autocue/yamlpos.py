@@ -429,6 +429,17 @@ def _where(file: str, n: YNode | _Alias) -> Pos:
     return Pos(file, *(n.mark if isinstance(n, _Alias) else _mark(n)))
 
 
+def _in_text(text: str, line: int, col: int) -> Mark:
+    """``line``:``col`` kept inside ``text``: the end of the stream (past the last line break) is
+    the end of the last line, so an error there names a line the file has."""
+    lines = text.splitlines()
+    if line <= len(lines):
+        return line, col
+    if not lines:
+        return 1, 1
+    return len(lines), len(lines[-1]) + 1
+
+
 def parse_documents(text: str, file: str) -> list[Node]:
     """Parse every YAML document in ``text``; raise ``YamlError`` on a syntax error or a limit."""
     yaml = YAML(typ="safe", pure=True)
@@ -445,7 +456,7 @@ def parse_documents(text: str, file: str) -> list[Node]:
         raise YamlError(_too_deep(), Pos(file, e.line, e.col)) from None
     except MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, col = _in_text(text, mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = " ".join(str(x) for x in (e.context, e.problem) if x)
         raise YamlError(
             f"invalid YAML: {problem or e}. Fix the syntax at this position (check indentation, quotes and brackets).",

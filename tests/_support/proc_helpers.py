@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterator
 
 
 def alive(pid: int) -> bool:
@@ -29,3 +30,24 @@ def gone_within(pid: int, seconds: float) -> bool:
 def kill_quietly(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def inherited_as_under_nohup() -> Iterator[None]:
+    """This process as ``nohup cmd &`` or some CI runners start it: SIGINT and SIGQUIT ignored
+    (an ignored signal stays ignored across ``exec``) and SIGUSR1 blocked in this thread's mask;
+    restored after."""
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGQUIT)}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+def signal_status(text: str) -> tuple[int, int]:
+    """(ignored, blocked) signal bit masks from a ``/proc/PID/status`` text."""
+    fields = dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+    return int(fields["SigIgn"], 16), int(fields["SigBlk"], 16)

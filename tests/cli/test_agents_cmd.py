@@ -69,6 +69,7 @@ def test_install_runs_npm_for_the_pinned_version_and_links_the_binary(
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["agents", "install", "nope"], "unknown agent 'nope' (installable: claude, codex"),
+    (["agents", "install", "claud"], "unknown agent 'claud'; did you mean 'claude'? (installable: claude, codex"),
     (["agents", "install"], "name the CLIs to install"),
     (["agents", "claude"], "unknown action 'claude': `autocue agents` lists the CLIs"),
     (["agents", "list", "x"], "`autocue agents list` takes no names"),

@@ -29,13 +29,17 @@ from autocue.cli.checks import TOOLS
     ("verify", "verify-install"), ("verifyinstall", "verify-install"), ("tst", "check"), ("tests", "check"),
     ("test", "check"), ("chek", "check"), ("checks", "check"),
     ("demos", "demo"), ("Serve", "serve"), ("mcps", "mcp"),
+    # within edit distance 2 (a swap of two neighbours is one edit)
+    ("veiw", "view"), ("vew", "view"), ("wiev", "view"), ("sreve", "serve"), ("recrod", "record"), ("rn", "run"),
+    ("rnu", "run"), ("look", "loop"), ("agnets", "agents"), ("inti", "init"), ("dif", "diff"),
 ])
 def test_near_misses_of_a_command(word: str, command: str) -> None:
     assert cli_main.near_command(word) == command
 
 
-@pytest.mark.parametrize("word", ["fix", "look", "explain", "hello", "write", "summarize", "x.yaml", "serve.yaml",
-                                  "-p", "--model", "fix the bug in serve", "what", "add", "te"])
+@pytest.mark.parametrize("word", ["fix", "explain", "hello", "write", "summarize", "x.yaml", "serve.yaml",
+                                  "-p", "--model", "fix the bug in serve", "what", "add", "te", "do", "up", "yes",
+                                  "frobnicate", "look at main.py"])
 def test_prompts_are_not_near_misses(word: str) -> None:
     assert cli_main.near_command(word) is None
 

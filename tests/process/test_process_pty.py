@@ -122,8 +122,10 @@ async def test_an_output_callback_that_raises_ends_the_run_and_its_group() -> No
     def on_out(_b: bytes) -> None:
         raise ValueError("bad chunk")
 
+    t0 = time.monotonic()
     with pytest.raises(ValueError, match="bad chunk"):
         await run_process(["sh", "-c", "echo hi; sleep 30"], on_stdout=on_out, on_start=seen.append, timeout=20)
+    assert time.monotonic() - t0 < 3  # at once: not when the program exits or the timeout stops it
     assert gone_within(seen[0], 2.0)
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from proc_helpers import alive, gone_within, kill_quietly
+from proc_helpers import alive, gone_within, inherited_as_under_nohup, kill_quietly, signal_status
 
 from autocue.llm.abort import AbortController
 from autocue.process import capture, capture_sync, run_process, run_process_sync
@@ -153,3 +154,22 @@ def test_capture_sync_stops_the_group_at_its_timeout() -> None:
     t0 = time.monotonic()
     r = capture_sync(["sh", "-c", "echo before; sleep 30"], timeout=0.3)
     assert r.stopped == "timeout" and r.stdout == "before\n" and time.monotonic() - t0 < 5
+
+
+@pytest.mark.parametrize("terminal", [None, (80, 24)], ids=["pipes", "terminal"])
+async def test_the_program_gets_default_signal_handling_whatever_autocue_inherited(
+        terminal: tuple[int, int] | None) -> None:
+    out: list[bytes] = []
+    with inherited_as_under_nohup():
+        r = await run_process(["cat", "/proc/self/status"], on_stdout=out.append, terminal=terminal, timeout=20)
+    ignored, blocked = signal_status(b"".join(out).decode().replace("\r\n", "\n"))
+    assert r.code == 0
+    assert ignored & (1 << (signal.SIGINT - 1) | 1 << (signal.SIGQUIT - 1)) == 0, hex(ignored)
+    assert blocked == 0, hex(blocked)
+
+
+async def test_ctrl_c_typed_into_a_terminal_interrupts_the_program_under_nohup() -> None:
+    with inherited_as_under_nohup():
+        t0 = time.monotonic()
+        r = await run_process(["sleep", "30"], input=b"\x03", terminal=(80, 24), timeout=20)
+    assert r.stopped is None and r.code == -signal.SIGINT and time.monotonic() - t0 < 5

@@ -214,3 +214,15 @@ def test_report_json_is_not_written_over_a_file_autocue_did_not_write(tmp_path: 
     assert proc.returncode == 0 and (out / "report.json").read_text() == '{"my": "notes"}'
     assert proc.stderr == (f"autocue run: {out / 'report.json'} is not a report of autocue run: left as it is "
                            "(choose another --out for `autocue view`)\n")
+
+
+def test_help_states_the_settle_defaults_the_runner_uses(capsys: pytest.CaptureFixture[str]) -> None:
+    from autocue.runner.agents import BUILTIN
+    from autocue.runner.launch import DEFAULT_SETTLE, Choice
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    mock, cmd, claude = Choice("mock", "mock").settle, Choice("cmd", None, ["bc"]).settle, BUILTIN["claude"]
+    assert f"(default: {mock:g} for --agent mock, the profile's settle for a real agent CLI, else {cmd:g})" in text
+    assert cmd == DEFAULT_SETTLE and Choice("claude", None, agent=claude).settle == claude.settle

@@ -243,11 +243,19 @@ expect:
   artifacts:
     - {type: file, pattern: "*.py"}
     - {type: report, pattern: "reports/*.json"}
+    - {pattern: prog.py}
+    - {type: any, pattern: "**/prog.py"}
+    - {type: taskFile, pattern: prog.py}
+    - {type: dir, pattern: "*.py"}
 """)
     r = one(path)
-    assert kinds(r) == ["exit_code", "artifact"]
+    assert kinds(r) == ["exit_code", "artifact", "artifact"]
     assert r.failures[0].message == "the program exited with 0, expected 3"
-    assert "reports/*.json" in r.failures[1].message
+    ws = r.workspace
+    assert r.failures[1].message == (f"expected artifact 'report' matching 'reports/*.json' in the workspace {ws}: "
+                                     "none found")
+    assert r.failures[2].message == (f"expected artifact 'dir' matching '*.py' in the workspace {ws}: "
+                                     "found only prog.py, not a dir")
 
 
 def test_timeout_kills_the_process_group_and_keeps_the_recording(tmp_path: Path) -> None:
@@ -321,6 +329,7 @@ def test_terminal_profile_from_terminal_ref_and_override(tmp_path: Path) -> None
     ("name: nodir\nrepo: {dir: seed}\nah: {cmd: 'true'}\ntimeline: []\n", "repo.dir 'seed': no such folder"),
     ("name: nobin\nah: {cmd: no-such-program-xyz}\ntimeline: []\n", "cannot start 'no-such-program-xyz'"),
     ("name: badagent\nagent: claude-9\ntimeline: []\n", "unknown launch profile"),
+    ("name: typo\nagent: claud\ntimeline: []\n", "agent 'claud': unknown launch profile; did you mean 'claude'? "),
 ])
 def test_setup_failures_are_one_clear_line(tmp_path: Path, body: str, message: str) -> None:
     r = one(scenario(tmp_path, body))

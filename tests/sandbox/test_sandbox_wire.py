@@ -78,7 +78,7 @@ def test_smoke_files(tmp_path: Path) -> None:
     assert load_smoke_file(py)["script"][0]["do"][0] == {"call": "plan_list", "params": {}}
     bad_yaml = tmp_path / "s.yaml"
     bad_yaml.write_text("script:\n  - when: [unclosed\n")
-    with pytest.raises(SmokeSpecError, match=r"s\.yaml:3:1: invalid YAML: .*expected ',' or ']'"):
+    with pytest.raises(SmokeSpecError, match=r"s\.yaml:2:20: invalid YAML: .*expected ',' or ']'"):
         load_smoke_file(bad_yaml)
     empty_py = tmp_path / "nothing.py"
     empty_py.write_text("x = 1\n")

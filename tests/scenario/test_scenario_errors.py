@@ -79,6 +79,8 @@ def test_broken_file_reports_exact_position(name: str, line: int, col: int, path
          "<string>:5:30: timeline[1].agentToolUse.toolName", "the tool name must not be empty"),
         ("rules:\n  - if_contains: [hi]\n    response: {assistant: hi}\n", "<string>:2:3: rules",
          "this is an old playbook JSON"),
+        ("name: t\nexpect:\n  artifacts:\n    - {type: fiel, pattern: a.txt}\n",
+         "<string>:4:14: expect.artifacts[0].type", "unknown artifact type 'fiel': did you mean `file`?"),
     ],
 )
 def test_inline_documents(text: str, where: str, message: str) -> None:

@@ -79,7 +79,7 @@ def test_front_matter() -> None:
     meta, body = parse_front_matter("---\nname: x\ndescription: does y\n---\nBody\n")
     assert meta == {"name": "x", "description": "does y"} and body == "Body\n"
     assert parse_front_matter("no front matter") == ({}, "no front matter")
-    with pytest.raises(ValueError, match=r"where\.md:3:1: invalid YAML"):
+    with pytest.raises(ValueError, match=r"where\.md:2:8: invalid YAML"):
         parse_front_matter("---\nname: [\n---\nx", "where.md")
 
 

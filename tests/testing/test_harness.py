@@ -375,3 +375,16 @@ def test_extension_load_errors(tmp_path: Path) -> None:
     assert "bad_ext.py" in str(err.value) and "nonexistent_module_xyz" in str(err.value)
     with create_test_session(extensions=[str(bad)], auto_assert=False) as t:
         assert len(t.extension_errors) == 1
+
+
+def test_a_missing_extension_file_is_one_line_without_a_traceback(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ExtensionLoadError) as err:
+        create_test_session(extensions=["examples/planner/planner.py"])
+    assert str(err.value) == (f"extension file not found: {tmp_path}/examples/planner/planner.py (a relative path "
+                              f"starts at the working directory, {tmp_path}: run from where the path is right, or "
+                              "pass an absolute one)")
+    with create_test_session(extensions=["examples/planner/planner.py"], auto_assert=False) as t:
+        [missing] = t.extension_errors
+        assert isinstance(missing.error, FileNotFoundError) and missing.traceback == ""

@@ -40,7 +40,12 @@ def test_keys_are_the_text_written_and_documents_are_separate() -> None:
 
 @pytest.mark.parametrize(("text", "where", "needle"), [
     ("a: 1\na: 2\n", "f.yml:2:1", "duplicate key 'a'"),
-    ("a: [1, 2\n", "f.yml:2:1", "invalid YAML"),
+    # an error at the end of the stream is at the end of the last line, not past it
+    ("a: [1, 2\n", "f.yml:1:9: invalid YAML", "but got '<stream end>'"),
+    ("a: [1, 2", "f.yml:1:9: invalid YAML", "but got '<stream end>'"),
+    ('name: t\ntimeline:\n  - llmResponse:\n      - assistant: "unclosed\n', "f.yml:4:29: invalid YAML",
+     "found unexpected end of stream"),
+    ("a: 1\nb: [x\n\n\n", "f.yml:4:1: invalid YAML", "but got '<stream end>'"),  # the last line is blank
     ("a: !!set {x}\n", "f.yml:1:4", "YAML sets (!!set) are not supported"),
     (DEEP, "f.yml:1:", f"more than {MAX_DEPTH} levels deep"),
 ])
@@ -78,7 +83,7 @@ def test_front_matter_errors_name_the_line_in_the_file() -> None:
 def test_smoke_spec_errors_keep_smoke_spec_error(tmp_path: Path) -> None:
     p = tmp_path / "smoke.yml"
     p.write_text("mock_tools: {}\nscript: [\n")
-    with pytest.raises(SmokeSpecError, match=rf"^{p}:3:1: invalid YAML"):
+    with pytest.raises(SmokeSpecError, match=rf"^{p}:2:10: invalid YAML"):
         load_smoke_file(p)
     p.write_text(DEEP)
     with pytest.raises(SmokeSpecError, match=f"more than {MAX_DEPTH} levels deep"):

@@ -90,6 +90,22 @@ class CliError(AutocueError):
     """A problem with the command line or the configuration; printed without a traceback."""
 
 
+class _NoModelError(CliError):
+    """No model to send the prompts to."""
+
+
+def _taken_as_prompt(word: str) -> str:
+    """For a first word that looks like a command (``autocue frobnicate``): say it went to the model."""
+    import re
+
+    from autocue.cli.main import SUBCOMMANDS
+
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", word):
+        return ""
+    return (f" ({word!r} is not an autocue command, so it was taken as a prompt; commands: "
+            f"{', '.join(SUBCOMMANDS)}; see autocue --help)")
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.version:
@@ -104,7 +120,10 @@ def main(argv: list[str]) -> int:
     except CliError as e:
         from autocue.cli.args import fail, one_line
 
-        return fail("autocue", one_line(str(e)), 1)
+        message = one_line(str(e))
+        if isinstance(e, _NoModelError) and argv and args.messages and argv[0] == args.messages[0]:
+            message += _taken_as_prompt(argv[0])
+        return fail("autocue", message, 1)
     except KeyboardInterrupt:
         return 130
 
@@ -368,7 +387,7 @@ def _pick_model(args: Any, registry: Any, sm: Any) -> Any:
     if m is None:
         if args.playbook:
             return registry.find("autocue/playbook")
-        raise CliError(
+        raise _NoModelError(
             "no model selected: pass --model provider/model, set AUTOCUE_MODEL, or add default_model to "
             f"{registry.agent_dir / 'models.json'}"
         )

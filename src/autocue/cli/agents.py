@@ -94,8 +94,12 @@ def _install(args: argparse.Namespace, builtin: dict[str, AgentProfile]) -> int:
         return fail(PROG, "name the CLIs to install: autocue agents install claude codex ... (or all)")
     unknown = [n for n in names if n not in builtin or n == "autocue"]
     if unknown:
-        installable = ", ".join(n for n in builtin if n != "autocue")
-        return fail(PROG, f"unknown agent {unknown[0]!r} (installable: {installable})")
+        from autocue.errors import nearest
+
+        installable = [n for n in builtin if n != "autocue"]
+        near = nearest(unknown[0], installable)
+        guess = f"; did you mean {near!r}?" if near else ""
+        return fail(PROG, f"unknown agent {unknown[0]!r}{guess} (installable: {', '.join(installable)})")
     target = args.dir or os.environ.get("AUTOCUE_AGENTS_DIR")
     if not target:
         return fail(PROG, "where to? pass --dir DIR or set AUTOCUE_AGENTS_DIR (runs look there: "

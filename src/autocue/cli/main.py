@@ -61,9 +61,12 @@ def commands_help() -> str:
 
 
 def near_command(word: str) -> str | None:
-    """The sub-command ``word`` is a near miss of (a typo, or a prefix of 3 letters or more), or None."""
+    """The sub-command ``word`` is a near miss of (a typo within edit distance 2, or a prefix of 3
+    letters or more), or None."""
     import difflib  # only here: the dispatch of a command imports nothing it does not run
     import re
+
+    from autocue.errors import nearest
 
     if not re.fullmatch(r"[A-Za-z][A-Za-z_-]*", word):
         return None
@@ -75,7 +78,9 @@ def near_command(word: str) -> str | None:
     if len(prefixed) == 1:
         return prefixed.pop()
     close = difflib.get_close_matches(w, names, n=1, cutoff=0.8)
-    return RENAMED.get(close[0], close[0]) if close else None
+    if close:
+        return RENAMED.get(close[0], close[0])
+    return nearest(w, SUBCOMMANDS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,8 +43,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
                    "as synchronisation allows)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
+    from autocue.runner.launch import DEFAULT_SETTLE, SETTLE
+
     p.add_argument("--settle", type=float, default=None, help="seconds of quiet screen before each user or test "
-                   "event (default: 0.01 for --agent mock, else 0.03)")
+                   f"event (default: {SETTLE['mock']:g} for --agent mock, the profile's settle for a real agent "
+                   f"CLI, else {DEFAULT_SETTLE:g})")
     p.add_argument("--update-goldens", action="store_true", help="write or rewrite screenshot goldens (next to the "
                    "scenario, in goldens/: commit them)")
     p.add_argument("--ci", action=argparse.BooleanOptionalAction, default=None,

@@ -122,7 +122,10 @@ def load_extensions(
             factory = get_factory()
             out = factory(api)
         except Exception as err:
-            result.errors.append(LoadError(name, path, err, _tb(err)))
+            # a missing extension file is the whole story: no traceback of the loader
+            missing = isinstance(err, FileNotFoundError) and not path.startswith(("<", "module:")) and \
+                not os.path.exists(path)
+            result.errors.append(LoadError(name, path, err, "" if missing else _tb(err)))
             return
         if out is not None and hasattr(out, "__await__"):
             ext.pending = out

@@ -36,13 +36,21 @@ class Position:
 class Playable:
     """A script ready to be played by many sessions."""
 
-    __slots__ = ("checks_at", "first_prompt", "name", "positions", "recording", "script", "source", "tool_examples",
-                 "tool_names", "warnings")
+    __slots__ = ("checks_at", "first_prompt", "label", "name", "positions", "recording", "script", "source",
+                 "tool_examples", "tool_hint", "tool_names", "warnings")
 
     def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None,
-                 recording: dict[str, Any] | None = None) -> None:
+                 recording: dict[str, Any] | None = None, label: str | None = None,
+                 tool_hint: str | None = None) -> None:
         self.script = script
         self.name = name or script.name or (Path(script.source).stem if script.source else "script")
+        self.label = label or repr(self.name)
+        """How messages name it: its quoted ``name``, or what an embedding caller gives (the runner
+        registers a run under an internal name and shows the scenario's own name and file)."""
+        self.tool_hint = tool_hint
+        """How to map a scripted tool the agent does not declare, for a caller that reports the
+        session's warnings itself (the runner): said instead of the server's options, and the
+        warning is not logged (None: the server's ``--profile`` / ``--strict-tools`` advice, logged)."""
         self.source = script.source
         self.warnings = list(warnings or [])
         self.recording = recording

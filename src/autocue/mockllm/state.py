@@ -304,7 +304,7 @@ class MockState:
                 return bad
         taken = s.take(req, self.options.workspace)
         if isinstance(taken, Exhausted):
-            msg = (f"autocue mock LLM: scenario {pl.name!r} has no more scripted responses: all "
+            msg = (f"autocue mock LLM: scenario {pl.label} has no more scripted responses: all "
                    f"{taken.consumed} were consumed by session {s.id!r} (request {s.requests}). Last reply: "
                    f"{pl.describe_at(taken.consumed - 1) or 'none'}. The agent asked the model again: add the "
                    "reply it needs to the scenario, or find out why it called the model again.")
@@ -315,13 +315,13 @@ class MockState:
             if expected is not None:
                 msg = (f"autocue mock LLM: request {expected.request} of session {s.id!r} ({req.path}) does not "
                        f"match the expectRequest before reply {expected.position + 1} (turn {expected.turn + 1}, "
-                       f"step {expected.step + 1}) of scenario {pl.name!r}"
+                       f"step {expected.step + 1}) of scenario {pl.label}"
                        f"{' at ' + expected.source if expected.source else ''}: {expected.message}. The whole "
                        f"request is in GET /_autocue/sessions/{s.key}/requests.")
                 return session_error(s, req, 422, msg, "expectation")
             lines = "; ".join(f"{r.description}: {r.message}" for r in taken.results)
             msg = (f"autocue mock LLM: assertion failed before reply {where.position + 1} (turn {where.turn + 1}, "
-                   f"step {where.step + 1}) of scenario {pl.name!r}"
+                   f"step {where.step + 1}) of scenario {pl.label}"
                    f"{' at ' + where.source if where.source else ''}: {lines}")
             return session_error(s, req, 422, msg, "assertion")
         step = taken.position.step
@@ -331,7 +331,7 @@ class MockState:
             try:
                 step = call_factory(step, req)
             except Exception as e:
-                msg = (f"autocue mock LLM: scripted step {taken.index + 1} of scenario {pl.name!r} (a response "
+                msg = (f"autocue mock LLM: scripted step {taken.index + 1} of scenario {pl.label} (a response "
                        f"factory) raised {type(e).__name__}: {e}")
                 return session_error(s, req, 500, msg, "factory")
         err = step.error
@@ -361,13 +361,15 @@ class MockState:
         if not absent:
             return
         shown = ", ".join(declared[:15]) + (f", ... ({len(declared)} in all)" if len(declared) > 15 else "")
-        msg = (f"reply {index + 1} of scenario {s.playable.name!r} calls {', '.join(absent)}, which this "
+        hint = s.playable.tool_hint or ("map the scenario's tool with a profile (--profile, x-autocue-profile) "
+                                        "or fix its name (--strict-tools makes this a 400)")
+        msg = (f"reply {index + 1} of scenario {s.playable.label} calls {', '.join(absent)}, which this "
                f"{API_LABEL[req.api]} request does not declare (declared: {shown or 'no tools'}); the agent will "
-               "probably reject the call: map the scenario's tool with a profile (--profile, x-autocue-profile) or "
-               "fix its name (--strict-tools makes this a 400)")
+               f"probably reject the call: {hint}")
         with s.lock:
             s.warnings.append(msg)
-        log.warning("autocue mock LLM: warning: session %r: %s", s.id, msg)
+        if s.playable.tool_hint is None:  # a caller with its own advice reports the warnings itself
+            log.warning("autocue mock LLM: warning: session %r: %s", s.id, msg)
 
     def _resolve_profile(self, s: Session, req: Incoming) -> None:
         if self._forced is not None:
@@ -416,7 +418,7 @@ class MockState:
             return None
         path = self.record(req, "strict tools: " + "; ".join(problems))
         msg = (f"autocue mock LLM (--strict-tools): the tools declared by this {API_LABEL[req.api]} request do "
-               f"not match scenario {s.playable.name!r}: {'; '.join(problems)}. Declared: "
+               f"not match scenario {s.playable.label}: {'; '.join(problems)}. Declared: "
                f"{', '.join(declared) or 'none'}.{detail}" + (f" Request saved to {path}." if path else ""))
         return session_error(s, req, 400, msg, "strict-tools")
 

@@ -29,7 +29,6 @@ at most), then stops the process group (SIGTERM, SIGKILL after ``TERM_GRACE``); 
 from __future__ import annotations
 
 import contextlib
-import glob
 import json
 import os
 import shutil
@@ -50,7 +49,7 @@ from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, in
 from autocue.runner.options import RunOptions
 from autocue.runner.pty import PtyProgram, SpawnError
 from autocue.runner.report import ScenarioResult
-from autocue.runner.workspace import WorkspaceError, seed_workspace
+from autocue.runner.workspace import WorkspaceError, missing_artifact, seed_workspace
 from autocue.scenario import (
     AdvanceMs,
     AssertStep,
@@ -579,9 +578,8 @@ class Execution:
             r.fail("exit_code", f"the program exited with {p.exit_code}, expected {expect.exit_code}",
                    str(self.sc.pos), p.screen.text())
         for a in expect.artifacts if expect is not None else []:
-            if not glob.glob(str(self.ws / a.pattern), recursive=True):
-                r.fail("artifact", f"expected artifact {a.type!r} matching {a.pattern!r} in the workspace {self.ws}: "
-                       "none found", str(self.sc.pos))
+            if (missing := missing_artifact(self.ws, a)) is not None:
+                r.fail("artifact", missing, str(self.sc.pos))
         self._check_replies()
 
     def _end_program(self) -> None:

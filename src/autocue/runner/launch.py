@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autocue.errors import AutocueError
+from autocue.errors import AutocueError, nearest
 from autocue.runner.extras import RunnerExtras, TerminalProfile
 from autocue.scenario import Scenario, UserInputs
 
@@ -153,7 +153,10 @@ def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_fil
     if name == "mock" or (name == "autocue" and found is BUILTIN["autocue"]):
         return Choice(name, name, agent=found, agent_args=agent_args, source=where)
     if found is None:
-        raise LaunchError(f"{where} {name!r}: unknown launch profile (known: {', '.join(['mock', *sorted(known)])}); "
+        names = ["mock", *sorted(known)]
+        near = nearest(name, names)
+        guess = f"did you mean {near!r}? " if near else ""
+        raise LaunchError(f"{where} {name!r}: unknown launch profile; {guess}(known: {', '.join(names)}); "
                           "declare it in a profiles file (--agents-file FILE) or use --cmd 'COMMAND'")
     return Choice(name, None, agent=found, agent_args=agent_args, source=where)
 

@@ -1,9 +1,11 @@
 """The embedded mock LLM server of a runner process, shared by every run.
 
 One ``MockLLMServer`` is started on first use and reused by every scenario run of the
-process (thread-safe). Each run registers its scenario under a unique name with a fresh
-session key, so runs never share a cursor; the program under test is pointed at
-``base_url_for(run)`` (the ``/s/KEY/scenario/NAME`` prefix) with the key as API key.
+process (thread-safe). Each run registers its scenario under its own name (``--2`` added while
+another run of it is live) with a session key made from it, so runs never share a cursor and
+what the program shows of them is the same from run to run (a golden of an error screen); the
+program under test is pointed at ``base_url_for(run)`` (the ``/s/KEY/scenario/NAME`` prefix)
+with the key as API key. The server's messages name the scenario as written, with its file.
 
 The scenario's ``assert`` steps are removed from what the server plays: under the executor
 they are evaluated at their timeline position (the server cannot see the terminal).
@@ -13,11 +15,11 @@ from __future__ import annotations
 
 import atexit
 import itertools
-import os
 import re
 import threading
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from autocue.mockllm.server import MockLLMServer
@@ -26,8 +28,8 @@ from autocue.scenario import Scenario
 from autocue.script.model import Script, Turn
 
 _lock = threading.Lock()
+_registering = threading.Lock()
 _server: MockLLMServer | None = None
-_ids = itertools.count(1)
 
 
 def shared_server() -> MockLLMServer:
@@ -89,12 +91,20 @@ def register(scenario: Scenario, script: Script, *, tool_profile: str | None = N
     """Register ``script`` for one run; with ``tool_profile`` the run's session maps tool calls through
     that profile from its first request (a launch profile knows its CLI: no detection)."""
     server = shared_server()
-    n = next(_ids)
-    key = f"run-{os.getpid()}-{n}"
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario.name)[:60] + f"--{n}"
     played = without_checks(script)
-    playable = Playable(played, name=name)
-    server.state.add(playable)
+    base = re.sub(r"[^A-Za-z0-9_.-]+", "_", scenario.name)[:60] or "scenario"
+    mapped = f"the launch profile's tool profile {tool_profile!r} maps no tool to it: " if tool_profile else ""
+    hint = (f"{mapped}fix the tool's name in the scenario, or run the agent with a launch profile whose `tool_profile` "
+            "maps it (a profile of your own: --agents-file FILE, see docs/agents.md)")
+    with _registering:  # the scenario's own name, stable from run to run; a second live run of it gets --2
+        name = base
+        for n in itertools.count(2):
+            if name not in server.state.playables:
+                break
+            name = f"{base}--{n}"
+        key = f"run-{name}"
+        playable = Playable(played, name=name, label=f"{scenario.name!r} ({Path(scenario.file).name})", tool_hint=hint)
+        server.state.add(playable)
     if tool_profile is not None:
         from autocue.mockllm.profiles import get_profile
         from autocue.mockllm.session import Session

@@ -4,10 +4,12 @@ Order: ``repo.dir`` (a folder next to the scenario, copied), then ``repo.files``
 ``{base64}`` bytes), then ``repo.init`` (``git init``, every file in an initial commit) and
 ``repo.branch`` (created and checked out; with no ``init`` but an existing repo copied from
 ``dir``, checked out there). Paths are relative to the workspace unless absolute.
+At the end of a run, ``missing_artifact`` checks an ``expect.artifacts`` entry against it.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import subprocess
@@ -15,6 +17,7 @@ from pathlib import Path
 
 from autocue.errors import AutocueError
 from autocue.scenario import Scenario
+from autocue.scenario.model import Artifact
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "autocue", "GIT_AUTHOR_EMAIL": "autocue@localhost",
            "GIT_COMMITTER_NAME": "autocue", "GIT_COMMITTER_EMAIL": "autocue@localhost",
@@ -64,3 +67,22 @@ def seed_workspace(scenario: Scenario, ws: Path) -> None:
         if not (ws / ".git").exists():
             raise WorkspaceError(f"repo.branch {repo.branch!r} needs a git repo: add `init: true`")
         _git_ok(ws, "checkout", "-q", "-B", repo.branch)
+
+
+_IS_TYPE = {"any": os.path.lexists, "file": os.path.isfile, "dir": os.path.isdir}
+
+
+def missing_artifact(ws: Path, artifact: Artifact) -> str | None:
+    """Why ``artifact`` is not in the workspace ``ws`` (nothing matches its glob, or no match is of
+    its ``type``: ``file``, ``dir``, or ``any`` — another word is a label, checked as ``any``), or
+    None when it is."""
+    matches = glob.glob(glob.escape(str(ws)) + os.sep + artifact.pattern, recursive=True)
+    if any(_IS_TYPE.get(artifact.type, os.path.lexists)(m) for m in matches):
+        return None
+    found = "none found" if not matches else f"found only {_kinds(matches)}, not a {artifact.type}"
+    return f"expected artifact {artifact.type!r} matching {artifact.pattern!r} in the workspace {ws}: {found}"
+
+
+def _kinds(matches: list[str]) -> str:
+    names = [f"{os.path.basename(m.rstrip(os.sep))}{'/' if os.path.isdir(m) else ''}" for m in sorted(matches)[:3]]
+    return ", ".join(names) + (f" (+{len(matches) - 3} more)" if len(matches) > 3 else "")

@@ -25,6 +25,7 @@ import binascii
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from autocue.errors import nearest
 from autocue.scenario.errors import Pos, ScenarioError
 from autocue.scenario.expect import EXPECT_KEYS, LAST_MESSAGE_KEYS, ROLES, RequestExpectation
 from autocue.scenario.model import (
@@ -53,7 +54,7 @@ from autocue.scenario.model import (
 )
 from autocue.scenario.parts import PART_SET, PartReader
 from autocue.scenario.reader import near_miss
-from autocue.scenario.vocab import TIMELINE_EVENTS, TOP_LEVEL_KEYS
+from autocue.scenario.vocab import ARTIFACT_TYPES, TIMELINE_EVENTS, TOP_LEVEL_KEYS
 from autocue.scenario.yamlsrc import Node, parse_documents, plain, type_name
 
 if TYPE_CHECKING:  # imported by the first scenario with an assert step or a chaos key
@@ -229,12 +230,16 @@ class ScenarioLoader(PartReader):
         if (x := n.get("exitCode")) is not None and x.v is not None:
             e.exit_code = self.int_(x, "an exit code", minimum=None)
         if (x := n.get("artifacts")) is not None and x.v is not None:
-            for a in self.seq(x, "a list of {type, pattern} artifacts").items():
-                self.map_(a, "an artifact: {type, pattern}", ("type", "pattern"), "an artifact")
-                e.artifacts.append(Artifact(
-                    self.str_(self.require(a, "type", what="the artifact type")),
-                    self.str_(self.require(a, "pattern", what="a path or glob")),
-                ))
+            for a in self.seq(x, "a list of {pattern, type} artifacts").items():
+                self.map_(a, "an artifact: {pattern, type}", ("type", "pattern"), "an artifact")
+                kind = "any"
+                if (t := a.get("type")) is not None:
+                    kind = self.str_(t, "an artifact type")
+                    # another word is a label (seed 004's `taskFile`), checked as `any`; a near miss is a typo
+                    if kind not in ARTIFACT_TYPES and (guess := nearest(kind, ARTIFACT_TYPES)) is not None:
+                        self.fail(t, f"unknown artifact type {kind!r}: did you mean `{guess}`? (checked: "
+                                     f"{', '.join(ARTIFACT_TYPES)}; any other word is a label, checked as any)")
+                e.artifacts.append(Artifact(kind, self.str_(self.require(a, "pattern", what="a path or glob"))))
         for k in n.key_names():
             if k not in ("exitCode", "artifacts"):
                 self.warn(n.key_pos(k), n.key_path(k),

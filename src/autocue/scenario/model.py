@@ -66,6 +66,9 @@ class ServerSpec:
 
 @dataclass(slots=True)
 class Artifact:
+    """``expect.artifacts[]``: something matching ``pattern`` (a path or glob in the workspace)
+    must exist at the end of the run, of ``type`` (``vocab.ARTIFACT_TYPES``: any, file, dir)."""
+
     type: str
     pattern: str
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from autocue.scenario.vocab import (
     ARG_ALIASES,
+    ARTIFACT_TYPES,
     REQUIRED_ARGS,
     RESPONSE_PART_KINDS,
     RUNNER_EVENTS,
@@ -343,8 +344,9 @@ def scenario_json_schema() -> dict[str, Any]:
                 "properties": {
                     "exitCode": {"type": "integer"},
                     "artifacts": {"type": "array", "items": {
-                        "type": "object", "required": ["type", "pattern"],
-                        "properties": {"type": {"type": "string"}, "pattern": {"type": "string"}},
+                        "type": "object", "required": ["pattern"],
+                        "properties": {"type": {"type": "string", "default": "any", "examples": list(ARTIFACT_TYPES)},
+                                       "pattern": {"type": "string"}},
                     }},
                 },
             },

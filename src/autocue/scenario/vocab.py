@@ -9,6 +9,10 @@ use that the loader rewrites to the canonical ones (``run_cmd`` → ``runCmd``,
 
 from __future__ import annotations
 
+ARTIFACT_TYPES: tuple[str, ...] = ("any", "file", "dir")
+"""What the match of an ``expect.artifacts`` entry must be (``type``, default ``any``): anything,
+a regular file, a directory. Another word (seed 004's ``taskFile``) is a label, checked as ``any``."""
+
 TOOL_EVENTS: tuple[str, ...] = (
     "runCmd", "grep", "readFile", "listDir", "find", "sed", "editFile", "writeFile", "task", "webFetch",
     "webSearch", "todoWrite", "notebookEdit", "exitPlanMode", "bashOutput", "killShell", "slashCommand",

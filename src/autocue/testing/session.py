@@ -194,10 +194,16 @@ class TestSession:
         sub.on_child.append(self.subagents.on_child)
         self.extension_errors = list(self.session.extensions_result.errors)
         if self.extension_errors and self.auto_assert:
+            missing = [e for e in self.extension_errors if not e.traceback]
+            if missing == self.extension_errors:  # files that are not there: one line says it all
+                raise ExtensionLoadError("; ".join(str(e.error) for e in missing) + " (a relative path starts at "
+                                         f"the working directory, {os.getcwd()}: run from where the path is right, "
+                                         "or pass an absolute one)")
             lines = ["Extension load errors:"]
             for err in self.extension_errors:
                 lines.append(f"  {err.path}: {type(err.error).__name__}: {err.error}")
-                lines.append("    " + err.traceback.rstrip().replace("\n", "\n    "))
+                if err.traceback:
+                    lines.append("    " + err.traceback.rstrip().replace("\n", "\n    "))
             lines.append("Fix the extension, or pass auto_assert=False to inspect t.extension_errors.")
             raise ExtensionLoadError("\n".join(lines))
         self._warn_shadowed_mocks()

@@ -102,13 +102,13 @@ def agents(runs: int) -> int:
         items = collect([root / "overhead.yaml"])
         os.environ["AUTOCUE_AGENTS_DIR"] = str(root)
         try:
-            run_selected(items, RunOptions(agent=names[0], out=root / "warm"))  # imports, the server's start
+            run_selected(items, RunOptions(agent=names[0], out=root / "warm", ci=False))  # imports, the server's start
             print(f"per-run overhead of autocue around an agent CLI (median of {runs} runs; target "
                   f"<= {OVERHEAD_TARGET_MS} ms) and the CLI's own start-up (--version, median of 3):")
             for name in names:
                 own = []
                 for _ in range(runs):
-                    report = run_selected(items, RunOptions(agent=name, out=root / "out"))
+                    report = run_selected(items, RunOptions(agent=name, out=root / "out", ci=False))
                     [r] = report.scenarios
                     if not r.passed:
                         print(f"  {name}: FAILED {[f.line() for f in r.failures]}")
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         for j in jobs:
             out = root / f"out-j{j}"
             t0 = time.perf_counter()
-            report = run_selected(items, RunOptions(jobs=j, out=out))
+            report = run_selected(items, RunOptions(jobs=j, out=out, ci=False))
             wall = time.perf_counter() - t0
             failures += [f"{s.name}: {f.line()}" for s in report.scenarios for f in s.failures]
             per[j] = wall / len(items)

@@ -135,7 +135,7 @@ timeline:
   - screenshot: s
 expect: {exitCode: 0}
 """)
-    code, rep = run_json(capsys, str(path), "--out", str(tmp_path / "o"))
+    code, rep = run_json(capsys, str(path), "--out", str(tmp_path / "o"), "--no-ci")
     assert code == 1 and rep["scenarios"][0]["failures"][0]["kind"] == "exit_code"  # type: ignore[index]
     code, rep = run_json(capsys, str(path), "--agent", "mock", "--out", str(tmp_path / "o"), "--no-ci")
     assert code == 0, rep

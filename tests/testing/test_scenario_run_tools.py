@@ -89,3 +89,14 @@ def test_bad_flags_are_one_line(weather: Path, args: list[str], message: str,
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith(f"autocue scenario run: {message}")
     assert len(captured.err.splitlines()) == 1
+
+
+def test_a_failing_scenario_prints_its_transcript_without_v(weather: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    weather.write_text(WEATHER.replace('contains: ["sunny, 21 C"]', 'contains: ["rainy"]'))
+    assert main(["run", str(weather), "--mock-tool", "get_weather=sunny, 21 C"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL weather: ScenarioAssertionError" in out
+    transcript = out.split("  transcript:\n", 1)[1]
+    assert "user: What's the weather in Paris?" in transcript
+    assert "get_weather" in transcript and "It is sunny in Paris." in transcript

@@ -75,6 +75,8 @@ def main(argv: list[str]) -> int:
                 failed += 1
                 print(f"FAIL {sc.name}: {type(e).__name__}")
                 print("  " + str(e).replace("\n", "\n  "))
+                if e.transcript:
+                    print("  transcript:\n    " + e.transcript.replace("\n", "\n    "))
                 continue
             passed += 1
             print(f"PASS {sc.name}: {run.summary()}")

@@ -10,6 +10,9 @@ from autocue.errors import AutocueError
 class HarnessError(AutocueError, AssertionError):
     """Base of every error the test harness raises (an ``AssertionError``, so tests fail, not error)."""
 
+    transcript: str = ""
+    """What the session did up to the failure, when a scenario run raised it (``run_scenario``)."""
+
 
 class PlaybookError(HarnessError):
     """The model calls the agent made do not match the playbook."""

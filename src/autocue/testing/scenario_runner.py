@@ -183,6 +183,9 @@ def run_scenario(
                     mark = "ok  " if r.passed else "FAIL"
                     lines.append(f"    {mark} {r.check}: expected {r.expected!r}, got {r.actual!r}")
             raise ScenarioAssertionError("\n".join(lines))
+    except HarnessError as e:
+        e.transcript = t.transcript()  # for a caller that prints it (autocue scenario run)
+        raise
     finally:
         t.dispose()
     return run

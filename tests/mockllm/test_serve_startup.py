@@ -109,3 +109,12 @@ def test_serve_answers_without_importing_what_it_does_not_use(tmp_path: Path) ->
 
 def test_a_client_that_connects_during_start_up_waits_for_its_answer(tmp_path: Path) -> None:
     _serve_child(CONNECT_DURING_START_UP, tmp_path)
+
+
+def test_serve_help_lists_every_tool_profile() -> None:
+    from autocue.cli.serve import parser
+    from autocue.scenario.profiles import PROFILE_NAMES
+
+    text = "".join(parser().format_help().split())  # argparse wraps lines, also at a name's hyphen
+    assert "claude-code-2.0" in PROFILE_NAMES
+    assert f"toolprofileforeverysession({','.join(PROFILE_NAMES)})" in text

@@ -57,6 +57,8 @@ def fuzz_spec(text: str) -> FuzzSpec:
 
 
 def parser() -> argparse.ArgumentParser:
+    from autocue.scenario.profiles import PROFILE_NAMES
+
     p = CliParser(prog=PROG, description="Run the mock LLM API server (OpenAI Chat, "
                                 "OpenAI Responses, Anthropic Messages, Gemini) on scenarios.")
     p.add_argument("sources", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario YAML files or directories")
@@ -67,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
                    help="answer 400 when a request's declared tools do not match the tool profile")
     p.add_argument("--record-dir", default=None, help="save requests that match nothing under DIR")
     p.add_argument("--profile", default=None,
-                   help="tool profile for every session (autocue, pi, claude-code, codex, opencode, gemini-cli)")
+                   help=f"tool profile for every session ({', '.join(PROFILE_NAMES)})")
     p.add_argument("--workspace", default=None, help="root for fs/json/git assertions (default: current dir)")
     p.add_argument("--admin-token", default=os.environ.get("AUTOCUE_ADMIN_TOKEN") or None, metavar="TOKEN",
                    help="require TOKEN (Authorization: Bearer or X-Autocue-Admin-Token) on the /_autocue/ admin "

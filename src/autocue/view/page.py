@@ -26,11 +26,11 @@ def render_html(doc: ViewDoc) -> str:
     data = orjson.dumps(doc.to_json()).decode("utf-8").replace("<", "\\u003c")
     connect = "'none'"
     if doc.live_url:  # scheme, host and port only: nothing of a hostile URL reaches the page's HTML
-        connect = live_origin(doc.live_url)
+        connect = html.escape(live_origin(doc.live_url))
     page = _asset("page.html")
     # the data goes in last: nothing inside it is ever taken for a placeholder
     head, tail = page.split("__DATA__")
-    head = (head.replace("__CONNECT__", html.escape(connect)).replace("__TITLE__", html.escape(doc.title))
+    head = (head.replace("__CONNECT__", connect).replace("__TITLE__", html.escape(doc.title))
             .replace("__CSS__", _asset("viewer.css")))
     tail = tail.replace("__JS__", _asset("viewer.js").replace("</", "<\\/"))
     return head + data + tail

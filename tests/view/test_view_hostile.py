@@ -173,12 +173,13 @@ def test_files_of_a_page_have_a_cap_in_all(tmp_path: Path, monkeypatch: pytest.M
 
 def hostile_session(folder: Path, n: int, others: int) -> Path:
     """A session whose every text path carries script payloads and a run without a break: ``n`` characters
-    in the reply, ``others`` in the prompt, the thinking, the tool call's arguments, its result and diff."""
+    in the reply, ``others`` in the session's name, the prompt, the thinking, the tool call's arguments, its
+    result and diff."""
     long_a = "A" * n  # a repeated glyph: the slowest text for a browser to lay out without a break
     long_b64 = base64.b64encode(os.urandom(others * 3 // 4 + 3)).decode()[:others]  # a blob, as replies carry
     sm = SessionManager.create(folder, folder)
-    sm.append_session_info(" ".join(PAYLOADS))
     sm.append_message(UserMessage(" ".join(PAYLOADS) + long_b64))
+    sm.append_session_info(" ".join(PAYLOADS) + long_b64)  # the page's title
     sm.append_message(AssistantMessage([ThinkingContent(" ".join(PAYLOADS) + long_b64),
                                         TextContent(long_a + " ".join(PAYLOADS)),
                                         ToolCall("call_1", PAYLOADS[1], {"cmd": PAYLOADS[0] + long_b64})],

@@ -22,6 +22,11 @@ def _asset(name: str) -> str:
     return resources.files("autocue.view").joinpath("assets", name).read_text(encoding="utf-8")
 
 
+def _short(s: str, n: int = 300) -> str:
+    """At most ``n`` characters of ``s`` (a hostile title must not cost the page its first paint)."""
+    return s if len(s) <= n else s[:n] + "…"
+
+
 def render_html(doc: ViewDoc) -> str:
     data = orjson.dumps(doc.to_json()).decode("utf-8").replace("<", "\\u003c")
     connect = "'none'"
@@ -30,7 +35,7 @@ def render_html(doc: ViewDoc) -> str:
     page = _asset("page.html")
     # the data goes in last: nothing inside it is ever taken for a placeholder
     head, tail = page.split("__DATA__")
-    head = (head.replace("__CONNECT__", connect).replace("__TITLE__", html.escape(doc.title))
+    head = (head.replace("__CONNECT__", connect).replace("__TITLE__", html.escape(_short(doc.title)))
             .replace("__CSS__", _asset("viewer.css")))
     tail = tail.replace("__JS__", _asset("viewer.js").replace("</", "<\\/"))
     return head + data + tail

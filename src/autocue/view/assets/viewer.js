@@ -399,14 +399,14 @@
   }
 
   /* ------------------------------------------------------------ start */
-  document.title = DOC.title + ' · autocue view';
-  $('title').textContent = DOC.title; $('kind').textContent = DOC.kind;
+  document.title = short(DOC.title, 300) + ' · autocue view';
+  $('title').innerHTML = txt(short(DOC.title, 300)); $('kind').textContent = DOC.kind;
   const sum = $('summary');
   for (const [k, v] of Object.entries(DOC.summary || {})) {
     if (v === null || v === '' || v === 0 && /tokens|cache|labels/.test(k)) continue;
-    const s = document.createElement('span'); s.innerHTML = esc(k) + ' <b>' + esc(v) + '</b>'; sum.appendChild(s);
+    const s = document.createElement('span'); s.innerHTML = txt(short(k, 300)) + ' <b>' + txt(short(v, 500)) + '</b>'; sum.appendChild(s);
   }
-  for (const w of DOC.warnings || []) { const d = document.createElement('div'); d.className = 'warn'; d.textContent = '⚠ ' + w; $('warnings').appendChild(d); }
+  for (const w of DOC.warnings || []) { const d = document.createElement('div'); d.className = 'warn'; d.innerHTML = '⚠ ' + txt(w); $('warnings').appendChild(d); }
   for (const e of DOC.events) addEvent(e);
   renderWindow(0, Math.min(vlen(), CHUNK));
   errPositions();

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,6 +15,8 @@ from typing import Any
 
 import httpx2
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from view_helpers import CAST, page_data, run_dir
 
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage
@@ -265,3 +268,36 @@ def test_3mb_unbroken_text_shows_first_rows_fast_and_stays_reachable(page: Any, 
     assert full.startswith("A" * n) and len(full) >= n and not assistant.locator(".showall").count()
     # search reads the whole text, as the page's data keeps it
     assert page.evaluate("autocueView.rows.filter(r => r.ev.type === 'assistant')[0].ev.text.length") > n
+
+
+# ---------------------------------------------------------------------------- probes (more with --fuzz-long)
+
+URL_PARTS = st.sampled_from(['"', "'", "<", ">", "@", ":", "/", "?", "#", "[", "]", "%22", " ", "\\", "\n", "a", "1",
+                             "127.0.0.1", "localhost", "[::1]", ":8080", "<script>", "javascript:", "http://", "//"])
+
+
+@given(st.sampled_from(["http://", "https://", "HTTP://", "http:/", "ftp://", ""]),
+       st.lists(URL_PARTS, max_size=12).map("".join))
+def test_probe_live_origin_is_an_origin_or_refused(scheme: str, rest: str) -> None:
+    url = scheme + rest
+    try:
+        origin = view_sources.live_origin(url)
+    except ViewSourceError as e:
+        assert "\n" not in str(e).rstrip("\n") or "\n" in url  # one line (the URL itself is shown with repr)
+        return
+    assert re.fullmatch(r"https?://(\[[0-9a-f:.]+\]|[A-Za-z0-9_.-]+)(:\d{1,5})?", origin), origin
+
+
+TEXT_PARTS = st.sampled_from(["<", ">", "/", "'", '"', "&", "!", "-", "\u2028", "script", "</script>", "<!--", "a",
+                              " ", "</SCRIPT >", "<img src=x onerror=", "\u0000"])
+
+
+@given(st.lists(st.lists(TEXT_PARTS, max_size=40).map("".join), min_size=1, max_size=6))
+def test_probe_hostile_text_stays_in_the_data_block(texts: list[str]) -> None:
+    doc = ViewDoc("session", texts[0], [{"v": 1, "id": n + 1, "t": 0, "type": "user", "text": t}
+                                       for n, t in enumerate(texts)], {"cwd": texts[-1]}, list(texts))
+    page = render_html(doc)
+    head, _, rest = page.partition('<script type="application/json" id="autocue-data">')
+    data, _, tail = rest.partition("</script>")
+    assert "<" not in data and page_data(page)["events"] == doc.events  # the data ends only where it should
+    assert head.count("<script") == 0 and tail.count("<script") == 1  # the viewer's own script, nothing else

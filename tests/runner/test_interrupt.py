@@ -44,11 +44,11 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _interrupt(tmp_path: Path, sig: int, names: list[str], *extra: str) -> tuple[subprocess.CompletedProcess[str],
-                                                                                   float, list[int], Path]:
+def _interrupt(tmp_path: Path, sig: int, names: list[str], *extra: str, timeline: str = TIMELINE,
+               processes: int = 1) -> tuple[subprocess.CompletedProcess[str], float, list[int], Path]:
     """Start ``autocue run`` on the scenarios ``names`` (a private TMPDIR holding a folder autocue did not
-    make), send ``sig`` once every program wrote its pid, and return the outcome, the seconds from the
-    signal to the exit, the programs' pids and the TMPDIR."""
+    make), send ``sig`` once ``processes`` per scenario wrote their pids into ``pids/``, and return the
+    outcome, the seconds from the signal to the exit, the pids and the TMPDIR."""
     (tmp_path / "prog.py").write_text(STUBBORN, encoding="utf-8")
     pids_dir = tmp_path / "pids"
     pids_dir.mkdir()
@@ -57,7 +57,7 @@ def _interrupt(tmp_path: Path, sig: int, names: list[str], *extra: str) -> tuple
     (tmp / "autocue-run-not-ours" / "keep.txt").write_text("mine", encoding="utf-8")
     (tmp_path / "scenarios").mkdir()
     for name in names:
-        scenario(tmp_path / "scenarios", TIMELINE.format(name=name), f"{name}.yaml")
+        scenario(tmp_path / "scenarios", timeline.format(name=name, pids=pids_dir), f"{name}.yaml")
     cmd = f"{sys.executable} {tmp_path / 'prog.py'} {pids_dir}"
     proc = subprocess.Popen([sys.executable, "-m", "autocue", "run", str(tmp_path / "scenarios"), "--cmd", cmd,
                              "--out", str(tmp_path / "out"), "--speed", "1", "--timeout", "120", *extra],
@@ -66,10 +66,10 @@ def _interrupt(tmp_path: Path, sig: int, names: list[str], *extra: str) -> tuple
     pids: list[int] = []
     try:
         end = time.monotonic() + 30
-        while len(pids) < len(names) and time.monotonic() < end and proc.poll() is None:
+        while len(pids) < len(names) * processes and time.monotonic() < end and proc.poll() is None:
             time.sleep(0.05)
             pids = [int(p.name) for p in pids_dir.iterdir()]
-        assert len(pids) == len(names), f"the programs did not start: {proc.poll()} {pids}"
+        assert len(pids) == len(names) * processes, f"the programs did not start: {proc.poll()} {pids}"
         time.sleep(0.5)  # the timeline is on its advanceMs
         proc.send_signal(sig)
         t0 = time.monotonic()
@@ -113,3 +113,15 @@ def test_an_interrupted_run_keeps_its_workspace_with_keep_and_says_where(tmp_pat
     [kept] = _ours(tmp)
     assert f"workspace kept (--keep): {tmp / kept / 'work'}" in done.stderr, done.stderr
     assert (tmp / "autocue-run-not-ours" / "keep.txt").is_file()
+
+
+def test_an_interrupt_during_a_user_command_stops_its_group_too(tmp_path: Path) -> None:
+    timeline = """\
+    name: {name}
+    timeline:
+      - assert: {{text: {{contains: [ready]}}}}
+      - userCommand: {{cmd: "trap '' TERM; echo > {pids}/$$; sleep 300 & echo > {pids}/$!; wait"}}
+    """
+    done, took, pids, tmp = _interrupt(tmp_path, signal.SIGTERM, ["only"], timeline=timeline, processes=3)
+    assert done.returncode == 143 and took < 10, (done.returncode, took, done.stderr)
+    assert len(pids) == 3 and not _ours(tmp), (pids, _ours(tmp))

@@ -260,6 +260,8 @@ class Execution:
         (kept with ``keep`` or a failure; an interrupted run only with ``keep``)."""
         r = self.result
         if self.prog is not None:
+            if self.interrupted and not self.prog.exited:  # the runner's end policy: SIGTERM, TERM_GRACE, SIGKILL
+                self.prog.kill_group(TERM_GRACE)
             self.prog.close()
             r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
             r.last_screen = self.prog.last_screen()

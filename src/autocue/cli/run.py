@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.cli.args import fail
+
+if TYPE_CHECKING:
+    from autocue.runner.interrupt import Interrupt
 
 PROG = "autocue run"
 
@@ -123,8 +127,6 @@ def _write_report(data: dict[str, Any], path: Path) -> str:
 
 def _interrupted(stop: Interrupt) -> str:
     """The one line of an interrupted run."""
-    import signal
-
     kept = f"workspace kept (--keep): {', '.join(stop.kept)}" if stop.kept else "temporary workspaces removed"
     return (f"interrupted by {signal.Signals(stop.signum or signal.SIGINT).name}: the running scenarios were stopped "
             f"(their programs' process groups killed); {kept}")

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from runner_helpers import scenario
 
+from autocue.runner.interrupt import Interrupt
+
 pytestmark = pytest.mark.slow
 
 STUBBORN = textwrap.dedent("""\
@@ -125,3 +127,68 @@ def test_an_interrupt_during_a_user_command_stops_its_group_too(tmp_path: Path) 
     done, took, pids, tmp = _interrupt(tmp_path, signal.SIGTERM, ["only"], timeline=timeline, processes=3)
     assert done.returncode == 143 and took < 10, (done.returncode, took, done.stderr)
     assert len(pids) == 3 and not _ours(tmp), (pids, _ours(tmp))
+
+
+def _probe_runs(config: pytest.Config) -> int:
+    long = config.getoption("--fuzz-long") or os.environ.get("AUTOCUE_FUZZ_LONG") == "1"
+    return 30 if long else 3
+
+
+def test_interrupts_at_any_moment_of_a_run_leave_nothing_behind(tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """The probe: SIGINT or SIGTERM at moments spread from autocue's start-up (before its handler exists)
+    to the program's sleep (3 runs; 30 with ``--fuzz-long``). Whenever it lands: autocue ends within
+    seconds with 130/143 (or killed by that signal before anything was started), no process it started
+    runs on, no workspace of its stays, and what it did not create is untouched."""
+    runs = _probe_runs(request.config)
+    (tmp_path / "prog.py").write_text(STUBBORN, encoding="utf-8")
+    for i in range(runs):
+        sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
+        delay = 2.5 * i / max(1, runs - 1)
+        case = tmp_path / f"run{i}"
+        pids_dir, tmp = case / "pids", case / "tmp"
+        pids_dir.mkdir(parents=True)
+        (tmp / "autocue-run-not-ours").mkdir(parents=True)
+        path = scenario(case, TIMELINE.format(name="probe"))
+        cmd = f"{sys.executable} {tmp_path / 'prog.py'} {pids_dir}"
+        proc = subprocess.Popen([sys.executable, "-m", "autocue", "run", str(path), "--cmd", cmd, "--out",
+                                 str(case / "out"), "--speed", "1", "--timeout", "120"],
+                                env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            time.sleep(delay)
+            proc.send_signal(sig)
+            t0 = time.monotonic()
+            _, err = proc.communicate(timeout=30)
+            took = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+            left = [p for p in (int(x.name) for x in pids_dir.iterdir()) if _alive(p)]
+            for p in left:
+                os.kill(p, signal.SIGKILL)
+        where = f"run {i}: {signal.Signals(sig).name} {delay:.2f} s after the start"
+        assert proc.returncode in (128 + sig, -sig), (where, proc.returncode, err)
+        assert took < 10 and not left, (where, took, left)
+        assert sorted(p.name for p in tmp.iterdir()) == ["autocue-run-not-ours"], (where, list(tmp.iterdir()))
+        assert "Traceback" not in err, (where, err)
+
+
+def test_the_handler_is_installed_in_the_main_thread_only() -> None:
+    import threading
+
+    before = signal.getsignal(signal.SIGTERM)
+    seen: list[object] = []
+
+    def elsewhere() -> None:
+        with Interrupt().handling():
+            seen.append(signal.getsignal(signal.SIGTERM))
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join(5)
+    assert seen == [before]
+    stop = Interrupt()
+    with stop.handling():
+        assert signal.getsignal(signal.SIGTERM) == stop.trigger
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -59,7 +59,11 @@ class Interrupt:
 
     @contextlib.contextmanager
     def handling(self) -> Iterator[Interrupt]:
-        """SIGINT and SIGTERM call ``trigger`` while in the block (the main thread only)."""
+        """SIGINT and SIGTERM call ``trigger`` while in the block (only a block in the main thread, where
+        Python runs signal handlers: elsewhere it changes nothing)."""
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
         before = {s: signal.getsignal(s) for s in SIGNALS}
         for s in SIGNALS:
             signal.signal(s, self.trigger)

@@ -24,6 +24,10 @@ it types the launch profile's ``quit_input`` (``<ctrl-d>`` for a command or a pr
 one), waits for the exit until the program was quiet for ``QUIT_GRACE`` seconds (``QUIT_LIMIT``
 at most), then stops the process group (SIGTERM, SIGKILL after ``TERM_GRACE``); the result says
 ``ended_by_runner``. Then ``expect`` is checked.
+
+An interrupt of ``autocue run`` (SIGINT, SIGTERM: ``autocue.runner.interrupt``) raises ``Interrupted``
+from the run's next wait; the run cleans up as any run (the process group stopped: SIGTERM, SIGKILL
+after ``TERM_GRACE``) and its workspace is removed unless ``keep``: an interrupt is not a failure.
 """
 
 from __future__ import annotations

@@ -20,10 +20,9 @@ server's (``autocue.mockllm.asgi``, on uvicorn).
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import Any
-
-import time
 
 import orjson
 

@@ -4,8 +4,9 @@
         httpx2.post(server.url + "/api/v1/sessions", json={"scenario": scenario.name})
 
 ``max_body``, ``session_ttl`` and ``max_sessions`` bound requests and sessions as
-``autocue simulate``'s options do (docs/simulate.md). ``drop_clients()`` closes every open event stream (as a network cut would), so tests can
-check that clients resume with ``Last-Event-ID``.
+``autocue simulate``'s options do (docs/simulate.md). ``drop_clients()`` closes every open
+event stream (as a network cut would), so tests can check that clients resume with
+``Last-Event-ID``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import httpx2
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL
 from autocue.scenario import load_scenario_text
@@ -29,6 +31,12 @@ timeline:
   - complete: true
 """
 SESSIONS = "/api/v1/sessions"
+_WORD = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=20)
+LOCAL_HOSTS = ["localhost", "127.0.0.1", "127.9.9.9", "[::1]", "localhost."]
+FOREIGN_HOSTS = ["evil.example", "127.0.0.1.evil.example", "localhost.evil.example", "0.0.0.0", "[::1", "a:b:c"]
+LOCAL_ORIGINS = ["null", "http://localhost", "https://127.0.0.1:3000", "http://[::1]:1"]
+FOREIGN_ORIGINS = ["https://evil.example", "http://127.0.0.1.evil.example", "file://", "Null", "*", "",
+                   "http://localhost:99999", "ftp://localhost"]
 
 
 @pytest.fixture
@@ -163,3 +171,55 @@ def test_idle_session_expires_after_the_ttl_but_not_while_followed() -> None:
             assert time.monotonic() - used < ttl + 2  # forgotten after the TTL, not by waiting longer
             assert httpx2.get(f"{s.url}{SESSIONS}/{followed}", timeout=10).status_code == 200
         assert idle not in s.state.sessions and followed in s.state.sessions
+
+
+@st.composite
+def probes(draw: st.DrawFn) -> tuple[str, str, dict[str, str], bytes, bool]:
+    """A request as a web page, a rebinding page, a form or a script would send it, and whether
+    it may get in (loopback ``Host`` and ``Origin``)."""
+    local_host = draw(st.booleans())
+    host = draw(st.sampled_from(LOCAL_HOSTS) if local_host else st.sampled_from(FOREIGN_HOSTS) | _WORD.map(
+        lambda w: w + ".example"))
+    port = draw(st.sampled_from(["", ":1", ":65535"]))
+    origin = draw(st.none() | st.sampled_from(LOCAL_ORIGINS) | st.sampled_from(FOREIGN_ORIGINS)
+                  | _WORD.map(lambda w: "http://" + w))
+    headers = {"host": host + port}
+    if origin is not None:
+        headers["origin"] = origin
+    ctype = draw(st.none() | st.sampled_from(["application/json", "text/plain", "application/x-www-form-urlencoded",
+                                              "application/problem+json; charset=utf-8"]) | _WORD)
+    if ctype is not None:
+        headers["content-type"] = ctype
+    method, path = draw(st.sampled_from([("POST", SESSIONS), ("GET", SESSIONS), ("GET", "/api/v1/scenarios"),
+                                         ("GET", SESSIONS + "/sim-1/events"), ("OPTIONS", SESSIONS),
+                                         ("POST", "/api/v1/scenarios")]))
+    if method == "OPTIONS":
+        headers["access-control-request-method"] = draw(st.sampled_from(["POST", "GET", "DELETE"]))
+    body = draw(st.sampled_from([b'{"scenario": "plain"}', b"", b"scenario=plain", b"{", b"[]"]) | st.binary(
+        max_size=40))
+    allowed = local_host and (origin is None or origin in LOCAL_ORIGINS)
+    return method, path, headers, body, allowed
+
+
+@pytest.fixture(scope="module")
+def probed() -> Iterator[SimulationServer]:
+    with SimulationServer([load_scenario_text(PLAIN)], speed=0, max_sessions=20) as s:
+        yield s
+
+
+@pytest.mark.slow
+@given(probe=probes())
+def test_probe_foreign_callers_never_get_in_and_nothing_is_a_5xx(
+        probed: SimulationServer, probe: tuple[str, str, dict[str, str], bytes, bool]) -> None:
+    method, path, headers, body, allowed = probe
+    before = set(probed.state.sessions)
+    with httpx2.Client(timeout=10) as client:
+        r = client.request(method, probed.url + path, headers=headers, content=body)
+        r.read() if path.endswith("/events") and r.status_code == 200 else None
+    assert r.status_code < 500, (probe, r.status_code, r.text[:300])
+    assert r.headers.get("access-control-allow-origin") in (None, headers.get("origin")), probe
+    if not allowed:
+        assert r.status_code == 403 and "request refused" in r.json()["error"], (probe, r.text[:300])
+        assert "access-control-allow-origin" not in r.headers
+        assert set(probed.state.sessions) <= before  # nothing was created
+    assert len(probed.state.sessions) <= 20

@@ -16,6 +16,7 @@ it; ``lifespan`` answers an embedding server's start and stop.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
@@ -29,6 +30,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+log = logging.getLogger("autocue.mockllm.asgi")
 _PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(:path)?}")
 
 
@@ -128,8 +130,20 @@ class StreamingResponse(Response):
         finally:
             sending.cancel()
             listening.cancel()
-        if not sending.cancelled():
-            sending.result()  # the stream's own error, if it had one
+            # wait for both to finish: a task asked to cancel has no result yet, and the stream's
+            # cleanup (its generator's ``finally``) runs now, not when the collector gets to it
+            await asyncio.gather(sending, listening, return_exceptions=True)
+            aclose = getattr(self.content, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if sending.cancelled():
+            log.debug("autocue: the client left during a streamed response to %s", scope.get("path"))
+        else:
+            exc = sending.exception()
+            if isinstance(exc, OSError):  # uvicorn's ClientDisconnected is one
+                log.debug("autocue: the client left during a streamed response to %s", scope.get("path"))
+            elif exc is not None:
+                raise exc  # the stream's own error
 
     async def _send(self, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.raw_headers})

@@ -125,6 +125,33 @@ def test_cookies_and_custom_auth_headers_are_redacted_from_recordings(upstream: 
         assert leak not in text, (leak, text)
 
 
+@pytest.mark.slow
+def test_secret_header_option_and_upstream_password_in_the_cli(upstream: tuple[Upstream, str],
+                                                                 tmp_path: Path) -> None:
+    """``autocue record --secret-header NAME``: that header's value never reaches the recording;
+    a password in ``--upstream`` never reaches stdout."""
+    _, up = upstream
+    password = "upstream-password-271828"
+    up_with_password = up.replace("http://", f"http://me:{password}@")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "autocue.cli.main", "record", "--upstream", up_with_password,
+                             "--secret-header", "X-Team-Secret", "-o", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        r = chat(first.split()[3], "client-key-00000002", {"x-team-secret": "team-secret-value-42424242"})
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert first.startswith("autocue record proxy: http://127.0.0.1:") and "[REDACTED]" in first, first
+    assert said(r)["x-team-secret"] == "team-secret-value-42424242"
+    (path,) = out.glob("*.yaml")
+    text = path.read_text()
+    assert "team-secret-value-42424242" not in text and "[REDACTED]" in text, text
+    assert password not in first + proc.stdout.read() + (proc.stderr.read() if proc.stderr else "")
+
+
 # ---------------------------------------------------------------------------- 6. no secret in a log
 def test_unreachable_upstream_never_shows_the_key(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     with socket.socket() as s:  # a port nothing listens on
@@ -144,6 +171,7 @@ def test_unreachable_upstream_never_shows_the_key(tmp_path: Path, capfd: pytest.
 
 
 # ---------------------------------------------------------------------------- 11. bounds
+@pytest.mark.slow
 def test_a_body_over_the_cap_is_413_and_never_forwarded(upstream: tuple[Upstream, str], tmp_path: Path) -> None:
     app, up = upstream
     big = b"{" + b" " * DEFAULT_MAX_BODY + b"}"

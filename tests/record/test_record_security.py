@@ -170,6 +170,34 @@ def test_unreachable_upstream_never_shows_the_key(tmp_path: Path, capfd: pytest.
         assert key not in where, where
 
 
+def test_the_mock_servers_log_line_never_shows_the_api_key(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The mock server's one log line with request data (a scripted call of an undeclared tool)
+    names the session, whose key is the client's API key: it goes through the redactor."""
+    import logging
+
+    import openai
+
+    from autocue.mockllm import serve
+
+    scenario = tmp_path / "deploy.yaml"
+    scenario.write_text("""\
+name: deploy
+initialPrompt: deploy it
+timeline:
+  - llmResponse:
+      - agentToolUse: {toolName: deploy, toolCallId: c1, args: {env: prod}}
+""")
+    key = "team-api-key-16180339"
+    caplog.set_level(logging.WARNING, logger="autocue.mockllm")
+    with serve(scenario) as server:
+        c = openai.OpenAI(base_url=server.openai_base_url, api_key=key)
+        c.chat.completions.create(model="m", messages=[{"role": "user", "content": "deploy it"}], tools=[
+            {"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}])
+    [line] = [r.getMessage() for r in caplog.records if r.name == "autocue.mockllm"]
+    assert "calls deploy, which this OpenAI Chat Completions request does not declare" in line
+    assert key not in line and "session '[REDACTED]'" in line, line
+
+
 # ---------------------------------------------------------------------------- 11. bounds
 @pytest.mark.slow
 def test_a_body_over_the_cap_is_413_and_never_forwarded(upstream: tuple[Upstream, str], tmp_path: Path) -> None:

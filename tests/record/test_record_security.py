@@ -9,6 +9,7 @@ and what it records can both be seen. Real clients (``httpx2``) talk to a real
 from __future__ import annotations
 
 import socket
+import string
 import subprocess
 import sys
 import threading
@@ -20,6 +21,8 @@ from typing import Any
 import httpx2
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autocue.mockllm.asgi import Receive, Scope, Send
 from autocue.mockllm.options import DEFAULT_MAX_BODY
@@ -150,6 +153,38 @@ def test_secret_header_option_and_upstream_password_in_the_cli(upstream: tuple[U
     text = path.read_text()
     assert "team-secret-value-42424242" not in text and "[REDACTED]" in text, text
     assert password not in first + proc.stdout.read() + (proc.stderr.read() if proc.stderr else "")
+
+
+_VALUE = st.text(alphabet=string.ascii_letters + string.digits + "-_.", min_size=8, max_size=40).filter(
+    lambda v: v not in "[REDACTED]")
+
+
+@pytest.mark.slow
+def test_probe_no_cross_talk_and_no_secret_in_any_recording(upstream: tuple[Upstream, str], tmp_path: Path) -> None:
+    """A hypothesis probe (longer with ``--fuzz-long``): clients with random cookies, internal
+    tokens, ``--secret-header`` values and ``?key=``s, one after another through one proxy.
+    No client's request carries another's cookie, and no value is in any recording."""
+    _, up = upstream
+    sent: list[str] = []
+    with RecordingServer(upstream=up, out_dir=tmp_path, redactor=Redactor(secret_headers=["x-team-secret"])) as rec, \
+            httpx2.Client(timeout=30) as c:
+
+        @given(cookie=_VALUE, token=_VALUE, team=_VALUE, key=_VALUE, with_cookie=st.booleans())
+        def probe(cookie: str, token: str, team: str, key: str, with_cookie: bool) -> None:
+            headers = {"x-internal-token": token, "x-team-secret": team, "authorization": f"Bearer k-{key}"}
+            if with_cookie:
+                headers["cookie"] = f"c={cookie}"
+            c.cookies.clear()  # the test's own client keeps no cookies either: only the proxy could
+            r = c.post(f"{rec.base_url}/v1/chat/completions?key={key}", headers=headers,
+                       json={"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+            assert said(r) == {"cookie": headers.get("cookie"), "x-internal-token": token, "x-team-secret": team}
+            sent.extend([cookie, token, team, key] if with_cookie else [token, team, key])
+
+        probe()
+    text = "".join(p.read_text() for p in tmp_path.glob("*.yaml"))
+    assert sent and text
+    leaked = [v for v in sent if v in text]
+    assert not leaked, leaked
 
 
 # ---------------------------------------------------------------------------- 6. no secret in a log

@@ -2,7 +2,7 @@
 
     autocue record --upstream URL [--api auto|chat|responses|anthropic|gemini] [-o DIR]
                    [--host 127.0.0.1] [--port 0] [--redact REGEX ...] [--redact-env NAME ...]
-                   [--no-default-redaction] [--json]
+                   [--secret-header NAME ...] [--no-default-redaction] [--json]
     autocue record --check SCENARIO --upstream URL [--api chat|responses|anthropic|gemini]
                    [--model NAME] [--api-key-env NAME] [--json]
 
@@ -141,6 +141,9 @@ def parser() -> argparse.ArgumentParser:
                    help="also replace matches of REGEX with [REDACTED] in what is written (repeatable)")
     p.add_argument("--redact-env", action="append", default=[], metavar="NAME",
                    help="replace the value of environment variable NAME wherever it appears (repeatable)")
+    p.add_argument("--secret-header", action="append", default=[], metavar="NAME",
+                   help="a request header whose value is a credential: redacted wherever it appears, like API keys, "
+                        "cookies and x-internal-token (repeatable)")
     p.add_argument("--no-default-redaction", action="store_true",
                    help="do not apply the built-in API-key patterns (credentials seen in requests are still redacted)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
@@ -211,7 +214,8 @@ def main(argv: list[str]) -> int:
     if out.exists() and not out.is_dir():
         return fail(PROG, f"-o {out}: exists and is not a directory (name a directory for the scenarios)")
     try:
-        redactor = Redactor(args.redact, args.redact_env, defaults=not args.no_default_redaction)
+        redactor = Redactor(args.redact, args.redact_env, defaults=not args.no_default_redaction,
+                            secret_headers=args.secret_header)
     except RedactionError as e:
         return fail(PROG, str(e))
     try:
@@ -235,10 +239,11 @@ def main(argv: list[str]) -> int:
 
     def announce_url(url: str, port: int) -> None:
         if args.json:
-            print(orjson.dumps({"url": url, "port": port, "upstream": args.upstream, "out": str(out)}).decode(),
+            print(orjson.dumps({"url": url, "port": port, "upstream": redactor.text(args.upstream),
+                                "out": str(out)}).decode(),
                   flush=True)
         else:
-            print(f"autocue record proxy: {url} -> {args.upstream}", flush=True)
+            print(f"autocue record proxy: {url} -> {redactor.text(args.upstream)}", flush=True)
             print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
             print(f"  scenarios: {out}/ (one file per session)", flush=True)
 

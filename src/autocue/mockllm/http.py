@@ -33,19 +33,20 @@ def is_json_type(content_type: str | None) -> bool:
     return mime == JSON or (mime.startswith("application/") and mime.endswith("+json"))
 
 
-async def read_body(request: Request, api: str, limit: int) -> bytes | Response:
+async def read_body(request: Request, api: str, limit: int, *, server: str = "the mock server") -> bytes | Response:
     """The request body, or an ``api``-shaped 413 once it passes ``limit`` bytes (checked
-    against ``Content-Length`` first, then while reading, so a chunked body is cut off too)."""
+    against ``Content-Length`` first, then while reading, so a chunked body is cut off too);
+    ``server`` names whose limit it is in the message."""
     cl = request.headers.get("content-length")
     if cl is not None and cl.isdigit() and int(cl) > limit:
-        return error_response(api, 413, f"request body of {cl} bytes is larger than the mock server's limit of "
+        return error_response(api, 413, f"request body of {cl} bytes is larger than {server}'s limit of "
                                         f"{limit} bytes", code="request_too_large")
     parts: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            return error_response(api, 413, f"request body is larger than the mock server's limit of {limit} "
+            return error_response(api, 413, f"request body is larger than {server}'s limit of {limit} "
                                             "bytes", code="request_too_large")
         parts.append(chunk)
     return parts[0] if len(parts) == 1 else b"".join(parts)

@@ -40,6 +40,7 @@ from autocue.mockllm.sources import (
     path_roots,
     scenario_file_paths,
 )
+from autocue.scenario.redact import Redactor
 from autocue.script.model import ScriptedResponse
 
 if TYPE_CHECKING:
@@ -369,7 +370,9 @@ class MockState:
         with s.lock:
             s.warnings.append(msg)
         if s.playable.tool_hint is None:  # a caller with its own advice reports the warnings itself
-            log.warning("autocue mock LLM: warning: session %r: %s", s.id, msg)
+            red = Redactor()  # the session's id may be the client's API key: no secret in a log
+            red.learn_headers(req.headers, req.query)
+            log.warning("%s", red.text(f"autocue mock LLM: warning: session {s.id!r}: {msg}"))
 
     def _resolve_profile(self, s: Session, req: Incoming) -> None:
         if self._forced is not None:

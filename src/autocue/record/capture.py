@@ -8,12 +8,16 @@ recording reads the wire exactly as autocue's providers do. The result is the fi
 Responses tool call keeps its ``call_id`` as id (the provider's ``call_id|item_id`` pair is
 cut; item ids are the server's to choose).
 
-Parsing happens after the reply has been sent on to the client: recording never delays a
-byte of the stream.
+While the reply passes, its chunks go into a ``ReplySpool`` (in memory up to ``SPOOL_MEMORY``
+bytes, then a temporary file on disk) up to a cap; a reply past the cap is still forwarded
+whole but not recorded. Parsing happens after the reply has been sent on to the client, in a
+worker thread (``RecordingProxy``): recording never delays a byte of the stream, nor another
+client.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -39,6 +43,43 @@ from autocue.scenario.writer import TimedReply
 
 Chunk = tuple[float, bytes]
 """``(seconds since the request was forwarded, bytes as they arrived)``."""
+SPOOL_MEMORY = 1024 * 1024
+"""Bytes of a reply a ``ReplySpool`` keeps in memory; past them it is on disk."""
+
+
+class ReplySpool:
+    """A reply's chunks as they pass, up to ``cap`` bytes: past it the spool is dropped and
+    only counted (``over``), so a reply of any size takes at most ``SPOOL_MEMORY`` bytes of memory
+    while it streams."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.size = 0
+        self.over = False
+        self._file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)  # noqa: SIM115 - closed by close()
+        self._marks: list[tuple[float, int]] = []
+
+    def add(self, t: float, data: bytes) -> None:
+        self.size += len(data)
+        if self.over:
+            return
+        if self.size > self.cap:
+            self.over = True
+            self.close()
+            return
+        self._file.write(data)
+        self._marks.append((t, len(data)))
+
+    def chunks(self) -> list[Chunk]:
+        """The chunks kept (none once ``over``); reads the spool back (call it off the event loop)."""
+        if self.over:
+            return []
+        self._file.seek(0)
+        return [(t, self._file.read(n)) for t, n in self._marks]
+
+    def close(self) -> None:
+        self._file.close()
+        self._marks = []
 
 
 class _Tap:

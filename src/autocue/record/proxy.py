@@ -17,32 +17,46 @@ request's API, model, tools and system text hash, which ``autocue serve`` choose
 by: see ``autocue.mockllm.choice``). A file that exists and was not written by this proxy is
 never overwritten: the name gets ``-2``, ``-3``, ... Side calls the mock server answers on its own (opencode's title
 request, Gemini CLI's router) are forwarded but not recorded, so the scenario replays.
+
+The proxy keeps no state between clients: its upstream client has no cookie jar (each
+request carries exactly its client's headers), and every credential, cookie and ``Set-Cookie``
+value it sees is learned by the redactor, which every line it logs goes through. It has
+bounds: request bodies over ``max_body`` bytes (the mock server's ``DEFAULT_MAX_BODY``) get the
+API's 413 and are not forwarded; a reply is spooled as it passes (``ReplySpool``) and one over
+``MAX_SCENARIO_BYTES`` (more than ``autocue serve`` loads) is forwarded whole but not recorded,
+with a note on stderr; parsing and writing run in one worker thread, in arrival order, so the
+event loop only forwards.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import http.cookiejar
 import re
 import socket
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 
 from autocue.llm.providers.http import parse_retry_after
 from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
-from autocue.mockllm.asgi import Message, Receive, Scope, Send
+from autocue.mockllm.asgi import Receive, Request, Scope, Send, _ClientGone
 from autocue.mockllm.choice import recording_traits
 from autocue.mockllm.errors import error_body
+from autocue.mockllm.http import read_body
 from autocue.mockllm.incoming import ApiName, Incoming
+from autocue.mockllm.options import DEFAULT_MAX_BODY
 from autocue.mockllm.sidecalls import side_call
-from autocue.record.capture import Chunk, parse_reply
+from autocue.mockllm.sources import MAX_SCENARIO_BYTES
+from autocue.record.capture import Chunk, ReplySpool, parse_reply
 from autocue.scenario.redact import Redactor
 from autocue.scenario.writer import Recording
 
@@ -56,6 +70,18 @@ HOP_BY_HOP = frozenset({
 })
 RESPONSE_DROP = frozenset({"connection", "keep-alive", "transfer-encoding", "date", "server"})
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+_BIG_BODY = 1024 * 1024
+"""Request bodies of more bytes are parsed in a worker thread, not on the event loop."""
+
+
+class _NoCookies(http.cookiejar.CookieJar):
+    """A cookie jar that keeps nothing: the upstream's ``Set-Cookie``s go to their client only."""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
+
+    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
+        return None
 
 
 @dataclass
@@ -67,6 +93,10 @@ class RecordOptions:
     timeout: float = 600.0
     on_new_file: Callable[[str, Path], None] | None = None
     """Called with (session file stem, path) when a session's scenario is first written."""
+    max_body: int = DEFAULT_MAX_BODY
+    """Request bodies above this many bytes get the API's 413 and are not forwarded."""
+    max_reply: int = MAX_SCENARIO_BYTES
+    """Replies above this many bytes are forwarded but not recorded."""
 
 
 def model_call_api(method: str, path: str, forced: str) -> ApiName | None:
@@ -94,6 +124,15 @@ class RecordingProxy:
         self._written: set[Path] = set()
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix="autocue-record-write")
+        """Parses and writes recordings, one at a time in submission order (never on the event loop)."""
+        password = urlsplit(self.upstream).password
+        if password:
+            options.redactor.add_secret(password)
+
+    def log(self, line: str) -> None:
+        """Print ``line`` to stderr, redacted."""
+        print(self.options.redactor.text(line), file=sys.stderr)
 
     # ------------------------------------------------------------------ upstream client
     def _http(self) -> httpx2.AsyncClient:
@@ -106,7 +145,7 @@ class RecordingProxy:
                 socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
                 limits=httpx2.Limits(max_connections=None, max_keepalive_connections=200))
             self._client = httpx2.AsyncClient(timeout=httpx2.Timeout(self.options.timeout, connect=10.0),
-                                              transport=transport)
+                                              transport=transport, cookies=_NoCookies())
             self._loop = loop
         return self._client
 
@@ -126,43 +165,66 @@ class RecordingProxy:
         if path.startswith(("/s/", "/scenario/")):
             scope = _strip_prefixes(scope)
             path = scope["path"]
-        body = await _read_body(receive)
         method: str = scope["method"]
         raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
         qs: bytes = scope.get("query_string") or b""
+        headers_in = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
+        query = dict(parse_qsl(qs.decode("latin-1"))) if qs else {}
+        self.options.redactor.learn_headers(headers_in, query)  # before anything is logged
+        api = model_call_api(method, path, self.options.api)
+        try:
+            body = await read_body(Request(scope, receive), api or _api_of_path(path), self.options.max_body,
+                                   server="the recording proxy")
+        except _ClientGone:
+            return
+        if not isinstance(body, bytes):  # too large: the API's 413, nothing forwarded
+            await body(scope, receive, send)
+            return
         url = self.upstream + path + ("?" + qs.decode("latin-1") if qs else "")
         forward = [(k, v) for k, v in raw_headers if k.decode("latin-1").lower() not in HOP_BY_HOP]
         forward.append((b"accept-encoding", b"identity"))
-        api = model_call_api(method, path, self.options.api)
-        req = self._incoming(api, scope, path, raw_headers, qs, body) if api is not None else None
+        req = None
+        if api is not None:
+            data = await asyncio.to_thread(_json, body) if len(body) > _BIG_BODY else _json(body)
+            req = self._incoming(api, scope, path, headers_in, query, body, data)
         http = self._http()
         started = time.perf_counter()
         try:
             resp = await http.send(http.build_request(method, url, headers=forward, content=body), stream=True)
         except Exception as e:
-            await self._bad_gateway(send, api or _api_of_path(path), url, e)
+            await self._bad_gateway(send, api or _api_of_path(path), path, e)
             return
-        chunks: list[Chunk] = []
+        spool = ReplySpool(self.options.max_reply) if req is not None else None
         try:
+            self.options.redactor.learn_set_cookies(resp.headers.get_list("set-cookie"))
             headers = [(k, v) for k, v in resp.headers.raw if k.decode("latin-1").lower() not in RESPONSE_DROP]
             await send({"type": "http.response.start", "status": resp.status_code, "headers": headers})
             async for chunk in resp.aiter_raw():
-                if req is not None:
-                    chunks.append((time.perf_counter() - started, chunk))
+                if spool is not None:
+                    spool.add(time.perf_counter() - started, chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Exception as e:  # the upstream or the client broke off: nothing complete to record
-            print(f"autocue record: {method} {path}: the reply was cut ({type(e).__name__}: {e}); "
-                  "not recorded", file=sys.stderr)
+            self.log(f"autocue record: {method} {path}: the reply was cut ({type(e).__name__}: {e}); not recorded")
+            if spool is not None:
+                spool.close()
             return
         finally:
             await resp.aclose()
-        if req is not None:
-            await self._record(req[0], req[1], resp.status_code, resp.headers, chunks)
+        if req is None or spool is None:
+            return
+        if spool.over:
+            self.log(f"autocue record: {method} {path}: the reply of {spool.size} bytes is larger than "
+                     f"{self.options.max_reply} bytes (more than autocue serve loads): forwarded, not recorded")
+            return
+        rec_req, key = req
+        await asyncio.get_running_loop().run_in_executor(
+            self._writer, self._record, rec_req, key, resp.status_code, resp.headers, spool)
 
-    async def _bad_gateway(self, send: Send, api: str, url: str, e: Exception) -> None:
-        msg = (f"autocue record: cannot reach the upstream {url}: {type(e).__name__}: {e or 'no detail'} "
-               "(is --upstream right and the server running?)")
+    async def _bad_gateway(self, send: Send, api: str, path: str, e: Exception) -> None:
+        msg = self.options.redactor.text(
+            f"autocue record: cannot reach the upstream {self.upstream}{path}: {type(e).__name__}: "
+            f"{e or 'no detail'} (is --upstream right and the server running?)")
         print(msg, file=sys.stderr)
         data = orjson.dumps(error_body(api, 502, msg))
         await send({"type": "http.response.start", "status": 502,
@@ -170,16 +232,10 @@ class RecordingProxy:
         await send({"type": "http.response.body", "body": data})
 
     # ------------------------------------------------------------------ recording
-    def _incoming(self, api: ApiName, scope: Scope, path: str, raw_headers: list[tuple[bytes, bytes]], qs: bytes,
-                  body: bytes) -> tuple[Incoming, str] | None:
-        try:
-            data = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return None
+    def _incoming(self, api: ApiName, scope: Scope, path: str, headers: dict[str, str], query: dict[str, str],
+                  body: bytes, data: Any) -> tuple[Incoming, str] | None:
         if not isinstance(data, dict):
             return None
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
-        query = dict(parse_qsl(qs.decode("latin-1"))) if qs else {}
         model = str(data.get("model") or "")
         stream = bool(data.get("stream"))
         if api == "gemini":
@@ -187,7 +243,6 @@ class RecordingProxy:
             stream = ":streamGenerateContent" in path
         req = Incoming(api=api, body=data, headers=headers, path=path, raw_size=len(body), stream=stream,
                        model=model, session_key=_session_key(scope, headers, query), query=query)
-        self.options.redactor.learn_headers(headers, query)
         if side_call(req, "recording") is not None:
             return None
         key = self._file_key(scope, req.session_key)
@@ -197,7 +252,7 @@ class RecordingProxy:
             rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req))
             self.recordings[key] = rec
             self.paths[key] = path_out
-        rec.request(req.first_user_text(), req.last_user_text())
+        self._writer.submit(rec.request, req.first_user_text(), req.last_user_text())  # in order with replies
         return req, key
 
     @staticmethod
@@ -218,7 +273,12 @@ class RecordingProxy:
             path = out / f"{stem}-{n}.yaml"
         return path
 
-    async def _record(self, req: Incoming, key: str, status: int, headers: Any, chunks: list[Chunk]) -> None:
+    def _record(self, req: Incoming, key: str, status: int, headers: Any, spool: ReplySpool) -> None:
+        """Parse a reply and rewrite its session's file (in the writer thread)."""
+        try:
+            chunks: list[Chunk] = spool.chunks()
+        finally:
+            spool.close()
         rec = self.recordings[key]
         if status >= 400:
             raw = b"".join(c for _, c in chunks)
@@ -226,7 +286,7 @@ class RecordingProxy:
             rec.error(status, body, message, parse_retry_after(headers), etype)
         else:
             ctype = headers.get("content-type", "")
-            parsed = await parse_reply(req.api, chunks, event_stream="event-stream" in ctype, model=req.model)
+            parsed = asyncio.run(parse_reply(req.api, chunks, event_stream="event-stream" in ctype, model=req.model))
             rec.reply(parsed)
         path = self.paths[key]
         first = path not in self._written
@@ -234,6 +294,14 @@ class RecordingProxy:
         self._written.add(path)
         if first and self.options.on_new_file is not None:
             self.options.on_new_file(rec.name, path)
+
+
+def _json(body: bytes) -> Any:
+    """The request body as JSON (``None`` when it is not)."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _error_parts(raw: bytes) -> tuple[dict[str, Any] | None, str, str | None]:
@@ -255,16 +323,3 @@ def _error_parts(raw: bytes) -> tuple[dict[str, Any] | None, str, str | None]:
     if isinstance(err, str):
         return data, err, None
     return data, str(data.get("message") or "(no message)"), None
-
-
-async def _read_body(receive: Receive) -> bytes:
-    parts: list[bytes] = []
-    while True:
-        msg: Message = await receive()
-        if msg["type"] == "http.request":
-            parts.append(msg.get("body", b""))
-            if not msg.get("more_body", False):
-                break
-        elif msg["type"] == "http.disconnect":
-            break
-    return parts[0] if len(parts) == 1 else b"".join(parts)

@@ -5,8 +5,10 @@ is written goes through ``Redactor.text``, which replaces:
 
 - each literal secret it was given: the values of the environment variables named with
   ``--redact-env`` and every credential the proxy saw in a request's auth headers
-  (``authorization``, ``x-api-key``, ``api-key``, ``x-goog-api-key``, ``?key=``), once it is
-  at least ``MIN_SECRET`` characters long (shorter ones would blot out ordinary words);
+  (``authorization``, ``x-api-key``, ``api-key``, ``x-goog-api-key``, ``?key=``), custom auth
+  headers (``x-internal-token`` and each header named with ``--secret-header``), cookies (the
+  ``Cookie`` header and each of its values) and the values of the upstream's ``Set-Cookie``s,
+  once it is at least ``MIN_SECRET`` characters long (shorter ones would blot out ordinary words);
 - each match of the patterns: ``DEFAULT_PATTERNS`` (common API key shapes) plus those given
   with ``--redact REGEX``.
 
@@ -24,7 +26,8 @@ from autocue.errors import AutocueError
 
 REDACTED = "[REDACTED]"
 MIN_SECRET = 8
-AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization")
+AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "x-internal-token")
+"""Request headers whose values are credentials (more with ``secret_headers``/``--secret-header``)."""
 DEFAULT_PATTERNS: tuple[str, ...] = (
     r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}",  # OpenAI / Anthropic keys
     r"AIza[0-9A-Za-z_\-]{30,}",  # Google API keys
@@ -41,8 +44,10 @@ class Redactor:
     """Replaces secrets and secret-shaped text in everything a recording writes."""
 
     def __init__(self, patterns: Iterable[str] = (), env_names: Iterable[str] = (), *, defaults: bool = True,
-                 environ: Mapping[str, str] | None = None) -> None:
+                 environ: Mapping[str, str] | None = None, secret_headers: Iterable[str] = ()) -> None:
         env = os.environ if environ is None else environ
+        self.secret_headers: tuple[str, ...] = (*AUTH_HEADERS, *(h.strip().lower() for h in secret_headers))
+        """Request headers whose values are learned as secrets (lower case)."""
         self._secrets: set[str] = set()
         for name in env_names:
             value = env.get(name)
@@ -69,15 +74,25 @@ class Redactor:
 
     def learn_headers(self, headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> None:
         """Remember the credentials of a request (lower-case header names)."""
-        for h in AUTH_HEADERS:
+        for h in self.secret_headers:
             v = headers.get(h)
             if v:
                 self.add_secret(v)
                 scheme, _, token = v.partition(" ")
                 if token and scheme.lower() in ("bearer", "basic", "token"):
                     self.add_secret(token)
+        cookie = headers.get("cookie")
+        if cookie:
+            self.add_secret(cookie)
+            for part in cookie.split(";"):
+                self.add_secret(part.partition("=")[2])
         if query and query.get("key"):
             self.add_secret(query["key"])
+
+    def learn_set_cookies(self, values: Iterable[str]) -> None:
+        """Remember the values of a reply's ``Set-Cookie`` headers (their attributes are not secret)."""
+        for v in values:
+            self.add_secret(v.partition(";")[0].partition("=")[2])
 
     def text(self, s: str) -> str:
         if self._secrets:

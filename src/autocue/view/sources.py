@@ -132,11 +132,12 @@ def _branches(entries: list[Any], leaf: str | None) -> dict[str, int]:
 
 
 def session_file_doc(path: Path) -> ViewDoc:
+    from autocue.session.errors import SessionFileError
     from autocue.session.manager import SessionManager
 
     try:
         sm = SessionManager.open(path, decoded=True)  # session_doc reads every entry's JSON: decode it once
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, SessionFileError) as err:
         raise ViewSourceError(f"{path}: cannot read the session file: {err}") from None
     return session_doc(sm, path.name, str(path))
 
@@ -509,13 +510,15 @@ def _load_doc(source: str) -> ViewDoc:
     path = Path(source)
     if path.is_dir():
         return run_dir_doc(path)
-    try:
-        with path.open("rb") as f:
-            first = next((raw for raw in f if raw.strip()), b"")
-    except FileNotFoundError:
+    from autocue.session.errors import SessionFileError, SessionFileNotFoundError
+    from autocue.session.file_reader import read_session_bytes
+
+    try:  # a regular file only, opened without blocking (a FIFO or /dev/zero is refused at once)
+        first = next((raw for raw in read_session_bytes(str(path), 1 << 20).split(b"\n") if raw.strip()), b"")
+    except SessionFileNotFoundError:
         raise ViewSourceError(f"{path}: no such file or directory") from None
-    except OSError as e:
-        raise ViewSourceError(f"{path}: cannot read it ({e.strerror})") from None
+    except SessionFileError as e:
+        raise ViewSourceError(e.one_line()) from None
     if not first:
         raise ViewSourceError(f"{path}: the file is empty; give a session file, a loop session.jsonl, a run "
                               "directory or a simulation URL")

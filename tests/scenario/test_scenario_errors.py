@@ -155,7 +155,8 @@ HELLO = 'name: hello\ninitialPrompt: hi\ntimeline:\n  - llmResponse:\n      - as
          "<string>:2:16: cannot read '_' as an integer: write a valid value, or quote it to make it a string"),
         (HELLO.replace("initialPrompt: hi", "initialPrompt: !!float ''"),
          "<string>:2:16: cannot read '' as a number: write a valid value, or quote it to make it a string"),
-        ("name: t\ntimeline:\n  - llmResponse:\n      - error: {statusCode: 429, retryAfterSeconds: " + "9" * 309 + "}\n",
+        ("name: t\ntimeline:\n  - llmResponse:\n      - error: {statusCode: 429, retryAfterSeconds: "
+         + "9" * 309 + "}\n",
          "<string>:4:53: timeline[0].llmResponse[0].error.retryAfterSeconds: expected seconds, "
          "got an integer too large for a number"),
     ],

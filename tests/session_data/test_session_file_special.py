@@ -70,7 +70,8 @@ def test_listing_and_most_recent_skip_a_fifo_in_the_session_dir(tmp_path: Path) 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("kind", "argv"), [
-    ("fifo", ["report", "{p}"]), ("fifo", ["--session", "{p}", "-p", "hi"]), ("fifo", ["view", "{p}", "-o", "out.html"]),
+    ("fifo", ["report", "{p}"]), ("fifo", ["--session", "{p}", "-p", "hi"]),
+    ("fifo", ["view", "{p}", "-o", "out.html"]),
     ("zero", ["report", "{p}"]),
 ])
 def test_the_cli_says_what_the_file_is_at_once(tmp_path: Path, argv: list[str], kind: str) -> None:

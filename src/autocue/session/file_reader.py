@@ -68,8 +68,8 @@ MAX_SESSION_FILE_BYTES = 1 << 30
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
         if test(mode):
             return name
     return "not a regular file"
@@ -316,4 +316,5 @@ def _migrate(dicts: list[Any], version: int) -> None:
     header["version"] = CURRENT_SESSION_VERSION
 
 
-__all__ = ["MAX_SESSION_FILE_BYTES", "LoadedFile", "check_tree", "is_chain", "load_file", "new_entry_id", "read_session_bytes"]
+__all__ = ["MAX_SESSION_FILE_BYTES", "LoadedFile", "check_tree", "is_chain", "load_file", "new_entry_id",
+           "read_session_bytes"]

@@ -75,7 +75,7 @@ def test_an_append_never_follows_what_was_planted_after_the_first_write(tmp_path
     """Issue 27 req 12b: the append opened the name with "a" and wrote through a symlink planted there."""
     rec, path, victim = _planted(tmp_path, kind)
     before = path.read_bytes()
-    with pytest.raises(RecordingFileError, match=r"app\.yaml: is (now a symbolic link|no longer the file autocue")):
+    with pytest.raises(RecordingFileError, match=r"app\.yaml: is (now a symbolic link|no longer the file autocue)"):
         rec.write(path)
     assert victim.read_text() == "not autocue's\n"
     assert path.read_bytes() == before

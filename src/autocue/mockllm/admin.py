@@ -35,7 +35,7 @@ import orjson
 from autocue.mockllm.asgi import Endpoint, Request, Response, Route
 from autocue.mockllm.http import error_response, is_json_type, json_response, read_body
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES, ScenarioSourceError
-from autocue.mockllm.state import MockState
+from autocue.mockllm.state import MockState, PinLimitError
 
 API = "admin"
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
@@ -192,7 +192,11 @@ class AdminApi:
         size bound; ``DELETE``: let it expire again."""
         sid = request.path_params["sid"]
         pinned = request.method == "POST"
-        return json_response({"session": sid, "pinned": pinned, "sessions": self.state.pin(sid, pinned)})
+        try:
+            count = self.state.pin(sid, pinned)
+        except PinLimitError as e:
+            return error_response(API, 409, str(e), code="too_many_pins")
+        return json_response({"session": sid, "pinned": pinned, "sessions": count})
 
     def _no_session(self, sid: str) -> Response:
         return error_response(API, 404, self.state.no_session(sid), code="not_found")

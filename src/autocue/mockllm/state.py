@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import API_LABEL, Incoming
-from autocue.mockllm.options import ServerOptions
+from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_difference
 from autocue.mockllm.reply import Reply, build_reply
 from autocue.mockllm.session import ChecksFailed, Exhausted, Playable, Session
@@ -86,6 +87,10 @@ def _mapped_name(profile: Profile, tool: str, args: dict[str, Any]) -> str:
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class PinLimitError(AutocueError, ValueError):
+    """A new pin past ``MAX_PINS`` (the admin API answers 409)."""
 
 
 class MockState:
@@ -187,6 +192,9 @@ class MockState:
         size bound; ``pinned=False`` lets them expire again. Returns how many exist now."""
         with self._lock:
             if pinned:
+                if sid not in self.pinned and len(self.pinned) >= MAX_PINS:
+                    raise PinLimitError(f"cannot pin {sid!r}: {MAX_PINS} sessions are pinned already, the most "
+                                        "the server keeps; unpin one first (DELETE /_autocue/sessions/<id>/pin)")
                 self.pinned.add(sid)
             else:
                 self.pinned.discard(sid)

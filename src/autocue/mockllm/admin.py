@@ -23,10 +23,12 @@ OpenAI shape ``{"error": {"message", "type", "param", "code"}}``.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import re
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -74,6 +76,8 @@ class AdminApi:
 
     def __init__(self, state: MockState) -> None:
         self.state = state
+        self._loader = ThreadPoolExecutor(1, thread_name_prefix="autocue-admin-load")
+        """Posted scenarios load here, one at a time (each may take hundreds of MB while it parses)."""
 
     def routes(self) -> list[Route]:
         g = self._guarded
@@ -214,8 +218,8 @@ class AdminApi:
     async def scenarios(self, request: Request, body: dict[str, Any]) -> Response:
         if request.method == "GET":
             return json_response({"scenarios": self.state.scenarios()})
-        try:
-            names = self._load(body)
+        try:  # parsing a large scenario takes seconds: off the event loop, so every other client is answered
+            names = await asyncio.get_running_loop().run_in_executor(self._loader, self._load, body)
         except ScenarioSourceError as e:
             return error_response(API, e.status, str(e), code=_CODES.get(e.status))
         return json_response({"loaded": names, "scenarios": list(self.state.playables)})

@@ -17,7 +17,7 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from mockllm_helpers import say
 
@@ -225,3 +225,133 @@ def test_unknown_model_names_are_played_not_refused(server: MockLLMServer) -> No
     r = httpx2.post(server.base_url + "/v1beta/models/no%20such:generateContent", json=GEMINI_OK,
                     headers={"x-scenario-name": "fuzz", "x-goog-api-key": uuid.uuid4().hex})
     assert r.status_code == 200, r.text
+
+
+# ---------------------------------------------------------------------- issue 27: any field, any shape
+# Rich well-formed bodies (system prompts, tool calls and results, tool lists, options every reader
+# looks at); the probe below puts a hostile shape at any path of one, at any depth: a non-string
+# where an enum goes, a container where a scalar goes, a scalar where a container goes.
+RICH: dict[str, tuple[str, dict[str, Any]]] = {
+    "chat": ("/v1/chat/completions", {
+        "model": "m", "max_tokens": 5, "stream_options": {"include_usage": True}, "system": "s",
+        "messages": [{"role": "system", "content": "sys"},
+                     {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                     {"role": "assistant", "content": None, "tool_calls": [
+                         {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+                     {"role": "tool", "tool_call_id": "c1", "content": "ok"}, {"role": "user", "content": "go"}],
+        "tools": [{"type": "function",
+                   "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}],
+        "tool_choice": "auto"}),
+    "responses": ("/v1/responses", {
+        "model": "m", "instructions": "s", "include": ["reasoning.encrypted_content"], "max_output_tokens": 5,
+        "input": [{"role": "developer", "content": "sys"},
+                  {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+                  {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                  {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+                  {"type": "additional_tools", "tools": [{"type": "namespace", "name": "ns", "tools": [
+                      {"type": "function", "name": "exec", "description": "declare const tools: { run(x) }"}]}]},
+                  {"role": "user", "content": "go"}],
+        "tools": [{"type": "function", "name": "f", "parameters": {}}], "parallel_tool_calls": True}),
+    "anthropic": ("/v1/messages", {
+        "model": "m", "max_tokens": 5, "system": [{"type": "text", "text": "s"}],
+        "output_config": {"format": {"type": "json_schema", "schema": {"properties": {"x": {}}}}},
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                     {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "g"},
+                                                       {"type": "tool_use", "id": "c1", "name": "f", "input": {}}]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": False,
+                                                   "content": [{"type": "text", "text": "ok"}]}]}],
+        "tools": [{"name": "f", "description": "d", "input_schema": {"type": "object"}}]}),
+    "gemini": ("/v1beta/models/g:generateContent", {
+        "systemInstruction": {"parts": [{"text": "s"}]},
+        "generationConfig": {"maxOutputTokens": 5, "responseSchema": {"properties": {"x": {}}}},
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]},
+                     {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+                     {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"ok": 1}}}]}],
+        "tools": [{"functionDeclarations": [{"name": "f", "description": "d", "parameters": {"type": "object"}}]}]}),
+}
+HOSTILE = [["user"], {"role": "user"}, {"parts": 1}, {"text": 1}, {"parts": [{"text": 1}]}, [{"parts": 1}],
+           {"type": ["text"]}, [[]], [{}], [], {}, 1, -1, 2**70, 1.5, True, False, None, "", "x"]
+"""Shapes that break a reader that trusts a field's type."""
+
+
+def _paths(v: Any, at: Path_ = ()) -> Iterator[Path_]:
+    """Every path in ``v`` (each key and index, at every depth), containers before their items."""
+    if at:
+        yield at
+    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+    for k, x in items:
+        yield from _paths(x, (*at, k))
+
+
+@st.composite
+def reshaped(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
+    """``(route, api, body)``: a rich body with one field, anywhere, given a hostile shape (or a
+    new key of a known name added to any object in it)."""
+    api = draw(st.sampled_from(sorted(RICH)), label="api")
+    route, base = RICH[api]
+    body: Any = json.loads(json.dumps(base))
+    if api != "gemini" and draw(st.booleans(), label="stream"):
+        body["stream"] = True
+    path = draw(st.sampled_from(list(_paths(body))), label="path")
+    value = draw(st.sampled_from(HOSTILE) | json_values, label="value")
+    if draw(st.booleans(), label="add a key"):
+        parent = path if isinstance(_get(body, path), dict) else path[:-1]
+        if isinstance(_get(body, parent), dict):
+            path = (*parent, draw(st.sampled_from(KEYS + INNER), label="key"))
+    _set(body, path, value)
+    return route, api, body
+
+
+def _get(body: Any, path: Path_) -> Any:
+    for step in path:
+        body = body[step]
+    return body
+
+
+def _post(server: MockLLMServer, route: str, body: Any) -> httpx2.Response:
+    headers = {"x-api-key": uuid.uuid4().hex, "x-goog-api-key": uuid.uuid4().hex, "x-scenario-name": "fuzz"}
+    return httpx2.post(server.base_url + route, content=json.dumps(body).encode(), headers=headers, timeout=30)
+
+
+def _reshape(api: str, path: Path_, value: Any) -> tuple[str, str, dict[str, Any]]:
+    route, base = RICH[api]
+    body = json.loads(json.dumps(base))
+    _set(body, path, value)
+    return route, api, body
+
+
+@pytest.mark.slow
+@given(req=reshaped())
+@example(req=_reshape("chat", ("messages", 1, "role"), ["user"]))
+@example(req=_reshape("chat", ("messages", 0, "parts"), 1))
+@example(req=_reshape("responses", ("system",), {"parts": 1}))
+def test_any_field_of_any_shape_at_any_depth_gets_a_4xx_never_a_5xx(
+        server: MockLLMServer, req: tuple[str, str, dict[str, Any]]) -> None:
+    route, api, body = req
+    r = _post(server, route, body)
+    assert r.status_code < 500, (route, json.dumps(body)[:400], r.status_code, r.text[:500])
+    if r.status_code >= 400:
+        assert r.headers["content-type"].startswith("application/json"), r.text[:300]
+        assert_error_shape(api, r.status_code, r.json())
+
+
+@pytest.mark.parametrize(("api", "path", "value"), [
+    ("chat", ("messages", 1, "role"), ["user"]),
+    ("chat", ("messages", 1, "role"), {"a": 1}),
+    ("chat", ("system",), {"parts": 1}),
+    ("responses", ("system",), {"parts": 1}),
+    ("responses", ("input", 1, "role"), ["user"]),
+    ("anthropic", ("messages", 0, "role"), {"a": 1}),
+    ("anthropic", ("system",), {"parts": 1}),
+    ("gemini", ("systemInstruction",), {"parts": 1}),
+    ("gemini", ("contents", 0, "role"), ["user"]),
+])
+def test_the_reported_shapes_get_the_apis_own_400(server: MockLLMServer, api: str, path: Path_, value: Any) -> None:
+    """Issue 27: a role that is a list or an object, ``"system": {"parts": 1}``: a 400 in the
+    API's error shape naming the field (they were a plain-text 500 and an API-shaped 500)."""
+    route, _, body = _reshape(api, path, value)
+    r = _post(server, route, body)
+    assert r.status_code == 400, (r.status_code, r.text[:300])
+    assert r.headers["content-type"].startswith("application/json"), r.text[:300]
+    assert_error_shape(api, 400, r.json())
+    assert str(path[-1]) in r.json()["error"]["message"], r.text  # names the field

@@ -39,6 +39,28 @@ def test_serves_scenarios_and_prints_the_url_first(tmp_path: Path) -> None:
         proc.wait(10)
 
 
+@pytest.mark.slow
+def test_session_bounds_and_origin_checks_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "slow.yaml").write_text("name: slow\ntimeline:\n  - assistant: [[600000, thinking]]\n"
+                                        "  - complete: true\n")
+    proc = subprocess.Popen([sys.executable, "-m", "autocue.cli.main", "simulate", str(tmp_path / "slow.yaml"),
+                             "--max-sessions", "1", "--session-ttl", "60"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip().rsplit(" ", 1)[1]
+        proc.stdout.readline()
+        assert "-H 'Content-Type: application/json'" in proc.stdout.readline()  # the curl line works as printed
+        sessions = url + "/api/v1/sessions"
+        assert httpx2.post(sessions, json={}, headers={"Origin": "https://evil.example"}).status_code == 403
+        assert httpx2.post(sessions, json={}).status_code == 201
+        r = httpx2.post(sessions, json={})
+        assert r.status_code == 429 and "--max-sessions 1" in r.json()["error"]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def test_schema_subcommand_prints_the_versioned_schema() -> None:
     r = cli("schema")
     assert r.returncode == 0

@@ -6,18 +6,23 @@
     autocue run --merge-reports A.json B.json ... [--junit MERGED.xml A.xml B.xml ...]
 
 ``DIR/report.json`` (``--out``, default ``./autocue-runs``) is the ``--json`` object, for ``autocue view DIR``.
-Exit 0 when every scenario passed, 1 when one failed, 2 on a usage or scenario error.
+Exit 0 when every scenario passed, 1 when one failed, 2 on a usage or scenario error; 130 (SIGINT) or
+143 (SIGTERM) when interrupted: every running scenario was stopped and cleaned up (docs/runner.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from autocue.cli.args import fail
+
+if TYPE_CHECKING:
+    from autocue.runner.interrupt import Interrupt
 
 PROG = "autocue run"
 
@@ -120,12 +125,20 @@ def _write_report(data: dict[str, Any], path: Path) -> str:
     return ""
 
 
+def _interrupted(stop: Interrupt) -> str:
+    """The one line of an interrupted run."""
+    kept = f"workspace kept (--keep): {', '.join(stop.kept)}" if stop.kept else "temporary workspaces removed"
+    return (f"interrupted by {signal.Signals(stop.signum or signal.SIGINT).name}: the running scenarios were stopped "
+            f"(their programs' process groups killed); {kept}")
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.merge_reports:
         return _merge(args)
     from autocue.runner import RunOptions, collect, run_selected
     from autocue.runner.extras import parse_size
+    from autocue.runner.interrupt import Interrupt, Interrupted
     from autocue.runner.options import ci_from_env
     from autocue.runner.selection import parse_shard
     from autocue.scenario import ScenarioError
@@ -151,10 +164,14 @@ def main(argv: list[str]) -> int:
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
                          llm_api=args.llm_api, ci=ci_from_env() if args.ci is None else args.ci)
+    stop = Interrupt()
     try:
-        report = run_selected(items, options)
-    except KeyboardInterrupt:  # the runs' process groups were killed on the way out
-        return fail(PROG, "interrupted")
+        with stop.handling():
+            report = run_selected(items, options, stop)
+    except Interrupted:
+        pass
+    if stop.signum is not None:
+        return fail(PROG, _interrupted(stop), stop.exit_code)
     if args.junit:
         report.write_junit(Path(args.junit))
     note = _write_report(report.to_json(), Path(args.out) / "report.json")

@@ -1,6 +1,7 @@
 """``autocue simulate``: stream scenarios as simulated sessions over REST + SSE (docs/simulate.md).
 
     autocue simulate SCENARIO_OR_DIR ... [--host 127.0.0.1] [--port 0] [--speed 1] [--loop]
+                     [--session-ttl SECONDS] [--max-sessions N]
     autocue simulate schema             print the event JSON Schema
 
 The first line printed is the bound URL (``autocue simulation server: http://127.0.0.1:PORT``).
@@ -16,6 +17,7 @@ import orjson
 
 from autocue.cli.args import CliParser, fail
 from autocue.cli.serving import add_listen_options, listen, serve_forever
+from autocue.mockllm.options import MAX_SESSIONS, SESSION_TTL
 
 PROG = "autocue simulate"
 
@@ -28,6 +30,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=1.0,
                    help="multiplier of the scripted times (default 1: as written; 0: no waiting)")
     p.add_argument("--loop", action="store_true", help="replay each session from the start when it ends")
+    p.add_argument("--session-ttl", type=float, default=SESSION_TTL, metavar="SECONDS",
+                   help=f"forget a session idle this long that no stream follows (default {SESSION_TTL:g}; 0: never)")
+    p.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, metavar="N",
+                   help=f"keep at most N sessions: a new one replaces the least recently used finished one no "
+                        f"stream follows, or is refused (429) (default {MAX_SESSIONS}; 0: no bound)")
     return p
 
 
@@ -61,7 +68,8 @@ def main(argv: list[str]) -> int:
     from autocue.simulate.app import SimState, create_app
 
     try:
-        state = SimState(scenarios, speed=args.speed, loop=args.loop)
+        state = SimState(scenarios, speed=args.speed, loop=args.loop, session_ttl=args.session_ttl,
+                         max_sessions=args.max_sessions)
     except ValueError as e:
         return fail(PROG, str(e))
     sock = listen(PROG, args)
@@ -72,7 +80,8 @@ def main(argv: list[str]) -> int:
         print(f"autocue simulation server: {url}", flush=True)
         print(f"  scenarios: {', '.join(state.scenarios)}")
         first = next(iter(state.scenarios))
-        print(f"  start one: curl -X POST {url}/api/v1/sessions -d '{{\"scenario\": \"{first}\"}}'")
+        print(f"  start one: curl -X POST {url}/api/v1/sessions -H 'Content-Type: application/json' "
+              f"-d '{{\"scenario\": \"{first}\"}}'")
         print(f"  follow it: curl -N {url}/api/v1/sessions/ID/events   or   autocue view {url}/api/v1/sessions/ID",
               flush=True)
 

@@ -25,17 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import re
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 
 from autocue.mockllm.asgi import Endpoint, Request, Response, Route
 from autocue.mockllm.http import error_response, is_json_type, json_response, read_body
+from autocue.mockllm.loopback import bound_address, host_is_local, origin_is_local
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES, ScenarioSourceError
 from autocue.mockllm.state import MockState, PinLimitError
 
@@ -45,30 +44,6 @@ NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 USAGE = 'expected {"yaml": "...", "name": "..."}, {"path": "..."} or {"paths": ["...", ...]}'
 _CODES = {400: "invalid_request", 403: "path_not_allowed", 413: "request_too_large"}
 AdminEndpoint = Callable[[Request, dict[str, Any]], Awaitable[Response]]
-
-
-def _host_name(host: str) -> str | None:
-    """The host part of a ``Host`` header (``[::1]:80`` → ``::1``), or None when malformed."""
-    try:
-        split = urlsplit("//" + host)
-        _ = split.port
-    except ValueError:
-        return None
-    return split.hostname
-
-
-def _is_local(name: str | None, bound: str | None) -> bool:
-    if not name:
-        return False
-    name = name.rstrip(".")
-    if name == "localhost" or (bound is not None and name == bound.lower()):
-        return True
-    try:
-        ip = ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    mapped = getattr(ip, "ipv4_mapped", None)
-    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 class AdminApi:
@@ -108,15 +83,14 @@ class AdminApi:
     # ------------------------------------------------------------------ who may call
     def guard(self, request: Request) -> Response | None:
         """None when ``request`` may use the admin API, else the error to answer."""
-        server = request.scope.get("server") or (None, None)
-        bound = str(server[0]) if server[0] is not None else None
+        bound, port = bound_address(request.scope)
         host = request.headers.get("host")
-        if host is not None and not _is_local(_host_name(host), bound):
+        if not host_is_local(host, bound):
             return error_response(API, 403, f"admin request refused: Host {host!r} is not this server (the admin "
                                             "API answers only to a loopback Host or the bound address, so a "
                                             "DNS-rebinding web page cannot reach it)", code="forbidden_host")
         origin = request.headers.get("origin")
-        if origin is not None and not self._own_origin(origin, bound, server[1]):
+        if origin is not None and not origin_is_local(origin, bound, port):
             return error_response(API, 403, f"admin request refused: Origin {origin!r} is not this server (web "
                                             "pages may not call the admin API; send no Origin, as scripts and "
                                             "SDKs do)", code="forbidden_origin")
@@ -130,15 +104,6 @@ class AdminApi:
             return error_response(API, 415, f"admin POST {request.path} needs 'Content-Type: application/json' "
                                             f"(got {got})", code="unsupported_media_type")
         return None
-
-    @staticmethod
-    def _own_origin(origin: str, bound: str | None, port: Any) -> bool:
-        try:
-            o = urlsplit(origin)
-            oport = o.port or {"http": 80, "https": 443}.get(o.scheme)
-        except ValueError:
-            return False
-        return o.scheme in ("http", "https") and _is_local(o.hostname, bound) and oport == port
 
     @staticmethod
     def _has_token(request: Request, token: str) -> bool:

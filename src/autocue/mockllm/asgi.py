@@ -8,17 +8,21 @@ routes are tried in order; the first whose path and method match answers; a rout
 matches but not its method makes a 405 (``Allow`` names its methods), no route at all a 404.
 Both go to the router's ``refused`` handler, so every refusal has the shape of the API the
 path belongs to. A route taking ``GET`` takes ``HEAD`` too. A ``StreamingResponse`` stops
-when the client disconnects. ``any_origin(app, methods)`` is starlette's CORS middleware as
-the simulation API used it; ``lifespan`` answers an embedding server's start and stop.
+when the client disconnects. ``loopback_only(app, methods, refuse)`` lets only loopback callers
+in (``Host``, ``Origin``: ``loopback.py``) and answers their CORS, as the simulation API uses
+it; ``lifespan`` answers an embedding server's start and stop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
+
+from autocue.mockllm.loopback import bound_address, host_is_local, origin_is_local
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -26,6 +30,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+log = logging.getLogger("autocue.mockllm.asgi")
 _PARAM = re.compile(r"{([a-zA-Z_][a-zA-Z0-9_]*)(:path)?}")
 
 
@@ -125,8 +130,20 @@ class StreamingResponse(Response):
         finally:
             sending.cancel()
             listening.cancel()
-        if not sending.cancelled():
-            sending.result()  # the stream's own error, if it had one
+            # wait for both to finish: a task asked to cancel has no result yet, and the stream's
+            # cleanup (its generator's ``finally``) runs now, not when the collector gets to it
+            await asyncio.gather(sending, listening, return_exceptions=True)
+            aclose = getattr(self.content, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if sending.cancelled():
+            log.debug("autocue: the client left during a streamed response to %s", scope.get("path"))
+        else:
+            exc = sending.exception()
+            if isinstance(exc, OSError):  # uvicorn's ClientDisconnected is one
+                log.debug("autocue: the client left during a streamed response to %s", scope.get("path"))
+            elif exc is not None:
+                raise exc  # the stream's own error
 
     async def _send(self, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status, "headers": self.raw_headers})
@@ -206,25 +223,39 @@ class Router:
         await response(scope, receive, send)
 
 
-def any_origin(app: ASGIApp, methods: tuple[str, ...]) -> ASGIApp:
-    """``app`` open to every origin, as starlette's ``CORSMiddleware`` with any origin, these
-    ``methods``, any request header and every response header exposed: a preflight is answered
-    here; every answer gets ``Vary: Origin``, and one to a request with an ``Origin`` the
-    ``Access-Control-Allow-Origin: *`` and ``-Expose-Headers: *`` headers."""
+def loopback_only(app: ASGIApp, methods: tuple[str, ...], refuse: Callable[[int, str], Response]) -> ASGIApp:
+    """``app`` for loopback callers only. A request whose ``Host`` is neither loopback nor the
+    bound address (a DNS-rebinding page) gets ``refuse(403, why)``, and so does one whose
+    ``Origin`` is neither a loopback page (any port) nor ``null`` (a page opened from a file).
+    A preflight from an allowed origin for these ``methods`` is answered here; the answer to a
+    request with an allowed ``Origin`` names that origin in ``Access-Control-Allow-Origin`` and
+    exposes every response header; every answer gets ``Vary: Origin``."""
 
-    async def cors(scope: Scope, receive: Receive, send: Send) -> None:
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await lifespan(receive, send)
             return
         headers = dict(reversed(scope["headers"]))
+        bound, _ = bound_address(scope)
+        host = headers.get(b"host")
+        if host is not None and not host_is_local(host.decode("latin-1"), bound):
+            why = (f"request refused: Host {host.decode('latin-1')!r} is not this server (it answers only to a "
+                   "loopback Host or the bound address, so a DNS-rebinding web page cannot reach it)")
+            await refuse(403, why)(scope, receive, send)
+            return
         origin = headers.get(b"origin")
+        if origin is not None and origin != b"null" and not origin_is_local(origin.decode("latin-1"), bound):
+            why = (f"request refused: Origin {origin.decode('latin-1')!r} is not a loopback page (only pages on "
+                   "localhost, 127.0.0.1 or ::1, and pages opened from a file, may call this server)")
+            await refuse(403, why)(scope, receive, send)
+            return
         method = headers.get(b"access-control-request-method")
         if origin is not None and method is not None and scope["method"] == "OPTIONS":
-            await _preflight(method, headers, methods)(scope, receive, send)
+            await _preflight(method, headers, methods, origin)(scope, receive, send)
             return
         extra = [(b"vary", b"Origin")]
         if origin is not None:
-            extra[:0] = [(b"access-control-allow-origin", b"*"), (b"access-control-expose-headers", b"*")]
+            extra[:0] = [(b"access-control-allow-origin", origin), (b"access-control-expose-headers", b"*")]
 
         async def send_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -233,12 +264,12 @@ def any_origin(app: ASGIApp, methods: tuple[str, ...]) -> ASGIApp:
 
         await app(scope, receive, send_cors)
 
-    return cors
+    return guard
 
 
-def _preflight(method: bytes, headers: dict[bytes, bytes], methods: tuple[str, ...]) -> Response:
+def _preflight(method: bytes, headers: dict[bytes, bytes], methods: tuple[str, ...], origin: bytes) -> Response:
     answer = {"Vary": "Origin, Access-Control-Request-Method, Access-Control-Request-Headers, "
-                      "Access-Control-Request-Private-Network", "Access-Control-Allow-Origin": "*",
+                      "Access-Control-Request-Private-Network", "Access-Control-Allow-Origin": origin.decode("latin-1"),
               "Access-Control-Allow-Methods": ", ".join(methods), "Access-Control-Max-Age": "600"}
     asked = headers.get(b"access-control-request-headers")
     if asked is not None:

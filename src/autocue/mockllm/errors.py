@@ -1,7 +1,8 @@
 """API-shaped error bodies, one shape per API, so every SDK parses them as it would the real
 server's: OpenAI ``{"error": {message, type, param, code}}``, Anthropic
 ``{"type": "error", "error": {type, message}, "request_id"}``, Gemini
-``{"error": {code, message, status}}``.
+``{"error": {code, message, status}}``; the simulation API's (``autocue simulate``) is
+``{"error": message}``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def error_body(api: str, status: int, message: str, *, kind: str | None = None, 
         etype = _KIND_TYPE.get(kind or "") or _ANTHROPIC_TYPE.get(status) or (
             "api_error" if status >= 500 else "invalid_request_error")
         return {"type": "error", "error": {"type": etype, "message": message}, "request_id": request_id}
+    if api == "simulate":
+        return {"error": message}
     if api == "gemini":
         gstatus = _GEMINI_STATUS.get(status) or ("INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
         return {"error": {"code": status, "message": message, "status": gstatus}}

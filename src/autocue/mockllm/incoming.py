@@ -168,7 +168,8 @@ class Incoming:
             if not isinstance(t, dict):
                 continue
             if self.api == "gemini":
-                for fd in t.get("functionDeclarations") or t.get("function_declarations") or []:
+                decls = t.get("functionDeclarations") or t.get("function_declarations")
+                for fd in decls if isinstance(decls, list) else ():
                     if isinstance(fd, dict) and isinstance(fd.get("name"), str):
                         names.append(fd["name"])
                 continue
@@ -203,7 +204,9 @@ class Incoming:
 
 def _message_text(m: dict[str, Any]) -> str:
     if "parts" in m:  # gemini
-        parts = m.get("parts") or []
+        parts = m.get("parts")
+        if not isinstance(parts, list):
+            return ""
         return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
     return _flatten(m.get("content"))
 

@@ -55,6 +55,7 @@ def problem(api: str, body: dict[str, Any], raw: bytes | None = None) -> str | N
     if (raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH) and _too_deep(walk):
         return f"malformed {label} request: JSON nested deeper than {MAX_DEPTH} levels"
     try:
+        _prompts(body)
         if plain:
             _chat(body, messages_checked=True)
         else:
@@ -145,6 +146,35 @@ def _common(b: dict[str, Any], ints: tuple[str, ...]) -> None:
             _obj(t, f"tools[{i}]")
 
 
+_PROMPT_KEYS = ("system", "instructions", "systemInstruction", "system_instruction")
+
+
+def _prompts(b: dict[str, Any]) -> None:
+    """The system prompt fields the server reads in every API (``Incoming.system_text``): a
+    string, a Content object (``{"parts": [...]}``), a text block or an array of those; each
+    API's own check is stricter where the API defines the field."""
+    for key in _PROMPT_KEYS:
+        v = b.get(key)
+        if v is not None:
+            _prompt(v, key)
+
+
+def _prompt(v: Any, where: str, depth: int = 0) -> None:
+    if isinstance(v, str):
+        return
+    if isinstance(v, list) and depth == 0:
+        for i, x in enumerate(v):
+            _prompt(x, f"{where}[{i}]", 1)
+        return
+    if not isinstance(v, dict):
+        raise _fail(where, "a string, a text block or a Content object", v)
+    _opt(v, "text", str, "a string", where + ".")
+    parts = v.get("parts")
+    if parts is not None:
+        for j, p in enumerate(_list(parts, where + ".parts")):
+            _opt(_obj(p, f"{where}.parts[{j}]"), "text", str, "a string", f"{where}.parts[{j}].")
+
+
 def _required_list(b: dict[str, Any], key: str) -> list[Any]:
     if b.get(key) is None:
         raise _Bad(f"{key} is required")
@@ -167,7 +197,8 @@ def _plain_chat_message(m: Any) -> bool:
     """A chat message with a known role, string (or no) content, a string (or no)
     ``tool_call_id`` and well-formed (or no) tool calls: valid, without building the paths an
     error would name."""
-    if not (type(m) is dict and m.get("role") in _CHAT_ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
+    role = m.get("role") if type(m) is dict else None
+    if not (type(role) is str and role in _CHAT_ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
             and isinstance(m.get("tool_call_id"), _STR_OR_NONE)):
         return False
     calls = m.get("tool_calls")

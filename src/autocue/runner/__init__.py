@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from autocue.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from autocue.runner.interrupt import Interrupt
     from autocue.runner.keys import KEYS, parse_input
     from autocue.runner.options import RunOptions
     from autocue.runner.report import FAILURE_KINDS, Failure, RunReport, ScenarioResult, merge_junit, merge_reports
@@ -42,23 +43,28 @@ def collect(paths: Sequence[str | Path], *, tags: Sequence[str] = (), keyword: s
     return select([s for p in paths for s in load_path(p)], tags=tags, keyword=keyword, shard=shard)
 
 
-def run_one(selected: Selected, options: RunOptions) -> ScenarioResult:
-    """Run one selected scenario."""
+def run_one(selected: Selected, options: RunOptions, stop: Interrupt | None = None) -> ScenarioResult:
+    """Run one selected scenario (``stop``: an interrupt raises ``Interrupted`` once the run cleaned up;
+    one that came before does not start it)."""
     from autocue.runner.executor import Execution
 
-    return Execution(selected.scenario, selected.extras, options).run()
+    if stop is not None:
+        stop.check()
+    return Execution(selected.scenario, selected.extras, options, stop).run()
 
 
-def run_selected(items: Sequence[Selected], options: RunOptions) -> RunReport:
+def run_selected(items: Sequence[Selected], options: RunOptions, stop: Interrupt | None = None) -> RunReport:
+    """Run ``items`` (``options.jobs`` at once); with ``stop`` (``autocue run``'s SIGINT/SIGTERM), an
+    interrupt stops every running scenario and starts no other: ``Interrupted`` once all cleaned up."""
     from concurrent.futures import ThreadPoolExecutor
 
     from autocue.runner.report import RunReport
 
     if options.jobs > 1 and len(items) > 1:
         with ThreadPoolExecutor(max_workers=options.jobs, thread_name_prefix="autocue-run") as pool:
-            results = list(pool.map(lambda s: run_one(s, options), items))
+            results = list(pool.map(lambda s: run_one(s, options, stop), items))
     else:
-        results = [run_one(s, options) for s in items]
+        results = [run_one(s, options, stop) for s in items]
     return RunReport(results)
 
 

@@ -24,6 +24,10 @@ it types the launch profile's ``quit_input`` (``<ctrl-d>`` for a command or a pr
 one), waits for the exit until the program was quiet for ``QUIT_GRACE`` seconds (``QUIT_LIMIT``
 at most), then stops the process group (SIGTERM, SIGKILL after ``TERM_GRACE``); the result says
 ``ended_by_runner``. Then ``expect`` is checked.
+
+An interrupt of ``autocue run`` (SIGINT, SIGTERM: ``autocue.runner.interrupt``) raises ``Interrupted``
+from the run's next wait; the run cleans up as any run (the process group stopped: SIGTERM, SIGKILL
+after ``TERM_GRACE``) and its workspace is removed unless ``keep``: an interrupt is not a failure.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import signal
 import tempfile
 import time
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +48,7 @@ from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
 from autocue.runner.goldens import apply_masks, check_golden, existing_golden, golden_dir, safe_name
+from autocue.runner.interrupt import Interrupt, Interrupted
 from autocue.runner.keys import key_bytes, parse_input
 from autocue.runner.launch import Choice, Launch, LaunchError, build, choose, interactive, script_for
 from autocue.runner.options import RunOptions
@@ -126,8 +131,12 @@ def _line(source: str | None) -> int:
 
 
 class Execution:
-    def __init__(self, scenario: Scenario, extras: RunnerExtras, options: RunOptions) -> None:
+    def __init__(self, scenario: Scenario, extras: RunnerExtras, options: RunOptions,
+                 stop: Interrupt | None = None) -> None:
         self.sc = scenario
+        self.stop = stop
+        """The interrupt of ``autocue run`` (SIGINT, SIGTERM): its waits raise ``Interrupted``."""
+        self.interrupted = False
         self.extras = extras
         self.opt = options
         self.result = ScenarioResult(scenario.name, scenario.file)
@@ -165,6 +174,9 @@ class Execution:
             r.fail("setup", str(e), e.position or str(self.sc.pos))
         except OSError as e:  # the machine, not the scenario: out of ptys, a full disk, ...
             r.fail("setup", f"{type(e).__name__}: {e}", str(self.sc.pos))
+        except Interrupted:  # cleaned up below like any run, then it stops the others
+            self.interrupted = True
+            raise
         finally:
             self._clean_up()
             r.duration_s = time.monotonic() - t0
@@ -241,7 +253,7 @@ class Execution:
         masks, literals = self.extras.masks, self.literals
         try:
             self.prog = PtyProgram(launch.argv, cwd=self.ws, env=launch.env, width=terminal.width,
-                                   height=terminal.height, cast=cast,
+                                   height=terminal.height, cast=cast, stop=self.stop,
                                    settle_view=(lambda t: apply_masks(t, masks, literals)) if masks else None)
         except SpawnError as e:
             cast.close()
@@ -249,9 +261,11 @@ class Execution:
 
     def _clean_up(self) -> None:
         """Stop the program, read the last progress, release the server's session, drop the workspace
-        (kept with ``keep`` or a failure)."""
+        (kept with ``keep`` or a failure; an interrupted run only with ``keep``)."""
         r = self.result
         if self.prog is not None:
+            if self.interrupted and not self.prog.exited:  # the runner's end policy: SIGTERM, TERM_GRACE, SIGKILL
+                self.prog.kill_group(TERM_GRACE)
             self.prog.close()
             r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
             r.last_screen = self.prog.last_screen()
@@ -262,8 +276,10 @@ class Execution:
                 self._diagnose()
             self.llm.release()
         if self.root is not None:
-            if self.opt.keep or r.failures:
+            if self.opt.keep or (r.failures and not self.interrupted):
                 r.workspace = str(self.ws)
+                if self.interrupted and self.stop is not None:
+                    self.stop.kept.append(r.workspace)
             else:
                 shutil.rmtree(self.root, ignore_errors=True)
 
@@ -514,8 +530,10 @@ class Execution:
         if not patch.is_file():
             self.result.fail("setup", f"userEdits patch {ev.patch!r}: no such file ({patch})", str(ev.pos))
             return
-        proc = capture_sync(["git", "apply", "--whitespace=nowarn", str(patch)], cwd=str(self.ws),
-                            timeout=max(1.0, self.deadline - time.monotonic()), end_group=True)
+        with self._side_command() as on_start:
+            proc = capture_sync(["git", "apply", "--whitespace=nowarn", str(patch)], cwd=str(self.ws),
+                                timeout=max(1.0, self.deadline - time.monotonic()), end_group=True,
+                                on_start=on_start)
         if proc.stopped == "timeout":
             raise _Deadline
         if proc.code != 0:
@@ -529,7 +547,9 @@ class Execution:
         group; a background child that keeps its output open delays the run by at most the runner's drain."""
         cwd = self.ws / ev.cwd if ev.cwd else self.ws
         try:
-            proc = capture_sync(["sh", "-c", ev.cmd], cwd=str(cwd), timeout=max(0.1, self.deadline - time.monotonic()))
+            with self._side_command() as on_start:
+                proc = capture_sync(["sh", "-c", ev.cmd], cwd=str(cwd),
+                                    timeout=max(0.1, self.deadline - time.monotonic()), on_start=on_start)
         except OSError as e:
             self.result.fail("setup", f"userCommand {ev.cmd!r}: {e}", str(ev.pos))
             return
@@ -541,6 +561,27 @@ class Execution:
             log = Path(self.result.out_dir) / "commands.log"
             with log.open("a", encoding="utf-8") as f:
                 f.write(f"$ {ev.cmd}  (exit {proc.code})\n{out}\n")
+
+    @contextlib.contextmanager
+    def _side_command(self) -> Iterator[Callable[[int], None] | None]:
+        """The ``on_start`` of a command the executor runs to its end (``userCommand``, ``git apply``): an
+        interrupt kills its group (no pump waits on it); ``Interrupted`` once it returned."""
+        stop = self.stop
+        if stop is None:
+            yield None
+            return
+        pids: list[int] = []
+
+        def started(pid: int) -> None:
+            pids.append(pid)
+            stop.started(pid)
+
+        try:
+            yield started
+        finally:
+            for pid in pids:
+                stop.ended(pid)
+        stop.check()
 
     # ------------------------------------------------------------------ the end
     def _timeout(self, where: str, position: str) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from autocue.errors import AutocueError
 from autocue.process import Child, spawn
 from autocue.runner.cast import CastWriter
+from autocue.runner.interrupt import Interrupt
 from autocue.runner.screen import Screen
 
 
@@ -34,7 +35,10 @@ class SpawnError(AutocueError):
 
 class PtyProgram:
     def __init__(self, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], width: int, height: int,
-                 cast: CastWriter, settle_view: Callable[[str], str] | None = None) -> None:
+                 cast: CastWriter, settle_view: Callable[[str], str] | None = None,
+                 stop: Interrupt | None = None) -> None:
+        self.stop = stop
+        """An interrupt of ``autocue run``: ``pump`` raises ``Interrupted`` once it came (until the stop)."""
         self.screen = Screen(width, height, settle_view)
         self.cast = cast
         self.argv = list(argv)
@@ -60,7 +64,9 @@ class PtyProgram:
 
     # ------------------------------------------------------------------ reading
     def pump(self, timeout: float) -> bool:
-        """Read what the program wrote within ``timeout`` seconds; True when something arrived."""
+        """Read what the program wrote within ``timeout`` seconds; True when something arrived. Raises
+        ``Interrupted`` after an interrupt, unless the program is being stopped."""
+        self._check_stop()
         if self.eof:  # the pty is closed: only the exit status is still to come (soon; poll it, never wait for it)
             self._reap()
             if timeout > 0 and self.exit_code is None:
@@ -72,6 +78,7 @@ class PtyProgram:
             ready, _, _ = select.select([fd], [], [], timeout)
         except InterruptedError:
             return False
+        self._check_stop()  # the signal came while waiting
         if not ready:
             self._reap()
             return False
@@ -106,6 +113,10 @@ class PtyProgram:
             self.output_seen = True
             self.answered = True
         return got
+
+    def _check_stop(self) -> None:
+        if self.stop is not None and not self.killed:
+            self.stop.check()
 
     def _reap(self) -> None:
         if self.exit_code is not None:

@@ -3,8 +3,10 @@
     with SimulationServer([scenario], speed=0) as server:
         httpx2.post(server.url + "/api/v1/sessions", json={"scenario": scenario.name})
 
-``drop_clients()`` closes every open event stream (as a network cut would), so tests can
-check that clients resume with ``Last-Event-ID``.
+``max_body``, ``session_ttl`` and ``max_sessions`` bound requests and sessions as
+``autocue simulate``'s options do (docs/simulate.md). ``drop_clients()`` closes every open
+event stream (as a network cut would), so tests can check that clients resume with
+``Last-Event-ID``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import threading
 
 import uvicorn
 
+from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL
 from autocue.mockllm.server import LoopbackServer
 from autocue.scenario import Scenario
 from autocue.simulate.app import SimState, create_app
@@ -25,8 +28,10 @@ class SimulationServer(LoopbackServer):
     thread_name = "autocue-simulate"
 
     def __init__(self, scenarios: list[Scenario], *, host: str = "127.0.0.1", port: int = 0, speed: float = 1.0,
-                 loop: bool = False) -> None:
-        self.state = SimState(scenarios, speed=speed, loop=loop)
+                 loop: bool = False, max_body: int = DEFAULT_MAX_BODY, session_ttl: float = SESSION_TTL,
+                 max_sessions: int = MAX_SESSIONS) -> None:
+        self.state = SimState(scenarios, speed=speed, loop=loop, max_body=max_body, session_ttl=session_ttl,
+                              max_sessions=max_sessions)
         super().__init__(create_app(self.state), host, port)
         self._loop: asyncio.AbstractEventLoop | None = None
 

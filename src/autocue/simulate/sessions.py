@@ -29,6 +29,10 @@ class SimSession:
         self.released: list[Event] = []
         self.status = "running"
         self.created = time.time()
+        self.last_used = time.monotonic()
+        """When a client last asked for this session or closed a stream of it (``SimState``'s TTL)."""
+        self.streams = 0
+        """Event streams open now: a session being followed never expires."""
         self.sent = 0
         """Events written to clients, over all streams (a resumed stream sends only what is new)."""
         self.generation = 0

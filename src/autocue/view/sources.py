@@ -13,6 +13,15 @@
 
 ``load_doc(path_or_url)`` picks the reader. Bad input raises ``ViewSourceError`` naming the
 file (and line) and what to do.
+
+The viewer reads only what it was given (docs/security.md): the input must be a regular file
+(checked before it is opened, opened with ``O_NONBLOCK``) or a run directory; in a run
+directory every file (``report.json``, screens, casts) is a regular file inside it, reached
+without following a symbolic link, of at most ``FILE_CAP`` bytes (``REPORT_CAP`` for the
+report) and ``PAGE_CAP`` in all; the only files read outside it are the scenario files the
+report names (``.yaml``/``.yml``, through the scenario loader) and the ``.golden`` files it
+names below such a scenario's own ``goldens/`` folder, by the same rules. What is skipped is a
+warning at the top of the page, with the reason.
 """
 
 from __future__ import annotations
@@ -20,12 +29,17 @@ from __future__ import annotations
 import base64
 import difflib
 import gc
+import ipaddress
 import json
 import math
+import os
+import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit
 
 import orjson
 
@@ -357,16 +371,85 @@ def loop_doc(path: Path) -> ViewDoc:
 # ---------------------------------------------------------------------------- scenario run directories
 
 
-def _read_text(p: Path, limit: int = 2_000_000) -> str:
-    with p.open("rb") as f:
-        return f.read(limit).decode("utf-8", "replace")
+FILE_CAP = 20_000_000
+"""The most bytes of one file a run page takes (a screen, a golden, a cast); a larger one is skipped."""
+REPORT_CAP = 64 * 1024 * 1024
+"""The largest ``report.json`` read."""
+PAGE_CAP = 100_000_000
+"""The most bytes of files (screens, goldens, casts) one run page takes in all."""
+
+
+class _Files:
+    """Reads the files of a run page: regular files below an allowed folder, no link followed, capped."""
+
+    def __init__(self, run: Path, warnings: list[str]) -> None:
+        self.run = run
+        self.left = PAGE_CAP
+        self.warnings = warnings
+
+    def read(self, p: Path, roots: list[Path], what: str, scenario: str) -> str | None:
+        """The text of ``p`` when it is a regular file below one of ``roots`` reached without a symbolic
+        link, within ``FILE_CAP`` and what is left of ``PAGE_CAP``; else ``None`` and a warning why."""
+        try:
+            data = _read_below(p, roots, min(FILE_CAP, self.left), what)
+        except _Skip as skip:
+            self.warnings.append(f"{scenario}: {what} {p} skipped: {skip}")
+            return None
+        if data is None:
+            return None
+        self.left -= len(data)
+        return data.decode("utf-8", "replace")
+
+
+class _Skip(Exception):
+    """Why a file is not read (the reason for the page's warning)."""
+
+
+def _rel_below(p: Path, root: Path) -> str | None:
+    """``p`` relative to ``root`` when it is below it (compared without following links), else None."""
+    ap = os.path.abspath(p)
+    for base in (os.path.abspath(root), os.path.realpath(root)):
+        rel = os.path.relpath(ap, base)
+        if rel != "." and rel != ".." and not rel.startswith(".." + os.sep):
+            return rel
+    return None
+
+
+def _read_below(p: Path, roots: list[Path], cap: int, what: str) -> bytes | None:
+    """The bytes of ``p`` (see ``_Files.read``); ``None`` when it does not exist; ``_Skip`` when refused."""
+    from autocue.loop.safe_files import UnsafeFileError, open_dir, open_regular_at
+
+    root, rel = next(((r, x) for r in roots if (x := _rel_below(p, r)) is not None), (None, None))
+    if root is None or rel is None:
+        raise _Skip(f"it is outside {' and '.join(str(r) for r in roots)}")
+    parent, _, name = rel.replace(os.sep, "/").rpartition("/")
+    try:
+        with open_dir(root, parent) as dfd, open_regular_at(dfd, name, p) as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > cap:
+                raise _Skip(f"it is {size} bytes, over the limit of {cap} bytes" + (
+                    "" if cap in (FILE_CAP, REPORT_CAP) else " left for this page's files"))
+            return fh.read(cap)
+    except FileNotFoundError:
+        return None
+    except UnsafeFileError as e:
+        raise _Skip(f"it is {e.what}" if e.path == p else f"{e.path} is {e.what}") from None
+    except OSError as e:
+        if isinstance(e, NotADirectoryError):
+            return None
+        raise _Skip(f"cannot read it ({e.strerror or e})") from None
 
 
 def run_dir_doc(path: Path) -> ViewDoc:
     """The ``ViewDoc`` of an ``autocue run --out`` folder: its ``report.json`` (see ``autocue.runner.report``)."""
     report_path = path / "report.json"
     try:
-        report = orjson.loads(report_path.read_bytes())
+        raw = _read_below(report_path, [path], REPORT_CAP, "report")
+        if raw is None:
+            raise FileNotFoundError
+        report = orjson.loads(raw)
+    except _Skip as skip:
+        raise ViewSourceError(f"{report_path}: not read: {skip}; give the --out folder of a run") from None
     except FileNotFoundError:
         raise ViewSourceError(f"{path}: not a run directory of `autocue run` (no report.json in it): give the "
                               "--out folder of a run (default ./autocue-runs)") from None
@@ -380,6 +463,7 @@ def run_dir_doc(path: Path) -> ViewDoc:
     # started, then the run directory
     ev = _Events()
     warnings: list[str] = []
+    files = _Files(path, warnings)
     offset = 0.0
     for n, sc in enumerate(scenarios):
         if not isinstance(sc, dict):
@@ -389,6 +473,10 @@ def run_dir_doc(path: Path) -> ViewDoc:
         ev.add(offset, "session.start", kind="run", title=name, scenario=name, source=str(sc.get("file", "")))
         file = sc.get("file")
         fp = _resolve(file, bases) if isinstance(file, str) and file else None
+        why = _scenario_refused(fp) if fp is not None else None
+        if why:
+            warnings.append(f"{name}: timeline not shown: scenario file {fp} skipped: {why}")
+            fp = None
         if fp is not None and fp.is_file():  # the scenario's timeline, as the simulation plays it
             from autocue.scenario import ScenarioError, load_scenarios
             from autocue.simulate.timeline import scenario_events
@@ -400,7 +488,7 @@ def run_dir_doc(path: Path) -> ViewDoc:
                     ev.add(offset + se["t"], se["type"], **fields, scenario=name)
             except ScenarioError as err:
                 warnings.append(f"{name}: timeline not shown: {err}")
-        elif isinstance(file, str) and file:
+        elif isinstance(file, str) and file and not why:
             warnings.append(f"{name}: timeline not shown: no scenario file {file} (looked in "
                             f"{', '.join(str(b) for b in bases)})")
         end_t = ev.out[-1]["t"]
@@ -408,9 +496,14 @@ def run_dir_doc(path: Path) -> ViewDoc:
             ev.add(end_t, "info", kind="ran", text=str(line), scenario=name)
         raw_out = sc.get("out_dir")
         out = _resolve(raw_out, [path]) if isinstance(raw_out, str) and raw_out else path / name
+        golden_roots = [fp.parent / "goldens"] if fp is not None else []
         for label, status, golden, actual in _screens(sc, bases):
-            a = _read_text(actual) if actual is not None and actual.is_file() else None
-            g = _read_text(golden) if golden is not None and golden.is_file() else None
+            a = files.read(actual, [path], "screen", name) if actual is not None else None
+            g = None
+            if golden is not None and golden.suffix != ".golden":
+                warnings.append(f"{name}: golden {golden} skipped: a golden's name ends in .golden")
+            elif golden is not None:
+                g = files.read(golden, [*golden_roots, path], "golden", name)
             if a is None and g is None:
                 warnings.append(f"{name}: screenshot {label!r}: neither {golden} nor {actual} can be read")
                 continue
@@ -423,8 +516,13 @@ def run_dir_doc(path: Path) -> ViewDoc:
             ev.add(end_t, "screen", label=label, status=status, actual=a if a is not None else g, golden=g,
                    passed=ok, diff=diff, goldenPath=golden_path, actualPath=actual_path, scenario=name,
                    error=None if ok else True)
-        for cast in sorted(out.glob("*.cast")) if out.is_dir() else ():
-            ev.add(end_t, "cast", name=cast.name, cast=_read_text(cast, 20_000_000), scenario=name)
+        if _rel_below(out, path) is None:
+            warnings.append(f"{name}: recordings in {out} skipped: it is outside the run directory {path}")
+        else:
+            for cast in sorted(out.glob("*.cast")) if out.is_dir() and not out.is_symlink() else ():
+                text = files.read(cast, [path], "recording", name)
+                if text is not None:
+                    ev.add(end_t, "cast", name=cast.name, cast=text, scenario=name)
         for f in sc.get("failures") or ():
             if isinstance(f, dict):
                 ev.add(end_t, "failure", kind=str(f.get("kind", "failure")), message=str(f.get("message", "")),
@@ -443,6 +541,21 @@ def run_dir_doc(path: Path) -> ViewDoc:
     if isinstance(counts, dict):
         summary["goldens"] = ", ".join(f"{counts.get(k, 0)} {k}" for k in ("written", "compared", "failed"))
     return ViewDoc("run", path.name, ev.out, summary, warnings)
+
+
+def _scenario_refused(fp: Path) -> str | None:
+    """Why the scenario file ``fp`` a report names is not read (None: read it through the scenario loader)."""
+    if fp.suffix not in (".yaml", ".yml"):
+        return "a scenario file's name ends in .yaml or .yml"
+    try:
+        st = fp.lstat()
+    except OSError:
+        return None  # missing: said by the caller
+    if not stat.S_ISREG(st.st_mode):
+        from autocue.loop.safe_files import describe
+
+        return f"it is {describe(st)}"
+    return None
 
 
 def _resolve(p: str, bases: list[Path]) -> Path:
@@ -487,12 +600,44 @@ def _screens(sc: dict[str, Any], bases: list[Path]) -> list[tuple[str, str | Non
 # ---------------------------------------------------------------------------- live streams
 
 
+_HOST = re.compile(r"(?:[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?\.)*[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}"
+                   r"[A-Za-z0-9_])?\.?")
+_LIVE_HINT = "give a session URL http://HOST:PORT/api/v1/sessions/ID of `autocue simulate`"
+
+
+def live_origin(url: str) -> str:
+    """``scheme://host[:port]`` of a live session URL: http or https, a host name or IP address and a port,
+    a path; no user info, query or fragment: anything else raises ``ViewSourceError``."""
+    try:
+        u = urlsplit(url)
+        host, port = u.hostname, u.port
+    except ValueError as e:
+        raise ViewSourceError(f"{url!r}: not a valid URL ({e}); {_LIVE_HINT}") from None
+    if u.scheme not in ("http", "https"):
+        raise ViewSourceError(f"{url!r}: refused: only http and https URLs are followed; {_LIVE_HINT}")
+    if "@" in u.netloc:
+        raise ViewSourceError(f"{url!r}: refused: the URL has user info (before '@'); {_LIVE_HINT}")
+    if not host:
+        raise ViewSourceError(f"{url!r}: refused: no host; {_LIVE_HINT}")
+    if u.query or u.fragment:
+        raise ViewSourceError(f"{url!r}: refused: the URL has a query or fragment; {_LIVE_HINT}")
+    try:
+        ip = ipaddress.ip_address(host)
+        shown = f"[{ip.compressed}]" if ip.version == 6 else ip.compressed
+    except ValueError:
+        if not _HOST.fullmatch(host):
+            raise ViewSourceError(f"{url!r}: refused: {host!r} is not a host name; {_LIVE_HINT}") from None
+        shown = host
+    return f"{u.scheme}://{shown}" + (f":{port}" if port is not None else "")
+
+
 def live_doc(url: str) -> ViewDoc:
     import httpx2
 
     from autocue.simulate.client import events_url
 
-    base = url.rstrip("/").removesuffix("/events")
+    origin = live_origin(url)
+    base = origin + quote(urlsplit(url).path, safe="/-._~%").rstrip("/").removesuffix("/events")
     try:
         r = httpx2.get(base, timeout=10)
     except httpx2.HTTPError as e:
@@ -528,17 +673,26 @@ def _load_doc(source: str) -> ViewDoc:
     if source.startswith(("http://", "https://")):
         return live_doc(source)
     path = Path(source)
-    if path.is_dir():
-        return run_dir_doc(path)
-    from autocue.session.errors import SessionFileError, SessionFileNotFoundError
-    from autocue.session.file_reader import read_session_bytes
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            return run_dir_doc(path)
+        if not stat.S_ISREG(st.st_mode):
+            from autocue.loop.safe_files import describe
 
-    try:  # a regular file only, opened without blocking (a FIFO or /dev/zero is refused at once)
-        first = next((raw for raw in read_session_bytes(str(path), 1 << 20).split(b"\n") if raw.strip()), b"")
-    except SessionFileNotFoundError:
+            raise ViewSourceError(f"{path}: it is {describe(st)}, not a file: give a session file, a loop "
+                                  "session.jsonl, a run directory or a simulation URL")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)  # a FIFO swapped in: no block
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise ViewSourceError(f"{path}: it is not a regular file (it changed while read); give a session "
+                                      "file, a loop session.jsonl or a run directory")
+            os.set_blocking(f.fileno(), True)
+            first = next((raw for raw in f if raw.strip()), b"")
+    except FileNotFoundError:
         raise ViewSourceError(f"{path}: no such file or directory") from None
-    except SessionFileError as e:
-        raise ViewSourceError(e.one_line()) from None
+    except OSError as e:
+        raise ViewSourceError(f"{path}: cannot read it ({e.strerror})") from None
     if not first:
         raise ViewSourceError(f"{path}: the file is empty; give a session file, a loop session.jsonl, a run "
                               "directory or a simulation URL")
@@ -555,5 +709,6 @@ def _load_doc(source: str) -> ViewDoc:
                           "recording (lines {\"ts\", \"event\", \"data\"})")
 
 
-__all__ = ["ViewDoc", "ViewSourceError", "live_doc", "load_doc", "loop_doc", "run_dir_doc", "session_doc",
+__all__ = ["FILE_CAP", "PAGE_CAP", "REPORT_CAP", "ViewDoc", "ViewSourceError", "live_doc", "live_origin",
+           "load_doc", "loop_doc", "run_dir_doc", "session_doc",
            "session_file_doc"]

@@ -5,6 +5,10 @@
   const $ = (id) => document.getElementById(id);
   const esc = (s) => String(s == null ? '' : s).replace(/[&<>"]/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c]));
   const CHUNK = 150, MAXDOM = 1500;
+  // hostile text: a run of thousands of characters without a break takes a browser seconds to lay out, so every
+  // text shown gets a break opportunity (<wbr>) every RUN characters of a long run, and shows its first SHOW
+  // characters until its row's "show all" is pressed (search and the data block always have the whole text)
+  const SHOW = 10000, RUN = 80;
   const rows = [], byCall = new Map(), els = new Map(), events = [];
   let view = null, lo = 0, hi = 0, cur = -1, query = '', matches = [], matchAt = -1, errCache = null, lastBranch = 0;
   const list = $('rows');
@@ -21,6 +25,18 @@
     return m + ':' + String(s).padStart(2, '0');
   }
   const json = (v) => typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+  function txt(v, full) {
+    const s = v == null ? '' : String(v), cut = !full && s.length > SHOW, t = cut ? s.slice(0, SHOW) : s;
+    const re = /\S{160,}/g; let h = '', at = 0, m;
+    while ((m = re.exec(t)) !== null) {
+      h += esc(t.slice(at, m.index));
+      for (let i = 0; i < m[0].length; i += RUN) h += esc(m[0].slice(i, i + RUN)) + '<wbr>';
+      at = m.index + m[0].length;
+    }
+    h += esc(t.slice(at));
+    return cut ? h + more(s.length) : h;
+  }
+  const more = (n) => '<button type="button" class="showall">… show all ' + n.toLocaleString('en') + ' characters</button>';
   function short(v, n) { const s = typeof v === 'string' ? v : JSON.stringify(v); return s && s.length > n ? s.slice(0, n) + '…' : (s || ''); }
 
   /* ------------------------------------------------------------ model */
@@ -141,22 +157,23 @@
   }
 
   /* ------------------------------------------------------------ rendering */
-  function diffHtml(d) {
-    return d.split('\n').map((l) => {
+  function diffHtml(d, full) {
+    const cut = !full && d.length > SHOW * 20;
+    return (cut ? d.slice(0, SHOW * 20) : d).split('\n').map((l) => {
       const c = l[0] === '+' && !l.startsWith('+++') ? 'add' : l[0] === '-' && !l.startsWith('---') ? 'del' : l.startsWith('@@') ? 'hunk' : '';
-      return c ? '<span class="' + c + '">' + esc(l) + '</span>' : esc(l) + '\n';
-    }).join('');
+      return c ? '<span class="' + c + '">' + txt(l, full) + '</span>' : txt(l, full) + '\n';
+    }).join('') + (cut ? more(d.length) : '');
   }
-  function screensHtml(e) {
+  function screensHtml(e, full) {
     // golden and actual side by side (differing lines marked), then the unified diff
     const a = (e.actual || '').split('\n'), g = e.golden == null ? null : e.golden.split('\n');
-    const mark = (ls, other) => ls.map((l, i) => other && other[i] !== l ? '<span class="bad">' + esc(l || ' ') + '</span>' : esc(l)).join('\n');
+    const mark = (ls, other) => ls.map((l, i) => other && other[i] !== l ? '<span class="bad">' + txt(l || ' ', full) + '</span>' : txt(l, full)).join('\n');
     const path = (p) => p ? '<div class="path">' + esc(p) + '</div>' : '';
     const none = e.status === 'missing' ? 'no golden: it was never committed (in CI mode that fails)' : 'no golden yet: this screen becomes it';
     return '<div class="screens"><div class="golden"><h4>golden</h4>' +
       (g ? '<pre class="term">' + mark(g, a) + '</pre>' : '<p class="meta">' + none + '</p>') + path(e.goldenPath) + '</div>' +
       '<div class="actual"><h4>actual</h4><pre class="term">' + mark(a, g) + '</pre>' + path(e.actualPath) + '</div></div>' +
-      (e.diff ? '<div class="meta">diff</div><pre class="diff">' + diffHtml(e.diff) + '</pre>' : '');
+      (e.diff ? '<div class="meta">diff</div><pre class="diff">' + diffHtml(e.diff, full) + '</pre>' : '');
   }
   function screenPill(e) {
     const text = e.status === 'missing' ? 'no golden' : e.status === 'new' ? 'new golden written' : e.status === 'updated' ? 'golden updated' :
@@ -164,20 +181,20 @@
     return '<span class="pill' + (e.passed ? '' : ' bad') + '">' + text + '</span>';
   }
   function toolBody(r) {
-    const e = r.ev; let h = '<div class="meta">arguments</div><pre>' + esc(json(e.args)) + '</pre>';
+    const e = r.ev, T = (v) => txt(v, r.full); let h = '<div class="meta">arguments</div><pre>' + T(json(e.args)) + '</pre>';
     let out = null;
     for (const k of r.kids) {
       if (k.type === 'tool.output') {
-        if (!out || out.stream !== k.stream) { if (out) h += '</pre>'; out = k; h += '<pre class="' + k.stream + '">'; }
-        h += esc(k.content);
+        if (!out || out.stream !== k.stream) { if (out) h += '</pre>'; out = k; h += '<pre class="' + esc(k.stream) + '">'; }
+        h += T(k.content);
         continue;
       }
       if (out) { h += '</pre>'; out = null; }
-      if (k.type === 'tool.progress') h += '<div class="meta">⋯ ' + esc(k.message) + ' <span class="chip">' + fmtT(k.t) + '</span></div>';
+      if (k.type === 'tool.progress') h += '<div class="meta">⋯ ' + T(k.message) + ' <span class="chip">' + fmtT(k.t) + '</span></div>';
       else if (k.type === 'tool.completion') h += '<div class="meta">exit code ' + esc(k.exitCode) + '</div>';
       else if (k.type === 'tool.end') {
-        if (k.result != null && k.result !== '') h += '<div class="meta">result</div><pre>' + esc(json(k.result)) + '</pre>';
-        if (k.diff) h += '<div class="meta">diff</div><pre class="diff">' + diffHtml(k.diff) + '</pre>';
+        if (k.result != null && k.result !== '') h += '<div class="meta">result</div><pre>' + T(json(k.result)) + '</pre>';
+        if (k.diff) h += '<div class="meta">diff</div><pre class="diff">' + diffHtml(k.diff, r.full) + '</pre>';
       }
     }
     if (out) h += '</pre>';
@@ -190,41 +207,41 @@
       ((t === 'info' || t === 'terminal' || t === 'bus') && ((e.text || e.content || e.payload || '').length > 240));
   }
   function content(r) {
-    const e = r.ev, t = e.type; let head = '', body = '';
+    const e = r.ev, t = e.type, T = (v) => txt(v, r.full); let head = '', body = '';
     if (t === 'tool.start') {
       const end = toolEnd(r), st = end ? end.status : 'running';
-      head = '<b>' + esc(e.toolName) + '</b> <span class="args">' + esc(short(e.args, 140)) + '</span><span class="pill' + (r.err ? ' bad' : '') + '">' + esc(st) + '</span>';
+      head = '<b>' + T(short(e.toolName, 200)) + '</b> <span class="args">' + T(short(e.args, 140)) + '</span><span class="pill' + (r.err ? ' bad' : '') + '">' + esc(st) + '</span>';
       body = toolBody(r);
     } else if (t === 'assistant') {
-      head = esc(e.text);
+      head = T(e.text);
       const m = [];
-      if (e.model) m.push(esc(e.model));
+      if (e.model) m.push(T(e.model));
       if (e.usage) { const u = e.usage; m.push('tokens ' + (u.input || 0) + ' in / ' + (u.output || 0) + ' out' + (u.cost && u.cost.total ? ' · $' + (+u.cost.total).toFixed(4) : '')); }
-      if (e.stopReason && e.stopReason !== 'stop' && e.stopReason !== 'toolUse') m.push('stop: ' + esc(e.stopReason));
-      if (e.errorMessage) m.push('<span style="color:var(--err)">' + esc(e.errorMessage) + '</span>');
+      if (e.stopReason && e.stopReason !== 'stop' && e.stopReason !== 'toolUse') m.push('stop: ' + T(e.stopReason));
+      if (e.errorMessage) m.push('<span style="color:var(--err)">' + T(e.errorMessage) + '</span>');
       if (m.length) head += (e.text ? '<div class="meta">' : '<span class="meta">') + m.join(' · ') + (e.text ? '</div>' : '</span>');
-    } else if (t === 'file.change') head = '<b>' + esc(e.path) + '</b> <span style="color:var(--ok)">+' + esc(e.linesAdded) + '</span> <span style="color:var(--err)">−' + esc(e.linesRemoved) + '</span>' + (e.diff ? '' : '');
-    else if (t === 'marker') head = (e.label && String(e.label).startsWith(e.kind) ? '' : esc(e.kind) + (e.label ? ': ' : '')) + (e.label ? '<b>' + esc(e.label) + '</b>' : '') + (e.spec != null && e.kind !== 'label' ? ' <span class="args">' + esc(short(e.spec, 160)) + '</span>' : '');
+    } else if (t === 'file.change') head = '<b>' + T(e.path) + '</b> <span style="color:var(--ok)">+' + esc(e.linesAdded) + '</span> <span style="color:var(--err)">−' + esc(e.linesRemoved) + '</span>' + (e.diff ? '' : '');
+    else if (t === 'marker') head = (e.label && String(e.label).startsWith(e.kind) ? '' : esc(e.kind) + (e.label ? ': ' : '')) + (e.label ? '<b>' + T(e.label) + '</b>' : '') + (e.spec != null && e.kind !== 'label' ? ' <span class="args">' + T(short(e.spec, 160)) + '</span>' : '');
     else if (t === 'status') head = 'status <b>' + esc(e.status) + '</b>';
-    else if (t === 'session.start') head = '<b>' + esc(e.title || e.scenario || '') + '</b>' + (e.prompt ? '' : '') + (e.source ? ' <span class="meta">' + esc(e.source) + '</span>' : '');
+    else if (t === 'session.start') head = '<b>' + T(e.title || e.scenario || '') + '</b>' + (e.prompt ? '' : '') + (e.source ? ' <span class="meta">' + T(e.source) + '</span>' : '');
     else if (t === 'session.end') head = 'end of stream · ' + esc(e.status);
-    else if (t === 'compaction') { head = 'context compacted' + (e.tokensBefore ? ' (' + esc(e.tokensBefore) + ' tokens before)' : ''); body = '<pre>' + esc(e.summary) + '</pre>'; }
-    else if (t === 'summary') { head = 'branch summary'; body = '<pre>' + esc(e.summary) + '</pre>'; }
+    else if (t === 'compaction') { head = 'context compacted' + (e.tokensBefore ? ' (' + esc(e.tokensBefore) + ' tokens before)' : ''); body = '<pre>' + T(e.summary) + '</pre>'; }
+    else if (t === 'summary') { head = 'branch summary'; body = '<pre>' + T(e.summary) + '</pre>'; }
     else if (t === 'iteration') head = '<b>iteration ' + esc(e.n) + '</b>' + (e.hat ? ' · hat <b>' + esc(e.hat) + '</b>' : '') + (e.elapsedMs != null ? ' <span class="meta">' + esc(e.elapsedMs) + ' ms</span>' : '');
-    else if (t === 'bus') { head = '<b>' + esc(e.topic) + '</b>' + (e.source ? ' from ' + esc(e.source) : '') + (e.target ? ' → ' + esc(e.target) : '') + ' <span class="args">' + esc(short(e.payload, 200)) + '</span>'; body = '<pre>' + esc(e.payload) + '</pre>'; }
-    else if (t === 'terminal') { const s = plain(e.content); head = '<span class="args">' + esc(short(s, 240)) + '</span>'; body = '<pre class="' + (e.stream || '') + '">' + esc(s) + '</pre>'; }
-    else if (t === 'loop.end') head = 'loop ended: <b>' + esc(e.reason) + '</b>' + (e.iterations != null ? ' after ' + esc(e.iterations) + ' iterations' : '');
-    else if (t === 'screen') { head = 'screenshot <b>' + esc(e.label) + '</b>' + screenPill(e); body = screensHtml(e); }
-    else if (t === 'cast') { head = 'terminal recording <b>' + esc(e.name) + '</b> <span class="meta">(asciicast)</span>'; body = '<div class="castslot"></div>'; }
-    else if (t === 'failure') { head = '<b>' + esc(e.kind) + '</b>: ' + esc(e.message) + (e.position ? ' <span class="meta">' + esc(e.position) + '</span>' : ''); if (e.diff) body = '<pre class="diff">' + diffHtml(e.diff) + '</pre>'; }
-    else if (t === 'user.edit') head = 'applies <b>' + esc(e.patch) + '</b>';
-    else if (t === 'user.command') head = '<span class="args">$ ' + esc(e.cmd) + '</span>';
+    else if (t === 'bus') { head = '<b>' + T(e.topic) + '</b>' + (e.source ? ' from ' + T(e.source) : '') + (e.target ? ' → ' + T(e.target) : '') + ' <span class="args">' + T(short(e.payload, 200)) + '</span>'; body = '<pre>' + T(e.payload) + '</pre>'; }
+    else if (t === 'terminal') { const s = plain(e.content); head = '<span class="args">' + T(short(s, 240)) + '</span>'; body = '<pre class="' + esc(e.stream || '') + '">' + T(s) + '</pre>'; }
+    else if (t === 'loop.end') head = 'loop ended: <b>' + T(e.reason) + '</b>' + (e.iterations != null ? ' after ' + esc(e.iterations) + ' iterations' : '');
+    else if (t === 'screen') { head = 'screenshot <b>' + T(e.label) + '</b>' + screenPill(e); body = screensHtml(e, r.full); }
+    else if (t === 'cast') { head = 'terminal recording <b>' + T(e.name) + '</b> <span class="meta">(asciicast)</span>'; body = '<div class="castslot"></div>'; }
+    else if (t === 'failure') { head = '<b>' + T(e.kind) + '</b>: ' + T(e.message) + (e.position ? ' <span class="meta">' + T(e.position) + '</span>' : ''); if (e.diff) body = '<pre class="diff">' + diffHtml(e.diff, r.full) + '</pre>'; }
+    else if (t === 'user.edit') head = 'applies <b>' + T(e.patch) + '</b>';
+    else if (t === 'user.command') head = '<span class="args">$ ' + T(e.cmd) + '</span>';
     else if (t === 'info' || t === 'user' || t === 'thinking') {
       const s = e.text || '';
-      if (collapsible(r)) { head = esc(short(s, 240)); body = '<pre>' + esc(s) + '</pre>'; } else head = esc(s);
-      if (t === 'user' && e.target) head += '<span class="chip">' + esc(e.target) + '</span>';
-    } else head = '<span class="args">' + esc(short(e, 300)) + '</span>';
-    if (e.label && e.entryId && t !== 'marker') head += '<span class="chip label">label: ' + esc(e.label) + '</span>';
+      if (collapsible(r)) { head = T(short(s, 240)); body = '<pre>' + T(s) + '</pre>'; } else head = T(s);
+      if (t === 'user' && e.target) head += '<span class="chip">' + T(short(e.target, 200)) + '</span>';
+    } else head = '<span class="args">' + T(short(e, 300)) + '</span>';
+    if (e.label && e.entryId && t !== 'marker') head += '<span class="chip label">label: ' + T(short(e.label, 200)) + '</span>';
     if (e.branch) head += '<span class="chip">branch ' + esc(e.branch) + '</span>';
     if (e.scenario && DOC.kind === 'run' && t === 'session.start') head += '<span class="chip">scenario</span>';
     return [head, body];
@@ -241,6 +258,7 @@
       (can ? 'head' : '') + '">' + (can ? '<span class="tw">' + (r.open ? '▾' : '▸') + '</span>' : '') + head + '</div>' +
       (can ? '<div class="body">' + body + '</div>' : '') + '</div>';
     if (can) el.querySelector('.head').addEventListener('click', () => toggle(p));
+    for (const b of el.querySelectorAll('.showall')) b.addEventListener('click', (ev) => { ev.stopPropagation(); r.full = true; rerender(r); });
     if (r.open && e.type === 'cast') el.querySelector('.castslot').appendChild(castPlayer(e.cast));
     if (query) highlight(el);
     els.set(r.i, el);
@@ -313,7 +331,7 @@
     else if (e.branch !== undefined && e.branch !== lastBranch) { text = '⑂ branch ' + e.branch; cls = 'b'; }
     if (e.branch !== undefined) lastBranch = e.branch;
     if (text === null || outlined >= 400) return;
-    outlined++;
+    outlined++; text = short(text, 200);
     const a = document.createElement('a'); a.href = '#'; a.textContent = text; a.className = cls; a.title = text;
     a.addEventListener('click', (ev) => { ev.preventDefault(); clearFilter(); jumpTo(r.i); });
     outline.appendChild(a);
@@ -381,14 +399,14 @@
   }
 
   /* ------------------------------------------------------------ start */
-  document.title = DOC.title + ' · autocue view';
-  $('title').textContent = DOC.title; $('kind').textContent = DOC.kind;
+  document.title = short(DOC.title, 300) + ' · autocue view';
+  $('title').innerHTML = txt(short(DOC.title, 300)); $('kind').textContent = DOC.kind;
   const sum = $('summary');
   for (const [k, v] of Object.entries(DOC.summary || {})) {
     if (v === null || v === '' || v === 0 && /tokens|cache|labels/.test(k)) continue;
-    const s = document.createElement('span'); s.innerHTML = esc(k) + ' <b>' + esc(v) + '</b>'; sum.appendChild(s);
+    const s = document.createElement('span'); s.innerHTML = txt(short(k, 300)) + ' <b>' + txt(short(v, 500)) + '</b>'; sum.appendChild(s);
   }
-  for (const w of DOC.warnings || []) { const d = document.createElement('div'); d.className = 'warn'; d.textContent = '⚠ ' + w; $('warnings').appendChild(d); }
+  for (const w of DOC.warnings || []) { const d = document.createElement('div'); d.className = 'warn'; d.innerHTML = '⚠ ' + txt(w); $('warnings').appendChild(d); }
   for (const e of DOC.events) addEvent(e);
   renderWindow(0, Math.min(vlen(), CHUNK));
   errPositions();

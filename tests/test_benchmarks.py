@@ -69,3 +69,10 @@ def test_the_aimock_side_by_side_scripts_the_same_replies_for_both_servers(tmp_p
         calls = [(c.name, c.arguments) for c in reply.content if isinstance(c, ScriptedToolCall)]
         assert calls == [(c["name"], c["arguments"]) for c in fixture["response"].get("toolCalls", [])]
         assert "".join(c.text for c in reply.content if isinstance(c, TextContent)) == fixture["response"]["content"]
+
+
+def test_bench_scenario_big_prints_every_stage_and_the_ratio() -> None:
+    out = _run("bench_scenario_big.py", "--bytes", "5000", "--memory")
+    for stage in ("floor", "yamlpos", "scenario", "playable"):
+        assert f"  {stage:<9}" in out and "MB peak (traced)" in out
+    assert "ratio playable / floor: " in out

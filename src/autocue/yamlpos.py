@@ -299,7 +299,7 @@ class _Builder:
             raise YamlError(_tag_problem(tag), _where(self.p.file, n))
         try:
             v = self.constructor.construct_object(n, deep=True)
-        except (YAMLError, ValueError, TypeError, KeyError, OverflowError) as e:
+        except (YAMLError, ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
             why = f" ({_reason(e)})" if isinstance(e, ValueError) and not isinstance(e, YAMLError) else ""
             raise YamlError(f"cannot read {_shorten(n.value)!r} as {kind}{why}: write a valid value, "
                                 "or quote it to make it a string", _where(self.p.file, n)) from None

@@ -280,3 +280,31 @@ def test_cli_names_an_unsafe_root_in_one_json_error(per_user: Path, outside: Pat
     assert p.returncode == 1 and "Traceback" not in p.stderr
     err = json.loads(p.stdout)["error"]
     assert err["code"] == "unsafe_root" and str(per_user) in err["message"]
+
+
+@pytest.mark.parametrize("fixtures", [{".": "x"}, {"a/b.txt": "x", "a": "y"}, {"a": "x", "a/b.txt": "y"}],
+                         ids=["the-workspace", "a-folder-of-another", "below-a-file"])
+def test_a_fixture_path_that_is_a_folder_is_a_test_tool_error(tools: TestTools, fixtures: dict[str, str]) -> None:
+    """Issue 27 req 12d: test_setup raised IsADirectoryError (NotADirectoryError) from write_text."""
+    with pytest.raises(TestToolError) as ei:
+        tools.test_setup("w", fixtures=fixtures)
+    assert ei.value.code == "invalid_argument" and "a fixture path names a file" in ei.value.message
+    assert tools.list_workspaces() == [] and not (tools.store.root / "w").exists()
+
+
+def test_a_failed_preserving_cleanup_deletes_nothing_and_the_workspace_stays_usable(
+        tools: TestTools, outside: Path) -> None:
+    """Issue 27 req 12d: a link planted at the root's .preserved made test_cleanup(preserve_session) raise
+    UnsafeFileError after deleting the workspace, leaving a folder test_setup refused and nothing could clean."""
+    ws = _ws(tools)
+    tools.test_run("w", "t", mock_responses=RUN)
+    (tools.store.root / ".preserved").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(TestToolError) as ei:
+        tools.test_cleanup("w", preserve_session=True)
+    assert ei.value.code == "unsafe_workspace_file" and "nothing was deleted" in ei.value.message
+    assert tools.list_workspaces() == ["w"] and (ws / "session.jsonl").is_file()
+    assert os.listdir(outside) == ["secret.txt"]
+    (tools.store.root / ".preserved").unlink()
+    assert tools.test_cleanup("w", preserve_session=True)["preserved_files"] == [str(ws / "session.jsonl")]
+    assert "left over" in tools.test_setup("w")["warnings"][0]
+    assert tools.test_cleanup("w") == {"deleted": True, "preserved_files": []}

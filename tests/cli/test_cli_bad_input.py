@@ -68,7 +68,7 @@ CASES: list[tuple[list[str], int, str]] = [
     (["report", "corrupt.jsonl"], 1, "corrupt.jsonl:3: corrupt line"),
     (["report", "loop-corrupt.jsonl"], 1, "loop-corrupt.jsonl:2: corrupted session record"),
     (["report", "bad.json"], 1, "bad.json:1: not JSON"),
-    (["report", "afile/x.jsonl"], 1, "afile/x.jsonl: cannot read: Not a directory"),
+    (["report", "afile/x.jsonl"], 1, "afile/x.jsonl: cannot read the file (Not a directory)"),
     (["report"], 2, "the following arguments are required: file"),
     # serve
     (["serve", "--port", "99999"], 2, "--port: 99999 is out of range; give a port 0-65535"),

@@ -9,6 +9,7 @@ import pytest
 from mockllm_helpers import say
 
 from autocue.mockllm import serve
+from autocue.mockllm.options import MAX_PINS
 from autocue.script import Script, Turn
 
 
@@ -111,3 +112,20 @@ def test_pin_from_python_and_the_status_shows_idle_time() -> None:
         assert server.pin("a", False) == 1
         _reply(server.base_url, "c")
         assert [s["key"] for s in server.sessions()] == ["c"]
+
+
+def test_pins_are_bounded_like_sessions() -> None:
+    """Issue 27 req 12c: every POST .../pin added a key to an unbounded set (a pinned session is never expired)."""
+    with serve(_script()) as server:
+        for i in range(MAX_PINS):  # in-process: the bound, not the HTTP round trips, is under test
+            server.pin(f"k{i}")
+        r = httpx2.post(server.base_url + "/_autocue/sessions/one-too-many/pin", json={})
+        assert r.status_code == 409, r.text
+        assert r.json()["error"]["code"] == "too_many_pins"
+        assert f"{MAX_PINS} sessions are pinned already" in r.json()["error"]["message"]
+        assert len(server.state.pinned) == MAX_PINS and "one-too-many" not in server.state.pinned
+        assert httpx2.post(server.base_url + "/_autocue/sessions/k7/pin", json={}).status_code == 200  # pinned already
+        assert httpx2.delete(server.base_url + "/_autocue/sessions/k7/pin").status_code == 200
+        r = httpx2.post(server.base_url + "/_autocue/sessions/one-too-many/pin", json={})
+        assert r.status_code == 200 and r.json()["pinned"] is True
+        assert len(server.state.pinned) == MAX_PINS

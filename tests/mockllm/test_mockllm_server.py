@@ -253,3 +253,23 @@ def test_profile_maps_scenario_tools_to_the_agents() -> None:
         r = httpx2.post(server.base_url + "/v1/messages", headers={"x-autocue-profile": "gemini-cli"}, json={
             "model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "go"}]})
         assert [b["name"] for b in r.json()["content"]] == ["run_shell_command", "read_file"]
+
+
+def test_record_dir_never_writes_through_a_planted_link_or_over_a_file(tmp_path: Path) -> None:
+    """Issue 27 req 12b: the saved request was written with write_bytes, through a symlink at its name."""
+    rec = tmp_path / "rec"
+    (rec / "chat").mkdir(parents=True)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("not autocue's\n")
+    (rec / "chat" / "0001-secret.json").symlink_to(victim)
+    (rec / "chat" / "0002-secret.json").write_text("an earlier run's\n")
+    with serve(tools_script(), strict_tools=True, record_dir=rec) as server:
+        body = {"model": "m", "messages": [{"role": "user", "content": "list the files"}],
+                "tools": [{"type": "function", "function": {"name": "weird_tool"}}]}
+        r = httpx2.post(server.base_url + "/v1/chat/completions", json=body, headers={"authorization": "Bearer secret"})
+        assert r.status_code == 400
+        saved = Path(r.json()["error"]["message"].rsplit("Request saved to ", 1)[1].rstrip("."))
+    assert victim.read_text() == "not autocue's\n"
+    assert (rec / "chat" / "0002-secret.json").read_text() == "an earlier run's\n"
+    assert saved.name not in ("0001-secret.json", "0002-secret.json") and not saved.is_symlink()
+    assert json.loads(saved.read_text())["declared_tools"] == ["weird_tool"]

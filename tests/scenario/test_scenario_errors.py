@@ -143,3 +143,27 @@ def test_pathological_documents(text: str, message: str) -> None:
     with pytest.raises(ScenarioError) as info:
         load_scenario_text(text)
     assert str(info.value).startswith(message)
+
+
+HELLO = 'name: hello\ninitialPrompt: hi\ntimeline:\n  - llmResponse:\n      - assistant: [[0, "hello"]]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (HELLO.replace("initialPrompt: hi", "initialPrompt: !!int _"),
+         "<string>:2:16: cannot read '_' as an integer: write a valid value, or quote it to make it a string"),
+        (HELLO.replace("initialPrompt: hi", "initialPrompt: !!float ''"),
+         "<string>:2:16: cannot read '' as a number: write a valid value, or quote it to make it a string"),
+        ("name: t\ntimeline:\n  - llmResponse:\n      - error: {statusCode: 429, retryAfterSeconds: "
+         + "9" * 309 + "}\n",
+         "<string>:4:53: timeline[0].llmResponse[0].error.retryAfterSeconds: expected seconds, "
+         "got an integer too large for a number"),
+    ],
+    ids=["int-empty-tag", "float-empty-tag", "retry-309-digits"],
+)
+def test_values_that_crashed_the_loader_are_scenario_errors_with_a_position(text: str, message: str) -> None:
+    """Issue 27 req 12a: these escaped as IndexError and OverflowError."""
+    with pytest.raises(ScenarioError) as info:
+        load_scenario_text(text)
+    assert str(info.value).startswith(message), str(info.value)

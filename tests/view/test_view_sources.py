@@ -164,3 +164,24 @@ def test_large_session_keeps_every_entry(tmp_path: Path) -> None:
     assert doc.summary["entries"] == 20_000
     assert doc.summary["errors"] == sum(1 for i in range(20_000) if i % 4 == 2 and i % 97 == 2)
     assert len(page_data(render_html(doc))["events"]) == len(doc.events)
+
+
+@pytest.mark.parametrize(("usage", "says"), [
+    ('{"input":"lots","output":3}', "usage.input must be a number, got str 'lots'"),
+    ('{"input":1,"output":[2]}', "usage.output must be a number, got list [2]"),
+    ('{"input":1,"output":2,"cost":{"total":"free"}}', "usage.cost.total must be a number, got str 'free'"),
+])
+def test_a_usage_value_that_is_not_a_number_names_the_file_line_and_field(tmp_path: Path, usage: str,
+                                                                          says: str) -> None:
+    """Issue 27 req 12e: `autocue view` said "unexpected error: ValueError: invalid literal for int()"."""
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n'
+        '{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hi","timestamp":1}}\n'
+        '{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":'
+        '{"role":"assistant","content":[{"type":"text","text":"yo"}],"usage":' + usage + ',"stopReason":"stop",'
+        '"timestamp":2}}\n')
+    with pytest.raises(ViewSourceError) as info:
+        load_doc(str(path))
+    assert str(info.value) == f"{path}:3: message entry a2: {says}; fix or remove the entry"

@@ -105,8 +105,13 @@ class TestTools:
         try:
             for path, content in fixtures.items():
                 target = ws.resolve(path)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content, encoding="utf-8")
+                try:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(content, encoding="utf-8")
+                except (IsADirectoryError, NotADirectoryError, FileExistsError) as e:
+                    what = "is a directory" if isinstance(e, IsADirectoryError) else "is below a fixture file"
+                    raise TestToolError("invalid_argument", f"fixture {path!r} {what}: a fixture path names a "
+                                        "file, and no fixture path may be a folder of another", path=path) from None
                 created.append(target.relative_to(ws.path.resolve()).as_posix())
             if scratchpad is not None:
                 ws.scratchpad.parent.mkdir(parents=True, exist_ok=True)

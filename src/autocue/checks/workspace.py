@@ -291,11 +291,18 @@ class WorkspaceStore:
                 pass
             except TestToolError as e:
                 warnings.append(f"session.jsonl not preserved: {e.message}")
+        if keep is not None:
+            # the note first, while the workspace is still whole: if it cannot be written nothing is
+            # deleted, and once it is, what is left (session.jsonl or nothing) is a leftover that
+            # test_setup replaces and clean_stale removes
+            try:
+                write_atomic(self.root, f"{PRESERVED_DIR}/{ws.id}", b"{}")
+            except UnsafeFileError as e:
+                raise _unsafe(e.path, f"cannot preserve session.jsonl: {e}; nothing was deleted") from None
         _rmtree(ws.path)
         if keep is not None:
             ws.path.mkdir(mode=0o700)
             ws.session_file.write_bytes(keep)
-            write_atomic(self.root, f"{PRESERVED_DIR}/{ws.id}", b"{}")
             preserved.append(str(ws.session_file))
         return preserved, warnings
 

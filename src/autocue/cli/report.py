@@ -19,16 +19,18 @@ from typing import Any
 
 
 def _first_line(path: Path) -> dict[str, Any]:
-    with path.open("rb") as f:
-        for raw in f:
-            if raw.strip():
-                try:
-                    value = json.loads(raw)
-                except ValueError as e:
-                    raise ValueError(f"{path}:1: not JSON ({e}); expected a session recording") from None
-                if not isinstance(value, dict):
-                    raise ValueError(f"{path}:1: expected a JSON object")
-                return value
+    from autocue.session.file_reader import read_session_bytes
+
+    # a regular file only, opened without blocking: a FIFO or /dev/zero is a SessionFileError at once
+    for raw in read_session_bytes(str(path), 1 << 20).split(b"\n"):
+        if raw.strip():
+            try:
+                value = json.loads(raw)
+            except ValueError as e:
+                raise ValueError(f"{path}:1: not JSON ({e}); expected a session recording") from None
+            if not isinstance(value, dict):
+                raise ValueError(f"{path}:1: expected a JSON object")
+            return value
     raise ValueError(f"{path}: the file is empty")
 
 
@@ -107,7 +109,7 @@ def _read_problem(path: Path, e: OSError) -> str:
 
 def main(argv: list[str]) -> int:
     from autocue.cli.args import CliParser, fail, one_line
-    from autocue.session.errors import SessionError
+    from autocue.session.errors import SessionError, SessionFileError
 
     ap = CliParser(prog="autocue report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", type=Path, help="a session file (agent JSONL or loop session.jsonl)")
@@ -119,6 +121,8 @@ def main(argv: list[str]) -> int:
         report = agent_session_report(path) if first.get("type") == "session" else loop_session_report(path)
     except OSError as e:
         return fail("autocue report", _read_problem(path, e), 1)
+    except SessionFileError as e:
+        return fail("autocue report", e.one_line(), 1)
     except (SessionError, ValueError) as e:
         return fail("autocue report", one_line(str(e)), 1)
     if args.json:

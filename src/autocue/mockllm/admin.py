@@ -23,9 +23,11 @@ OpenAI shape ``{"error": {"message", "type", "param", "code"}}``.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import re
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import orjson
@@ -34,7 +36,7 @@ from autocue.mockllm.asgi import Endpoint, Request, Response, Route
 from autocue.mockllm.http import error_response, is_json_type, json_response, read_body
 from autocue.mockllm.loopback import bound_address, host_is_local, origin_is_local
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES, ScenarioSourceError
-from autocue.mockllm.state import MockState
+from autocue.mockllm.state import MockState, PinLimitError
 
 API = "admin"
 NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
@@ -49,6 +51,8 @@ class AdminApi:
 
     def __init__(self, state: MockState) -> None:
         self.state = state
+        self._loader = ThreadPoolExecutor(1, thread_name_prefix="autocue-admin-load")
+        """Posted scenarios load here, one at a time (each may take hundreds of MB while it parses)."""
 
     def routes(self) -> list[Route]:
         g = self._guarded
@@ -157,7 +161,11 @@ class AdminApi:
         size bound; ``DELETE``: let it expire again."""
         sid = request.path_params["sid"]
         pinned = request.method == "POST"
-        return json_response({"session": sid, "pinned": pinned, "sessions": self.state.pin(sid, pinned)})
+        try:
+            count = self.state.pin(sid, pinned)
+        except PinLimitError as e:
+            return error_response(API, 409, str(e), code="too_many_pins")
+        return json_response({"session": sid, "pinned": pinned, "sessions": count})
 
     def _no_session(self, sid: str) -> Response:
         return error_response(API, 404, self.state.no_session(sid), code="not_found")
@@ -175,8 +183,8 @@ class AdminApi:
     async def scenarios(self, request: Request, body: dict[str, Any]) -> Response:
         if request.method == "GET":
             return json_response({"scenarios": self.state.scenarios()})
-        try:
-            names = self._load(body)
+        try:  # parsing a large scenario takes seconds: off the event loop, so every other client is answered
+            names = await asyncio.get_running_loop().run_in_executor(self._loader, self._load, body)
         except ScenarioSourceError as e:
             return error_response(API, e.status, str(e), code=_CODES.get(e.status))
         return json_response({"loaded": names, "scenarios": list(self.state.playables)})

@@ -19,6 +19,9 @@ SESSION_TTL = 900.0
 """Seconds a session is kept after its last request (``--session-ttl``; 0: no time limit)."""
 MAX_SESSIONS = 1_000
 """Sessions kept at most; past it the least recently used goes first (``--max-sessions``; 0: no bound)."""
+MAX_PINS = 1_000
+"""Session ids or keys pinned at most (admin ``POST /_autocue/sessions/{id}/pin``): a pinned session is kept
+past the TTL and the size bound, so the pins themselves are bounded; past it a new pin is refused (409)."""
 
 
 @dataclass(slots=True)

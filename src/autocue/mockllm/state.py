@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 import threading
 import time
@@ -23,10 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.errors import error_body
 from autocue.mockllm.incoming import API_LABEL, Incoming
-from autocue.mockllm.options import ServerOptions
+from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_difference
 from autocue.mockllm.reply import Reply, build_reply
 from autocue.mockllm.session import ChecksFailed, Exhausted, Playable, Session
@@ -86,6 +88,10 @@ def _mapped_name(profile: Profile, tool: str, args: dict[str, Any]) -> str:
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class PinLimitError(AutocueError, ValueError):
+    """A new pin past ``MAX_PINS`` (the admin API answers 409)."""
 
 
 class MockState:
@@ -187,6 +193,9 @@ class MockState:
         size bound; ``pinned=False`` lets them expire again. Returns how many exist now."""
         with self._lock:
             if pinned:
+                if sid not in self.pinned and len(self.pinned) >= MAX_PINS:
+                    raise PinLimitError(f"cannot pin {sid!r}: {MAX_PINS} sessions are pinned already, the most "
+                                        "the server keeps; unpin one first (DELETE /_autocue/sessions/<id>/pin)")
                 self.pinned.add(sid)
             else:
                 self.pinned.discard(sid)
@@ -431,18 +440,29 @@ class MockState:
         root = self.options.record_dir
         if root is None:
             return None
-        with self._lock:
-            self._record_n += 1
-            n = self._record_n
         folder = Path(root) / req.api
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"{n:04d}-{_UNSAFE.sub('_', req.session_key)[:40]}.json"
-        path = folder / name
         headers = {k: ("<redacted>" if k in ("authorization", "x-api-key", "api-key", "x-goog-api-key") else v)
                    for k, v in req.headers.items()}
         data = {"reason": reason, "api": req.api, "path": req.path, "session": req.session_key,
                 "scenario": req.scenario, "declared_tools": req.declared_tools(), "headers": headers,
                 "body": req.body}
-        path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+        # a new file only (O_EXCL | O_NOFOLLOW): a name taken by an earlier run, or a link planted
+        # there, is never written through; the next number is tried (a bounded number of times)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        for _ in range(1000):
+            with self._lock:
+                self._record_n += 1
+                n = self._record_n
+            path = folder / f"{n:04d}-{_UNSAFE.sub('_', req.session_key)[:40]}.json"
+            try:
+                fd = os.open(path, flags, 0o644)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "wb") as f:
+                f.write(orjson.dumps(data, option=orjson.OPT_INDENT_2))
+            break
+        else:
+            return None
         self.recorded.append(str(path))
         return str(path)

@@ -64,7 +64,10 @@ class NodeReader:
             self.fail(n, f"expected {what}, got {type_name(v)}")
         if v < 0:
             self.fail(n, f"expected {what} >= 0, got {v}")
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:  # an integer of hundreds of digits
+            self.fail(n, f"expected {what}, got an integer too large for a number")
 
     def bool_(self, n: Node, what: str = "true or false") -> bool:
         if n.v is None:

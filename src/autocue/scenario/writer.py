@@ -22,8 +22,10 @@ Every string goes through the ``Redactor`` before it is written; nothing else of
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from autocue.errors import AutocueError
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
 from autocue.scenario.redact import Redactor
 
@@ -79,6 +82,8 @@ class Recording:
     _started: bool = False
     _flushed: int = 0
     _resumed: bool = False
+    _file: tuple[int, int] | None = None
+    """``(st_dev, st_ino)`` of the file written, so an append goes to that file only."""
 
     def resume(self) -> None:
         """Continue a scenario file that exists (its head and items are kept; new items are appended)."""
@@ -167,21 +172,53 @@ class Recording:
         return self.head() + "".join(self.items)
 
     def write(self, path: Path) -> None:
-        """The first write creates the file atomically; later ones append the new items."""
-        if (self._flushed == 0 and not self._resumed) or not path.exists():
-            write_atomic(path, self.dumps())
+        """The first write creates the file atomically; later ones append the new items, to the
+        file the first write created only (``append_to``: a link or another file planted at the
+        name meanwhile is refused with ``RecordingFileError``, never written through)."""
+        if (self._flushed == 0 and not self._resumed) or not os.path.lexists(path):
+            self._file = write_atomic(path, self.dumps())
         elif self._flushed < len(self.items):
-            with path.open("a", encoding="utf-8") as f:
-                f.write("".join(self.items[self._flushed:]))
+            self._file = append_to(path, "".join(self.items[self._flushed:]), self._file)
         self._flushed = len(self.items)
 
 
-def write_atomic(path: Path, text: str) -> None:
+class RecordingFileError(AutocueError, OSError):
+    """A recording's file was replaced by something autocue does not write through (a symbolic
+    link, a FIFO, another file) between two appends."""
+
+
+def write_atomic(path: Path, text: str) -> tuple[int, int]:
+    """Write ``path`` as a new file renamed over the name; its ``(st_dev, st_ino)``."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+            st = os.fstat(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return st.st_dev, st.st_ino
+
+
+def append_to(path: Path, text: str, identity: tuple[int, int] | None) -> tuple[int, int]:
+    """Append ``text`` to ``path``, opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked with
+    ``fstat`` before a byte is written: a regular file with one link and, when ``identity`` is
+    given, the very file written before. Its ``(st_dev, st_ino)``; else ``RecordingFileError``."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise RecordingFileError(f"{path}: is now a symbolic link; the recording is not appended through it "
+                                     "(remove the link; the items recorded so far are in memory only)") from None
+        raise
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or (identity is not None
+                                                                 and (st.st_dev, st.st_ino) != identity):
+            raise RecordingFileError(f"{path}: is no longer the file autocue wrote (replaced by "
+                                     f"{'another file' if stat.S_ISREG(st.st_mode) else 'a special file'}); "
+                                     "the recording is not appended to it")
+        f.write(text)
+    return st.st_dev, st.st_ino

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import operator
 import os
+import stat
 import uuid
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -63,22 +63,59 @@ _get_parent_id = operator.attrgetter("parent_id")
 _HEADER_HINT = 'A session file starts with {"type":"session","version":3,"id":"<uuid>","timestamp":...,"cwd":...}.'
 
 
-def _read_file(path: str) -> bytes:
+MAX_SESSION_FILE_BYTES = 1 << 30
+"""The largest session file autocue reads (1 GiB; loading one takes several times that in memory)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_session_bytes(path: str, limit: int | None = None) -> bytes:
+    """The bytes of the session file ``path`` (at most ``limit`` of them when given): the one place
+    session files are opened. Only a regular file is read, opened with ``O_NONBLOCK`` so a FIFO
+    cannot block and checked with ``fstat`` before any read; a file over ``MAX_SESSION_FILE_BYTES``
+    is refused. Anything else raises ``SessionFileError`` at once (``SessionFileNotFoundError``
+    when missing)."""
     try:
-        return Path(path).read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
     except FileNotFoundError:
         raise SessionFileNotFoundError(path) from None
-    except IsADirectoryError:
-        raise SessionFileError(path, None, "is a directory, not a session file") from None
     except OSError as e:
         raise SessionFileError(path, None, f"cannot read the file ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = _kind(st.st_mode)
+            raise SessionFileError(path, None, f"is {kind}, not a session file",
+                                   "A session file is a regular .jsonl file; give its path." if kind != "a directory"
+                                   else None)
+        if st.st_size > MAX_SESSION_FILE_BYTES:
+            raise SessionFileError(path, None, f"is {st.st_size} bytes, larger than the limit of "
+                                   f"{MAX_SESSION_FILE_BYTES} bytes for a session file",
+                                   "Split the session or start a new one (autocue does not load a file this large).")
+        os.set_blocking(fd, True)
+        want = MAX_SESSION_FILE_BYTES + 1 if limit is None else limit
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(want)
+    except OSError as e:
+        raise SessionFileError(path, None, f"cannot read the file ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
+    if limit is None and len(data) > MAX_SESSION_FILE_BYTES:
+        raise SessionFileError(path, None, f"grew past the limit of {MAX_SESSION_FILE_BYTES} bytes while read")
+    return data
 
 
 def load_file(path: str, decoded: bool = False) -> LoadedFile:
     """Read and check a whole session file. Raises ``SessionFileError`` (with the line) for
     anything malformed except a torn last line, which is reported in ``warnings``. ``decoded``:
     message entries keep their decoded dicts (see ``SessionManager.open``)."""
-    data = _read_file(path)
+    data = read_session_bytes(path)
     lines = data.split(b"\n")
     last = len(lines) - 1
     while last >= 0 and not lines[last].strip():
@@ -279,4 +316,5 @@ def _migrate(dicts: list[Any], version: int) -> None:
     header["version"] = CURRENT_SESSION_VERSION
 
 
-__all__ = ["LoadedFile", "check_tree", "is_chain", "load_file", "new_entry_id"]
+__all__ = ["MAX_SESSION_FILE_BYTES", "LoadedFile", "check_tree", "is_chain", "load_file", "new_entry_id",
+           "read_session_bytes"]

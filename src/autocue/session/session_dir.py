@@ -17,7 +17,9 @@ from typing import Any
 import orjson
 
 from autocue.llm.types import JSON
+from autocue.session.errors import SessionFileError
 from autocue.session.file_format import loads_line
+from autocue.session.file_reader import read_session_bytes
 
 
 def uuid7() -> str:
@@ -70,10 +72,9 @@ class SessionInfo:
 
 def _is_session_file(path: str) -> bool:
     try:
-        with open(path, "rb") as f:
-            first = f.readline(65536)
+        first = read_session_bytes(path, 65536).split(b"\n", 1)[0]
         h = orjson.loads(first)
-    except (OSError, orjson.JSONDecodeError):
+    except (SessionFileError, orjson.JSONDecodeError):
         return False
     return isinstance(h, dict) and h.get("type") == "session" and isinstance(h.get("id"), str)
 
@@ -107,9 +108,9 @@ def _session_info(path: str) -> SessionInfo | None:
     """What ``list`` shows of one file, read leniently (a line it cannot use is skipped; None
     when the file is unreadable or has no session header)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_session_bytes(path)
         mtime = os.stat(path).st_mtime
-    except OSError:
+    except (OSError, SessionFileError):
         return None
     dicts: list[Any] = []
     for raw in data.split(b"\n"):

@@ -31,6 +31,7 @@ import difflib
 import gc
 import ipaddress
 import json
+import math
 import os
 import re
 import stat
@@ -146,11 +147,12 @@ def _branches(entries: list[Any], leaf: str | None) -> dict[str, int]:
 
 
 def session_file_doc(path: Path) -> ViewDoc:
+    from autocue.session.errors import SessionFileError
     from autocue.session.manager import SessionManager
 
     try:
         sm = SessionManager.open(path, decoded=True)  # session_doc reads every entry's JSON: decode it once
-    except (OSError, ValueError) as err:
+    except (OSError, ValueError, SessionFileError) as err:
         raise ViewSourceError(f"{path}: cannot read the session file: {err}") from None
     return session_doc(sm, path.name, str(path))
 
@@ -188,7 +190,12 @@ def session_doc(sm: SessionManager, title: str, source: str) -> ViewDoc:
             messages += 1
             m = d.get("message") or {}
             if m.get("role") == "assistant":
-                _assistant_events(add, t, m, common, tally)
+                try:
+                    _assistant_events(add, t, m, common, tally)
+                except _BadValue as err:  # the file:line of the entry, and what is wrong in it
+                    line = getattr(e, "line", None)
+                    raise ViewSourceError(f"{source}{f':{line}' if line else ''}: message entry {eid}: {err}; "
+                                          "fix or remove the entry") from None
             else:
                 _message_events(add, t, m, common, tally)
         else:
@@ -240,6 +247,20 @@ def _message_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, An
         add(t, "info", {"kind": str(role), "text": text}, common)
 
 
+class _BadValue(ValueError):
+    """A value of a session entry the summary cannot count (``session_doc`` adds the file:line)."""
+
+
+def _number(v: Any, what: str) -> float:
+    """``v`` as a finite number (None and absent: 0), else ``_BadValue`` saying what it is."""
+    if v is None:
+        return 0
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+        shown = repr(v) if len(repr(v)) <= 40 else repr(v)[:40] + "…"
+        raise _BadValue(f"{what} must be a number, got {type(v).__name__} {shown}")
+    return v
+
+
 def _assistant_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, Any], tally: _Tally) -> None:
     """An assistant reply: its thinking, the reply, then one ``tool.start`` per tool call."""
     texts: list[str] = []
@@ -257,10 +278,10 @@ def _assistant_events(add: _Add, t: float, m: dict[str, Any], common: dict[str, 
     if u:
         usage = tally.usage
         for k in ("input", "output", "cacheRead", "cacheWrite"):
-            usage[k] += int(u.get(k) or 0)
+            usage[k] += int(_number(u.get(k), f"usage.{k}"))
         cost = u.get("cost")
         if isinstance(cost, dict):
-            usage["cost"] += float(cost.get("total") or 0)
+            usage["cost"] += _number(cost.get("total"), "usage.cost.total")
     model = f"{m.get('provider', '')}/{m.get('model', '')}".strip("/") or None
     if model and model not in tally.models:
         tally.models.append(model)

@@ -333,3 +333,26 @@ def test_a_big_reply_streams_in_bounded_memory_and_others_are_answered(
     files = {p.name: p.read_text() for p in out.glob("*.yaml")}
     assert len(files) == 4, "the 64 MiB reply's session has no file: nothing of it was recorded"
     assert max(len(t) for t in files.values()) < MAX_SCENARIO_BYTES
+
+
+def test_a_link_planted_over_a_recording_is_one_line_and_the_client_still_gets_its_reply(
+        upstream: tuple[Upstream, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27 req 12b through the proxy: the append refuses the planted link (RecordingFileError); the
+    proxy says so in one line instead of an ASGI traceback, and the client's reply is not affected."""
+    _, up = upstream
+    out, victim = tmp_path / "out", tmp_path / "victim.txt"
+    victim.write_text("not autocue's\n")
+    with RecordingServer(upstream=up, out_dir=out) as rec:
+        said(chat(rec.base_url, "client-key-planted-01"))
+        end = time.monotonic() + 10
+        while not list(out.glob("*.yaml")) and time.monotonic() < end:  # written after the reply, off the loop
+            time.sleep(0.01)
+        (path,) = out.glob("*.yaml")
+        path.unlink()
+        path.symlink_to(victim)
+        assert said(chat(rec.base_url, "client-key-planted-01"))["cookie"] is None
+        assert said(chat(rec.base_url, "client-key-planted-02"))["cookie"] is None  # the proxy goes on
+    assert victim.read_text() == "not autocue's\n"
+    err = capsys.readouterr().err
+    assert "the reply was forwarded but not recorded" in err and "symbolic link" in err, err
+    assert "Traceback" not in err and "Exception in ASGI application" not in err, err

@@ -218,8 +218,11 @@ class RecordingProxy:
                      f"{self.options.max_reply} bytes (more than autocue serve loads): forwarded, not recorded")
             return
         rec_req, key = req
-        await asyncio.get_running_loop().run_in_executor(
-            self._writer, self._record, rec_req, key, resp.status_code, resp.headers, spool)
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                self._writer, self._record, rec_req, key, resp.status_code, resp.headers, spool)
+        except OSError as e:  # a full disk, or a recording file replaced by a link (RecordingFileError)
+            self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
 
     async def _bad_gateway(self, send: Send, api: str, path: str, e: Exception) -> None:
         msg = self.options.redactor.text(

@@ -273,3 +273,19 @@ def test_record_dir_never_writes_through_a_planted_link_or_over_a_file(tmp_path:
     assert (rec / "chat" / "0002-secret.json").read_text() == "an earlier run's\n"
     assert saved.name not in ("0001-secret.json", "0002-secret.json") and not saved.is_symlink()
     assert json.loads(saved.read_text())["declared_tools"] == ["weird_tool"]
+
+
+def test_record_dir_never_shows_the_api_key_in_a_file_or_its_name(tmp_path: Path) -> None:
+    """The session key of a request without x-session-key is its API key: the saved request's name and
+    its ``session`` field showed it."""
+    rec = tmp_path / "rec"
+    key = "sk-private-record-dir-key-31415926"
+    with serve(tools_script(), strict_tools=True, record_dir=rec) as server:
+        body = {"model": "m", "messages": [{"role": "user", "content": "list the files"}],
+                "tools": [{"type": "function", "function": {"name": "weird_tool"}}]}
+        r = httpx2.post(server.base_url + "/v1/chat/completions", json=body, headers={"authorization": f"Bearer {key}"})
+        assert r.status_code == 400 and key not in r.text
+    files = sorted(rec.rglob("*.json"))
+    assert files and all(f.name.endswith("-REDACTED.json") for f in files), files
+    for f in files:
+        assert key not in f.read_text() and json.loads(f.read_text())["session"] == "[REDACTED]"

@@ -444,9 +444,12 @@ class MockState:
         folder.mkdir(parents=True, exist_ok=True)
         headers = {k: ("<redacted>" if k in ("authorization", "x-api-key", "api-key", "x-goog-api-key") else v)
                    for k, v in req.headers.items()}
-        data = {"reason": reason, "api": req.api, "path": req.path, "session": req.session_key,
-                "scenario": req.scenario, "declared_tools": req.declared_tools(), "headers": headers,
-                "body": req.body}
+        red = Redactor()  # the session key is often the client's API key: neither the file nor its name shows it
+        red.learn_headers(req.headers, req.query)
+        key = red.text(req.session_key)
+        data = red.value({"reason": reason, "api": req.api, "path": req.path, "session": key,
+                          "scenario": req.scenario, "declared_tools": req.declared_tools(), "headers": headers,
+                          "body": req.body})
         # a new file only (O_EXCL | O_NOFOLLOW): a name taken by an earlier run, or a link planted
         # there, is never written through; the next number is tried (a bounded number of times)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -454,7 +457,7 @@ class MockState:
             with self._lock:
                 self._record_n += 1
                 n = self._record_n
-            path = folder / f"{n:04d}-{_UNSAFE.sub('_', req.session_key)[:40]}.json"
+            path = folder / f"{n:04d}-{_UNSAFE.sub('_', key).strip('_')[:40] or 'session'}.json"
             try:
                 fd = os.open(path, flags, 0o644)
             except FileExistsError:

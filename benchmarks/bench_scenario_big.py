@@ -32,8 +32,10 @@ def big_scenario(size: int) -> str:
                 f'      - assistant: [[0, "reply number {i} with some words in it"]]\n'
                 f'  - agentToolUse: {{toolName: runCmd, args: {{cmd: "echo {i}"}}}}\n'
                 f'  - userInputs: [[0, "next {i}"]]\n')
+        if total + len(item.encode()) > size:  # the limit is a hard one: stay at or under it
+            break
         out.append(item)
-        total += len(item)
+        total += len(item.encode())
         i += 1
     return "".join(out)
 

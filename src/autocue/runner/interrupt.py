@@ -18,12 +18,13 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
+from autocue.errors import AutocueError
 from autocue.process import kill_group
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class Interrupted(Exception):
+class Interrupted(AutocueError):
     """The run stopped because ``autocue run`` was interrupted (raised in the run's thread)."""
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from view_helpers import CAST, page_data, run_dir
 
@@ -301,3 +301,47 @@ def test_probe_hostile_text_stays_in_the_data_block(texts: list[str]) -> None:
     data, _, tail = rest.partition("</script>")
     assert "<" not in data and page_data(page)["events"] == doc.events  # the data ends only where it should
     assert head.count("<script") == 0 and tail.count("<script") == 1  # the viewer's own script, nothing else
+
+
+def hostile_events(texts: list[str]) -> list[dict[str, Any]]:
+    """Every text path of the viewer carrying one of ``texts``: user, thinking, assistant, a tool's name,
+    arguments, output, result and diff, a file change, a marker, a note, a summary, a terminal chunk, a
+    screen with its golden and diff, a failure."""
+    def t(n: int) -> str:
+        return texts[n % len(texts)]
+
+    kinds: list[dict[str, Any]] = [
+        {"type": "user", "text": t(0)}, {"type": "thinking", "text": t(1)},
+        {"type": "assistant", "text": t(2), "model": t(3)},
+        {"type": "tool.start", "toolCallId": "c1", "toolName": t(4), "args": {t(5): t(6)}},
+        {"type": "tool.output", "toolCallId": "c1", "stream": "stdout", "content": t(7)},
+        {"type": "tool.end", "toolCallId": "c1", "toolName": t(4), "status": t(8), "result": t(9), "diff": t(10)},
+        {"type": "file.change", "path": t(11), "linesAdded": 1, "linesRemoved": 0, "diff": t(12)},
+        {"type": "marker", "kind": t(13), "label": t(14)}, {"type": "info", "text": t(15), "kind": t(16)},
+        {"type": "summary", "summary": t(17)}, {"type": "terminal", "content": t(18)},
+        {"type": "screen", "label": t(19), "actual": t(20), "golden": t(21), "status": "differs", "diff": t(22)},
+        {"type": "failure", "kind": t(23), "message": t(24), "position": t(25), "diff": t(26)},
+    ]
+    return [{"v": 1, "id": n + 1, "t": n, **ev} for n, ev in enumerate(kinds)]
+
+
+BROWSER_PARTS = [*PAYLOADS, "<", ">", "/", "'", '"', "&", "`", "${", "\u2028", "</script>", "<!--", "-->",
+                 "<img src=x onerror=", PWN, "javascript:", "<a href=", "</textarea>", "<style>", "a", " "]
+BROWSER_TEXT = st.lists(st.sampled_from(BROWSER_PARTS), max_size=12).map("".join)
+
+
+@pytest.mark.slow
+@settings(max_examples=max(10, settings().max_examples // 6))  # a page a browser load: a sixth of the profile's
+@given(st.lists(BROWSER_TEXT, min_size=1, max_size=27))
+def test_probe_hostile_text_runs_no_script_in_a_browser(page: Any, tmp_path: Path, texts: list[str]) -> None:
+    """A page of every text path carrying generated hostile text, opened in Chromium with every row
+    open: no script of the data ran (more pages with --fuzz-long)."""
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    out = tmp_path / "probe.html"
+    out.write_text(render_html(ViewDoc("session", texts[0], hostile_events(texts), {"cwd": texts[-1]},
+                                       list(texts))), encoding="utf-8")
+    page.goto(out.as_uri())
+    page.wait_for_selector("body[data-ready='1']")
+    page.keyboard.press("x")  # every row open: their bodies are drawn too
+    no_script_ran(page, dialogs)

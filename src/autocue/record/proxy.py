@@ -31,6 +31,7 @@ event loop only forwards.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import http.cookiejar
 import re
@@ -203,7 +204,6 @@ class RecordingProxy:
                 if spool is not None:
                     spool.add(time.perf_counter() - started, chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
         except Exception as e:  # the upstream or the client broke off: nothing complete to record
             self.log(f"autocue record: {method} {path}: the reply was cut ({type(e).__name__}: {e}); not recorded")
             if spool is not None:
@@ -211,18 +211,22 @@ class RecordingProxy:
             return
         finally:
             await resp.aclose()
-        if req is None or spool is None:
-            return
-        if spool.over:
-            self.log(f"autocue record: {method} {path}: the reply of {spool.size} bytes is larger than "
-                     f"{self.options.max_reply} bytes (more than autocue serve loads): forwarded, not recorded")
-            return
-        rec_req, key = req
-        try:
-            await asyncio.get_running_loop().run_in_executor(
-                self._writer, self._record, rec_req, key, resp.status_code, resp.headers, spool)
-        except OSError as e:  # a full disk, or a recording file replaced by a link (RecordingFileError)
-            self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
+        if req is not None and spool is not None:
+            # every byte has passed; the reply ends once it is recorded (off the event loop: other clients
+            # go on), so a client that has its reply finds it in the recording
+            if spool.over:
+                self.log(f"autocue record: {method} {path}: the reply of {spool.size} bytes is larger than "
+                         f"{self.options.max_reply} bytes (more than autocue serve loads): forwarded, not recorded")
+                spool.close()
+            else:
+                rec_req, key = req
+                try:
+                    await asyncio.get_running_loop().run_in_executor(
+                        self._writer, self._record, rec_req, key, resp.status_code, resp.headers, spool)
+                except OSError as e:  # a full disk, or a recording file replaced by a link (RecordingFileError)
+                    self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
+        with contextlib.suppress(OSError):  # a client that left after the last byte: nothing more to tell it
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _bad_gateway(self, send: Send, api: str, path: str, e: Exception) -> None:
         msg = self.options.redactor.text(

@@ -347,3 +347,30 @@ def test_many_requests_on_one_connection_with_a_server_object() -> None:
                 assert content(r.response()[2]) == f"reply {i}"
     finally:
         server.stop()
+
+
+def test_an_idle_keep_alive_connection_closes_after_the_timeout() -> None:
+    import uvicorn
+
+    from autocue.mockllm.server import serve_in_thread, uvicorn_config
+    from autocue.mockllm.sockets import bind_socket
+
+    config = uvicorn_config(Probe())
+    config.timeout_keep_alive = 0.3
+    sock = bind_socket()
+    server = uvicorn.Server(config)
+    thread = serve_in_thread(server, lambda: server.run(sockets=[sock]), name="idle", what="test server")
+    try:
+        with connect(sock.getsockname()[1]) as (busy, busy_reader), connect(sock.getsockname()[1]) as (s, r):
+            s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
+            assert r.response()[2] == b"2"
+            t0 = time.monotonic()
+            for _ in range(6):  # a connection in use stays open past the timeout
+                busy.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nx")
+                assert busy_reader.response()[2] == b"1"
+                time.sleep(0.1)
+            assert r.closed(timeout=3) and 0.25 < time.monotonic() - t0 < 3
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

@@ -211,6 +211,7 @@ class DirectHttpProtocol(asyncio.Protocol):
         self.reading_paused = False
         self.write_paused: asyncio.Future[None] | None = None
         self.keep_alive_timer: asyncio.TimerHandle | None = None
+        self.idle_since = 0.0
         self.closing = False
         self.ignore_input = False
         self.shutting_down = False
@@ -241,7 +242,7 @@ class DirectHttpProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.ignore_input:
             return
-        self._cancel_keep_alive()
+        self.idle_since = self.loop.time()
         try:
             self.parser.feed_data(data)
         except httptools.HttpParserUpgrade:  # answered as plain HTTP (426), then the connection closes
@@ -315,8 +316,16 @@ class DirectHttpProtocol(asyncio.Protocol):
             self.keep_alive_timer = None
 
     def _idle_timeout(self) -> None:
+        """Close the connection once idle for ``timeout_keep_alive`` seconds (one timer per
+        connection, moved on lazily, not one per request)."""
         self.keep_alive_timer = None
-        if self.running is None and not self.queue:
+        if self.closing or self.running is not None or self.queue:
+            return  # the answer's end arms it again
+        left = self.idle_since + self.keep_alive_timeout - self.loop.time()
+        if left > 0:
+            self.keep_alive_timer = self.loop.call_later(left, self._idle_timeout)
+        else:
+            self.closing = True
             self.transport.close()
 
     # ------------------------------------------------------------------ parser callbacks
@@ -424,7 +433,7 @@ class DirectHttpProtocol(asyncio.Protocol):
 
     def finished(self, ex: _Exchange) -> None:
         """``ex``'s answer is complete: the next request may be answered."""
-        if ex in self.queue and self.queue[0] is ex:
+        if self.queue and self.queue[0] is ex:
             self.queue.popleft()
             self.server_state.total_requests += 1
             if not ex.keep_alive or self.closing:
@@ -434,6 +443,7 @@ class DirectHttpProtocol(asyncio.Protocol):
             self.resume_reading()  # the rest of an unread body is read and dropped
 
     def _arm_keep_alive(self) -> None:
+        self.idle_since = self.loop.time()
         if self.keep_alive_timer is None and not self.closing:
             self.keep_alive_timer = self.loop.call_later(self.keep_alive_timeout, self._idle_timeout)
 

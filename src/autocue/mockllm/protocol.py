@@ -38,6 +38,8 @@ from autocue.mockllm.asgi import ASGIApp, Message, Scope
 
 TRANSPORT_KEY = "autocue_transport"
 log = logging.getLogger("uvicorn.error")
+READ_BUFFER = 262144
+"""Bytes read at most at once (asyncio's own read size)."""
 HIGH_WATER = 65536
 """Unread request body bytes buffered before reading pauses."""
 _STATUS: dict[int, bytes] = {int(code): f"HTTP/1.1 {code.value} {code.phrase}\r\n".encode() for code in http.HTTPStatus}
@@ -179,8 +181,9 @@ class _Exchange:
         return head + extra + b"\r\n"
 
 
-class DirectHttpProtocol(asyncio.Protocol):
-    """One client connection (see the module's doc)."""
+class DirectHttpProtocol(asyncio.BufferedProtocol):
+    """One client connection (see the module's doc). Bytes are received into one buffer per
+    connection (``BufferedProtocol``), not a new 256 KB ``bytes`` per read."""
 
     def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
@@ -198,6 +201,7 @@ class DirectHttpProtocol(asyncio.Protocol):
         except AttributeError:  # httptools < 0.6.3
             pass
         self.transport: asyncio.Transport = None  # type: ignore[assignment]
+        self.buffer = memoryview(bytearray(READ_BUFFER))
         self.state: dict[str, Any] = {}
         self.server: tuple[str, int] | None = None
         self.client: tuple[str, int] | None = None
@@ -239,7 +243,13 @@ class DirectHttpProtocol(asyncio.Protocol):
     def eof_received(self) -> bool | None:
         return None
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self.buffer[:nbytes])  # httptools copies what it hands on
+
+    def data_received(self, data: bytes | memoryview) -> None:
         if self.ignore_input:
             return
         self.idle_since = self.loop.time()

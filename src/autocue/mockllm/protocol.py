@@ -38,8 +38,8 @@ from autocue.mockllm.asgi import ASGIApp, Message, Scope
 
 TRANSPORT_KEY = "autocue_transport"
 log = logging.getLogger("uvicorn.error")
-READ_BUFFER = 262144
-"""Bytes read at most at once (asyncio's own read size)."""
+READ_BUFFER = 65536
+"""Bytes read at most at once."""
 HIGH_WATER = 65536
 """Unread request body bytes buffered before reading pauses."""
 _STATUS: dict[int, bytes] = {int(code): f"HTTP/1.1 {code.value} {code.phrase}\r\n".encode() for code in http.HTTPStatus}

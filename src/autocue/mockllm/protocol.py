@@ -57,7 +57,7 @@ class _Exchange:
     """One request and its answer."""
 
     __slots__ = ("body", "buffered", "chunked", "complete", "conn", "disconnected", "done", "expect_100", "head",
-                 "head_only", "keep_alive", "length", "read_all", "scope", "started", "status", "waiter")
+                 "head_only", "keep_alive", "length", "read_all", "scope", "started", "status", "waiters")
 
     def __init__(self, conn: DirectHttpProtocol, scope: Scope) -> None:
         self.conn = conn
@@ -79,13 +79,16 @@ class _Exchange:
         self.done = False
         """The response is complete."""
         self.disconnected = False
-        self.waiter: asyncio.Future[None] | None = None
+        self.waiters: list[asyncio.Future[None]] = []
+        """``receive`` calls waiting for body bytes or the end (a stream's watcher and a body read may wait at once)."""
         self.status = 0
 
     def wake(self) -> None:
-        waiter = self.waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        if self.waiters:
+            for waiter in self.waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+            self.waiters = []
 
     async def receive(self) -> Message:
         while True:
@@ -102,11 +105,9 @@ class _Exchange:
                 self.expect_100 = False
                 self.conn.transport.write(_CONTINUE)
             self.conn.resume_reading()
-            self.waiter = self.conn.loop.create_future()
-            try:
-                await self.waiter
-            finally:
-                self.waiter = None
+            waiter = self.conn.loop.create_future()
+            self.waiters.append(waiter)
+            await waiter
 
     async def send(self, message: Message) -> None:
         kind = message["type"]

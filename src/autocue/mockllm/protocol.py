@@ -57,7 +57,7 @@ class _Exchange:
     """One request and its answer."""
 
     __slots__ = ("body", "buffered", "chunked", "complete", "conn", "disconnected", "done", "expect_100", "head",
-                 "head_only", "keep_alive", "length", "read_all", "scope", "started", "status", "waiters")
+                 "head_only", "keep_alive", "length", "read_all", "said_close", "scope", "started", "status", "waiters")
 
     def __init__(self, conn: DirectHttpProtocol, scope: Scope) -> None:
         self.conn = conn
@@ -82,6 +82,7 @@ class _Exchange:
         self.waiters: list[asyncio.Future[None]] = []
         """``receive`` calls waiting for body bytes or the end (a stream's watcher and a body read may wait at once)."""
         self.status = 0
+        self.said_close = False
 
     def wake(self) -> None:
         if self.waiters:
@@ -160,6 +161,7 @@ class _Exchange:
                 self.chunked = b"chunked" in value.lower()
             elif low == b"connection" and b"close" in value.lower():
                 self.keep_alive = False
+                self.said_close = True
             parts += [name, b": ", value, b"\r\n"]
         self.head = b"".join(parts)
         self.status = status
@@ -177,7 +179,7 @@ class _Exchange:
                 extra = b"transfer-encoding: chunked\r\n"
             else:
                 self.keep_alive = False
-        if not self.keep_alive:
+        if not self.keep_alive and not self.said_close:
             extra += b"connection: close\r\n"
         return head + extra + b"\r\n"
 

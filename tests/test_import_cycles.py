@@ -158,7 +158,8 @@ def test_no_import_circle_inside_a_package() -> None:
 
 
 def _plant(tmp_path: Path, **files: str) -> Path:
-    """A copy of ``src/autocue`` with ``text`` put at the top of each ``file`` (``loop__topics`` is ``loop/topics.py``)."""
+    """A copy of ``src/autocue`` with ``text`` put at the top of each ``file`` (``loop__topics``:
+    ``loop/topics.py``)."""
     src = tmp_path / "autocue"
     shutil.copytree(SRC, src, ignore=shutil.ignore_patterns("__pycache__"))
     for file, text in files.items():

@@ -49,6 +49,10 @@ class CompactionError(SessionError):
     """Compaction failed: nothing to compact, already compacted, or the summary call failed."""
 
 
+class SettingsError(AutocueError, ValueError):
+    """A settings file that cannot be read."""
+
+
 class SessionBusyError(SessionError, RuntimeError):
     """``prompt`` while the agent runs, without saying how to queue the message."""
 
@@ -59,5 +63,5 @@ class SessionDisposedError(SessionError, RuntimeError):
 
 __all__ = [
     "CompactionError", "EntryNotFoundError", "SessionBusyError", "SessionDisposedError", "SessionError",
-    "SessionFileError", "SessionFileNotFoundError",
+    "SessionFileError", "SessionFileNotFoundError", "SettingsError",
 ]

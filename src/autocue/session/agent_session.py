@@ -18,7 +18,10 @@ The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compacto
 (``subagents.py``: the ``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules),
 ``hooks``, ``router`` and the agent itself (``agent_wiring.py``: the agent's tool and context
 hooks, its stream options, the extension providers) and ``tree_navigation.py``. What follows a
-run (TTSR retry, auto-retry, compaction) is ``AgentSession._run``.
+run (TTSR retry, auto-retry, compaction) is ``AgentSession._run``. Each collaborator is built
+with the parts it uses (agent, settings, events, session manager, extension runner) and the
+``guard`` (``ports.RunGuard``: alive, the runs in progress, ``_run`` and ``abort`` held weakly),
+never the session itself.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """

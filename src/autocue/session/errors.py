@@ -49,16 +49,16 @@ class CompactionError(SessionError):
     """Compaction failed: nothing to compact, already compacted, or the summary call failed."""
 
 
-class SettingsError(AutocueError, ValueError):
-    """A settings file that cannot be read."""
-
-
 class SessionBusyError(SessionError, RuntimeError):
     """``prompt`` while the agent runs, without saying how to queue the message."""
 
 
 class SessionDisposedError(SessionError, RuntimeError):
     """The session was disposed."""
+
+
+class SettingsError(AutocueError, ValueError):
+    """A settings file that cannot be read."""
 
 
 __all__ = [

@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeVar
 from autocue.casing import camel_keys, snake_keys, to_camel, to_snake
 from autocue.dicts import deep_merge
 from autocue.llm.stream import THINKING_LEVELS
-from autocue.session.errors import SettingsError
+from autocue.session.errors import SettingsError as SettingsError
 from autocue.session.session_dir import autocue_dir
 
 ChildMode = Literal["in-process", "process"]

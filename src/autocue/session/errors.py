@@ -57,7 +57,11 @@ class SessionDisposedError(SessionError, RuntimeError):
     """The session was disposed."""
 
 
+class SettingsError(AutocueError, ValueError):
+    """A settings file that cannot be read."""
+
+
 __all__ = [
     "CompactionError", "EntryNotFoundError", "SessionBusyError", "SessionDisposedError", "SessionError",
-    "SessionFileError", "SessionFileNotFoundError",
+    "SessionFileError", "SessionFileNotFoundError", "SettingsError",
 ]

@@ -110,6 +110,12 @@ class EventCollector:
         self.unknown_tools: list[tuple[int, int, str]] = []
         self._open: dict[str, ToolCallRecord] = {}
 
+    @staticmethod
+    def observes(event_type: str) -> bool:
+        """Every event but the streamed deltas (``message_update``): a reply nobody else streams is
+        recorded whole (it is still recorded when a listener or an extension reads its deltas)."""
+        return event_type != "message_update"
+
     def __call__(self, ev: Any) -> Awaitable[None] | None:
         events = self.events
         events.all.append(ev)

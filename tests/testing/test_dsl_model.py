@@ -1,5 +1,6 @@
 """The DSL builds the Script model itself (no second reply model), and a test session does only
-the work somebody observes: a reply is streamed as deltas only for a listener that reads them."""
+the work somebody observes: a reply is streamed as deltas, and turn events are built, only for a
+listener that reads them."""
 
 from __future__ import annotations
 
@@ -52,10 +53,12 @@ def test_one_literal_set_of_fail_kinds() -> None:
 def test_a_reply_streams_only_for_a_listener_that_reads_deltas() -> None:
     with create_test_session(mock_tools={"t": "ok"}) as t:
         t.run_sync(when("quiet", [call("t", {"text": "a fairly long argument"}), say("a fairly long answer here")]))
-        assert t.events.of_type("message_update") == []  # nobody read them: not built
-        assert [e.type for e in t.events.all].count("turn_end") == 2  # every other event is recorded
+        quiet = [e.type for e in t.events.all]
+        assert "message_update" not in quiet and "turn_end" not in quiet  # nobody read them: not built
+        assert quiet.count("message_end") == 4 and quiet.count("tool_execution_end") == 1
         deltas: list[Any] = []
         t.session.subscribe(lambda ev: deltas.append(ev) if ev.type == "message_update" else None)
         t.run_sync(when("loud", [call("t", {"text": "a fairly long argument"}), say("a fairly long answer here")]))
         assert len(deltas) > 4 and len(t.events.of_type("message_update")) == len(deltas)
+        assert len(t.events.of_type("turn_end")) == 2  # read by the listener, so recorded too
         assert t.events.tool_results_for("t")[1].text == "ok"

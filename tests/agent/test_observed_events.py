@@ -79,3 +79,20 @@ async def test_without_listeners_nothing_optional_is_built() -> None:
 
 def _no_time(d: Any) -> Any:
     return {k: v for k, v in d.items() if k != "timestamp"}
+
+
+async def test_a_provider_stream_without_final_sends_no_unread_deltas() -> None:
+    class Factory:  # a factory step plays on the provider's async path, which has no final()
+        def __call__(self, context: Any) -> Any:
+            return say("streamed the long way round")
+
+    agent, _ = _agent([Factory()])
+    seen: list[str] = []
+    agent.subscribe(lambda ev: seen.append(ev.type), observes=lambda t: t.startswith("message_"))
+    await agent.prompt("go")
+    assert "message_update" in seen
+    agent2, _ = _agent([Factory()])
+    quiet: list[str] = []
+    agent2.subscribe(lambda ev: quiet.append(ev.type), observes=lambda t: t == "message_end")
+    new = await agent2.prompt("go")
+    assert "message_update" not in quiet and new[-1].text == "streamed the long way round"  # type: ignore[attr-defined]

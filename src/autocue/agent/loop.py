@@ -15,7 +15,7 @@ or when a reply fails (``error``/``aborted``). Events go to ``emit``, which may 
 awaitable; the loop awaits it before going on, so listeners see events strictly in order.
 Events nobody reads (``config.observes``) are not built: ``agent_start``/``agent_end``,
 ``turn_start``/``turn_end`` (and their metrics) and ``message_update`` (a reply whose stream
-offers ``final()`` is then taken whole, not streamed).
+offers ``final()`` is then taken whole, not streamed; any other is streamed without them).
 
 Converting the history for the model is incremental (only new messages are converted), so
 a step costs the same at message 10 as at message 10,000.
@@ -342,8 +342,9 @@ async def _stream_reply(
     else:
         stream = config.provider.stream(model, llm_context, opts)
         sync_source = stream.sync_source
-        final_of = getattr(sync_source, "final", None)  # a WholeReply
-        if final_of is not None and not wants("message_update"):  # nobody reads deltas: the reply whole
+        updates = wants("message_update")  # else the deltas are not built: the reply is taken whole if it can be
+        final_of = None if updates else getattr(sync_source, "final", None)  # a WholeReply
+        if final_of is not None:
             last = final_of()
             final = last.message if last.type == "done" else last.error
         elif sync_source is not None:  # scripted replies: no awaiting between events
@@ -357,7 +358,7 @@ async def _stream_reply(
                     final = ev.message  # type: ignore[union-attr]
                 elif t == "error":
                     final = ev.error  # type: ignore[union-attr]
-                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:  # type: ignore[union-attr]
+                elif updates and (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:  # type: ignore[union-attr]
                     await _r
         else:
             async for ev in stream.source:
@@ -369,7 +370,7 @@ async def _stream_reply(
                     final = ev.message
                 elif isinstance(ev, ErrorEvent):
                     final = ev.error
-                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
+                elif updates and (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
                     await _r
         stream.message = final
         if final is None:

@@ -430,9 +430,9 @@ def map_tool_call(call: ScriptedToolCall, profile: ToolProfile) -> ScriptedToolC
 
         m = profile.tools.get(canonical_tool_name(call.name))
         name = m.agent_tool_name if m is not None else call.name
-        return ScriptedToolCall(name, mapped_args, call.id, call.then)
+        return ScriptedToolCall(name, mapped_args, call.id)
     name, new_args = profile.map_call(call.name, args)
-    return ScriptedToolCall(name, new_args, call.id, call.then)
+    return ScriptedToolCall(name, new_args, call.id)
 
 
 def _map_response(resp: ScriptedResponse, profile: ToolProfile) -> ScriptedResponse:

@@ -160,9 +160,10 @@ class AgentSession:
             *rules_from_settings(self.settings.extra.get("ttsrRules"), ", ".join(self.settings.sources) or "settings"),
             *as_rules(ttsr_rules, "ttsr_rules"),
         ], agent=agent, runner=runner, session_manager=sm, events=events)
-        self._unsubscribe_ttsr = self.agent.subscribe(self.ttsr.on_agent_event)  # first: it cuts the stream
+        # first: it cuts the stream (it reads message_update, and only while there are rules)
+        self._unsubscribe_ttsr = self.agent.subscribe(self.ttsr.on_agent_event, self.ttsr.observes)
         self.events.drop = self.ttsr.is_cut
-        self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event)
+        self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event, self.events.observes)
         self.prompts = PromptQueue(agent=agent, settings=settings, resources=self.resources, runner=runner,
                                    events=events, guard=self.guard, session=self)
         self.compactor = SessionCompactor(agent=agent, provider=provider, settings=settings, session_manager=sm,

@@ -181,6 +181,11 @@ class TtsrManager:
         self._triggers_this_prompt = 0
 
     # ------------------------------------------------------------------ streaming check (sync, per delta)
+    def observes(self, event_type: str) -> bool:
+        """What ``on_agent_event`` reads: the streamed deltas, while there are rules (a session without
+        rules gets its replies whole)."""
+        return event_type == "message_update" and bool(self.rules)
+
     def on_agent_event(self, ev: Any) -> None:
         if not self.rules or ev.type != "message_update" or self.pending is not None:
             if ev.type == "message_start":

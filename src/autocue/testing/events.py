@@ -91,6 +91,9 @@ class TestEvents:
         self.all.append(w)
 
 
+_NOT_READ = frozenset(("message_update", "turn_start", "turn_end", "agent_start", "agent_end"))
+
+
 class EventCollector:
     """Feeds ``TestEvents`` from session events; call it with each event."""
 
@@ -109,6 +112,13 @@ class EventCollector:
         self.failures: list[ToolFailure] = []
         self.unknown_tools: list[tuple[int, int, str]] = []
         self._open: dict[str, ToolCallRecord] = {}
+
+    @staticmethod
+    def observes(event_type: str) -> bool:
+        """What the records are made of: not the streamed deltas (``message_update``) nor the turn and run
+        boundaries (``turn_*``, ``agent_*``), so the agent builds those only when a listener or an
+        extension reads them (they are recorded in ``all`` then)."""
+        return event_type not in _NOT_READ
 
     def __call__(self, ev: Any) -> Awaitable[None] | None:
         events = self.events

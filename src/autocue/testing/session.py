@@ -253,12 +253,11 @@ class TestSession:
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
         await self._bind()
-        for spec in turns:
-            turn = spec.compile() if isinstance(spec, TurnSpec) else spec
+        for turn in turns:
             if not isinstance(turn, Turn):
-                raise TypeError(f"run() takes when(...) turns, got {spec!r}")
+                raise TypeError(f"run() takes when(...) turns, got {turn!r}")
             self.playbook.begin_turn(turn)
-            self.subagents.begin_turn(turn.prompt, spec.subagent_scripts() if isinstance(spec, TurnSpec) else {})
+            self.subagents.begin_turn(turn.prompt, turn.subagents if isinstance(turn, TurnSpec) else {})
             failures_before = len(self.collector.failures)
             unknown_before = len(self.collector.unknown_tools)
             if turn.prompt is None:

@@ -25,8 +25,9 @@ from typing import Any
 import pytest
 
 from autocue.errors import AutocueError
+from autocue.runner.errors import ScenarioFailed as ScenarioFailed
 from autocue.runner.options import RunOptions, ci_from_env
-from autocue.runner.report import ScenarioResult, golden_counts, goldens_line
+from autocue.runner.report import golden_counts, goldens_line
 from autocue.runner.selection import Selected, load_path
 from autocue.scenario import SCENARIO_SUFFIXES
 
@@ -99,12 +100,6 @@ class ScenarioFile(pytest.File):
                 self.config.addinivalue_line("markers", f"{name}: scenario tag {tag!r}")
                 item.add_marker(name)
             yield item
-
-
-class ScenarioFailed(AutocueError):
-    def __init__(self, result: ScenarioResult) -> None:
-        super().__init__(result.name)
-        self.result = result
 
 
 class ScenarioItem(pytest.Item):

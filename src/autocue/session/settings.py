@@ -22,9 +22,9 @@ from typing import Any, TypeVar
 
 from autocue.casing import camel_keys, to_camel, to_snake
 from autocue.dicts import deep_merge
-from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.session.compaction import CompactionSettings
+from autocue.session.errors import SettingsError as SettingsError
 from autocue.session.retry import RetrySettings
 from autocue.session.session_dir import autocue_dir
 
@@ -34,10 +34,6 @@ _KEYS = {
 }
 _OWNED_ELSEWHERE = frozenset({"task", "ttsrRules"})
 """Known keys kept in ``extra`` for the module that checks them (``subagents.py``, ``ttsr.py``)."""
-
-
-class SettingsError(AutocueError, ValueError):
-    """A settings file that cannot be read."""
 
 
 _SECTIONS = {"compaction": CompactionSettings, "retry": RetrySettings}

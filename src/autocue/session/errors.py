@@ -57,6 +57,10 @@ class SessionDisposedError(SessionError, RuntimeError):
     """The session was disposed."""
 
 
+class SettingsError(AutocueError, ValueError):
+    """A settings file that cannot be read."""
+
+
 class EntryParseError(AutocueError, ValueError):
     """A loaded entry whose message turned out malformed when it was first read."""
 
@@ -64,10 +68,6 @@ class EntryParseError(AutocueError, ValueError):
         super().__init__(message)
         self.entry_id = entry_id
         self.line = line
-
-
-class SettingsError(AutocueError, ValueError):
-    """A settings file that cannot be read."""
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from autocue.agent.errors import AgentBusyError as AgentBusyError
 from autocue.agent.events import AgentEndEvent, AgentEvent, AgentMessage, MessageEndEvent, MessageStartEvent
 from autocue.agent.loop import (
     AfterToolCall,
@@ -31,7 +32,6 @@ from autocue.agent.loop import (
     default_convert_message,
 )
 from autocue.agent.tool import AgentTool
-from autocue.errors import AutocueError
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider, StreamOptions, ThinkingLevel, error_message
 from autocue.llm.types import AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
@@ -40,10 +40,6 @@ Listener = Callable[[AgentEvent], "Awaitable[None] | None"]
 Observes = Callable[[str], bool]
 """Whether a listener reads events of a type (given the event's ``type``)."""
 QueueMode = Literal["one-at-a-time", "all"]
-
-
-class AgentBusyError(AutocueError, RuntimeError):
-    """``prompt`` or ``continue_`` while a run is in progress."""
 
 
 @dataclass(slots=True)

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autocue.errors import AutocueError, nearest
+from autocue.errors import nearest
+from autocue.runner.errors import LaunchError as LaunchError
 from autocue.runner.extras import RunnerExtras, TerminalProfile
 from autocue.scenario import Scenario, UserInputs
 
@@ -49,10 +50,6 @@ API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completion
                  "gemini": "google-generative", "google": "google-generative"}
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
-
-
-class LaunchError(AutocueError, ValueError):
-    """No program, or an unknown profile (message says what to write)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from autocue.casing import to_camel
-from autocue.errors import AutocueError
 from autocue.extensions.ui import CANCELLED
 from autocue.llm.types import Usage, content_from_json, message_from_json
+from autocue.sandbox.errors import SmokeSpecError as SmokeSpecError
 from autocue.testing import dsl
 from autocue.testing.events import TestEvents
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
@@ -40,10 +40,6 @@ from autocue.yamlpos import YamlError, parse_document
 SMOKE_KEYS = ("mock_tools", "mock_ui", "script", "has_ui", "propagate_errors")
 _UI_KEYS = ("confirm", "select", "input", "editor")
 _CANCEL_JSON = {"$cancel": True}
-
-
-class SmokeSpecError(AutocueError, ValueError):
-    """A smoke playbook that cannot be sent into the sandbox (names where and why)."""
 
 
 # ---------------------------------------------------------------------------- DSL -> wire

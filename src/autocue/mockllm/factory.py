@@ -9,7 +9,6 @@ calls the factory with it. Only synchronous factories can be played by the serve
 from __future__ import annotations
 
 import inspect
-from typing import Any
 
 from autocue.llm.types import AssistantMessage, Context, TextContent, ThinkingContent, ToolCall
 from autocue.mockllm.incoming import Incoming

@@ -47,7 +47,7 @@ def problem(api: str, body: dict[str, Any], raw: bytes | None = None, start: int
     try:
         _prompts(body)
         wire.validate(body, len(history) if flat and type(history) is list else start)
-    except shape.Bad as e:
+    except shape.MalformedRequestError as e:
         return f"malformed {wire.label} request: {e}"
     return None
 

@@ -235,7 +235,7 @@ class WireApi:
         return False
 
     def validate(self, body: dict[str, Any], start: int = 0) -> None:
-        """Raise ``shape.Bad`` when ``body`` is no well-formed request: the top-level fields
+        """Raise ``shape.MalformedRequestError`` when ``body`` is no well-formed request: the top-level fields
         always, the history items from ``start`` on (those before it were checked already)."""
 
     # ------------------------------------------------------------------ errors

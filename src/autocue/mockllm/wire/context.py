@@ -7,7 +7,15 @@ from typing import Any
 
 import orjson
 
-from autocue.llm.types import AssistantMessage, Message, TextContent, ThinkingContent, ToolCall, ToolResultMessage, UserMessage
+from autocue.llm.types import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from autocue.mockllm.wire.api import flatten
 
 

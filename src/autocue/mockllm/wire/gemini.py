@@ -146,8 +146,9 @@ def _content(c: dict[str, Any], w: str) -> None:
         shape.obj(p, wp)
         if not PART_KEYS.intersection(p):
             keys = ", ".join(list(p)[:5]) or "none"
-            raise shape.Bad(f"{wp}: a part needs one of text, inlineData, fileData, functionCall, functionResponse, "
-                            f"executableCode, codeExecutionResult (keys: {keys})")
+            raise shape.MalformedRequestError(
+                f"{wp}: a part needs one of text, inlineData, fileData, functionCall, functionResponse, "
+                f"executableCode, codeExecutionResult (keys: {keys})")
         shape.opt(p, "text", str, "a string", wp + ".")
         shape.opt(p, "thought", bool, "a boolean", wp + ".")
         for key in ("functionCall", "functionResponse"):

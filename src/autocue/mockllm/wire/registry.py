@@ -8,6 +8,7 @@ import importlib
 from typing import TypeAlias
 
 from autocue.catalog import apis as catalog
+from autocue.errors import AutocueError
 from autocue.mockllm.wire.api import WireApi
 
 ApiName: TypeAlias = str
@@ -16,7 +17,7 @@ ApiName: TypeAlias = str
 _loaded: dict[str, WireApi] = {}
 
 
-class UnknownApi(KeyError):
+class UnknownApiError(AutocueError, KeyError):
     """A name no wire API has."""
 
 
@@ -37,10 +38,10 @@ def find(name: str) -> WireApi | None:
 
 
 def wire_api(name: str) -> WireApi:
-    """The wire API named ``name``; ``UnknownApi`` when there is none."""
+    """The wire API named ``name``; ``UnknownApiError`` when there is none."""
     api = find(name)
     if api is None:
-        raise UnknownApi(f"unknown wire API {name!r}; known: {', '.join(catalog.api_names())}")
+        raise UnknownApiError(f"unknown wire API {name!r}; known: {', '.join(catalog.api_names())}")
     return api
 
 

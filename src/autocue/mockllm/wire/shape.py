@@ -1,13 +1,15 @@
 """The pieces every wire API's request check is built of (``WireApi.validate``): each raises
-``Bad`` naming the key (``messages[2].content[0].type``) and what it must be."""
+``MalformedRequestError`` naming the key (``messages[2].content[0].type``) and what it must be."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from autocue.errors import AutocueError
 
-class Bad(Exception):
+
+class MalformedRequestError(AutocueError, ValueError):
     """A malformed request: the message names the key."""
 
 
@@ -23,9 +25,9 @@ def kind(v: Any) -> str:
     return "an array" if isinstance(v, list) else "an object"
 
 
-def fail(where: str, want: str, got: Any) -> Bad:
+def fail(where: str, want: str, got: Any) -> MalformedRequestError:
     shown = repr(got)[:60] if isinstance(got, (str, int, float)) and not isinstance(got, bool) else kind(got)
-    return Bad(f"{where} must be {want}, got {shown}")
+    return MalformedRequestError(f"{where} must be {want}, got {shown}")
 
 
 def obj(v: Any, where: str) -> dict[str, Any]:
@@ -53,15 +55,16 @@ def string(body: dict[str, Any], key: str, where: str) -> None:
     """``key`` is required and a string."""
     v = body.get(key)
     if not isinstance(v, str):
-        raise fail(f"{where}.{key}", "a string", v) if key in body else Bad(f"{where}.{key} is required")
+        raise fail(f"{where}.{key}", "a string", v) if key in body else \
+            MalformedRequestError(f"{where}.{key} is required")
 
 
 def one_of(v: Any, allowed: tuple[str, ...], where: str, what: str) -> str:
     if not isinstance(v, str):
         raise fail(where, f"a string ({what}: {', '.join(allowed)})", v) if v is not None else \
-            Bad(f"{where} is required ({what}: {', '.join(allowed)})")
+            MalformedRequestError(f"{where} is required ({what}: {', '.join(allowed)})")
     if v not in allowed:
-        raise Bad(f"{where}: unknown {what} {v[:60]!r} (expected one of {', '.join(allowed)})")
+        raise MalformedRequestError(f"{where}: unknown {what} {v[:60]!r} (expected one of {', '.join(allowed)})")
     return v
 
 
@@ -79,7 +82,7 @@ def common(b: dict[str, Any], ints: tuple[str, ...]) -> None:
 
 def required_list(b: dict[str, Any], key: str) -> list[Any]:
     if b.get(key) is None:
-        raise Bad(f"{key} is required")
+        raise MalformedRequestError(f"{key} is required")
     return array(b[key], key)
 
 

@@ -30,6 +30,7 @@ from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
+from autocue.mockllm.history import HistoryCache
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json
 from autocue.mockllm.ids import digest
@@ -38,7 +39,7 @@ from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
 from autocue.mockllm.wire.api import WireApi
 from autocue.mockllm.wire.common import Segments, coalesce, now
-from autocue.mockllm.wire.registry import all_apis, api_of_path
+from autocue.mockllm.wire.registry import all_apis, api_of_path, wire_api
 
 if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
     from autocue.mockllm.wire.fuzz import FuzzSpec
@@ -77,6 +78,8 @@ class MockApp:
         self.state = state
         self.chaos = ChaosTracker()
         self.fuzz_log: dict[str, list[bytes]] | None = None
+        self.history = HistoryCache()
+        """Each session's last body, so a request that appends history parses and checks only the new items."""
         """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
         # the wire APIs' routes first: the router tries them in order
         routes = [Route(r.path, self._endpoint(api), methods=r.methods) for api in all_apis() for r in api.routes]
@@ -129,7 +132,11 @@ class MockApp:
         handle.__name__ = f"handle_{api.name}"
         return handle
 
-    async def _parse(self, request: Request, api: str) -> tuple[bytes, dict[str, Any]] | Response:
+    async def _parse(self, request: Request, api: str, cache_key: str | None = None) -> tuple[bytes, dict[str, Any]] \
+            | Response:
+        """The body, read, parsed and checked; with ``cache_key`` (the session and path), a body
+        that only appends history to the key's previous one has only its new items parsed and
+        checked (``HistoryCache``)."""
         ctype = request.headers.get("content-type")
         if ctype is not None and not is_json_type(ctype):
             return error_response(api, 415, f"the request body must be JSON (Content-Type: application/json), got "
@@ -137,8 +144,10 @@ class MockApp:
         raw = await read_body(request, api, self.state.options.max_body)
         if isinstance(raw, Response):
             return raw
+        wire = wire_api(api)
         try:
-            body = orjson.loads(raw)
+            body, seen = self.history.parse(cache_key, raw, wire.history_key) if cache_key is not None else \
+                (orjson.loads(raw), 0)
         except orjson.JSONDecodeError as e:
             what = "the request body is empty: send a JSON object" if not raw.strip() else \
                 f"malformed JSON in the request body: {e}"
@@ -146,20 +155,23 @@ class MockApp:
         if not isinstance(body, dict):
             return error_response(api, 400, f"the request body must be a JSON object, got {type(body).__name__}",
                                   code="invalid_request")
-        bad = problem(api, body, raw)
+        bad = problem(api, body, raw, seen)
         if bad is not None:
             return error_response(api, 400, bad, code="invalid_request")
+        if cache_key is not None:
+            self.history.remember(cache_key, raw, body, wire.history_key)
         return raw, body
 
     async def handle(self, request: Request, api: ApiName, model: str | None, stream: bool | None) -> Response:
         """Answer a model call of ``api``; ``model`` and ``stream`` when the path says them."""
-        got = await self._parse(request, api)
-        if isinstance(got, Response):
-            return got
-        raw, body = got
         scope = request.scope
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         query = request.query if scope.get("query_string") else {}
+        session_key = _session_key(scope, headers, query)
+        got = await self._parse(request, api, session_key + "\n" + scope["path"])
+        if isinstance(got, Response):
+            return got
+        raw, body = got
         req = Incoming(
             api=api,
             body=body,
@@ -168,7 +180,7 @@ class MockApp:
             raw_size=len(raw),
             stream=False,
             model="",
-            session_key=_session_key(scope, headers, query),
+            session_key=session_key,
             scenario=scope.get("autocue_scenario") or headers.get("x-scenario-name") or None,
             profile=headers.get("x-autocue-profile") or None,
             query=query,

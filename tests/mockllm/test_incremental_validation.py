@@ -49,3 +49,16 @@ def test_only_new_history_items_are_checked(monkeypatch: pytest.MonkeyPatch) -> 
         assert post(_body("HI", "one", "more", "two", "again")).status_code == 400
         assert post(_body("hi"), key="other").status_code == 200  # another session: its own
     assert starts == [0, 2, 4, 4, 0, 0]
+
+
+def test_an_appended_item_too_deep_is_refused() -> None:
+    with serve(Script([Turn("hi", [say("one"), say("two")])], name="deep")) as server:
+        url = server.base_url + "/v1/chat/completions"
+        first = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        assert httpx2.post(url, json=first).status_code == 200
+        deep: Any = "x"
+        for _ in range(120):
+            deep = [deep]
+        second = {"model": "m", "messages": [*first["messages"], {"role": "user", "content": deep}]}
+        r = httpx2.post(url, json=second)
+        assert r.status_code == 400 and "nested deeper than 100 levels" in r.json()["error"]["message"]

@@ -32,13 +32,15 @@ def problem(api: str, body: dict[str, Any], raw: bytes | None = None, start: int
     """Why ``body`` is not a well-formed request of ``api``, or None. ``raw``, the bytes
     ``body`` was parsed from, lets a body with fewer brackets than ``MAX_DEPTH`` skip the
     nesting walk (it cannot nest deeper than it has brackets). ``start``: the history items
-    before it were checked already."""
+    before it were checked already (the nesting walk then takes the top-level fields and the
+    items from ``start`` on)."""
     wire = wire_api(api)
     key = wire.history_key
     history = body.get(key)
     items = history[start:] if start and type(history) is list else history
     flat = type(items) is list and wire.flat_items(items)
-    if raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH:
+    # counting the brackets of a whole body costs more than walking a few new items
+    if start or raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH:
         walk = {k: v for k, v in body.items() if k != key}
         if not flat and items is not None:
             walk[key] = items

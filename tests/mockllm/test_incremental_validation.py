@@ -51,14 +51,23 @@ def test_only_new_history_items_are_checked(monkeypatch: pytest.MonkeyPatch) -> 
     assert starts == [0, 2, 4, 4, 0, 0]
 
 
-def test_an_appended_item_too_deep_is_refused() -> None:
+def test_an_appended_item_too_deep_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    starts: list[int] = []
+    real = app_module.problem
+
+    def spy(api: str, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
+        starts.append(start)
+        return real(api, body, raw, start)
+
+    monkeypatch.setattr(app_module, "problem", spy)
     with serve(Script([Turn("hi", [say("one"), say("two")])], name="deep")) as server:
         url = server.base_url + "/v1/chat/completions"
-        first = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-        assert httpx2.post(url, json=first).status_code == 200
+        first: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        assert httpx2.post(url, content=orjson.dumps(first)).status_code == 200
         deep: Any = "x"
         for _ in range(120):
             deep = [deep]
         second = {"model": "m", "messages": [*first["messages"], {"role": "user", "content": deep}]}
-        r = httpx2.post(url, json=second)
+        r = httpx2.post(url, content=orjson.dumps(second))
         assert r.status_code == 400 and "nested deeper than 100 levels" in r.json()["error"]["message"]
+    assert starts == [0, 1]

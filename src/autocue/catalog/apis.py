@@ -75,14 +75,6 @@ def label(name: str) -> str:
     return e.label if e is not None else name
 
 
-def by_style(style: str) -> ApiEntry | None:
-    """The API a ``server.llmApiStyle`` / ``--llm-api`` value (or an alias) selects."""
-    for e in APIS.values():
-        if style in e.names:
-            return e
-    return None
-
-
 def provider_api_for_style() -> dict[str, str]:
     """``Model.api`` per style name (aliases included), for the APIs a provider speaks."""
     return {n: e.provider_api for e in APIS.values() if e.provider_api for n in e.names}

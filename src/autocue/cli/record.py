@@ -166,7 +166,7 @@ def _run_check(args: argparse.Namespace) -> int:
     from autocue.scenario import ScenarioError, load_scenario
     from autocue.scenario.drift import reply_metas
 
-    api = api_names()[0] if args.api == "auto" else args.api
+    api = args.api if args.api != "auto" else api_names()[0]  # --check speaks one API: auto is the first
     key = None
     if args.api_key_env:
         key = os.environ.get(args.api_key_env)

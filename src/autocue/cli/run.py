@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue.catalog.apis import APIS
 from autocue.cli.args import fail
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ def parser() -> argparse.ArgumentParser:
                           "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="ARG",
                    help="an extra argument for the agent CLI (repeat for several; use --agent-arg=-x for a dash)")
-    p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: openai, "
-                   "anthropic, openai-responses (default: the scenario's server.llmApiStyle)")
+    p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: "
+                   f"{', '.join(e.agent_api for e in APIS.values())} (default: the scenario's server.llmApiStyle)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "

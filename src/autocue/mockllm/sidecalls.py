@@ -27,10 +27,9 @@ from autocue.script.model import ScriptedResponse
 
 def side_call(req: Incoming, scenario_name: str) -> tuple[str, ScriptedResponse] | None:
     """``(kind, reply)`` when ``req`` is a known side call, else None."""
-    if req.api == "gemini":
-        cfg = req.body.get("generationConfig")
-        if isinstance(cfg, dict) and _mentions(cfg.get("responseSchema") or cfg.get("responseJsonSchema"),
-                                               "complexity_score"):
+    cfg = req.body.get("generationConfig")  # Gemini's
+    if isinstance(cfg, dict):
+        if _mentions(cfg.get("responseSchema") or cfg.get("responseJsonSchema"), "complexity_score"):
             text = orjson.dumps({"complexity_reasoning": "scripted", "complexity_score": 1}).decode()
             return "gemini-router", ScriptedResponse([TextContent(text)])
         return None
@@ -42,7 +41,7 @@ def side_call(req: Incoming, scenario_name: str) -> tuple[str, ScriptedResponse]
         return "title", ScriptedResponse([TextContent(title[:50])])
     if "single-line task title" in req.last_user_text()[:400]:
         return "title", ScriptedResponse([TextContent(title[:36])])
-    if req.api == "anthropic" and _claude_title(req.body, system):
+    if _claude_title(req.body, system):
         return "title", ScriptedResponse([TextContent(orjson.dumps({"title": title[:50]}).decode())])
     return None
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from autocue.catalog.apis import provider_api_for_style
 from autocue.errors import nearest
 from autocue.runner.errors import LaunchError as LaunchError
 from autocue.runner.extras import RunnerExtras, TerminalProfile
@@ -45,9 +46,8 @@ PROFILES = ("autocue", "mock")
 SETTLE = {"mock": 0.002}
 """Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
 DEFAULT_SETTLE = 0.08
-API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
-                 "openai-responses": "openai-responses", "responses": "openai-responses",
-                 "gemini": "google-generative", "google": "google-generative"}
+API_FOR_STYLE = provider_api_for_style()
+"""``Model.api`` of autocue's provider per ``server.llmApiStyle`` (aliases included)."""
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
 

@@ -20,7 +20,9 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-API_ALIASES = {"responses": "openai-responses", "google": "gemini"}
+from autocue.catalog.apis import agent_aliases
+
+API_ALIASES = agent_aliases()
 """Other names of the keys of ``AgentProfile.apis`` (``server.llmApiStyle`` / ``--llm-api`` values)."""
 
 

@@ -100,8 +100,10 @@ class TestSession:
         record_mode: str | None = None,
         ttsr_rules: Sequence[Any] = (),
         unknown_tool_advice: Callable[[str], str] | None = None,
+        all_events: bool = False,
     ) -> None:
         self.auto_assert = auto_assert
+        self._all_events = all_events
         self._own_tools = _own_tools(tools)
         self._builtin_tools = builtin_tools
         self._unknown_tool_advice = unknown_tool_advice or _python_advice
@@ -144,7 +146,7 @@ class TestSession:
     ) -> None:
         self.provider = ScriptedProvider()
         self.playbook = Playbook(self.provider)
-        self.events = TestEvents()
+        self.events = TestEvents(all_events=self._all_events)
         mocks = dict(mock_tools or {})
         self._mock_names = frozenset(mocks)
         # all seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four, then the

@@ -11,10 +11,21 @@ grep/find/ls), ``claude-code`` (Claude Code 2.1), ``claude-code-2.0``, ``codex``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from autocue.catalog.registry import apply_profile, detect_profile, get_profile, profile_names
 from autocue.catalog.tools import ArgBuilder, Args, ToolMapping, ToolProfile, map_tool_call
 
-PROFILE_NAMES: tuple[str, ...] = profile_names()
+if TYPE_CHECKING:
+    PROFILE_NAMES: tuple[str, ...]
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    """``PROFILE_NAMES``: the catalogue's tool profile names, read when asked (a CLI added to it is listed)."""
+    if name == "PROFILE_NAMES":
+        return profile_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["PROFILE_NAMES", "ArgBuilder", "Args", "ToolMapping", "ToolProfile", "apply_profile", "detect_profile",
            "get_profile", "map_tool_call"]

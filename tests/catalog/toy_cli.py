@@ -4,7 +4,7 @@ adds it to the registry (the one line in ``autocue.catalog.clis``) and uses it e
 
 from __future__ import annotations
 
-from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, all_of, scenario_title, tool_less
+from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, all_of, scenario_title
 from autocue.catalog.launch import AgentProfile
 from autocue.catalog.tools import ToolMapping, ToolProfile
 
@@ -15,7 +15,7 @@ TOOLS = ToolProfile("toy", {
 
 
 def _is_title(req: RequestView) -> bool:
-    return tool_less(req) and req.system_text().startswith("Name this toy session")
+    return req.system_text().startswith("Name this toy session")
 
 
 CLI = AgentCli(

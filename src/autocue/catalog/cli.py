@@ -33,7 +33,13 @@ class Signature:
     alternatives: tuple[tuple[tuple[int, frozenset[str]], ...], ...]
 
     def matches(self, declared: AbstractSet[str]) -> bool:
-        return any(all(len(declared & names) >= k for k, names in alt) for alt in self.alternatives)
+        for alt in self.alternatives:
+            for k, names in alt:
+                if len(declared & names) < k:
+                    break
+            else:
+                return True
+        return False
 
     def __or__(self, other: Signature) -> Signature:
         return Signature(self.alternatives + other.alternatives)
@@ -79,16 +85,14 @@ class RequestView(Protocol):
 @dataclass(frozen=True, slots=True)
 class SideCall:
     """A request the CLI sends besides the conversation: ``matches`` recognises it, ``answer`` gives
-    the reply's text from the scenario's name; ``kind`` names it in the session's journal."""
+    the reply's text from the scenario's name; ``kind`` names it in the session's journal. With
+    ``tool_less`` (the default) only a request that declares no tools (its body has no ``tools``: a
+    title request, not a turn) is asked, so most requests skip the predicate."""
 
     kind: str
     matches: Callable[[RequestView], bool]
     answer: Callable[[str], str]
-
-
-def tool_less(req: RequestView) -> bool:
-    """The request declares no tools (its body has no ``tools``; a title request, not a turn)."""
-    return not req.body.get("tools")
+    tool_less: bool = True
 
 
 def schema_mentions(schema: object, key: str) -> bool:

@@ -26,6 +26,8 @@ class _Index:
     profile_names: tuple[str, ...]
     detects: tuple[Detect, ...]
     side_calls: tuple[SideCall, ...]
+    side_calls_with_tools: tuple[SideCall, ...]
+    """Those a request that declares tools may be (not ``tool_less``)."""
 
 
 def _build(clis: tuple[AgentCli, ...]) -> _Index:
@@ -43,7 +45,8 @@ def _build(clis: tuple[AgentCli, ...]) -> _Index:
             for name in cli.names:
                 profiles.setdefault(name, cli.tools[0])
     detects = tuple(d for cli in sorted(clis, key=lambda c: c.detect_rank) for d in cli.detect)
-    return _Index(clis, by_name, profiles, names, detects, tuple(s for cli in clis for s in cli.side_calls))
+    calls = tuple(s for cli in clis for s in cli.side_calls)
+    return _Index(clis, by_name, profiles, names, detects, calls, tuple(s for s in calls if not s.tool_less))
 
 
 _memo: list[_Index] = []
@@ -97,9 +100,11 @@ def detect_profile(declared_tool_names: Iterable[str]) -> ToolProfile | None:
     return None
 
 
-def side_calls() -> tuple[SideCall, ...]:
-    """Every CLI's side calls, in the registry's order."""
-    return _index().side_calls
+def side_calls(*, with_tools: bool = False) -> tuple[SideCall, ...]:
+    """Every CLI's side calls, in the registry's order (``with_tools``: only those a request that
+    declares tools may be)."""
+    index = _index()
+    return index.side_calls_with_tools if with_tools else index.side_calls
 
 
 def apply_profile(script: Script, profile: ToolProfile | str) -> Script:

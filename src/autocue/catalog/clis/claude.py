@@ -27,7 +27,6 @@ from autocue.catalog.cli import (
     any_of,
     scenario_title,
     schema_mentions,
-    tool_less,
 )
 from autocue.catalog.launch import AgentProfile
 from autocue.catalog.shell import cd, find_cmd, glob_pattern, grep_cmd, ls_cmd, sed_cmd, some
@@ -120,8 +119,6 @@ _CORE = any_of("Bash", "Read", "Write", "Edit")
 
 
 def _is_title(req: RequestView) -> bool:
-    if not tool_less(req):
-        return False
     cfg: Any = req.body.get("output_config")
     fmt = cfg.get("format") if isinstance(cfg, dict) else None
     return (isinstance(fmt, dict) and schema_mentions(fmt.get("schema"), "title")) or \

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title, tool_less
+from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title
 from autocue.catalog.launch import AgentProfile
 from autocue.catalog.shell import cwd, edit_cmd, find_cmd, grep_cmd, ls_cmd, read_cmd, sed_cmd, some, write_cmd
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
@@ -72,7 +72,7 @@ TOOLS = ToolProfile("codex", {
 
 
 def _is_title(req: RequestView) -> bool:
-    return tool_less(req) and "single-line task title" in req.last_user_text()[:400]
+    return "single-line task title" in req.last_user_text()[:400]
 
 
 CLI = AgentCli(

@@ -107,5 +107,5 @@ CLI = AgentCli(
     tools=(TOOLS,),
     detect=(Detect(TOOLS, any_of("run_shell_command", "grep_search") | all_of("read_file", "list_directory")),),
     detect_rank=20,
-    side_calls=(SideCall("gemini-router", _is_router, lambda name: _ROUTE),),
+    side_calls=(SideCall("gemini-router", _is_router, lambda name: _ROUTE, tool_less=False),),
 )

@@ -17,7 +17,7 @@ the scenario's name.
 
 from __future__ import annotations
 
-from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title, tool_less
+from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title
 from autocue.catalog.launch import AgentProfile
 from autocue.catalog.shell import cwd, glob_pattern, sed_cmd, some
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
@@ -74,7 +74,7 @@ TOOLS = ToolProfile("opencode", {
 
 
 def _is_title(req: RequestView) -> bool:
-    return tool_less(req) and "title generator" in req.system_text()[:200].lower()
+    return "title generator" in req.system_text()[:200].lower()
 
 
 CLI = AgentCli(

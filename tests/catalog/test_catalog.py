@@ -3,6 +3,8 @@ gives what the hand-written if-chain it replaced gave, for any set of declared t
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -58,3 +60,14 @@ def test_signatures() -> None:
     pi_like = at_least(2, "read", "write", "edit", "bash") & any_of("grep", "ls")
     assert pi_like.matches({"read", "bash", "ls"}) and not pi_like.matches({"read", "ls"})
     assert not pi_like.matches({"read", "bash"})
+
+
+def test_a_cli_is_launched_by_any_of_its_names(tmp_path: Path) -> None:
+    from autocue.runner.launch import choose
+    from autocue.runner.selection import load_path
+
+    (tmp_path / "s.yaml").write_text("name: s\ntimeline: []\n")
+    [sel] = load_path(tmp_path / "s.yaml")
+    for name, canonical in (("claude-code", "claude"), ("gemini-cli", "gemini"), ("codex", "codex")):
+        choice = choose(sel.scenario, sel.extras, cmd=None, agent=name)
+        assert (choice.runner, choice.agent) == (canonical, BUILTIN[canonical])

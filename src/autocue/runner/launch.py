@@ -147,6 +147,9 @@ def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_fil
     from autocue.runner.agents import profiles
 
     known = profiles(agents_files)
+    cli = find_cli(name)
+    if name not in known and cli is not None:  # another name of a built-in CLI: `claude-code` is `claude`
+        name = cli.name
     found = known.get(name)
     own = find_cli("autocue")
     if name == "mock" or (name == "autocue" and own is not None and found is own.launch):

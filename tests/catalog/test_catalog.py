@@ -71,3 +71,14 @@ def test_a_cli_is_launched_by_any_of_its_names(tmp_path: Path) -> None:
     for name, canonical in (("claude-code", "claude"), ("gemini-cli", "gemini"), ("codex", "codex")):
         choice = choose(sel.scenario, sel.extras, cmd=None, agent=name)
         assert (choice.runner, choice.agent) == (canonical, BUILTIN[canonical])
+
+
+def test_each_module_of_the_catalogue_is_one_cli_in_the_registry() -> None:
+    """A CLI is its module plus its registry line: no module left out, none holding two CLIs."""
+    import pkgutil
+
+    import autocue.catalog.clis as registry
+
+    modules = sorted(m.name for m in pkgutil.iter_modules(registry.__path__))
+    assert sorted(cli.launch.name for cli in registry.CLIS) == modules
+    assert all(vars(registry)[m].CLI.name == m for m in modules)

@@ -33,8 +33,11 @@ def parser() -> argparse.ArgumentParser:
                                 "(see docs/runner.md).")
     p.add_argument("paths", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario files or directories")
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--agent", metavar="NAME", help="launch profile for every scenario: mock, autocue, claude, "
-                     "codex, opencode, pi, gemini, aider, or one of --agents-file (see docs/agents.md)")
+    from autocue.catalog.registry import agent_clis
+
+    clis = ", ".join(c.name for c in agent_clis() if c.name != "autocue")
+    who.add_argument("--agent", metavar="NAME", help=f"launch profile for every scenario: mock, autocue, {clis}, "
+                     "or one of --agents-file (see docs/agents.md)")
     who.add_argument("--cmd", metavar="'COMMAND ARGS'",
                      help="command line of the program under test ({base_url}, {openai_base_url}, {api_key}, "
                           "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")

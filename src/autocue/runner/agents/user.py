@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from autocue.runner.agents.base import AgentProfile
+from autocue.catalog.launch import AgentProfile
 from autocue.runner.errors import AgentProfileError as AgentProfileError
 
 _TUPLES = {"print_args", "tui_args", "dirs", "verified", "version_args", "side_requests"}

@@ -1,8 +1,11 @@
 """µs per scripted tool-call step through ``Agent`` (issue 2 benchmark).
 
 N sequential steps: each scripted reply calls one trivial tool; the last reply says done.
-One listener is subscribed (as any real user would). Prints the median over several rounds
-of (wall time / N) for N = 50, 200, 800, and the 800/50 ratio (history growth check).
+One listener is subscribed (as any real user would): it reads every event, deltas included, so
+replies stream. Prints the median over several rounds of (wall time / N) for N = 50, 200, 800,
+and the 800/50 ratio (history growth check); then N = 200 with a listener that says it reads
+``message_end`` only (``observes``): the agent then builds no turn or delta events and takes each
+reply whole (issue 28: only observed work).
 
     python benchmarks/bench_agent_loop.py [--rounds 7]
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import statistics
 import time
 from collections.abc import Callable, Hashable
@@ -34,7 +38,15 @@ CPU = False
 TOOL = AgentTool("noop", "does nothing", {"type": "object", "properties": {"i": {"type": "integer"}}}, _noop)
 
 
-async def one_run(n: int) -> float:
+OBSERVES = "observes" in inspect.signature(Agent.subscribe).parameters
+"""Whether listeners can say what they read (since issue 28; the comparison with an earlier tree skips it)."""
+
+
+def _message_end_only(event_type: str) -> bool:
+    return event_type == "message_end"
+
+
+async def one_run(n: int, observed: bool = False) -> float:
     steps: list[Any] = [ScriptedResponse([ScriptedToolCall("noop", {"i": i})]) for i in range(n)]
     steps.append(ScriptedResponse([TextContent("done")]))
     provider = ScriptedProvider(steps)
@@ -44,7 +56,10 @@ async def one_run(n: int) -> float:
     def listener(ev: Any) -> None:
         count[0] += 1
 
-    agent.subscribe(listener)
+    if observed:
+        agent.subscribe(listener, _message_end_only)
+    else:
+        agent.subscribe(listener)
     t0 = time.process_time() if CPU else time.perf_counter()
     await agent.prompt("go")
     elapsed = (time.process_time() if CPU else time.perf_counter()) - t0
@@ -77,9 +92,14 @@ def main() -> None:
     asyncio.run(one_run(50))  # warm-up
     measures: dict[Hashable, Callable[[], float]] = {n: partial(_run, n) for n in (50, 200, 800)}
     measures["bare"] = lambda: asyncio.run(bare_loop(200))
+    if OBSERVES:
+        measures["observed"] = partial(_run, 200, True)
     s = run_rounds(measures, args.rounds)
     for n in (50, 200, 800):
         print(f"N={n:4d}  {statistics.median(s[n]):7.1f} µs/step  (median of {args.rounds}, min {min(s[n]):.1f})")
+    if OBSERVES:
+        print(f"N= 200  {statistics.median(s['observed']):7.1f} µs/step  with a listener of message_end only"
+              f" (min {min(s['observed']):.1f})")
     print(f"reference, bare Python loop, same rounds: {statistics.median(s['bare']):.1f} µs/step"
           f" -> Agent costs {ratio_in_rounds(s['bare'], s[200]):.1f}x it")
     if args.peer_max_n >= 200:
@@ -88,8 +108,8 @@ def main() -> None:
     print(f"target ≤ 30 µs/step at N=200: {'met' if statistics.median(s[200]) <= 30 else 'NOT met'}")
 
 
-def _run(n: int) -> float:
-    return asyncio.run(one_run(n))
+def _run(n: int, observed: bool = False) -> float:
+    return asyncio.run(one_run(n, observed))
 
 
 def peer_ratio(pairs: int) -> None:
@@ -100,9 +120,15 @@ def peer_ratio(pairs: int) -> None:
     if pydantic_ai_run(1, CPU) is None:
         print("pydantic-ai: not installed (pip install -e '.[bench]')")
         return
-    s = run_rounds({"ours": partial(_run, 200), "peer": lambda: pydantic_ai_run(200, CPU) or 0.0}, pairs)
+    sides: dict[Hashable, Callable[[], float]] = {"ours": partial(_run, 200),
+                                                  "peer": lambda: pydantic_ai_run(200, CPU) or 0.0}
+    if OBSERVES:
+        sides["observed"] = partial(_run, 200, True)
+    s = run_rounds(sides, pairs)
+    observed = (f", {ratio_in_rounds(s['observed'], s['peer']):.0f}x with a listener of message_end only"
+                if OBSERVES else "")
     print(f"pydantic-ai FunctionModel, same script, N=200: {statistics.median(s['peer']):.0f} µs/step,"
-          f" {ratio_in_rounds(s['ours'], s['peer']):.0f}x Agent's (median of {pairs} alternated pairs)")
+          f" {ratio_in_rounds(s['ours'], s['peer']):.0f}x Agent's{observed} (median of {pairs} alternated rounds)")
 
 if __name__ == "__main__":
     main()

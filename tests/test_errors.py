@@ -86,3 +86,34 @@ def test_nearest_is_the_one_did_you_mean_within_edit_distance_2() -> None:
     assert [nearest(w, profiles) for w in ("claud", "Claude-", "codx", "gemni", "opncode", "pie")] == [
         "claude", "claude", "codex", "gemini", "opencode", "pi"]
     assert [nearest(w, profiles) for w in ("frobnicate", "bash", "p", "xy")] == [None, None, None, None]
+
+
+# mockllm's errors are being gathered into mockllm/errors.py on another branch of issue 28; drop it from here then.
+_NOT_YET_IN_ERRORS_PY = {"autocue.mockllm"}
+
+
+def test_a_package_defines_its_public_exceptions_in_its_errors_py() -> None:
+    elsewhere = []
+    for c in autocue_exceptions():
+        parts = c.__module__.split(".")
+        package = ".".join(parts[:2])
+        if len(parts) == 2 and not (Path(autocue.__path__[0]) / parts[1]).is_dir():
+            continue  # a root module (autocue.errors, autocue.yamlpos, ...) keeps its own
+        if c.__module__ != f"{package}.errors" and package not in _NOT_YET_IN_ERRORS_PY:
+            elsewhere.append(f"{c.__module__}.{c.__qualname__}")
+    assert elsewhere == [], f"define these in their package's errors.py (re-import them where they were): {elsewhere}"
+
+
+def test_a_moved_exception_is_still_importable_from_its_old_module() -> None:
+    from autocue.llm.providers.http import ProviderHTTPError
+    from autocue.loop import LoopError
+    from autocue.loop.config import LoopConfigError
+    from autocue.runner.pytest_plugin import ScenarioFailed
+    from autocue.runner.report import ReportError
+    from autocue.sandbox import SandboxError, SmokeSpecError
+    from autocue.session.settings import SettingsError
+
+    assert LoopConfigError.__module__ == "autocue.loop.errors" and issubclass(LoopConfigError, LoopError)
+    assert issubclass(LoopConfigError, ValueError) and issubclass(ReportError, ValueError)
+    assert issubclass(SmokeSpecError, SandboxError) and issubclass(SettingsError, ValueError)
+    assert (ScenarioFailed.__module__, ProviderHTTPError.__module__) == ("autocue.runner.errors", "autocue.llm.errors")

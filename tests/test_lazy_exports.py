@@ -91,3 +91,20 @@ print(json.dumps([loaded, wrong, missing, set({names!r}) <= set(dir(pkg))]))
     assert proc.returncode == 0, proc.stderr
     loaded, wrong, missing, in_dir = json.loads(proc.stdout)
     assert (loaded, wrong, missing, in_dir) == ([], [], [], True)
+
+
+def test_a_lazy_name_is_resolved_once() -> None:
+    """The first look-up binds the name in the package, so later ones are plain attribute hits
+    that never reach ``__getattr__`` (a hot loop may look a lazy name up per step)."""
+    code = """
+import json, autocue.script as pkg
+calls = []
+inner = pkg.__getattr__
+pkg.__getattr__ = lambda name: calls.append(name) or inner(name)
+first = pkg.scripted_model
+again = [pkg.scripted_model for _ in range(3)]
+print(json.dumps([calls, "scripted_model" in vars(pkg), all(a is first for a in again)]))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [["scripted_model"], True, True]

@@ -22,7 +22,10 @@ from hypothesis import strategies as st
 from mockllm_helpers import say
 
 from autocue.mockllm import MockLLMServer, serve
-from autocue.mockllm.validate import ANTHROPIC_BLOCKS, CHAT_PARTS, GEMINI_PART_KEYS, RESPONSES_PARTS
+from autocue.mockllm.wire.anthropic import BLOCKS as ANTHROPIC_BLOCKS
+from autocue.mockllm.wire.chat import PARTS as CHAT_PARTS
+from autocue.mockllm.wire.gemini import PART_KEYS as GEMINI_PART_KEYS
+from autocue.mockllm.wire.responses import PARTS as RESPONSES_PARTS
 from autocue.script import Script, Turn
 
 MAX_BODY = 64 * 1024

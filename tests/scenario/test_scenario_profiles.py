@@ -123,7 +123,8 @@ def test_codex_edit_and_write_commands_really_work(tmp_path: Any) -> None:
 
 
 def test_get_profile_unknown_name() -> None:
-    with pytest.raises(ValueError, match="unknown tool profile 'cursor'; known profiles: autocue, pi, claude-code"):
+    with pytest.raises(ValueError, match=r"unknown tool profile 'cursor'; known profiles: claude-code, "
+                                         r"claude-code-2\.0, codex, opencode, pi, gemini-cli, autocue$"):
         get_profile("cursor")
 
 

@@ -170,3 +170,22 @@ def test_describe_uses_dsl_form() -> None:
     assert ScriptedResponse(error=ScriptedError("nope", kind="rate_limit")).describe() == (
         'fail("nope", kind="rate_limit")'
     )
+
+
+async def test_a_reply_taken_whole_is_the_streamed_reply_and_counts_as_played() -> None:
+    blocks: list[Any] = [ThinkingContent("look first"), TextContent("Reading."), ScriptedToolCall("read", {"p": 1})]
+    resp = ScriptedResponse(blocks, usage=Usage.of(3, 4))
+    played: list[Any] = []
+    whole = ScriptedProvider([resp, resp], on_played=lambda step, m: played.append((step, m)))
+    stream = whole.stream(MODEL, ctx("hi"), StreamOptions())
+    final = stream.sync_source.final()  # type: ignore[union-attr]
+    assert final.type == "done" and played == [(resp, final.message)]
+    _, streamed = await play(whole)
+    got, want = final.message.to_json(), streamed.to_json()
+    assert got.pop("timestamp") and want.pop("timestamp")
+    assert got["content"][2].pop("id") == "call_1" and want["content"][2].pop("id") == "call_2"
+    assert got == want
+    # exhausted, the whole reply is the error the stream would end with
+    last = whole.stream(MODEL, ctx("hi"), StreamOptions()).sync_source.final()  # type: ignore[union-attr]
+    assert last.type == "error" and "No more scripted responses" in (last.error.error_message or "")
+    assert len(whole.exhausted) == 1

@@ -3,6 +3,11 @@ follow-up / abort / subscribe around ``agent_loop``.
 
 Listeners registered with ``subscribe`` may be sync or async; they are called in order and an
 async listener is awaited before the next one runs, so every listener sees events in order.
+A listener may say which event types it reads (``observes``): events no listener reads
+(``agent_start``/``agent_end``, ``turn_start``/``turn_end``, ``message_update``) are then not
+built at all, and a scripted reply is not streamed as deltas nobody reads. The agent's own
+bookkeeping events (``message_start``/``message_end``, ``tool_execution_start``/``tool_execution_end``)
+always go out.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from autocue.agent.errors import AgentBusyError as AgentBusyError
 from autocue.agent.events import AgentEndEvent, AgentEvent, AgentMessage, MessageEndEvent, MessageStartEvent
 from autocue.agent.loop import (
     AfterToolCall,
@@ -26,17 +32,14 @@ from autocue.agent.loop import (
     default_convert_message,
 )
 from autocue.agent.tool import AgentTool
-from autocue.errors import AutocueError
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider, StreamOptions, ThinkingLevel, error_message
 from autocue.llm.types import AssistantMessage, ImageContent, Model, TextContent, UserContent, UserMessage
 
 Listener = Callable[[AgentEvent], "Awaitable[None] | None"]
+Observes = Callable[[str], bool]
+"""Whether a listener reads events of a type (given the event's ``type``)."""
 QueueMode = Literal["one-at-a-time", "all"]
-
-
-class AgentBusyError(AutocueError, RuntimeError):
-    """``prompt`` or ``continue_`` while a run is in progress."""
 
 
 @dataclass(slots=True)
@@ -93,6 +96,8 @@ class Agent:
         self.stream_options = stream_options
         """Builds each model call's options (None: the agent's own, from its state and ``get_api_key``)."""
         self._listeners: list[Listener] = []
+        self._observes: list[Observes | None] = []
+        """Per listener (same order): what it reads, None for every event."""
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
         self._abort: AbortController | None = None
@@ -100,15 +105,28 @@ class Agent:
         self._options: StreamOptions | None = None
 
     # ------------------------------------------------------------------ subscription
-    def subscribe(self, fn: Listener) -> Callable[[], None]:
-        """Register a listener; returns a function that removes it."""
+    def subscribe(self, fn: Listener, observes: Observes | None = None) -> Callable[[], None]:
+        """Register a listener; returns a function that removes it.
+
+        ``observes(event_type)`` says which events it reads (default: the listener's own ``observes``
+        attribute if it has one, else every event). It may still be called with other events, which
+        some other listener reads; it must ignore those."""
         self._listeners.append(fn)
+        self._observes.append(observes if observes is not None else getattr(fn, "observes", None))
 
         def unsubscribe() -> None:
             if fn in self._listeners:
-                self._listeners.remove(fn)
+                i = self._listeners.index(fn)
+                del self._listeners[i], self._observes[i]
 
         return unsubscribe
+
+    def observes(self, event_type: str) -> bool:
+        """Whether any listener reads events of ``event_type`` (read live: a listener may start reading mid-run)."""
+        for wants in self._observes:  # noqa: SIM110 - asked per turn: any() over a generator costs twice this
+            if wants is None or wants(event_type):
+                return True
+        return False
 
     def _emit(self, ev: AgentEvent) -> Awaitable[None] | None:
         t = ev.type
@@ -254,6 +272,7 @@ class Agent:
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
             stream_options=self.stream_options or self._default_stream_options,
+            observes=self.observes,
         )
 
     def _default_stream_options(self, signal: AbortSignal) -> StreamOptions:
@@ -308,4 +327,4 @@ def _as_message(m: AgentMessage | str) -> AgentMessage:
     return UserMessage(m) if isinstance(m, str) else m
 
 
-__all__ = ["Agent", "AgentBusyError", "AgentState", "Listener"]
+__all__ = ["Agent", "AgentBusyError", "AgentState", "Listener", "Observes"]

@@ -13,6 +13,9 @@ for the model, the provider streams a reply (``message_start`` / ``message_updat
 The loop ends when a reply has no tool calls and no steering or follow-up message is queued,
 or when a reply fails (``error``/``aborted``). Events go to ``emit``, which may return an
 awaitable; the loop awaits it before going on, so listeners see events strictly in order.
+Events nobody reads (``config.observes``) are not built: ``agent_start``/``agent_end``,
+``turn_start``/``turn_end`` (and their metrics) and ``message_update`` (a reply whose stream
+offers ``final()`` is then taken whole, not streamed; any other is streamed without them).
 
 Converting the history for the model is incremental (only new messages are converted), so
 a step costs the same at message 10 as at message 10,000.
@@ -26,7 +29,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from autocue.agent.events import (
     AgentEndEvent,
@@ -142,6 +145,19 @@ class AgentLoopConfig:
     before_tool_call: BeforeToolCall | None = None
     after_tool_call: AfterToolCall | None = None
     stream_options: Callable[[AbortSignal], StreamOptions] | None = None
+    observes: Callable[[str], bool] | None = None
+    """Whether anyone reads events of a type (None: every event is read); asked live, once per turn or reply."""
+
+
+class WholeReply(Protocol):
+    """A synchronous event source that can also hand over its reply whole (``ScriptedProvider``'s):
+    ``final()`` is the ``done`` or ``error`` event alone, without the stream before it."""
+
+    def final(self) -> DoneEvent | ErrorEvent: ...
+
+
+def _every(event_type: str) -> bool:
+    return True
 
 
 class _Converter:
@@ -196,9 +212,10 @@ async def agent_loop(
     """Run the loop for new prompt messages; returns the messages the run added."""
     e = emit
     new: list[AgentMessage] = []
-    if (_r := e(AgentStartEvent())) is not None:
+    wants = config.observes or _every
+    if wants("agent_start") and (_r := e(AgentStartEvent())) is not None:
         await _r
-    if (_r := e(TurnStartEvent(0, now_ms()))) is not None:
+    if wants("turn_start") and (_r := e(TurnStartEvent(0, now_ms()))) is not None:
         await _r
     for m in prompts:
         await _add(m, context, new, e)
@@ -227,6 +244,7 @@ async def _run(
     first_turn: bool,
 ) -> None:
     converter = _Converter(config.convert_message)
+    wants = config.observes or _every
     turn_index = 0
     pending: Sequence[AgentMessage] = config.get_steering_messages() if config.get_steering_messages else ()
     while True:
@@ -236,19 +254,21 @@ async def _run(
                 first_turn = False
             else:
                 turn_index += 1
-                if (_r := e(TurnStartEvent(turn_index, int(time.time() * 1000)))) is not None:  # now_ms(), inlined
-                    await _r
+                if wants("turn_start") and (_r := e(TurnStartEvent(turn_index, int(time.time() * 1000)))) is not None:
+                    await _r  # (now_ms(), inlined)
             for m in pending:
                 await _add(m, context, new, e)
             pending = ()
-            msg = await _stream_reply(context, config, converter, e, signal)
-            metrics = TurnMetrics(converter.latency_ms, 0.0, [], 0, msg.usage)
+            msg = await _stream_reply(context, config, converter, e, signal, wants)
+            # measured only for a turn_end somebody reads
+            metrics = TurnMetrics(converter.latency_ms, 0.0, [], 0, msg.usage) if wants("turn_end") else None
             new.append(msg)
             if msg.stop_reason == "error" or msg.stop_reason == "aborted":
-                metrics.message_count = len(context.messages)
-                if (_r := e(TurnEndEvent(turn_index, msg, [], metrics))) is not None:
-                    await _r
-                if (_r := e(AgentEndEvent(new))) is not None:
+                if metrics is not None:
+                    metrics.message_count = len(context.messages)
+                    if (_r := e(TurnEndEvent(turn_index, msg, [], metrics))) is not None:
+                        await _r
+                if wants("agent_end") and (_r := e(AgentEndEvent(new))) is not None:
                     await _r
                 return
             calls: list[Any] = [b for b in msg.content if b.type == "toolCall"]
@@ -270,10 +290,12 @@ async def _run(
                     steering = await _execute_calls(context, config, e, signal, msg, calls, results, new, metrics)
                     if steering:
                         pending = steering
-                metrics.tool_time_ms = (time.perf_counter() - t0) * 1000
-            metrics.message_count = len(context.messages)
-            if (_r := e(TurnEndEvent(turn_index, msg, results, metrics))) is not None:
-                await _r
+                if metrics is not None:
+                    metrics.tool_time_ms = (time.perf_counter() - t0) * 1000
+            if metrics is not None:
+                metrics.message_count = len(context.messages)
+                if (_r := e(TurnEndEvent(turn_index, msg, results, metrics))) is not None:
+                    await _r
             if not pending and config.get_steering_messages is not None:
                 pending = config.get_steering_messages()
         follow = config.get_follow_up_messages() if config.get_follow_up_messages else []
@@ -281,7 +303,7 @@ async def _run(
             pending = follow
             continue
         break
-    if (_r := e(AgentEndEvent(new))) is not None:
+    if wants("agent_end") and (_r := e(AgentEndEvent(new))) is not None:
         await _r
 
 
@@ -301,6 +323,7 @@ async def _stream_reply(
     converter: _Converter,
     e: Emit,
     signal: AbortSignal,
+    wants: Callable[[str], bool],
 ) -> AssistantMessage:
     messages = context.messages
     if config.transform_context is not None:
@@ -319,7 +342,12 @@ async def _stream_reply(
     else:
         stream = config.provider.stream(model, llm_context, opts)
         sync_source = stream.sync_source
-        if sync_source is not None:  # scripted replies: no awaiting between events
+        updates = wants("message_update")  # else the deltas are not built: the reply is taken whole if it can be
+        final_of = None if updates else getattr(sync_source, "final", None)  # a WholeReply
+        if final_of is not None:
+            last = final_of()
+            final = last.message if last.type == "done" else last.error
+        elif sync_source is not None:  # scripted replies: no awaiting between events
             for ev in sync_source:  # dispatch on the event's tag: cheaper than isinstance checks
                 t = ev.type
                 if t == "start":
@@ -330,7 +358,7 @@ async def _stream_reply(
                     final = ev.message  # type: ignore[union-attr]
                 elif t == "error":
                     final = ev.error  # type: ignore[union-attr]
-                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:  # type: ignore[union-attr]
+                elif updates and (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:  # type: ignore[union-attr]
                     await _r
         else:
             async for ev in stream.source:
@@ -342,7 +370,7 @@ async def _stream_reply(
                     final = ev.message
                 elif isinstance(ev, ErrorEvent):
                     final = ev.error
-                elif (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
+                elif updates and (_r := e(MessageUpdateEvent(ev.partial, ev))) is not None:
                     await _r
         stream.message = final
         if final is None:
@@ -465,7 +493,7 @@ async def _finalize(
     p: _Prepared,
     results: list[ToolResultMessage],
     new: list[AgentMessage],
-    metrics: TurnMetrics,
+    metrics: TurnMetrics | None,
 ) -> None:
     if p.updates:
         await asyncio.gather(*p.updates)
@@ -483,7 +511,7 @@ async def _finalize(
             if r.is_error is not _UNSET:
                 is_error = bool(r.is_error)
     call = p.call
-    if p.tool is not None and not p.blocked:
+    if metrics is not None and p.tool is not None and not p.blocked:
         metrics.tool_timings.append(ToolTiming(call.id, call.name, p.ms, is_error))
     if (_r := e(ToolExecutionEndEvent(call.id, call.name, result, is_error, p.blocked, p.error))) is not None:
         await _r
@@ -506,7 +534,7 @@ async def _execute_calls(
     calls: list[ToolCall],
     results: list[ToolResultMessage],
     new: list[AgentMessage],
-    metrics: TurnMetrics,
+    metrics: TurnMetrics | None,
 ) -> Sequence[AgentMessage]:
     """Run one reply's tool calls; returns steering messages that arrived (sequential mode)."""
     if config.tool_execution == "sequential":

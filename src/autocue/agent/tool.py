@@ -17,8 +17,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from autocue.agent.errors import ToolArgumentsError as ToolArgumentsError
 from autocue.agent.validation import compile_validator, fast_validator
-from autocue.errors import AutocueError
 from autocue.llm.abort import AbortSignal
 from autocue.llm.types import JSON, ImageContent, TextContent, Tool, UserContent, content_from_json
 
@@ -48,10 +48,6 @@ class ToolResult:
 OnUpdate: TypeAlias = Callable[[ToolResult], None]
 ExecuteFn: TypeAlias = Callable[[str, dict[str, Any], AbortSignal, OnUpdate], "Awaitable[Any] | Any"]
 ExecutionMode: TypeAlias = Literal["parallel", "exclusive"]
-
-
-class ToolArgumentsError(AutocueError, ValueError):
-    """Arguments that do not match the tool's schema; the message lists each problem."""
 
 
 class AgentTool:

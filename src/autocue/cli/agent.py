@@ -27,7 +27,7 @@ import os
 import sys
 from typing import Any
 
-from autocue.errors import AutocueError
+from autocue.cli.errors import CliError as CliError
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a coding agent working in {cwd}. Use the tools to read, search, change and run things; "
@@ -84,10 +84,6 @@ def _parser() -> Any:
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
-
-
-class CliError(AutocueError):
-    """A problem with the command line or the configuration; printed without a traceback."""
 
 
 class _NoModelError(CliError):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from autocue.cli.args import fail
 
 if TYPE_CHECKING:
-    from autocue.runner.agents import AgentProfile
+    from autocue.catalog.launch import AgentProfile
 
 PROG = "autocue agents"
 
@@ -46,15 +46,16 @@ def main(argv: list[str]) -> int:
     if action not in ("list", "install"):
         return fail(PROG, f"unknown action {action!r}: `autocue agents` lists the CLIs, `autocue agents install "
                           "NAME...` installs them")
-    from autocue.runner.agents import BUILTIN, profiles
-    from autocue.runner.launch import LaunchError
+    from autocue.catalog.registry import launch_profiles
+    from autocue.runner.agents import profiles
+    from autocue.runner.errors import LaunchError
 
     try:
         known = profiles(args.agents_files)
     except LaunchError as e:
         return fail(PROG, str(e))
     if action == "install":
-        return _install(args, BUILTIN)
+        return _install(args, launch_profiles())
     if args.names:
         return fail(PROG, "`autocue agents list` takes no names; install with `autocue agents install NAME...`")
     return _list(known, args.json)

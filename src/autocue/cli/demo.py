@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from autocue.catalog.apis import provider_api_for_style
 from autocue.cli.args import CliParser, fail
 
 
@@ -116,7 +117,7 @@ def section_scenarios_in_process(examples: Path) -> tuple[bool, str]:
     return ok == len(files) and ok > 0, f"{ok} of {len(files)} scenarios passed" + "".join(f"; {r}" for r in retried)
 
 
-API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions", "gemini": "google-generative"}
+API_FOR_STYLE = provider_api_for_style()
 
 
 def _print_json_events(lines: list[str]) -> list[str]:

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from autocue.catalog.apis import APIS, api_names, either
 from autocue.cli.args import CliParser, fail
 from autocue.cli.serving import add_listen_options, listen, serve_forever
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
@@ -128,8 +129,8 @@ def _exit_on_term(signum: int, frame: FrameType | None) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = CliParser(prog=PROG, description="Record real LLM API traffic into scenarios: a "
-                                "proxy for OpenAI Chat, OpenAI Responses, Anthropic Messages and Gemini.")
+    p = CliParser(prog=PROG, description="Record real LLM API traffic into scenarios: a proxy for "
+                                f"{either(tuple(e.label for e in APIS.values()), 'and')}.")
     p.add_argument("--upstream", required=True, metavar="URL",
                    help="the API to forward to, e.g. https://api.openai.com or http://127.0.0.1:8000")
     p.add_argument("--api", default="auto", choices=API_CHOICES,
@@ -165,7 +166,7 @@ def _run_check(args: argparse.Namespace) -> int:
     from autocue.scenario import ScenarioError, load_scenario
     from autocue.scenario.drift import reply_metas
 
-    api = "chat" if args.api == "auto" else args.api
+    api = args.api if args.api != "auto" else api_names()[0]  # --check speaks one API: auto is the first
     key = None
     if args.api_key_env:
         key = os.environ.get(args.api_key_env)

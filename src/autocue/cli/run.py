@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue.catalog.apis import APIS
 from autocue.cli.args import fail
 
 if TYPE_CHECKING:
@@ -32,15 +33,18 @@ def parser() -> argparse.ArgumentParser:
                                 "(see docs/runner.md).")
     p.add_argument("paths", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario files or directories")
     who = p.add_mutually_exclusive_group()
-    who.add_argument("--agent", metavar="NAME", help="launch profile for every scenario: mock, autocue, claude, "
-                     "codex, opencode, pi, gemini, aider, or one of --agents-file (see docs/agents.md)")
+    from autocue.catalog.registry import agent_clis
+
+    clis = ", ".join(c.name for c in agent_clis() if c.name != "autocue")
+    who.add_argument("--agent", metavar="NAME", help=f"launch profile for every scenario: mock, autocue, {clis}, "
+                     "or one of --agents-file (see docs/agents.md)")
     who.add_argument("--cmd", metavar="'COMMAND ARGS'",
                      help="command line of the program under test ({base_url}, {openai_base_url}, {api_key}, "
                           "{workspace}, {prompt}, {python}, {scenario}, {scenario_dir} are filled in)")
     p.add_argument("--agent-arg", dest="agent_args", action="append", default=[], metavar="ARG",
                    help="an extra argument for the agent CLI (repeat for several; use --agent-arg=-x for a dash)")
-    p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: openai, "
-                   "anthropic, openai-responses (default: the scenario's server.llmApiStyle)")
+    p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: "
+                   f"{', '.join(e.agent_api for e in APIS.values())} (default: the scenario's server.llmApiStyle)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "

@@ -57,10 +57,11 @@ def fuzz_spec(text: str) -> FuzzSpec:
 
 
 def parser() -> argparse.ArgumentParser:
+    from autocue.catalog.apis import APIS
     from autocue.scenario.profiles import PROFILE_NAMES
 
-    p = CliParser(prog=PROG, description="Run the mock LLM API server (OpenAI Chat, "
-                                "OpenAI Responses, Anthropic Messages, Gemini) on scenarios.")
+    p = CliParser(prog=PROG, description="Run the mock LLM API server "
+                                f"({', '.join(e.label for e in APIS.values())}) on scenarios.")
     p.add_argument("sources", nargs="*", metavar="SCENARIO_OR_DIR", help="scenario YAML files or directories")
     add_listen_options(p)
     p.add_argument("--speed", type=float, default=0.0,

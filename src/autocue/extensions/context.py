@@ -7,60 +7,20 @@
 
 Command handlers get ``ExtensionCommandContext``, which adds ``await ctx.wait_for_idle()``,
 ``await ctx.navigate_tree(target_id)`` and ``await ctx.new_session()``.
+
+``ContextUsage`` and ``ReadonlySessionManager`` are defined with the ``SessionHost`` protocol
+(``host.py``, whose vocabulary they are) and importable from here too.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from autocue.extensions.host import ContextUsage, ReadonlySessionManager, SessionHost
 from autocue.extensions.ui import ExtensionUIContext
 from autocue.llm.types import Model
-
-if TYPE_CHECKING:
-    from autocue.extensions.host import SessionHost
-
-
-@dataclass(slots=True)
-class ContextUsage:
-    """How full the context window is: ``tokens`` (estimated) of ``context_window``, ``percent``."""
-
-    tokens: int | None
-    context_window: int
-    percent: float | None
-
-
-_READ_ONLY = (
-    "get_leaf_id", "get_leaf_entry", "get_entry", "get_branch", "get_tree", "get_children", "get_label",
-    "get_entries", "get_header", "get_session_name", "get_cwd", "get_session_dir", "get_session_file",
-    "get_session_id", "is_persisted", "build_session_context",
-)
-
-
-class ReadonlySessionManager:
-    """The read-only view of the ``SessionManager`` extensions get (``get_*``, ``build_session_context``).
-
-    Writing goes through the API (``api.append_entry``, ``api.set_session_name``, ...), so the
-    session stays the only writer.
-    """
-
-    __slots__ = ("_sm",)
-
-    def __init__(self, sm: Any) -> None:
-        self._sm = sm
-
-    def __getattr__(self, name: str) -> Any:
-        if name in _READ_ONLY:
-            return getattr(self._sm, name)
-        raise AttributeError(
-            f"ctx.session_manager is read-only: {name!r} is not available to extensions. "
-            "Use api.append_entry / api.set_session_name / api.set_label to write."
-        )
-
-    def __dir__(self) -> list[str]:
-        return [n for n in _READ_ONLY if hasattr(self._sm, n)]
 
 
 class ExtensionContext:

@@ -14,7 +14,7 @@ from types import FunctionType
 from typing import Any, Literal, TypeAlias
 
 from autocue.agent.tool import AgentTool
-from autocue.errors import AutocueError
+from autocue.extensions.errors import ExtensionRuntimeError as ExtensionRuntimeError
 
 Handler: TypeAlias = Callable[..., Any]
 """``handler(event, ctx)`` or ``handler(event)``; sync or async."""
@@ -23,10 +23,6 @@ NormalizedHandler: TypeAlias = Callable[[Any, Any], Any]
 
 CommandHandler: TypeAlias = Callable[..., "Awaitable[Any] | Any"]
 """``handler(args: str, ctx: ExtensionCommandContext)`` (or ``handler(args)``); sync or async."""
-
-
-class ExtensionRuntimeError(AutocueError, RuntimeError):
-    """An action method was called before the extension runtime was ready."""
 
 
 NOT_INITIALIZED = (

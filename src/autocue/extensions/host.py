@@ -2,7 +2,9 @@
 
 ``autocue.session.AgentSession`` implements it; extensions (``ExtensionAPI``, ``ctx``) see the
 session only through it, so ``extensions`` never imports ``session`` (the layer rule of
-docs/architecture.md). ``ToolInfo`` (an entry of ``get_all_tools()``) lives here for the same reason.
+docs/architecture.md). ``ToolInfo`` (an entry of ``get_all_tools()``), ``ContextUsage`` and
+``ReadonlySessionManager`` (what ``ctx`` hands out) live here for the same reason; ``context.py``
+builds ``ctx`` on top of them.
 """
 
 from __future__ import annotations
@@ -10,15 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from autocue.extensions.events import CustomMessageSpec
 from autocue.extensions.extension import CommandInfo
 from autocue.extensions.ui import ExtensionUIContext
 from autocue.llm.types import JSON, Model, UserContent
-
-if TYPE_CHECKING:
-    from autocue.extensions.context import ContextUsage, ReadonlySessionManager
 
 
 @dataclass(slots=True)
@@ -33,6 +32,46 @@ class ToolInfo:
     extension_path: str | None = None
     overrides_builtin: bool = False
     """An extension tool that replaced a built-in (or ``tools=``) tool of the same name."""
+
+
+@dataclass(slots=True)
+class ContextUsage:
+    """How full the context window is: ``tokens`` (estimated) of ``context_window``, ``percent``."""
+
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+_READ_ONLY = (
+    "get_leaf_id", "get_leaf_entry", "get_entry", "get_branch", "get_tree", "get_children", "get_label",
+    "get_entries", "get_header", "get_session_name", "get_cwd", "get_session_dir", "get_session_file",
+    "get_session_id", "is_persisted", "build_session_context",
+)
+
+
+class ReadonlySessionManager:
+    """The read-only view of the ``SessionManager`` extensions get (``get_*``, ``build_session_context``).
+
+    Writing goes through the API (``api.append_entry``, ``api.set_session_name``, ...), so the
+    session stays the only writer.
+    """
+
+    __slots__ = ("_sm",)
+
+    def __init__(self, sm: Any) -> None:
+        self._sm = sm
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _READ_ONLY:
+            return getattr(self._sm, name)
+        raise AttributeError(
+            f"ctx.session_manager is read-only: {name!r} is not available to extensions. "
+            "Use api.append_entry / api.set_session_name / api.set_label to write."
+        )
+
+    def __dir__(self) -> list[str]:
+        return [n for n in _READ_ONLY if hasattr(self._sm, n)]
 
 
 class SessionWriter(Protocol):
@@ -122,4 +161,4 @@ class SessionHost(Protocol):
     def set_thinking_level(self, level: str) -> None: ...
 
 
-__all__ = ["SessionHost", "SessionWriter", "ToolInfo"]
+__all__ = ["ContextUsage", "ReadonlySessionManager", "SessionHost", "SessionWriter", "ToolInfo"]

@@ -9,11 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from autocue.errors import AutocueError
-
-
-class AbortError(AutocueError):
-    """Raised by ``AbortSignal.throw_if_aborted``; message is the abort reason."""
+from autocue.llm.errors import AbortError as AbortError
 
 
 class AbortSignal:

@@ -39,16 +39,12 @@ from pathlib import Path
 from typing import Any
 
 from autocue import casing
-from autocue.errors import AutocueError
+from autocue.llm.errors import ModelRegistryError as ModelRegistryError
 from autocue.llm.stream import AssistantMessageEventStream, Provider, StreamOptions, error_stream
 from autocue.llm.types import Context, Model, ModelCost
 
 SCRIPTED_API = "scripted"
 PLAYBOOK_MODEL = "autocue/playbook"
-
-
-class ModelRegistryError(AutocueError, ValueError):
-    """A bad ``models.json`` or an unknown model; the message says where and what to do."""
 
 
 @dataclass(slots=True)

@@ -10,7 +10,9 @@ Public surface:
   ``AgentBackend`` (the autocue agent over any ``Provider``), the ``Backend`` protocol;
 - events: ``Event``, ``parse_events``, ``has_promise``, ``topic_matches``;
 - sessions: ``SessionRecorder``, ``read_session``, ``parse_session``, ``Record``,
-  ``SessionParseError``, ``decode_terminal``.
+  ``SessionParseError``, ``decode_terminal``;
+- errors (``autocue/loop/errors.py``): ``LoopError``, the root of ``LoopConfigError``,
+  ``MockConfigError``, ``PathEscapeError``, ``SessionParseError`` and ``UnsafeFileError``.
 
 ``AgentBackend`` is imported lazily (it pulls in the agent runtime).
 """
@@ -28,16 +30,23 @@ from autocue.loop.config import (
     EventLoopSettings,
     HatConfig,
     LoopConfig,
-    LoopConfigError,
     config_from_dict,
     load_config,
 )
 from autocue.loop.engine import COORDINATOR, EventLoop, LoopResult
+from autocue.loop.errors import (
+    LoopConfigError,
+    LoopError,
+    MockConfigError,
+    PathEscapeError,
+    SessionParseError,
+    UnsafeFileError,
+)
 from autocue.loop.events import Event, has_promise, parse_events
-from autocue.loop.mock_backend import MockBackend, MockConfigError, MockResponse
-from autocue.loop.paths import EVENTS_FILE, RUN_DIR, SCRATCHPAD, PathEscapeError, confine
+from autocue.loop.mock_backend import MockBackend, MockResponse
+from autocue.loop.paths import EVENTS_FILE, RUN_DIR, SCRATCHPAD, confine
 from autocue.loop.recorder import SessionRecorder
-from autocue.loop.session_file import Record, SessionParseError, decode_terminal, parse_session, read_session
+from autocue.loop.session_file import Record, decode_terminal, parse_session, read_session
 from autocue.loop.termination import TerminationReason
 from autocue.loop.topics import topic_matches
 
@@ -65,8 +74,9 @@ def run_loop(
 __all__ = [
     "COORDINATOR", "EVENTS_FILE", "RUN_DIR", "SCRATCHPAD", "AgentBackend", "Backend", "BackendResult",
     "BackendSpec", "CommandBackend", "Event", "EventLoop", "EventLoopSettings", "HatConfig", "Invocation",
-    "LoopConfig", "LoopConfigError", "LoopResult", "MockBackend", "MockConfigError", "MockResponse",
-    "PathEscapeError", "Record", "SessionParseError", "SessionRecorder", "TerminationReason", "config_from_dict",
+    "LoopConfig", "LoopConfigError", "LoopError", "LoopResult", "MockBackend", "MockConfigError", "MockResponse",
+    "PathEscapeError", "Record", "SessionParseError", "SessionRecorder", "TerminationReason", "UnsafeFileError",
+    "config_from_dict",
     "confine", "decode_terminal", "has_promise", "load_config", "parse_events", "parse_session", "read_session",
     "run_loop", "topic_matches",
 ]

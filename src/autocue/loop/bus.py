@@ -13,6 +13,9 @@ from autocue.loop.config import HatConfig
 from autocue.loop.events import Event
 from autocue.loop.topics import is_wildcard, topic_matches
 
+COORDINATOR = "default"
+"""The coordinator hat: what nobody subscribes to (orphans, activations with nothing pending) goes to it."""
+
 
 class HatBus:
     """Pending events per hat, routing, and publish bookkeeping."""
@@ -73,4 +76,4 @@ class HatBus:
         return None, []
 
 
-__all__ = ["HatBus"]
+__all__ = ["COORDINATOR", "HatBus"]

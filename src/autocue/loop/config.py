@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autocue.errors import AutocueError
+from autocue.loop.errors import LoopConfigError as LoopConfigError
 from autocue.yamlpos import Positions, YamlError, parse_document
 
 _TOP_KEYS = {"event_loop", "hats", "backend", "cli"}
@@ -56,10 +56,6 @@ COMMAND_PRESETS: dict[str, dict[str, Any]] = {
     "codex": {"command": "codex", "args": ["exec", "--full-auto"], "prompt_mode": "arg"},
     "pi": {"command": "pi", "args": ["-p"], "prompt_mode": "arg"},
 }
-
-
-class LoopConfigError(AutocueError, ValueError):
-    """A configuration the loop cannot run; the message says where and what to do."""
 
 
 @dataclass(slots=True)

@@ -40,9 +40,10 @@ from typing import Any
 
 from autocue.loop.backend import Backend, BackendResult, OutputSink
 from autocue.loop.backends import make_backend
+from autocue.loop.bus import COORDINATOR
 from autocue.loop.config import BackendSpec, HatConfig, LoopConfig, LoopConfigError
 from autocue.loop.result import LoopResult
-from autocue.loop.run import COORDINATOR, LoopRun
+from autocue.loop.run import LoopRun
 
 _DEFAULT_SESSION = object()
 

@@ -19,16 +19,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autocue.errors import AutocueError
 from autocue.loop.backend import BackendResult, Invocation
+from autocue.loop.errors import MockConfigError as MockConfigError
 from autocue.loop.paths import PathEscapeError, confine
 from autocue.loop.safe_files import UnsafeFileError, write_atomic
 
 _KEYS = {"output", "hat", "trigger_pattern", "exit_code", "delay_ms", "files"}
-
-
-class MockConfigError(AutocueError, ValueError):
-    """A mock response that cannot be used; the message names its index."""
 
 
 @dataclass(slots=True)

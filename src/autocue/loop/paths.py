@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from autocue.errors import AutocueError
+from autocue.loop.errors import PathEscapeError as PathEscapeError
 
 SCRATCHPAD = ".agent/scratchpad.md"
 """The scratchpad every hat reads and updates, relative to the workspace."""
@@ -16,10 +16,6 @@ RUN_DIR = ".autocue"
 """Run data of the loop (events file, test-tool state), relative to the workspace."""
 EVENTS_FILE = ".autocue/events.jsonl"
 """JSONL events an agent may append instead of printing tags (truncated at each run start)."""
-
-
-class PathEscapeError(AutocueError, ValueError):
-    """A path argument that would leave the workspace."""
 
 
 def confine(root: Path, path: str) -> Path:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
 
-from autocue.loop.backend import BackendResult, Invocation
-from autocue.loop.bus import HatBus
-from autocue.loop.config import HatConfig
+from autocue.loop.backend import Backend, BackendResult, Invocation, OutputSink
+from autocue.loop.bus import COORDINATOR, HatBus
+from autocue.loop.config import HatConfig, LoopConfig
 from autocue.loop.events import Event, has_promise, parse_events
 from autocue.loop.events_file import read_events_file
 from autocue.loop.paths import EVENTS_FILE, SCRATCHPAD
@@ -27,20 +29,37 @@ from autocue.loop.result import LoopResult
 from autocue.loop.safe_files import create_fresh, open_dir
 from autocue.loop.termination import TerminationReason
 
-if TYPE_CHECKING:
-    from autocue.loop.engine import EventLoop
-
-COORDINATOR = "default"
 LOOP_SOURCE = "loop"
 STALE_LIMIT = 3
 MALFORMED_LIMIT = 3
 STALE_EXEMPT = frozenset({"task.complete"})
 
 
+class RunHost(Protocol):
+    """What a run reads of its loop (``EventLoop``): the configuration, the hats and their
+    backends, the output and status sinks; it writes ``running_task`` (the backend call
+    ``interrupt()`` cancels) and reads ``interrupted``."""
+
+    config: LoopConfig
+    workspace: Path
+    session_path: Path | None
+    task: str
+    hats: dict[str, HatConfig]
+    env: dict[str, str]
+    on_output: OutputSink | None
+    on_status: Callable[[str], None] | None
+    interrupted: bool
+    running_task: asyncio.Future[BackendResult] | None
+
+    def backend_for(self, hat_id: str) -> Backend: ...
+
+    def backend_stats(self) -> dict[str, Any]: ...
+
+
 class LoopRun:
     """The state of one run: counters, the recorder, the bus and the captured output."""
 
-    def __init__(self, loop: EventLoop) -> None:
+    def __init__(self, loop: RunHost) -> None:
         self.loop = loop
         self.cfg = loop.config.event_loop
         self.ws = loop.workspace
@@ -315,4 +334,4 @@ def _terminate_payload(reason: TerminationReason, iterations: int, elapsed: floa
     )
 
 
-__all__ = ["COORDINATOR", "LoopRun"]
+__all__ = ["COORDINATOR", "LoopRun", "RunHost"]

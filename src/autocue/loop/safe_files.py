@@ -33,25 +33,10 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from autocue.errors import AutocueError
+from autocue.loop.errors import UnsafeFileError as UnsafeFileError
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY
-
-
-class UnsafeFileError(AutocueError, OSError):
-    """A path below a workspace that autocue refuses to follow or open (see module docstring)."""
-
-    def __init__(self, path: Path, what: str) -> None:
-        self.path = path
-        self.what = what
-        super().__init__(
-            f"{path} is {what}: autocue does not follow links or open special files in a workspace "
-            "(an agent may have planted it); remove it and retry"
-        )
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 def describe(st: os.stat_result) -> str:

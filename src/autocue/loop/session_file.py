@@ -22,21 +22,7 @@ from typing import Any
 
 import orjson
 
-from autocue.errors import AutocueError
-
-
-class SessionParseError(AutocueError, ValueError):
-    """A corrupted session line. ``line`` is 1-based."""
-
-    def __init__(self, path: str, line: int, problem: str) -> None:
-        self.path = path
-        self.line = line
-        self.problem = problem
-        super().__init__(
-            f"{path}:{line}: corrupted session record: {problem}. "
-            "Each line must be a JSON object {\"ts\": ms, \"event\": type, \"data\": {...}}; "
-            "fix or remove that line."
-        )
+from autocue.loop.errors import SessionParseError as SessionParseError
 
 
 class Record:

@@ -12,7 +12,6 @@ Built on the official ``mcp`` SDK (stdio, streamable HTTP and SSE transports). S
 from autocue.mcp.bridge import mcp_extension
 from autocue.mcp.config import (
     HttpServerConfig,
-    MCPConfigError,
     ServerConfig,
     StdioServerConfig,
     config_paths,
@@ -21,11 +20,11 @@ from autocue.mcp.config import (
     parse_server,
     read_config_file,
 )
-from autocue.mcp.connection import ServerUnavailableError
-from autocue.mcp.manager import MCPFailure, MCPManager, MCPToolError, MCPToolInfo, agent_tool_name
+from autocue.mcp.errors import MCPClientError, MCPConfigError, MCPToolError, ServerUnavailableError
+from autocue.mcp.manager import MCPFailure, MCPManager, MCPToolInfo, agent_tool_name
 
 __all__ = [
-    "HttpServerConfig", "MCPConfigError", "MCPFailure", "MCPManager", "MCPToolError", "MCPToolInfo",
-    "ServerConfig", "ServerUnavailableError", "StdioServerConfig", "agent_tool_name", "config_paths",
+    "HttpServerConfig", "MCPClientError", "MCPConfigError", "MCPFailure", "MCPManager", "MCPToolError",
+    "MCPToolInfo", "ServerConfig", "ServerUnavailableError", "StdioServerConfig", "agent_tool_name", "config_paths",
     "load_config", "mcp_extension", "parse_config", "parse_server", "read_config_file",
 ]

@@ -21,14 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from autocue.errors import AutocueError
+from autocue.mcp.errors import MCPConfigError as MCPConfigError
 
 DEFAULT_TIMEOUT = 30.0
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class MCPConfigError(AutocueError, ValueError):
-    """An ``mcp.json`` (or ``mcp_servers=`` entry) that cannot be used; the message says where and why."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,17 +28,13 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
-from autocue.errors import AutocueError
 from autocue.mcp.config import HttpServerConfig, ServerConfig, StdioServerConfig
+from autocue.mcp.errors import ServerUnavailableError as ServerUnavailableError
 
 Status: TypeAlias = Literal["connecting", "ready", "reconnecting", "failed", "closed"]
 DEFAULT_RECONNECT_DELAYS: tuple[float, ...] = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 DEFAULT_MAX_RECONNECTS = 10
 CONNECTION_CLOSED = -32000
-
-
-class ServerUnavailableError(AutocueError, ConnectionError):
-    """The server is not connected (failed, closed, or not back within its timeout)."""
 
 
 def describe_error(e: BaseException) -> str:

@@ -27,7 +27,6 @@ from typing import Any, TextIO
 import anyio
 
 from autocue.agent.tool import AgentTool, ToolResult
-from autocue.errors import AutocueError
 from autocue.llm.abort import AbortError, AbortSignal
 from autocue.mcp.config import MCPConfigError, ServerConfig, load_config, parse_server
 from autocue.mcp.connection import (
@@ -39,13 +38,10 @@ from autocue.mcp.connection import (
     describe_error,
     is_connection_error,
 )
+from autocue.mcp.errors import MCPToolError as MCPToolError
 
 DEFAULT_GRACE_PERIOD = 0.25
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-class MCPToolError(AutocueError):
-    """An MCP tool call that failed: the server's error text, or why the call could not be made."""
 
 
 @dataclass(frozen=True, slots=True)

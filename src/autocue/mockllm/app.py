@@ -1,12 +1,12 @@
 """The ASGI app: routes, request parsing, response rendering.
 
-Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses``, ``POST /v1/messages``
-(``?beta=true`` too), ``POST /v1/messages/count_tokens``,
-``POST /v1beta/models/{model}:generateContent`` / ``:streamGenerateContent`` /
-``:countTokens``, ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see
-``admin``). The OpenAI paths also answer without ``/v1``. A WebSocket upgrade attempt (Codex
-makes one on ``GET /v1/responses``) gets ``426 Upgrade Required`` at once, which makes Codex
-fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
+Endpoints: each wire API's routes (``wire/<api>.py``: ``POST /v1/chat/completions``,
+``POST /v1/responses``, ``POST /v1/messages`` (``?beta=true`` too), ``POST
+/v1/messages/count_tokens``, ``POST /v1beta/models/{model}:generateContent`` /
+``:streamGenerateContent`` / ``:countTokens``; the OpenAI paths also answer without
+``/v1``), ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see ``admin``).
+A WebSocket upgrade attempt (Codex makes one on ``GET /v1/responses``) gets ``426 Upgrade
+Required`` at once, which makes Codex fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
 ``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (any order) name the session
 and the scenario; ``/fuzz/{spec}/`` (or the ``x-autocue-fuzz`` header) fuzzes the streams, and
 ``x-autocue-chaos`` adds chaos (docs/chaos.md).
@@ -30,20 +30,21 @@ from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.errors import error_body
+from autocue.mockllm.history import HistoryCache
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json
 from autocue.mockllm.ids import digest
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
-from autocue.mockllm.wire import anthropic, chat, gemini, responses
+from autocue.mockllm.wire.api import WireApi
 from autocue.mockllm.wire.common import Segments, coalesce, now
+from autocue.mockllm.wire.registry import all_apis, api_of_path, wire_api
 
 if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
     from autocue.mockllm.wire.fuzz import FuzzSpec
     from autocue.script.chaos import ChaosSpec
 
-RENDERERS: dict[str, Any] = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 TRANSPORT_KEY = "autocue_transport"
 """Where the server's h11 protocol puts the connection's transport in ``scope["state"]``."""
@@ -52,13 +53,8 @@ log = logging.getLogger(__name__)
 
 
 def _api_of_path(path: str) -> ApiName:
-    if "/messages" in path:
-        return "anthropic"
-    if "/responses" in path:
-        return "responses"
-    if path.startswith("/v1beta") or ":generateContent" in path or ":streamGenerateContent" in path:
-        return "gemini"
-    return "chat"
+    """The API whose error shape a request on ``path`` gets."""
+    return api_of_path(path).name
 
 
 def _session_key(scope: Scope, headers: dict[str, str], query: dict[str, str]) -> str:
@@ -82,20 +78,15 @@ class MockApp:
         self.state = state
         self.chaos = ChaosTracker()
         self.fuzz_log: dict[str, list[bytes]] | None = None
+        self.history = HistoryCache()
+        """Each session's last body, so a request that appends history parses and checks only the new items."""
         """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
-        routes: list[Route] = []  # the API routes first: the router tries them in order
-        for prefix in ("/v1", ""):
-            routes += [
-                Route(prefix + "/chat/completions", self._endpoint("chat"), methods=["POST"]),
-                Route(prefix + "/responses", self._endpoint("responses"), methods=["POST"]),
-                Route(prefix + "/messages", self._endpoint("anthropic"), methods=["POST"]),
-                Route(prefix + "/messages/count_tokens", self.count_tokens, methods=["POST"]),
-                Route(prefix + "/models", self.models, methods=["GET"]),
-            ]
+        # the wire APIs' routes first: the router tries them in order
+        routes = [Route(r.path, self._endpoint(api), methods=r.methods) for api in all_apis() for r in api.routes]
         routes += [
+            Route("/v1/models", self.models, methods=["GET"]),
+            Route("/models", self.models, methods=["GET"]),
             Route("/v1beta/models", self.models, methods=["GET"]),
-            Route("/v1beta/models/{rest:path}", self.gemini, methods=["POST"]),
-            Route("/v1/models/{rest:path}", self.gemini, methods=["POST"]),
             Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
             Route("/", self.root, methods=["GET", "HEAD"]),
             *AdminApi(state).routes(),
@@ -126,26 +117,26 @@ class MockApp:
             await send({"type": "websocket.close", "code": 1008})
 
     # ------------------------------------------------------------------ API endpoints
-    def _endpoint(self, api: ApiName) -> Callable[[Request], Any]:
+    def _endpoint(self, api: WireApi) -> Callable[[Request], Any]:
         async def handle(request: Request) -> Response:
-            return await self.handle(request, api, None, None)
+            call = api.call(request.path)
+            if call is None:
+                return await self.not_found(request)
+            if call.count:
+                got = await self._parse(request, api.name)
+                if isinstance(got, Response):
+                    return got
+                return _json(api.count_body(max(1, len(got[0]) // 4)))
+            return await self.handle(request, api.name, call.model, call.stream)
 
-        handle.__name__ = f"handle_{api}"
+        handle.__name__ = f"handle_{api.name}"
         return handle
 
-    async def gemini(self, request: Request) -> Response:
-        rest: str = request.path_params["rest"]
-        model, _, action = rest.rpartition(":")
-        if action == "countTokens":
-            got = await self._parse(request, "gemini")
-            if isinstance(got, Response):
-                return got
-            return _json({"totalTokens": max(1, len(got[0]) // 4)})
-        if action not in ("generateContent", "streamGenerateContent") or not model:
-            return await self.not_found(request)
-        return await self.handle(request, "gemini", model, action == "streamGenerateContent")
-
-    async def _parse(self, request: Request, api: str) -> tuple[bytes, dict[str, Any]] | Response:
+    async def _parse(self, request: Request, api: str, cache_key: str | None = None) -> tuple[bytes, dict[str, Any]] \
+            | Response:
+        """The body, read, parsed and checked; with ``cache_key`` (the session and path), a body
+        that only appends history to the key's previous one has only its new items parsed and
+        checked (``HistoryCache``)."""
         ctype = request.headers.get("content-type")
         if ctype is not None and not is_json_type(ctype):
             return error_response(api, 415, f"the request body must be JSON (Content-Type: application/json), got "
@@ -153,8 +144,10 @@ class MockApp:
         raw = await read_body(request, api, self.state.options.max_body)
         if isinstance(raw, Response):
             return raw
+        wire = wire_api(api)
         try:
-            body = orjson.loads(raw)
+            body, seen = self.history.parse(cache_key, raw, wire.history_key) if cache_key is not None else \
+                (orjson.loads(raw), 0)
         except orjson.JSONDecodeError as e:
             what = "the request body is empty: send a JSON object" if not raw.strip() else \
                 f"malformed JSON in the request body: {e}"
@@ -162,33 +155,39 @@ class MockApp:
         if not isinstance(body, dict):
             return error_response(api, 400, f"the request body must be a JSON object, got {type(body).__name__}",
                                   code="invalid_request")
-        bad = problem(api, body, raw)
+        bad = problem(api, body, raw, seen)
         if bad is not None:
             return error_response(api, 400, bad, code="invalid_request")
+        if cache_key is not None:
+            self.history.remember(cache_key, raw, body, wire.history_key)
         return raw, body
 
     async def handle(self, request: Request, api: ApiName, model: str | None, stream: bool | None) -> Response:
-        got = await self._parse(request, api)
-        if isinstance(got, Response):
-            return got
-        raw, body = got
+        """Answer a model call of ``api``; ``model`` and ``stream`` when the path says them."""
         scope = request.scope
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         query = request.query if scope.get("query_string") else {}
+        session_key = _session_key(scope, headers, query)
+        got = await self._parse(request, api, session_key + "\n" + scope["path"])
+        if isinstance(got, Response):
+            return got
+        raw, body = got
         req = Incoming(
             api=api,
             body=body,
             headers=headers,
             path=scope["path"],
             raw_size=len(raw),
-            stream=bool(body.get("stream")) if stream is None else stream,
-            model=model or str(body.get("model") or "autocue-mock"),
-            session_key=_session_key(scope, headers, query),
+            stream=False,
+            model="",
+            session_key=session_key,
             scenario=scope.get("autocue_scenario") or headers.get("x-scenario-name") or None,
             profile=headers.get("x-autocue-profile") or None,
             query=query,
             raw=raw,
         )
+        req.stream = req.view.stream if stream is None else stream
+        req.model = model or req.view.model or "autocue-mock"
         chaos = self.state.options.chaos
         spec_text = headers.get("x-autocue-chaos")
         if spec_text:
@@ -243,12 +242,12 @@ class MockApp:
                 msg = (f"autocue mock LLM: chaos {spec.text!r} injected HTTP {plan.error} (the scripted reply "
                        "stays next)")
                 return _json(error_body(req.api, plan.error, msg), plan.error, plan.error_headers())
-        mod = RENDERERS[req.api]
+        wire = req.wire
         if not req.stream:
             delay = reply.total_delay + (body_delay(plan, reply.output_tokens) if plan is not None else 0.0)
             if delay > 0:
                 await asyncio.sleep(delay)
-            body = orjson.dumps(mod.json_body(reply, req))
+            body = orjson.dumps(wire.json_body(reply, req))
             if plan is not None and (plan.cut_at is not None or plan.malformed_at is not None):
                 body = body[: len(body) // 2]
             return Response(body, 200, headers, media_type=JSON)
@@ -257,14 +256,14 @@ class MockApp:
             from autocue.mockllm.wire.fuzz import Fuzzer
 
             fuzzer = Fuzzer(fuzz, _step_key(reply.seed))
-        segments: Segments = mod.stream(reply, req, fuzzer)
+        segments: Segments = wire.stream(reply, req, fuzzer)
         if fuzz is not None:
             headers["x-autocue-fuzz"] = fuzz.text
             if self.fuzz_log is not None:
                 self.fuzz_log.setdefault(req.session_key, []).append(b"".join(f for _, f in segments))
         if plan is not None:
             segments = shape(plan, segments, reply.output_tokens)
-        media = "text/event-stream" if req.api != "gemini" or req.sse else JSON
+        media = wire.media_type(req)
         headers.update(SSE_HEADERS)
         if plan is not None and plan.reset_at is not None:
             return StreamingResponse(_timed(segments, transport), 200, headers, media_type=media)
@@ -274,12 +273,6 @@ class MockApp:
                 return StreamingResponse(_pieces(fuzzer.tcp_pieces(segments[0][1])), 200, headers, media_type=media)
             return Response(segments[0][1], 200, headers, media_type=media)
         return StreamingResponse(_timed(segments), 200, headers, media_type=media)
-
-    async def count_tokens(self, request: Request) -> Response:
-        got = await self._parse(request, "anthropic")
-        if isinstance(got, Response):
-            return got
-        return _json({"input_tokens": max(1, len(got[0]) // 4)})
 
     async def models(self, request: Request) -> Response:
         names = ["autocue-mock", *self.state.playables]

@@ -1,70 +1,29 @@
 """``expectRequest``: what an agent must have sent before a reply, checked on the parsed request.
 
-The four wire APIs are read through one normalised view (``normalized_last``): the last
-message's role is ``user``, ``assistant``, ``tool`` (a Chat ``tool`` message, a Responses
-``function_call_output`` item, an Anthropic user message of ``tool_result`` blocks, a Gemini
-``functionResponse`` part) or ``system``; its text; and the text of the tool results it
-carries. ``check_expectation`` compares a ``RequestExpectation`` with a request and returns
+Every wire API is read through one normalised view (``normalized_last``, read by the API's
+``WireApi.normalize_last``): the last message's role is ``user``, ``assistant``, ``tool`` (a
+Chat ``tool`` message, a Responses ``function_call_output`` item, an Anthropic user message of
+``tool_result`` blocks, a Gemini ``functionResponse`` part) or ``system``; its text; and the
+text of the tool results it carries. ``check_expectation`` compares a ``RequestExpectation`` with a request and returns
 the structural differences (``path``, ``expected``, ``actual``), empty when it matches.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from autocue.mockllm.incoming import Incoming, _flatten, _message_text
+from autocue.mockllm.incoming import Incoming
+from autocue.mockllm.wire.api import LastMessage
 from autocue.scenario.expect import MISSING, RequestExpectation, resolve_pointer
 
-_ROLES = {"model": "assistant", "function": "tool", "developer": "system"}
-
-
-@dataclass(slots=True)
-class LastMessage:
-    role: str
-    text: str
-    tool_result: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"role": self.role, "text": self.text, "toolResult": self.tool_result}
-
-
-def _dumps(v: Any) -> str:
-    return v if isinstance(v, str) else orjson.dumps(v).decode()
+__all__ = ["LastMessage", "check_expectation", "describe_diff", "normalized_last"]
 
 
 def normalized_last(req: Incoming) -> LastMessage:
-    """The request's last message, read the same way for every API."""
-    m = req.last_message()
-    if m is None:
-        return LastMessage("none", "", "")
-    role = str(m.get("role") or "")
-    if req.api == "responses" and "role" not in m:
-        typ = str(m.get("type") or "")
-        if typ.endswith("_call_output"):
-            out = _dumps(_flatten(m.get("output")) if isinstance(m.get("output"), list) else m.get("output", ""))
-            return LastMessage("tool", out, out)
-        if typ.endswith("_call"):
-            return LastMessage("assistant", _dumps(m.get("arguments") or m.get("input") or ""), "")
-    if req.api == "gemini":
-        parts = [p for p in (m.get("parts") or []) if isinstance(p, dict)]
-        results = [_dumps(p["functionResponse"].get("response", "")) for p in parts
-                   if isinstance(p.get("functionResponse"), dict)]
-        if results:
-            return LastMessage("tool", "\n".join(results), "\n".join(results))
-    if req.api == "anthropic" and isinstance(m.get("content"), list):
-        blocks = [b for b in m["content"] if isinstance(b, dict)]
-        results = [_flatten(b.get("content")) for b in blocks if b.get("type") == "tool_result"]
-        if results:
-            text = "\n".join([*results, *(str(b["text"]) for b in blocks if isinstance(b.get("text"), str))])
-            return LastMessage("tool", text, "\n".join(results))
-    role = _ROLES.get(role, role) or "user"
-    text = _message_text(m)
-    if role == "tool":
-        return LastMessage("tool", text, text)
-    return LastMessage(role, text, "")
+    """The request's last message, read the same way for every API (its ``WireApi.normalize_last``)."""
+    return req.view.last_normalized
 
 
 def _squash(s: str) -> str:

@@ -1,8 +1,8 @@
 """Tool profiles for the mock server: which agent a session talks to, and how scenario tool
 calls (``runCmd``, ``readFile``, ...) become that agent's tool calls.
 
-The profiles are ``autocue.scenario.profiles``' (``get_profile``, ``detect_profile``,
-``ToolProfile.map_call``, here as ``Profile``). A session's profile is, in order: the
+The profiles are the catalogue's (``autocue.catalog``: ``get_profile``, ``detect_profile``,
+``ToolProfile.map_call``; ``Profile`` is ``ToolProfile``). A session's profile is, in order: the
 server's ``--profile``, the request's ``x-autocue-profile`` header, or the profile detected
 from the tools the request declares. No profile means tool calls pass through unchanged; so does a tool name the
 profile does not know.
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from autocue.scenario.profiles import ToolProfile as Profile
-from autocue.scenario.profiles import detect_profile, get_profile
+from autocue.catalog.registry import detect_profile, get_profile
+from autocue.catalog.tools import ToolProfile as Profile
 
 
 @dataclass(slots=True)

@@ -20,18 +20,12 @@ import orjson
 
 from autocue.llm.types import StopReason, TextContent, ThinkingContent
 from autocue.mockllm.ids import make_id, signature
+from autocue.mockllm.wire.registry import find
 from autocue.script.model import ScriptedResponse, ScriptedToolCall
 
 BlockKind = Literal["text", "thinking", "call"]
 CallMapper = Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]]]
 """``(scenario_tool, args) -> (agent_tool, agent_args)`` (a tool profile's ``map_call``)."""
-
-TOOL_ID_PREFIX: dict[str, str] = {
-    "anthropic": "toolu_01",
-    "chat": "call_",
-    "responses": "call_",
-    "gemini": "call_",
-}
 
 
 @dataclass(slots=True)
@@ -82,12 +76,13 @@ def build_reply(
     mapper: CallMapper | None = None,
     speed: float = 0.0,
 ) -> Reply:
-    """Resolve ``resp`` for ``api`` (``chat``, ``responses``, ``anthropic``, ``gemini``)."""
+    """Resolve ``resp`` for the wire API ``api`` (its tool ids take its ``tool_id_prefix``)."""
     blocks: list[Block] = []
     delays = resp.chunk_delays_ms
     out_chars = 0
     think_chars = 0
-    prefix = TOOL_ID_PREFIX.get(api, "call_")
+    wire = find(api)
+    prefix = wire.tool_id_prefix if wire is not None else "call_"
     for i, b in enumerate(resp.content):
         delay = 0.0
         if speed > 0 and delays is not None and i < len(delays):

@@ -27,7 +27,7 @@ import orjson
 from autocue.errors import AutocueError
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.errors import error_body
-from autocue.mockllm.incoming import API_LABEL, Incoming
+from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_difference
 from autocue.mockllm.reply import Reply, build_reply
@@ -374,7 +374,7 @@ class MockState:
         hint = s.playable.tool_hint or ("map the scenario's tool with a profile (--profile, x-autocue-profile) "
                                         "or fix its name (--strict-tools makes this a 400)")
         msg = (f"reply {index + 1} of scenario {s.playable.label} calls {', '.join(absent)}, which this "
-               f"{API_LABEL[req.api]} request does not declare (declared: {shown or 'no tools'}); the agent will "
+               f"{req.wire.label} request does not declare (declared: {shown or 'no tools'}); the agent will "
                f"probably reject the call: {hint}")
         with s.lock:
             s.warnings.append(msg)
@@ -429,7 +429,7 @@ class MockState:
         if not problems:
             return None
         path = self.record(req, "strict tools: " + "; ".join(problems))
-        msg = (f"autocue mock LLM (--strict-tools): the tools declared by this {API_LABEL[req.api]} request do "
+        msg = (f"autocue mock LLM (--strict-tools): the tools declared by this {req.wire.label} request do "
                f"not match scenario {s.playable.label}: {'; '.join(problems)}. Declared: "
                f"{', '.join(declared) or 'none'}.{detail}" + (f" Request saved to {path}." if path else ""))
         return session_error(s, req, 400, msg, "strict-tools")

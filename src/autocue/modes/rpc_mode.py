@@ -32,12 +32,12 @@ from typing import IO, Any
 
 import orjson
 
-from autocue.errors import AutocueError
 from autocue.llm.abort import AbortController
 from autocue.llm.registry import ModelRegistry
 from autocue.llm.stream import THINKING_LEVELS
 from autocue.llm.types import ImageContent
 from autocue.modes.common import event_json, model_json, write_json_line
+from autocue.modes.errors import RpcCommandError as RpcCommandError
 from autocue.modes.rpc_ui import RpcUI
 from autocue.session.agent_session import AgentSession, StreamingBehavior
 from autocue.session.messages import BashExecutionMessage
@@ -46,10 +46,6 @@ _EOF = object()
 _STREAMING_BEHAVIORS: dict[str, StreamingBehavior] = {
     "steer": "steer", "followUp": "follow_up", "follow_up": "follow_up",
 }
-
-
-class RpcCommandError(AutocueError):
-    """A command that cannot be carried out; its message becomes the error response."""
 
 
 class RpcServer:

@@ -1,12 +1,12 @@
-"""Reading a recorded reply with autocue's own provider parsers.
+"""Reading a recorded reply back: its wire API's ``read_reply``.
 
 The proxy keeps each reply as it arrived: ``(seconds since the request was sent, bytes)``
-chunks. ``parse_reply(api, chunks, ...)`` decodes them with the providers' SSE decoder and
-runs the matching provider's stream parser (``autocue.llm.providers``) over the events, so a
-recording reads the wire exactly as autocue's providers do. The result is the final
-``AssistantMessage`` plus, for every content block, when its first piece arrived. A
-Responses tool call keeps its ``call_id`` as id (the provider's ``call_id|item_id`` pair is
-cut; item ids are the server's to choose).
+chunks. ``parse_reply(api, chunks, ...)`` hands them to the wire API (``autocue.mockllm.wire``);
+the built-in ones decode them with the providers' SSE decoder and run autocue's provider of
+the API over the events (``mockllm/wire/readback.py``), so a recording reads the wire exactly
+as autocue's providers do. The result is the final ``AssistantMessage`` plus, for every
+content block, when its first piece arrived. A Responses tool call keeps its ``call_id`` as id
+(the provider's ``call_id|item_id`` pair is cut; item ids are the server's to choose).
 
 While the reply passes, its chunks go into a ``ReplySpool`` (in memory up to ``SPOOL_MEMORY``
 bytes, then a temporary file on disk) up to a cap; a reply past the cap is still forwarded
@@ -18,31 +18,17 @@ client.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-import orjson
-
-from autocue.llm.events import (
-    AssistantMessageEvent,
-    DoneEvent,
-    ErrorEvent,
-    TextStartEvent,
-    ThinkingStartEvent,
-    ToolCallStartEvent,
-)
-from autocue.llm.providers.anthropic_messages import AnthropicMessagesProvider
-from autocue.llm.providers.google_generative import GoogleGenerativeProvider
-from autocue.llm.providers.http import HttpProvider, JsonBody
-from autocue.llm.providers.openai_completions import OpenAICompletionsProvider
-from autocue.llm.providers.openai_responses import OpenAIResponsesProvider
-from autocue.llm.providers.sse import SSEDecoder, SSEEvent
-from autocue.llm.stream import StreamOptions
-from autocue.llm.types import AssistantMessage, Context, Model, ToolCall
+from autocue.catalog.apis import APIS
+from autocue.llm.providers.http import HttpProvider
+from autocue.mockllm.wire.api import Chunk
+from autocue.mockllm.wire.readback import provider_class
+from autocue.mockllm.wire.registry import wire_api
 from autocue.scenario.writer import TimedReply
 
-Chunk = tuple[float, bytes]
-"""``(seconds since the request was forwarded, bytes as they arrived)``."""
+__all__ = ["PROVIDERS", "SPOOL_MEMORY", "Chunk", "ReplySpool", "parse_reply"]
+
 SPOOL_MEMORY = 1024 * 1024
 """Bytes of a reply a ``ReplySpool`` keeps in memory; past them it is on disk."""
 
@@ -82,79 +68,12 @@ class ReplySpool:
         self._marks = []
 
 
-class _Tap:
-    """Replaces a provider's HTTP request with the recorded items (the parser stays the provider's)."""
-
-    items: Sequence[tuple[float, SSEEvent | JsonBody]] = ()
-    now: float = 0.0
-
-    async def request(
-        self,
-        url: str,
-        headers: dict[str, str],
-        body: dict[str, Any],
-        options: StreamOptions,
-        *,
-        expect_stream: bool | None = None,
-    ) -> AsyncIterator[SSEEvent | JsonBody]:
-        for t, item in self.items:
-            self.now = t
-            yield item
-
-
 PROVIDERS: dict[str, tuple[type[HttpProvider], str]] = {
-    "chat": (OpenAICompletionsProvider, "openai-completions"),
-    "responses": (OpenAIResponsesProvider, "openai-responses"),
-    "anthropic": (AnthropicMessagesProvider, "anthropic-messages"),
-    "gemini": (GoogleGenerativeProvider, "google-generative"),
+    e.name: (provider_class(e.provider_api), e.provider_api) for e in APIS.values() if e.provider_api
 }
-"""Per wire API, the provider that reads it (and its ``Model.api``); ``record --check`` asks with it."""
-_PARSERS: dict[str, tuple[type[_Tap], str]] = {
-    api: (type(f"_{provider.__name__}Tap", (_Tap, provider), {}), name) for api, (provider, name) in PROVIDERS.items()
-}
-
-
-def wire_items(chunks: Sequence[Chunk], *, event_stream: bool) -> list[tuple[float, SSEEvent | JsonBody]]:
-    """The recorded chunks as the items a provider's ``request`` yields: SSE events (each with
-    the arrival time of the chunk that completed it), or one ``JsonBody`` for a JSON reply."""
-    if not event_stream:
-        raw = b"".join(c for _, c in chunks)
-        t = chunks[-1][0] if chunks else 0.0
-        try:
-            return [(t, JsonBody(orjson.loads(raw)))]
-        except orjson.JSONDecodeError:
-            return [(t, SSEEvent("message", raw.decode("utf-8", "replace")))]
-    dec = SSEDecoder()
-    out: list[tuple[float, SSEEvent | JsonBody]] = []
-    last = 0.0
-    for t, data in chunks:
-        last = t
-        out.extend((t, ev) for ev in dec.feed(data))
-    out.extend((last, ev) for ev in dec.flush())
-    return out
+"""Per wire API, the provider that speaks it (and its ``Model.api``); ``record --check`` asks with it."""
 
 
 async def parse_reply(api: str, chunks: Sequence[Chunk], *, event_stream: bool, model: str = "recorded") -> TimedReply:
-    """The assistant message in ``chunks`` as autocue's provider for ``api`` reads it."""
-    cls, api_name = _PARSERS[api]
-    tap = cls()
-    tap.items = wire_items(chunks, event_stream=event_stream)
-    assert isinstance(tap, HttpProvider)
-    m = Model(id=model, api=api_name, provider="recorded", base_url="http://recorded.invalid")
-    msg: AssistantMessage | None = None
-    times: list[float] = []
-    ev: AssistantMessageEvent
-    async for ev in tap._run(m, Context(None, []), StreamOptions()):
-        if isinstance(ev, (TextStartEvent, ThinkingStartEvent, ToolCallStartEvent)):
-            times.append(tap.now)
-        elif isinstance(ev, (DoneEvent, ErrorEvent)):
-            msg = ev.message if isinstance(ev, DoneEvent) else ev.error
-    if msg is None:  # pragma: no cover - _run always ends with done or error
-        msg = AssistantMessage(api=api_name, provider="recorded", model=model, stop_reason="error")
-    if api == "responses":  # the provider's id is "<call_id>|<item id>": the call id is what a client sees
-        for b in msg.content:
-            if isinstance(b, ToolCall):
-                b.id = b.id.partition("|")[0]
-    while len(times) < len(msg.content):
-        times.append(tap.now)
-    return TimedReply(msg, times[: len(msg.content)], tap.now)
+    """The assistant message in ``chunks`` as the wire API ``api`` reads a recorded reply back."""
+    return await wire_api(api).read_reply(chunks, event_stream=event_stream, model=model)

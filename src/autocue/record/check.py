@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from autocue.errors import AutocueError
 from autocue.llm.providers.http import HttpProvider
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -35,6 +34,7 @@ from autocue.llm.types import (
     UserMessage,
 )
 from autocue.record.capture import PROVIDERS
+from autocue.record.errors import CheckError as CheckError
 from autocue.scenario.drift import DriftReport, diff_scripts, reply_metas
 from autocue.scenario.model import LlmResponse, Scenario, ToolResultPart
 from autocue.script.model import Block, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
@@ -42,10 +42,6 @@ from autocue.script.model import Block, Script, ScriptedError, ScriptedResponse,
 NOT_RECORDED = "(tool result not recorded)"
 
 CHECK_APIS = tuple(PROVIDERS)
-
-
-class CheckError(AutocueError):
-    """A recording that cannot be checked (a reply built by a factory, no reply at all)."""
 
 
 @dataclass(slots=True)

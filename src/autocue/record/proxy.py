@@ -3,9 +3,10 @@
 Every request is forwarded to the upstream as it came (same method, path, query, body and
 headers, minus hop-by-hop headers; ``accept-encoding: identity`` so the reply can be read),
 and the upstream's reply is streamed back chunk by chunk as it arrives (status and headers
-included). Model calls of the four APIs (``/chat/completions``, ``/responses``,
-``/messages``, ``:generateContent`` / ``:streamGenerateContent``) are also recorded: once a
-reply has been passed on, it is read with autocue's provider parsers and appended to the
+included). Model calls of every wire API (``/chat/completions``, ``/responses``,
+``/messages``, ``:generateContent`` / ``:streamGenerateContent``: ``WireApi.model_call``) are
+also recorded: once a reply has been passed on, it is read back by its API
+(``WireApi.read_reply``: autocue's provider parsers for the built-in ones) and appended to the
 scenario of its session, which is rewritten in ``out_dir``.
 
 The session key is the mock server's (``/s/{name}/`` path prefix, else the bearer token or API
@@ -47,6 +48,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 
+from autocue.catalog.apis import api_names
 from autocue.llm.providers.http import parse_retry_after
 from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Receive, Request, Scope, Send, _ClientGone
@@ -57,6 +59,8 @@ from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.options import DEFAULT_MAX_BODY
 from autocue.mockllm.sidecalls import side_call
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES
+from autocue.mockllm.wire.registry import find
+from autocue.mockllm.wire.registry import model_call_api as _model_call_api
 from autocue.record.capture import Chunk, ReplySpool, parse_reply
 from autocue.scenario.redact import Redactor
 from autocue.scenario.writer import Recording
@@ -64,7 +68,9 @@ from autocue.scenario.writer import Recording
 if TYPE_CHECKING:
     import httpx2
 
-API_CHOICES = ("auto", "chat", "responses", "anthropic", "gemini")
+API_CHOICES = ("auto", *api_names())
+"""``--api`` values: ``auto`` (by the path) or a wire API's name (at import; ``RecordOptions``
+takes any API registered later too)."""
 HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
     "transfer-encoding", "upgrade", "host", "accept-encoding", "content-length",
@@ -105,19 +111,17 @@ def model_call_api(method: str, path: str, forced: str) -> ApiName | None:
     if method != "POST" or path.endswith(("/count_tokens", ":countTokens")):
         return None
     if forced != "auto":
-        return forced  # type: ignore[return-value]
-    if path.endswith(("/chat/completions", "/responses", "/messages")) or ":generateContent" in path \
-            or ":streamGenerateContent" in path:
-        return _api_of_path(path)
-    return None
+        return forced
+    api = _model_call_api(path)
+    return api.name if api is not None else None
 
 
 class RecordingProxy:
     """Forwards to ``options.upstream`` and records model calls into ``options.out_dir``."""
 
     def __init__(self, options: RecordOptions) -> None:
-        if options.api not in API_CHOICES:
-            raise ValueError(f"unknown api {options.api!r}; use one of {', '.join(API_CHOICES)}")
+        if options.api != "auto" and find(options.api) is None:
+            raise ValueError(f"unknown api {options.api!r}; use one of {', '.join(('auto', *api_names()))}")
         self.options = options
         self.upstream = options.upstream.rstrip("/")
         self.recordings: dict[str, Recording] = {}
@@ -243,13 +247,11 @@ class RecordingProxy:
                   body: bytes, data: Any) -> tuple[Incoming, str] | None:
         if not isinstance(data, dict):
             return None
-        model = str(data.get("model") or "")
-        stream = bool(data.get("stream"))
-        if api == "gemini":
-            model = path.rpartition("/models/")[2].partition(":")[0] or model
-            stream = ":streamGenerateContent" in path
-        req = Incoming(api=api, body=data, headers=headers, path=path, raw_size=len(body), stream=stream,
-                       model=model, session_key=_session_key(scope, headers, query), query=query)
+        req = Incoming(api=api, body=data, headers=headers, path=path, raw_size=len(body), stream=False,
+                       model="", session_key=_session_key(scope, headers, query), query=query)
+        call = req.wire.call(path)
+        req.model = (call.model if call is not None else None) or req.view.model
+        req.stream = req.view.stream if call is None or call.stream is None else call.stream
         if side_call(req, "recording") is not None:
             return None
         key = self._file_key(scope, req.session_key)

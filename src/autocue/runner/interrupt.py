@@ -18,14 +18,10 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-from autocue.errors import AutocueError
 from autocue.process import kill_group
+from autocue.runner.errors import Interrupted as Interrupted
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Interrupted(AutocueError):
-    """The run stopped because ``autocue run`` was interrupted (raised in the run's thread)."""
 
 
 class Interrupt:

@@ -11,8 +11,8 @@ placeholders ``{base_url}``, ``{openai_base_url}``, ``{api_key}``, ``{workspace}
   the timeline has ``userInputs`` for the TUI — ``target: tui`` or none —, else ``-p`` with
   ``initialPrompt``). ``server.llmApiStyle`` picks the wire protocol.
 - ``mock``: ``autocue mock-agent`` on the scenario (no server; it reports its progress).
-- a real agent CLI (``claude``, ``codex``, ``opencode``, ``pi``, ``gemini``, ``aider``, or a
-  user-defined profile): see ``autocue.runner.agents``.
+- a real agent CLI (one of the catalogue's, ``autocue.catalog.clis``: ``claude``, ``codex``, ...,
+  or a user-defined profile): see ``autocue.runner.agents``.
 - a command (``cmd``): run as given; it may reach the server through the placeholders or the
   ``AUTOCUE_BASE_URL`` / ``AUTOCUE_OPENAI_BASE_URL`` / ``AUTOCUE_API_KEY`` variables every
   program gets.
@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from autocue.errors import AutocueError, nearest
+from autocue.catalog.apis import provider_api_for_style
+from autocue.errors import nearest
+from autocue.runner.errors import LaunchError as LaunchError
 from autocue.runner.extras import RunnerExtras, TerminalProfile
 from autocue.scenario import Scenario, UserInputs
 
 if TYPE_CHECKING:
-    from autocue.runner.agents.base import AgentProfile
+    from autocue.catalog.launch import AgentProfile
     from autocue.runner.llm import LlmRun
     from autocue.script.model import Script
 
@@ -44,15 +46,10 @@ PROFILES = ("autocue", "mock")
 SETTLE = {"mock": 0.002}
 """Quiet-screen seconds per launch profile (others: ``DEFAULT_SETTLE``)."""
 DEFAULT_SETTLE = 0.08
-API_FOR_STYLE = {"anthropic": "anthropic-messages", "openai": "openai-completions",
-                 "openai-responses": "openai-responses", "responses": "openai-responses",
-                 "gemini": "google-generative", "google": "google-generative"}
+API_FOR_STYLE = provider_api_for_style()
+"""``Model.api`` of autocue's provider per ``server.llmApiStyle`` (aliases included)."""
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
-
-
-class LaunchError(AutocueError, ValueError):
-    """No program, or an unknown profile (message says what to write)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,11 +143,16 @@ def _command(cmd: str, where: str) -> Choice:
 
 
 def _profile(name: str, where: str, agent_args: tuple[str, ...] = (), agents_files: tuple[str, ...] = ()) -> Choice:
-    from autocue.runner.agents import BUILTIN, profiles
+    from autocue.catalog.registry import find_cli
+    from autocue.runner.agents import profiles
 
     known = profiles(agents_files)
+    cli = find_cli(name)
+    if name not in known and cli is not None:  # another name of a built-in CLI: `claude-code` is `claude`
+        name = cli.name
     found = known.get(name)
-    if name == "mock" or (name == "autocue" and found is BUILTIN["autocue"]):
+    own = find_cli("autocue")
+    if name == "mock" or (name == "autocue" and own is not None and found is own.launch):
         return Choice(name, name, agent=found, agent_args=agent_args, source=where)
     if found is None:
         names = ["mock", *sorted(known)]
@@ -248,7 +250,8 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
                   workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None) -> Launch:
-    from autocue.runner.agents.base import API_ALIASES, RunValues, find_binary, prepare
+    from autocue.catalog.launch import API_ALIASES
+    from autocue.runner.agents.base import RunValues, find_binary, prepare
 
     assert llm is not None
     binary = find_binary(agent)

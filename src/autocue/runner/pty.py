@@ -22,15 +22,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from autocue.errors import AutocueError
 from autocue.process import Child, spawn
 from autocue.runner.cast import CastWriter
+from autocue.runner.errors import SpawnError as SpawnError
 from autocue.runner.interrupt import Interrupt
 from autocue.runner.screen import Screen
-
-
-class SpawnError(AutocueError):
-    """The program could not be started (not found, not executable)."""
 
 
 class PtyProgram:

@@ -1,8 +1,9 @@
-"""pytest plugin (entry point ``pytest11``): scenario files as test items.
+"""The scenario runner's part of autocue's pytest plugin: scenario files as test items.
 
-With ``autocue_scenarios = GLOB ...`` in the pytest ini (or ``--autocue-scenarios GLOB``),
-each matching file's scenarios are collected as items (id = scenario name, tags as markers)
-and run through the executor with the scenario's own program; ``--autocue-agent NAME`` /
+``autocue.pytest_plugin`` (the entry point) registers the options and, for a file that matches
+``autocue_scenarios = GLOB ...`` in the pytest ini (or ``--autocue-scenarios GLOB``), imports this
+module and collects a ``ScenarioFile``: its scenarios are items (id = scenario name, tags as
+markers) run through the executor with the scenario's own program; ``--autocue-agent NAME`` /
 ``--autocue-cmd 'COMMAND'`` run the scenarios that name none, ``--autocue-agent-override NAME`` /
 ``--autocue-cmd-override 'COMMAND'`` run every scenario. Messages name these options (``PYTEST_FLAGS``),
 not ``autocue run``'s. A failure shows each failure with its timeline position, the
@@ -15,8 +16,6 @@ terminal summary counts the goldens written, compared and failed.
 
 from __future__ import annotations
 
-import argparse
-import fnmatch
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,59 +24,16 @@ from typing import Any
 import pytest
 
 from autocue.errors import AutocueError
+from autocue.runner.errors import ScenarioFailed as ScenarioFailed
 from autocue.runner.options import RunOptions, ci_from_env
-from autocue.runner.report import ScenarioResult, golden_counts, goldens_line
+from autocue.runner.report import ScenarioResult
 from autocue.runner.selection import Selected, load_path
-from autocue.scenario import SCENARIO_SUFFIXES
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("autocue scenarios")
-    group.addoption("--autocue-scenarios", action="append", default=[], metavar="GLOB",
-                    help="collect scenario files matching GLOB (relative to the rootdir) as tests")
-    group.addoption("--autocue-agent", default=None, metavar="NAME",
-                    help="launch profile for the scenarios that name no program (no ah.cmd or agent:)")
-    group.addoption("--autocue-cmd", default=None, metavar="COMMAND",
-                    help="command line for the scenarios that name no program (no ah.cmd or agent:)")
-    group.addoption("--autocue-agent-override", default=None, metavar="NAME",
-                    help="launch profile for every scenario, over its own ah.cmd or agent:")
-    group.addoption("--autocue-cmd-override", default=None, metavar="COMMAND",
-                    help="command line for every scenario, over its own ah.cmd or agent:")
-    group.addoption("--autocue-out", default=None, metavar="DIR", help="screenshots and recordings (default: "
-                    "autocue-runs under the rootdir)")
-    group.addoption("--autocue-update-goldens", action="store_true", help="rewrite screenshot goldens")
-    group.addoption("--autocue-ci", action=argparse.BooleanOptionalAction, default=None,
-                    help="CI mode: a screenshot with no golden fails instead of writing one (default: on when the "
-                         "CI variable is set to a true value)")
-    group.addoption("--autocue-timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
-    parser.addini("autocue_scenarios", "globs of scenario files to collect as tests", type="args", default=[])
-
 
 PYTEST_FLAGS = {"agent": "--autocue-agent-override", "cmd": "--autocue-cmd-override",
                 "default_agent": "--autocue-agent", "default_cmd": "--autocue-cmd",
                 "update_goldens": "--autocue-update-goldens", "ci": "--autocue-ci", "out": "--autocue-out",
                 "timeout": "--autocue-timeout"}
 """``RunOptions`` field → the pytest option that sets it, for messages (``RunOptions.flag``)."""
-
-
-def _globs(config: pytest.Config) -> list[str]:
-    return list(config.getoption("--autocue-scenarios")) + list(config.getini("autocue_scenarios"))
-
-
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
-    if file_path.suffix not in SCENARIO_SUFFIXES:
-        return None
-    globs = _globs(parent.config)
-    if not globs:
-        return None
-    root = parent.config.rootpath
-    try:
-        rel = file_path.relative_to(root).as_posix()
-    except ValueError:
-        rel = file_path.as_posix()
-    if any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(str(file_path), g) for g in globs):
-        return ScenarioFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
-    return None
 
 
 def _marker(tag: str) -> str:
@@ -99,12 +55,6 @@ class ScenarioFile(pytest.File):
                 self.config.addinivalue_line("markers", f"{name}: scenario tag {tag!r}")
                 item.add_marker(name)
             yield item
-
-
-class ScenarioFailed(AutocueError):
-    def __init__(self, result: ScenarioResult) -> None:
-        super().__init__(result.name)
-        self.result = result
 
 
 class ScenarioItem(pytest.Item):
@@ -134,7 +84,7 @@ class ScenarioItem(pytest.Item):
             return f"{type(excinfo.value).__name__}: {excinfo.value}"  # autocue's message, not its frames
         if not isinstance(excinfo.value, ScenarioFailed):
             return str(super().repr_failure(excinfo))
-        r = excinfo.value.result
+        r: ScenarioResult = excinfo.value.result
         lines = [f"scenario {r.name!r} failed ({len(r.failures)} failure(s)):"]
         for f in r.failures:
             lines.append(f"  {f.line()}")
@@ -155,28 +105,5 @@ class ScenarioItem(pytest.Item):
 
 
 GOLDENS = "autocue_goldens"
-"""The ``user_properties`` name of a scenario item's golden statuses (they reach the xdist controller too)."""
-
-
-class _GoldenTally:
-    """Counts the goldens of the scenario items that ran, for the terminal summary."""
-
-    def __init__(self) -> None:
-        self.statuses: list[str] = []
-        self.items = 0
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
-            return
-        for name, value in report.user_properties:
-            if name == GOLDENS and isinstance(value, list):
-                self.items += 1
-                self.statuses.extend(str(v) for v in value)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.items:
-            terminalreporter.write_line(f"autocue {goldens_line(golden_counts(self.statuses))}")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.register(_GoldenTally(), "autocue-golden-tally")
+"""The ``user_properties`` name of a scenario item's golden statuses (they reach the xdist controller too, where
+``autocue.pytest_plugin`` counts them: it spells the name out, a test checks both)."""

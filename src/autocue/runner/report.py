@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-from autocue.errors import AutocueError
+from autocue.runner.errors import ReportError as ReportError
 
 if TYPE_CHECKING:
     from autocue.runner.goldens import GoldenResult
@@ -146,10 +146,6 @@ class RunReport:
                                                  else "") if x)
         path.parent.mkdir(parents=True, exist_ok=True)
         ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
-
-
-class ReportError(AutocueError, ValueError):
-    """A report file to merge is missing or not a report (message names the file)."""
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -15,17 +15,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from autocue.errors import AutocueError
+from autocue.runner.errors import WorkspaceError as WorkspaceError
 from autocue.scenario import Scenario
 from autocue.scenario.model import Artifact
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "autocue", "GIT_AUTHOR_EMAIL": "autocue@localhost",
            "GIT_COMMITTER_NAME": "autocue", "GIT_COMMITTER_EMAIL": "autocue@localhost",
            "GIT_CONFIG_NOSYSTEM": "1"}
-
-
-class WorkspaceError(AutocueError):
-    """The workspace could not be seeded as the scenario asks (message names the key)."""
 
 
 def git(workspace: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -30,21 +30,22 @@ if TYPE_CHECKING:
         EXPECT_KEYS,
         Loaded,
         SandboxResult,
-        SandboxVerificationError,
         SmokeResult,
         verify_sandbox_install,
     )
-    from autocue.sandbox.problems import Problem, ProblemKind, SandboxStepError
-    from autocue.sandbox.smoke import SmokeSpecError, load_smoke_file, smoke_to_wire
+    from autocue.sandbox.errors import SandboxError, SandboxStepError, SandboxVerificationError, SmokeSpecError
+    from autocue.sandbox.problems import Problem, ProblemKind
+    from autocue.sandbox.smoke import load_smoke_file, smoke_to_wire
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "autocue.sandbox.check": ["EXPECT_KEYS", "Loaded", "SandboxResult", "SandboxVerificationError", "SmokeResult",
-                              "verify_sandbox_install"],
-    "autocue.sandbox.problems": ["Problem", "ProblemKind", "SandboxStepError"],
-    "autocue.sandbox.smoke": ["SmokeSpecError", "load_smoke_file", "smoke_to_wire"],
+    "autocue.sandbox.check": ["EXPECT_KEYS", "Loaded", "SandboxResult", "SmokeResult", "verify_sandbox_install"],
+    "autocue.sandbox.errors": ["SandboxError", "SandboxStepError", "SandboxVerificationError", "SmokeSpecError"],
+    "autocue.sandbox.problems": ["Problem", "ProblemKind"],
+    "autocue.sandbox.smoke": ["load_smoke_file", "smoke_to_wire"],
 })
 
 __all__ = [
-    "EXPECT_KEYS", "Loaded", "Problem", "ProblemKind", "SandboxResult", "SandboxStepError", "SandboxVerificationError",
-    "SmokeResult", "SmokeSpecError", "load_smoke_file", "smoke_to_wire", "verify_sandbox_install",
+    "EXPECT_KEYS", "Loaded", "Problem", "ProblemKind", "SandboxError", "SandboxResult", "SandboxStepError",
+    "SandboxVerificationError", "SmokeResult", "SmokeSpecError", "load_smoke_file", "smoke_to_wire",
+    "verify_sandbox_install",
 ]

@@ -44,8 +44,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autocue.errors import AutocueError
 from autocue.sandbox.commands import Installer, clean_env, default_cache_dir, pick_uv, run, venv_python
+from autocue.sandbox.errors import SandboxVerificationError as SandboxVerificationError
 from autocue.sandbox.problems import Problem, ProblemKind, SandboxStepError
 from autocue.sandbox.smoke import SmokeSpecError, events_from_json, load_smoke_file, smoke_to_wire
 from autocue.sandbox.wheels import (
@@ -63,14 +63,6 @@ from autocue.sandbox.wheels import (
 from autocue.testing.events import TestEvents
 
 EXPECT_KEYS = ("extensions", "tools", "skills")
-
-
-class SandboxVerificationError(AutocueError, AssertionError):
-    """The package failed the sandbox check; ``.result`` is the full ``SandboxResult``."""
-
-    def __init__(self, result: SandboxResult) -> None:
-        super().__init__(result.report())
-        self.result = result
 
 
 @dataclass

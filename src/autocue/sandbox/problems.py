@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from autocue.errors import AutocueError
+from autocue.sandbox.errors import SandboxStepError as SandboxStepError
 
 
 class ProblemKind(StrEnum):
@@ -99,14 +99,6 @@ class Problem:
             ProblemKind(d["kind"]), str(d["message"]), str(d.get("explanation", "")), str(d.get("fix", "")),
             str(d.get("details", "")), d.get("extension"), dict(d.get("data") or {}),
         )
-
-
-class SandboxStepError(AutocueError):
-    """A step of the check failed in a way that ends the check; carries the ``Problem``."""
-
-    def __init__(self, problem: Problem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 __all__ = ["Problem", "ProblemKind", "SandboxStepError"]

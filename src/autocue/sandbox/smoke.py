@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from autocue.casing import to_camel
-from autocue.errors import AutocueError
 from autocue.extensions.ui import CANCELLED
 from autocue.llm.types import Usage, content_from_json, message_from_json
+from autocue.sandbox.errors import SmokeSpecError as SmokeSpecError
 from autocue.testing import dsl
 from autocue.testing.events import TestEvents
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
@@ -40,10 +40,6 @@ from autocue.yamlpos import YamlError, parse_document
 SMOKE_KEYS = ("mock_tools", "mock_ui", "script", "has_ui", "propagate_errors")
 _UI_KEYS = ("confirm", "select", "input", "editor")
 _CANCEL_JSON = {"$cancel": True}
-
-
-class SmokeSpecError(AutocueError, ValueError):
-    """A smoke playbook that cannot be sent into the sandbox (names where and why)."""
 
 
 # ---------------------------------------------------------------------------- DSL -> wire
@@ -65,30 +61,34 @@ def _static_json(value: Any, where: str) -> Any:
 
 def _action_to_wire(a: dsl.Action, where: str) -> dict[str, Any]:
     out: dict[str, Any]
-    if isinstance(a, dsl.CallAction):
-        if callable(a.params):
+    if not isinstance(a, dsl.Reply):
+        raise SmokeSpecError(f"{where}: unknown action {a!r}")
+    first: Any = a.content[0] if a.content else None
+    if a.kind == "call":
+        if callable(first.arguments):
             raise SmokeSpecError(
-                f"{where}: call({a.tool!r}, <late-bound>) has late-bound params (a function); functions cannot "
+                f"{where}: call({first.name!r}, <late-bound>) has late-bound params (a function); functions cannot "
                 "cross into the sandbox interpreter. Give the params as a dict."
             )
-        if a.callback is not None:
+        if a.thens:
             raise SmokeSpecError(
-                f"{where}: call({a.tool!r}, ...).then(...) has a callback; callbacks cannot run inside the sandbox. "
-                "Drop .then() and assert on result.smoke.events.tool_results_for(...) instead."
+                f"{where}: call({first.name!r}, ...).then(...) has a callback; callbacks cannot run inside the "
+                "sandbox. Drop .then() and assert on result.smoke.events.tool_results_for(...) instead."
             )
-        out = {"call": a.tool, "params": _static_json(a.params, where), **_set(id=a.id)}
-    elif isinstance(a, dsl.SayAction):
-        out = {"say": a.text}
+        out = {"call": first.name, "params": _static_json(first.arguments, where), **_set(id=first.id)}
+    elif a.kind == "say":
+        out = {"say": first.text}
         if a.stop_reason != "stop":
             out["stop_reason"] = a.stop_reason
-    elif isinstance(a, dsl.ThinkAction):
-        out = {"think": a.text, **_set(signature=a.signature)}
-    elif isinstance(a, dsl.ParallelAction):
-        out = {"parallel": [_action_to_wire(it, f"{where}, item {i + 1}") for i, it in enumerate(a.items)]}
-    elif isinstance(a, dsl.FailAction):
-        out = {"fail": a.message, "kind": a.kind, **_set(status=a.status, retry_after=a.retry_after)}
-    else:
-        raise SmokeSpecError(f"{where}: unknown action {a!r}")
+    elif a.kind == "think":
+        out = {"think": first.thinking, **_set(signature=first.thinking_signature)}
+    elif a.kind == "parallel":
+        out = {"parallel": [_action_to_wire(it, f"{where}, item {i + 1}") for i, it in enumerate(a.parts())]}
+    elif a.error is not None:
+        e = a.error
+        out = {"fail": e.message, "kind": e.kind, **_set(status=e.status, retry_after=e.retry_after)}
+    else:  # fail(text, "length")
+        out = {"fail": first.text, "kind": "length"}
     return {**out, **_set(usage=_usage_json(a.usage))}
 
 

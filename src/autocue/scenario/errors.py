@@ -44,4 +44,13 @@ def _format(message: str, pos: Pos, path: str) -> str:
     return where + message
 
 
-__all__ = ["Pos", "ScenarioError", "ScenarioWarning"]
+class RecordingFileError(AutocueError, OSError):
+    """A recording's file was replaced by something autocue does not write through (a symbolic
+    link, a FIFO, another file) between two appends."""
+
+
+class RedactionError(AutocueError, ValueError):
+    """A ``--redact`` pattern that is not a regular expression, or a missing ``--redact-env`` variable."""
+
+
+__all__ = ["Pos", "RecordingFileError", "RedactionError", "ScenarioError", "ScenarioWarning"]

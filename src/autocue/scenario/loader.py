@@ -25,6 +25,8 @@ import binascii
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from autocue.catalog.apis import either
+from autocue.catalog.apis import styles as api_styles
 from autocue.errors import nearest
 from autocue.scenario.errors import Pos, ScenarioError
 from autocue.scenario.expect import EXPECT_KEYS, LAST_MESSAGE_KEYS, ROLES, RequestExpectation
@@ -212,8 +214,8 @@ class ScenarioLoader(PartReader):
             s.mode = mode  # type: ignore[assignment]
         if (x := n.get("llmApiStyle")) is not None:
             style = self.str_(x)
-            if style not in ("openai", "anthropic", "responses", "gemini"):
-                self.fail(x, f"server.llmApiStyle must be openai, anthropic, responses or gemini, got {style!r}")
+            if style not in (known := api_styles()):
+                self.fail(x, f"server.llmApiStyle must be {either(known)}, got {style!r}")
             s.llm_api_style = style
         if (x := n.get("coalesceThinkingWithToolUse")) is not None:
             s.coalesce_thinking_with_tool_use = self.bool_(x)

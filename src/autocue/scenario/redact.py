@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from autocue.errors import AutocueError
+from autocue.scenario.errors import RedactionError as RedactionError
 
 REDACTED = "[REDACTED]"
 MIN_SECRET = 8
@@ -34,10 +34,6 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     r"gh[pousr]_[A-Za-z0-9]{30,}",  # GitHub tokens
     r"(?i)bearer\s+[A-Za-z0-9._\-]{16,}",  # bearer tokens quoted in text
 )
-
-
-class RedactionError(AutocueError, ValueError):
-    """A ``--redact`` pattern that is not a regular expression, or a missing ``--redact-env`` variable."""
 
 
 class Redactor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from autocue.catalog.apis import styles as api_styles
 from autocue.scenario.vocab import (
     ARG_ALIASES,
     ARTIFACT_TYPES,
@@ -332,7 +333,7 @@ def scenario_json_schema() -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "mode": {"enum": ["none", "mock", "real"]},
-                    "llmApiStyle": {"enum": ["openai", "anthropic", "responses", "gemini"]},
+                    "llmApiStyle": {"enum": list(api_styles())},
                     "coalesceThinkingWithToolUse": {"type": "boolean"},
                     "toolsProfile": {"type": "string"},
                 },

@@ -9,6 +9,9 @@ use that the loader rewrites to the canonical ones (``run_cmd`` → ``runCmd``,
 
 from __future__ import annotations
 
+from autocue.catalog.tools import TOOL_NAME_ALIASES as TOOL_NAME_ALIASES
+from autocue.catalog.tools import canonical_tool_name as canonical_tool_name
+
 ARTIFACT_TYPES: tuple[str, ...] = ("any", "file", "dir")
 """What the match of an ``expect.artifacts`` entry must be (``type``, default ``any``): anything,
 a regular file, a directory. Another word (seed 004's ``taskFile``) is a label, checked as ``any``."""
@@ -51,13 +54,6 @@ REQUIRED_ARGS: dict[str, tuple[str, ...]] = {
     "todoWrite": ("todos",),
 }
 
-TOOL_NAME_ALIASES: dict[str, str] = {
-    "run_cmd": "runCmd", "run_command": "runCmd", "read_file": "readFile", "write_file": "writeFile",
-    "edit_file": "editFile", "list_dir": "listDir", "web_fetch": "webFetch", "web_search": "webSearch",
-    "todo_write": "todoWrite", "notebook_edit": "notebookEdit", "exit_plan_mode": "exitPlanMode",
-    "bash_output": "bashOutput", "kill_shell": "killShell", "slash_command": "slashCommand",
-}
-
 ARG_ALIASES: dict[str, dict[str, str]] = {
     "runCmd": {"command": "cmd"},
     "readFile": {"file_path": "path"},
@@ -93,7 +89,3 @@ ERROR_TYPE_STATUS: dict[str, int] = {
     "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403, "not_found_error": 404,
     "request_too_large": 413, "rate_limit_error": 429, "api_error": 500, "overloaded_error": 529,
 }
-
-
-def canonical_tool_name(name: str) -> str:
-    return TOOL_NAME_ALIASES.get(name, name)

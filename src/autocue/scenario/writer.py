@@ -33,8 +33,8 @@ from typing import Any
 
 import orjson
 
-from autocue.errors import AutocueError
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, ToolCall
+from autocue.scenario.errors import RecordingFileError as RecordingFileError
 from autocue.scenario.redact import Redactor
 
 
@@ -180,11 +180,6 @@ class Recording:
         elif self._flushed < len(self.items):
             self._file = append_to(path, "".join(self.items[self._flushed:]), self._file)
         self._flushed = len(self.items)
-
-
-class RecordingFileError(AutocueError, OSError):
-    """A recording's file was replaced by something autocue does not write through (a symbolic
-    link, a FIFO, another file) between two appends."""
 
 
 def write_atomic(path: Path, text: str) -> tuple[int, int]:

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from autocue.script.model import (
         Check,
         ErrorKind,
+        FailKind,
         ResponseFactory,
         Script,
         ScriptedError,
@@ -24,13 +25,13 @@ if TYPE_CHECKING:
     from autocue.script.provider import SCRIPTED_API, Exhaustion, ScriptedProvider, scripted_model
 
 __getattr__, __dir__ = lazy_exports(__name__, {
-    "autocue.script.model": ["Check", "ErrorKind", "ResponseFactory", "Script", "ScriptedError", "ScriptedResponse",
-                             "ScriptedToolCall", "Step", "Turn", "describe_step"],
+    "autocue.script.model": ["Check", "ErrorKind", "FailKind", "ResponseFactory", "Script", "ScriptedError",
+                             "ScriptedResponse", "ScriptedToolCall", "Step", "Turn", "describe_step"],
     "autocue.script.provider": ["SCRIPTED_API", "Exhaustion", "ScriptedProvider", "scripted_model"],
 })
 
 __all__ = [
-    "SCRIPTED_API", "Check", "ErrorKind", "Exhaustion", "ResponseFactory", "Script", "ScriptedError",
+    "SCRIPTED_API", "Check", "ErrorKind", "Exhaustion", "FailKind", "ResponseFactory", "Script", "ScriptedError",
     "ScriptedProvider", "ScriptedResponse", "ScriptedToolCall", "Step", "Turn", "describe_step",
     "scripted_model",
 ]

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from autocue.errors import AutocueError
+from autocue.script.errors import ChaosSpecError as ChaosSpecError
 
 FAULTS = ("error", "reset", "cut", "malformed", "stall")
 """Faults in the order they are drawn."""
@@ -40,10 +40,6 @@ _DURATION = re.compile(r"^(\d+(?:\.\d*)?|\.\d+)(ms|s)$")
 _ITEM = re.compile(r"^(?P<name>[a-z][a-z-]*)(?:=(?P<value>[^@*]*))?(?:@(?P<p>[^*]*))?(?:\*(?P<times>.*))?$")
 _NAMES = ("latency", "ttft", "tps", "jitter", "error", "retry-after", "cut", "malformed", "stall", "stall-at", "reset",
           "seed")
-
-
-class ChaosSpecError(AutocueError, ValueError):
-    """A chaos spec that does not parse: the message names the item, its column and the fix."""
 
 
 @dataclass(frozen=True, slots=True)

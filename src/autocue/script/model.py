@@ -19,7 +19,12 @@ from autocue.llm.types import AssistantMessage, Context, StopReason, TextContent
 if TYPE_CHECKING:
     from autocue.script.chaos import ChaosSpec
 
-ErrorKind: TypeAlias = Literal["error", "overloaded", "rate_limit", "aborted", "context_overflow"]
+FailKind: TypeAlias = Literal["error", "overloaded", "rate_limit", "aborted", "context_overflow", "length"]
+"""How a scripted model call fails: an API error (``ScriptedError``) of one of the first five kinds, or
+``length``: a reply cut short at the token limit (its text, stop reason ``length``; the harness's
+``fail(text, "length")``)."""
+ErrorKind: TypeAlias = FailKind
+"""The earlier name of ``FailKind``."""
 
 Params: TypeAlias = dict[str, Any]
 LateParams: TypeAlias = Callable[[], Params]
@@ -32,8 +37,6 @@ class ScriptedToolCall:
     name: str
     arguments: Params | LateParams = field(default_factory=dict)
     id: str | None = None
-    then: Callable[[Any], Any] | None = None
-    """Called by the harness with the tool's result record once the call has finished."""
 
     def resolve(self) -> Params:
         args = self.arguments
@@ -50,7 +53,8 @@ class ScriptedError:
     """A failed model call: what a provider would report (and what an HTTP API would send)."""
 
     message: str
-    kind: ErrorKind = "error"
+    kind: FailKind = "error"
+    """``length`` is not an error a provider reports (a reply cut short has a stop reason): it counts as ``error``."""
     status: int | None = None
     retry_after: float | None = None
     """Seconds the server asks the client to wait before retrying."""
@@ -68,9 +72,7 @@ class ScriptedError:
             "overloaded": "529 overloaded_error: ",
             "rate_limit": "429 rate_limit_error: ",
             "context_overflow": "400 context overflow: prompt is too long: ",
-            "aborted": "",
-            "error": "",
-        }[self.kind]
+        }.get(self.kind, "")
         if self.kind == "error" and self.status is not None:
             prefix = f"{self.status} "
         return prefix + self.message

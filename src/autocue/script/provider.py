@@ -2,7 +2,8 @@
 
 It goes through the same seam as every real provider (``Provider.stream``) and streams real
 ``start`` / ``*_start`` / ``*_delta`` / ``*_end`` / ``done`` events, cut in fixed-size chunks
-so every run is identical. When the queue is empty it fails loudly: the stream ends with an
+so every run is identical (a loop that reads no deltas takes the reply whole instead: the
+synchronous source's ``final()``). When the queue is empty it fails loudly: the stream ends with an
 ``error`` whose message says how many replies were consumed and what the last one was, and
 the failure is recorded in ``exhausted`` so a harness can fail the test.
 """
@@ -140,7 +141,7 @@ class ScriptedProvider:
             # A factory may be async: play it on the async path.
             return AssistantMessageEventStream(self._play_factory(model, context, options))
         # Plain replies need no awaiting: hand the agent loop a synchronous event source.
-        return AssistantMessageEventStream.of_sync(self._play(model, None, options))
+        return AssistantMessageEventStream.of_sync(_Reply(self, model, options))
 
     async def _play_factory(
         self, model: Model, context: Context, options: StreamOptions
@@ -227,6 +228,17 @@ class ScriptedProvider:
         else:
             yield DoneEvent(reason, partial)
 
+    def _final(self, model: Model, options: StreamOptions) -> DoneEvent | ErrorEvent:
+        """The next reply whole: its final event alone (``_play`` without the stream before it)."""
+        taken = self._take(model, None, options.signal)
+        if not isinstance(taken, tuple):
+            return taken
+        step, message = taken
+        if self.on_played is not None:
+            self.on_played(step, message)
+        reason = message.stop_reason
+        return ErrorEvent(reason, message) if reason == "error" or reason == "aborted" else DoneEvent(reason, message)
+
     def _take(
         self, model: Model, resolved: ScriptedResponse | AssistantMessage | None, signal: AbortSignal | None
     ) -> tuple[Step, AssistantMessage] | ErrorEvent:
@@ -287,6 +299,33 @@ class ScriptedProvider:
             msg.error_status = resp.error.http_status()
             msg.retry_after = resp.error.retry_after
         return msg
+
+
+class _Reply(Iterator[AssistantMessageEvent]):
+    """The synchronous event source of one plain reply: iterated, it streams the reply in chunks;
+    ``final()`` (before any iteration) takes it whole, for a loop where nobody reads the deltas."""
+
+    __slots__ = ("_events", "_model", "_options", "_provider")
+
+    def __init__(self, provider: ScriptedProvider, model: Model, options: StreamOptions) -> None:
+        self._provider = provider
+        self._model = model
+        self._options = options
+        self._events: Iterator[AssistantMessageEvent] | None = None
+
+    def __iter__(self) -> Iterator[AssistantMessageEvent]:
+        if self._events is None:
+            self._events = self._provider._play(self._model, None, self._options)
+        return self._events  # the generator itself: a for loop pays nothing for this wrapper
+
+    def __next__(self) -> AssistantMessageEvent:
+        return next(iter(self))
+
+    def final(self) -> DoneEvent | ErrorEvent:
+        if self._events is not None:
+            raise RuntimeError("final() after the reply started streaming")
+        self._events = iter(())
+        return self._provider._final(self._model, self._options)
 
 
 def _empty_copy(message: AssistantMessage, model: Model) -> AssistantMessage:

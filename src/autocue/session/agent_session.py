@@ -18,7 +18,10 @@ The work is done by collaborators: ``prompts`` (``prompt_queue.py``), ``compacto
 (``subagents.py``: the ``task`` tool and its children), ``ttsr`` (``ttsr.py``: streamed rules),
 ``hooks``, ``router`` and the agent itself (``agent_wiring.py``: the agent's tool and context
 hooks, its stream options, the extension providers) and ``tree_navigation.py``. What follows a
-run (TTSR retry, auto-retry, compaction) is ``AgentSession._run``.
+run (TTSR retry, auto-retry, compaction) is ``AgentSession._run``. Each collaborator is built
+with the parts it uses (agent, settings, events, session manager, extension runner) and the
+``guard`` (``ports.RunGuard``: alive, the runs in progress, ``_run`` and ``abort`` held weakly),
+never the session itself.
 ``create_agent_session(...)`` (``factory.py``) is the async factory: it loads settings,
 resources and extensions (with discovery), builds the session and binds it.
 """
@@ -61,6 +64,7 @@ from autocue.session.errors import SessionBusyError, SessionDisposedError
 from autocue.session.event_dispatch import EventDispatch, SessionListener
 from autocue.session.manager import SessionManager
 from autocue.session.messages import CustomMessage
+from autocue.session.ports import RunGuard
 from autocue.session.prompt_queue import PromptQueue, user_message
 from autocue.session.resources import (
     PromptTemplate,
@@ -140,27 +144,33 @@ class AgentSession:
         self.tool_registry = ToolRegistry.create(self.runner, self.cwd, tools, active_tools)
         self.router = ProviderRouter(provider, self.runner)
         """What the agent streams through: extension providers' models to them, the rest to ``provider``."""
+        self.agent = restore_agent(self.session_manager, self.settings, self.router, model, thinking_level)
+        self.hooks = AgentHooks(self.agent, self.runner, self.session_manager)
+        self.guard = RunGuard(self.agent, run=self._run, abort=self.abort)
+        """What the collaborators share of this session's runs (see ``ports.py``)."""
+        agent, settings, sm, runner, events = self.agent, self.settings, self.session_manager, self.runner, self.events
         self.subagents: Subagents | None = None
         if subagents or (subagents is None and tools is None):
-            self.subagents = Subagents(self, agent_dir=os.fspath(agent_dir) if agent_dir else None,
-                                       discover=discover_extensions)
+            self.subagents = Subagents(
+                agent=agent, settings=settings, session_manager=sm, router=self.router,
+                tool_registry=self.tool_registry, cwd=self.cwd, new_session=AgentSession,
+                agent_dir=os.fspath(agent_dir) if agent_dir else None, discover=discover_extensions)
             self.tool_registry.add_builtin(self.subagents.tool(), active=tools is not None)
-        self.hooks = AgentHooks(self)
-        self.agent = restore_agent(self, model, thinking_level)
-        self.ttsr = TtsrManager(self, [
+        self.ttsr = TtsrManager([
             *rules_from_settings(self.settings.extra.get("ttsrRules"), ", ".join(self.settings.sources) or "settings"),
             *as_rules(ttsr_rules, "ttsr_rules"),
-        ])
-        self._unsubscribe_ttsr = self.agent.subscribe(self.ttsr.on_agent_event)  # first: it cuts the stream
+        ], agent=agent, runner=runner, session_manager=sm, events=events)
+        # first: it cuts the stream (it reads message_update, and only while there are rules)
+        self._unsubscribe_ttsr = self.agent.subscribe(self.ttsr.on_agent_event, self.ttsr.observes)
         self.events.drop = self.ttsr.is_cut
-        self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event)
-        self.prompts = PromptQueue(self)
-        self.compactor = SessionCompactor(self)
-        self.retry = AutoRetry(self)
+        self._unsubscribe_agent = self.agent.subscribe(self.events.on_agent_event, self.events.observes)
+        self.prompts = PromptQueue(agent=agent, settings=settings, resources=self.resources, runner=runner,
+                                   events=events, guard=self.guard, session=self)
+        self.compactor = SessionCompactor(agent=agent, provider=provider, settings=settings, session_manager=sm,
+                                          runner=runner, events=events, guard=self.guard)
+        self.retry = AutoRetry(agent=agent, settings=settings, events=events)
+        self._tree = tree_navigation.TreeParts(agent, sm, runner, self.guard, self.prompts)
         self._bound = False
-        self._disposed = False
-        self._running = 0
-        self._idle_event: asyncio.Event | None = None
         self._refresh()
 
     # ------------------------------------------------------------------ properties
@@ -184,11 +194,11 @@ class AgentSession:
     @property
     def is_streaming(self) -> bool:
         """True while a prompt, retry or compaction of this session is in progress."""
-        return self._running > 0 or self.agent.is_streaming
+        return self.guard.busy
 
     @property
     def is_disposed(self) -> bool:
-        return self._disposed
+        return self.guard.disposed
 
     @property
     def session_file(self) -> str | None:
@@ -244,7 +254,7 @@ class AgentSession:
         ``prompt`` binds on first use; call this yourself to fire ``session_start`` earlier or to
         give a UI. ``session_start`` fires once per session.
         """
-        self._check_alive()
+        self.guard.check_alive()
         if ui is not None:
             self.ui = ui
             self.has_ui = True if has_ui is None else has_ui
@@ -266,15 +276,11 @@ class AgentSession:
                     load_resources(self.cwd, skill_paths=skill_paths, prompt_paths=prompt_paths, discover=False))
                 self._refresh()
 
-    def _check_alive(self) -> None:
-        if self._disposed:
-            raise SessionDisposedError("this AgentSession was disposed; create a new one")
-
     async def dispose(self) -> None:
         """Abort any run, fire ``session_shutdown`` (once), and detach. Idempotent."""
-        if self._disposed:
+        if self.guard.disposed:
             return
-        self._disposed = True
+        self.guard.disposed = True
         if self.is_streaming:
             self.abort_nowait()
             await self.agent.wait_for_idle()
@@ -307,23 +313,9 @@ class AgentSession:
     async def __aexit__(self, *exc: object) -> None:
         await self.dispose()
 
-    # ------------------------------------------------------------------ idle tracking
-    def _begin(self) -> None:
-        self._running += 1
-        if self._idle_event is None:
-            self._idle_event = asyncio.Event()
-        self._idle_event.clear()
-
-    def _end(self) -> None:
-        self._running -= 1
-        if self._running == 0 and self._idle_event is not None:
-            self._idle_event.set()
-
     async def wait_for_idle(self) -> None:
         """Wait until no prompt, retry or compaction of this session runs."""
-        while self._running > 0 and self._idle_event is not None:
-            await self._idle_event.wait()
-        await self.agent.wait_for_idle()
+        await self.guard.wait_for_idle()
 
     # ------------------------------------------------------------------ prompting
     async def prompt(
@@ -341,7 +333,7 @@ class AgentSession:
         ``/skill:name`` and ``/template`` expand first. While the agent runs, give
         ``streaming_behavior="steer"`` or ``"follow_up"`` to queue the message.
         """
-        self._check_alive()
+        self.guard.check_alive()
         await self.bind_extensions()
         if expand_prompt_templates and text.startswith("/") and await self.prompts.try_command(text):
             return
@@ -362,7 +354,7 @@ class AgentSession:
                 "Agent is already processing. Pass streaming_behavior='steer' or 'follow_up' to queue the "
                 "message, or await session.wait_for_idle() first."
             )
-        self._begin()
+        self.guard.begin()
         try:
             await self.compactor.check_threshold()
             messages: list[Any] = [user_message(text, img), *self.prompts.take_next_turn()]
@@ -374,11 +366,11 @@ class AgentSession:
                 self.agent.set_system_prompt(sp if sp is not None else self._effective_system_prompt())
             await self._run(lambda: self.agent.prompt(messages))
         finally:
-            self._end()
+            self.guard.end()
 
     async def continue_(self) -> None:
         """Run again from the current context (its last message must not be an assistant reply)."""
-        self._check_alive()
+        self.guard.check_alive()
         await self.bind_extensions()
         await self._run(self.agent.continue_)
 
@@ -386,7 +378,7 @@ class AgentSession:
         """Run ``start()`` (the agent's ``prompt`` or ``continue_``) and what follows it: a TTSR rule that
         cut the stream asks again, a retryable error is retried, a context overflow compacts once and
         continues, a finished turn past the threshold compacts."""
-        self._begin()
+        self.guard.begin()
         try:
             retry = self.retry
             retry.start()
@@ -422,7 +414,7 @@ class AgentSession:
                     return
                 await self.agent.continue_()
         finally:
-            self._end()
+            self.guard.end()
 
     def _last_assistant(self) -> AssistantMessage | None:
         msgs = self.agent.state.messages
@@ -569,28 +561,28 @@ class AgentSession:
         ``session_before_tree`` handlers can cancel (returns False) or supply a ``summary`` of the
         branch being left, stored as a ``branch_summary`` entry.
         """
-        return await tree_navigation.navigate_tree(self, target_id, summary)
+        return await tree_navigation.navigate_tree(self._tree, target_id, summary)
 
     async def new_session(self, *, parent_session: str | None = None) -> bool:
         """Start a fresh session tree (``session_before_switch`` can cancel); returns False if cancelled.
 
         ``parent_session`` (a session file path) goes into the new header's ``parentSession``."""
-        return await tree_navigation.new_session(self, parent_session)
+        return await tree_navigation.new_session(self._tree, parent_session)
 
     async def fork(self, entry_id: str) -> tree_navigation.ForkResult:
         """A new session file holding the history before the user message ``entry_id`` (its header's
         ``parentSession`` names this file); ``session_before_fork`` can cancel, ``session_fork`` follows.
         Returns the forked message's text and whether it was cancelled."""
-        return await tree_navigation.fork(self, entry_id)
+        return await tree_navigation.fork(self._tree, entry_id)
 
     def get_fork_messages(self) -> list[dict[str, str]]:
         """The user messages ``fork`` can start from: ``[{"entryId", "text"}]``."""
-        return tree_navigation.fork_messages(self)
+        return tree_navigation.fork_messages(self._tree)
 
     async def switch_session(self, path: str | os.PathLike[str]) -> bool:
         """Resume another session file (``session_before_switch`` with reason ``resume`` can cancel);
         returns False if cancelled."""
-        return await tree_navigation.switch_session(self, os.fspath(path))
+        return await tree_navigation.switch_session(self._tree, os.fspath(path))
 
 
 __all__ = ["AgentSession", "SessionBusyError", "SessionDisposedError", "SessionListener", "ToolInfo"]

@@ -3,20 +3,22 @@ cut that is not at a user message is a *split turn*), what to summarize. The sum
 *through the provider* with pi's prompts (``summarization.py``).
 
 The functions are pure, over session entries and agent messages; ``SessionCompactor`` is when
-and how an ``AgentSession`` compacts: it appends the ``compaction`` entry and rebuilds the
-context. Extensions may cancel or supply the summary through ``session_before_compact``;
+and how an ``AgentSession`` compacts (built with the agent, the session's provider, settings,
+session manager, extension runner, events and ``RunGuard``): it appends the ``compaction``
+entry and rebuilds the context. Extensions may cancel or supply the summary through ``session_before_compact``;
 ``session_compact`` fires after. Branch summaries (tree navigation) are ``branch_summary.py``.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from autocue.agent.agent import Agent
 from autocue.casing import MISSING, CamelJson, field
 from autocue.extensions.events import SessionBeforeCompactEvent, SessionCompactEvent
+from autocue.extensions.runner import ExtensionRunner
 from autocue.llm.abort import AbortController, AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import AssistantMessage, Model
@@ -28,8 +30,12 @@ from autocue.session.context_tokens import (
 )
 from autocue.session.entries import CompactionEntry, SessionEntry, message_of
 from autocue.session.errors import CompactionError
+from autocue.session.event_dispatch import EventDispatch
 from autocue.session.events import AutoCompactionEndEvent, AutoCompactionStartEvent
+from autocue.session.manager import SessionManager
 from autocue.session.messages import AgentMessage
+from autocue.session.ports import RunGuard
+from autocue.session.settings import CompactionSettings, Settings
 from autocue.session.summarization import (
     SPLIT_TURN_SEPARATOR,
     FileOperations,
@@ -40,20 +46,7 @@ from autocue.session.summarization import (
     generate_turn_prefix_summary,
 )
 
-if TYPE_CHECKING:
-    from autocue.session.agent_session import AgentSession
-
-# ---------------------------------------------------------------------------- settings
-
-
-@dataclass(slots=True)
-class CompactionSettings:
-    """``compaction`` settings: trigger when tokens > window − ``reserve_tokens``; keep about
-    ``keep_recent_tokens`` of recent history verbatim."""
-
-    enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
+# ---------------------------------------------------------------------------- when (settings: settings.py)
 
 
 def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
@@ -228,10 +221,23 @@ async def compact(
 
 
 class SessionCompactor:
-    __slots__ = ("_abort", "_s")
+    """When and how a session compacts: on request (``compact``), past the threshold after a turn
+    (``check_threshold``) and once after a context overflow (``auto``)."""
 
-    def __init__(self, session: AgentSession) -> None:
-        self._s: AgentSession = weakref.proxy(session)  # the session owns this; no cycle to free
+    __slots__ = ("_abort", "_agent", "_events", "_guard", "_provider", "_runner", "_settings", "_sm")
+
+    def __init__(
+        self, *, agent: Agent, provider: Provider, settings: Settings, session_manager: SessionManager,
+        runner: ExtensionRunner, events: EventDispatch, guard: RunGuard,
+    ) -> None:
+        self._agent = agent
+        self._provider = provider
+        """The session's own provider: the summary is asked through it."""
+        self._settings = settings
+        self._sm = session_manager
+        self._runner = runner
+        self._events = events
+        self._guard = guard
         self._abort: AbortController | None = None
 
     def abort(self) -> None:
@@ -239,34 +245,33 @@ class SessionCompactor:
             self._abort.abort("Compaction aborted")
 
     def is_overflow(self, m: AssistantMessage) -> bool:
-        return bool(is_context_overflow(m, self._s.model.context_window))
+        return bool(is_context_overflow(m, self._agent.state.model.context_window))
 
     async def compact(self, custom_instructions: str | None = None) -> Any:
         """See ``AgentSession.compact``."""
-        s = self._s
-        s._check_alive()
-        if s.agent.is_streaming:
-            s.agent.abort("Aborted for compaction")
-            await s.agent.wait_for_idle()
-        s._begin()
+        agent, guard = self._agent, self._guard
+        guard.check_alive()
+        if agent.is_streaming:
+            agent.abort("Aborted for compaction")
+            await agent.wait_for_idle()
+        guard.begin()
         try:
             return await self.run(custom_instructions)
         finally:
-            s._end()
+            guard.end()
 
     async def run(self, custom_instructions: str | None) -> Any:
-        s = self._s
-        sm = s.session_manager
+        sm, runner, agent = self._sm, self._runner, self._agent
         branch = sm.get_branch()
         if branch and branch[-1].type == "compaction":
             raise CompactionError("Already compacted")
-        prep = prepare_compaction(branch, s.settings.compaction)
+        prep = prepare_compaction(branch, self._settings.compaction)
         if prep is None or not (prep.messages_to_summarize or prep.turn_prefix_messages):
             raise CompactionError("Nothing to compact (session too small)")
         self._abort = controller = AbortController()
         result: CompactionResult | None = None
-        if s.runner.has("session_before_compact"):
-            r = await s.runner.emit_session_before(
+        if runner.has("session_before_compact"):
+            r = await runner.emit_session_before(
                 SessionBeforeCompactEvent(prep, branch, custom_instructions, controller.signal)
             )
             if field(r, "cancel") is True:  # (a field of None is MISSING)
@@ -276,32 +281,31 @@ class SessionCompactor:
                 result = _compaction_override(supplied)
         from_ext = result is not None
         if result is None:
-            result = await compact(
-                prep, s.model, s.provider, custom_instructions=custom_instructions, signal=controller.signal
-            )
+            result = await compact(prep, agent.state.model, self._provider, custom_instructions=custom_instructions,
+                                   signal=controller.signal)
         if controller.signal.aborted:
             raise CompactionError("Compaction cancelled")
         eid = sm.append_compaction(
             result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_ext
         )
-        s.agent.replace_messages(sm.build_session_context().messages)
-        if s.runner.has("session_compact"):
-            await s.runner.emit_async(SessionCompactEvent(sm.get_entry(eid), from_ext))
+        agent.replace_messages(sm.build_session_context().messages)
+        if runner.has("session_compact"):
+            await runner.emit_async(SessionCompactEvent(sm.get_entry(eid), from_ext))
         return result
 
     async def check_threshold(self) -> None:
         """After a turn: compact when the context passes the settings' threshold."""
-        s = self._s
-        cs = s.settings.compaction
+        cs = self._settings.compaction
         if not cs.enabled:
             return
-        tokens = get_context_tokens(s.agent.state.messages)
-        if should_compact(tokens, s.model.context_window, cs):
+        st = self._agent.state
+        tokens = get_context_tokens(st.messages)
+        if should_compact(tokens, st.model.context_window, cs):
             await self.auto("threshold", will_retry=False)
 
     async def auto(self, reason: Literal["threshold", "overflow"], *, will_retry: bool) -> bool:
         """Compact between ``auto_compaction_start`` and ``auto_compaction_end``; False when it failed."""
-        emit = self._s.events.emit_session_event
+        emit = self._events.emit_session_event
         await emit(AutoCompactionStartEvent(reason))
         try:
             result = await self.run(None)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from autocue.casing import CamelJson
-from autocue.errors import AutocueError
 from autocue.llm.types import JSON, UserContent
+from autocue.session.errors import EntryParseError as EntryParseError
 from autocue.session.file_format import iso_to_ms, loads_line
 from autocue.session.messages import (
     AgentMessage,
@@ -29,15 +29,6 @@ from autocue.session.messages import (
 )
 
 CURRENT_SESSION_VERSION = 3
-
-
-class EntryParseError(AutocueError, ValueError):
-    """A loaded entry whose message turned out malformed when it was first read."""
-
-    def __init__(self, message: str, entry_id: str, line: int | None) -> None:
-        super().__init__(message)
-        self.entry_id = entry_id
-        self.line = line
 
 
 _new = object.__new__

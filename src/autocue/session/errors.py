@@ -57,7 +57,20 @@ class SessionDisposedError(SessionError, RuntimeError):
     """The session was disposed."""
 
 
+class SettingsError(AutocueError, ValueError):
+    """A settings file that cannot be read."""
+
+
+class EntryParseError(AutocueError, ValueError):
+    """A loaded entry whose message turned out malformed when it was first read."""
+
+    def __init__(self, message: str, entry_id: str, line: int | None) -> None:
+        super().__init__(message)
+        self.entry_id = entry_id
+        self.line = line
+
+
 __all__ = [
-    "CompactionError", "EntryNotFoundError", "SessionBusyError", "SessionDisposedError", "SessionError",
-    "SessionFileError", "SessionFileNotFoundError",
+    "CompactionError", "EntryNotFoundError", "EntryParseError", "SessionBusyError", "SessionDisposedError",
+    "SessionError", "SessionFileError", "SessionFileNotFoundError", "SettingsError",
 ]

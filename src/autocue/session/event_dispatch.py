@@ -5,6 +5,8 @@ then to persistence (``message_end`` of user/assistant/toolResult/bashExecution 
 becomes a ``message`` entry, of a custom message a ``custom_message`` entry). Session events
 (``auto_*``) go to the listeners only; an ``extension_error`` too, without letting a failing
 listener stop the others. The synchronous path stays free of coroutines while nobody awaits.
+``observes`` tells the agent which events anybody here reads (an extension handler, a listener,
+persistence), so the agent builds no others.
 """
 
 from __future__ import annotations
@@ -25,24 +27,39 @@ MESSAGE_ENTRY_ROLES = frozenset(("user", "assistant", "toolResult", "bashExecuti
 
 
 class EventDispatch:
-    __slots__ = ("_runner", "_sm", "background", "drop", "listeners")
+    __slots__ = ("_observes", "_runner", "_sm", "background", "drop", "listeners")
 
     def __init__(self, runner: ExtensionRunner, session_manager: SessionManager) -> None:
         self._runner = runner
         self._sm = session_manager
         self.listeners: list[SessionListener] = []
+        self._observes: list[Callable[[str], bool] | None] = []
+        """Per listener (same order): the event types it reads (None: every event)."""
         self.background: set[asyncio.Task[Any]] = set()
         self.drop: Callable[[Any], bool] | None = None
         """Messages not to persist (a reply a TTSR rule cut: it is recorded as a ``ttsr_triggered`` entry)."""
 
-    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+    def subscribe(self, listener: SessionListener, observes: Callable[[str], bool] | None = None) -> Callable[[], None]:
+        """``observes(event_type)``: which events the listener reads (default: its own ``observes``
+        attribute, else every event); it may still get others, which somebody else reads."""
         self.listeners.append(listener)
+        self._observes.append(observes if observes is not None else getattr(listener, "observes", None))
 
         def unsubscribe() -> None:
             if listener in self.listeners:
-                self.listeners.remove(listener)
+                i = self.listeners.index(listener)
+                del self.listeners[i], self._observes[i]
 
         return unsubscribe
+
+    def observes(self, event_type: str) -> bool:
+        """Whether an extension handler, a listener or persistence (``message_end``) reads ``event_type``."""
+        if event_type == "message_end" or event_type in self._runner.by_event:
+            return True
+        for wants in self._observes:  # noqa: SIM110 - asked per turn: any() over a generator costs twice this
+            if wants is None or wants(event_type):
+                return True
+        return False
 
     def on_agent_event(self, ev: AgentEvent) -> Awaitable[None] | None:
         t = ev.type

@@ -11,7 +11,7 @@ the error is not retried (the server asked for longer than the settings allow).
 ``AutoRetry`` retries a failed reply of an ``AgentSession``: ``retry(msg)`` waits the policy's
 delay (``abort()`` ends the wait: the retry ends as cancelled), drops the failed reply and
 continues the agent; ``finish(ok, error)`` emits the closing ``auto_retry_end`` once a run that
-retried is over.
+retried is over. (``RetrySettings`` is defined in ``settings.py``.)
 """
 
 from __future__ import annotations
@@ -19,15 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import weakref
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from autocue.agent.agent import Agent
 from autocue.llm.types import AssistantMessage
+from autocue.session.event_dispatch import EventDispatch
 from autocue.session.events import AutoRetryEndEvent, AutoRetryStartEvent
-
-if TYPE_CHECKING:
-    from autocue.session.agent_session import AgentSession
+from autocue.session.settings import RetrySettings, Settings
 
 RETRYABLE_PATTERN = re.compile(
     r"overloaded|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|"
@@ -37,16 +34,6 @@ RETRYABLE_PATTERN = re.compile(
 )
 
 RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504, 529})
-
-
-@dataclass(slots=True)
-class RetrySettings:
-    """``retry`` settings (pi defaults: enabled, 3 retries, 2 s base, 60 s max)."""
-
-    enabled: bool = True
-    max_retries: int = 3
-    base_delay_ms: int = 2000
-    max_delay_ms: int = 60000
 
 
 def is_retryable_error(message: AssistantMessage, *, is_overflow: bool = False) -> bool:
@@ -68,10 +55,14 @@ def retry_delay_ms(message: AssistantMessage, attempt: int, settings: RetrySetti
 
 
 class AutoRetry:
-    __slots__ = ("_abort", "_s", "attempt")
+    """The retries of one session's runs (built with its agent, settings and events)."""
 
-    def __init__(self, session: AgentSession) -> None:
-        self._s: AgentSession = weakref.proxy(session)  # the session owns this; no cycle to free
+    __slots__ = ("_abort", "_agent", "_events", "_settings", "attempt")
+
+    def __init__(self, *, agent: Agent, settings: Settings, events: EventDispatch) -> None:
+        self._agent = agent
+        self._settings = settings
+        self._events = events
         self.attempt = 0
         self._abort: asyncio.Event | None = None
 
@@ -87,14 +78,13 @@ class AutoRetry:
     async def finish(self, ok: bool, error: str | None = None) -> None:
         """After a run that retried: ``auto_retry_end`` with its outcome."""
         if self.attempt > 0:
-            await self._s.events.emit_session_event(AutoRetryEndEvent(ok, self.attempt, error))
+            await self._events.emit_session_event(AutoRetryEndEvent(ok, self.attempt, error))
             self.attempt = 0
 
     async def retry(self, msg: AssistantMessage) -> bool:
         """Retry after ``msg`` failed; False when the attempts, the allowed delay or an abort end it."""
-        s = self._s
-        emit = s.events.emit_session_event
-        rs = s.settings.retry
+        emit = self._events.emit_session_event
+        rs = self._settings.retry
         self.attempt += 1
         attempt = self.attempt
         error = msg.error_message or "unknown error"
@@ -122,10 +112,10 @@ class AutoRetry:
         if abort is not None and abort.is_set():
             await self.finish(False, "Retry cancelled")
             return False
-        msgs = s.agent.state.messages
+        msgs = self._agent.state.messages
         if msgs and msgs[-1] is msg:
             msgs.pop()
-        await s.agent.continue_()
+        await self._agent.continue_()
         return True
 
 

@@ -15,29 +15,47 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
-from autocue.casing import camel_keys, to_camel, to_snake
+from autocue.casing import camel_keys, snake_keys, to_camel, to_snake
 from autocue.dicts import deep_merge
-from autocue.errors import AutocueError
 from autocue.llm.stream import THINKING_LEVELS
-from autocue.session.compaction import CompactionSettings
-from autocue.session.retry import RetrySettings
+from autocue.session.errors import SettingsError as SettingsError
 from autocue.session.session_dir import autocue_dir
+
+ChildMode = Literal["in-process", "process"]
 
 _KEYS = {
     "compaction", "retry", "defaultThinkingLevel", "steeringMode", "followUpMode", "toolExecution",
     "extensions", "skills", "prompts", "enableSkillCommands",
 }
 _OWNED_ELSEWHERE = frozenset({"task", "ttsrRules"})
-"""Known keys kept in ``extra`` for the module that checks them (``subagents.py``, ``ttsr.py``)."""
+"""Known keys kept in ``extra`` for the feature that reads them (``task``: ``SubagentConfig``;
+``ttsrRules``: ``ttsr.py``), checked here so a bad value names its file."""
 
 
-class SettingsError(AutocueError, ValueError):
-    """A settings file that cannot be read."""
+@dataclass(slots=True)
+class CompactionSettings:
+    """``compaction`` settings: trigger when tokens > window − ``reserve_tokens``; keep about
+    ``keep_recent_tokens`` of recent history verbatim."""
+
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+
+@dataclass(slots=True)
+class RetrySettings:
+    """``retry`` settings (pi defaults: enabled, 3 retries, 2 s base, 60 s max)."""
+
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    max_delay_ms: int = 60000
 
 
 _SECTIONS = {"compaction": CompactionSettings, "retry": RetrySettings}
@@ -171,11 +189,47 @@ class Settings:
         return s
 
 
+@dataclass(slots=True)
+class SubagentConfig:
+    """How children run (from the ``task`` settings section)."""
+
+    mode: ChildMode = "in-process"
+    max_concurrency: int = 4
+    command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "autocue"])
+
+    @staticmethod
+    def from_settings(s: Settings) -> SubagentConfig:
+        return SubagentConfig.parse(s.extra.get("task"), ", ".join(s.sources) or "settings")
+
+    @staticmethod
+    def parse(raw: Any, where: str) -> SubagentConfig:
+        """The ``task`` settings section; raises ``SettingsError`` naming ``where`` and the key."""
+        if raw is None:
+            return SubagentConfig()
+        if not isinstance(raw, dict):
+            raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
+        raw = snake_keys(raw, ("max_concurrency",))
+        unknown = set(raw) - {"mode", "max_concurrency", "command"}
+        if unknown:
+            raise SettingsError(f"{where}: task: unknown key(s) {sorted(unknown)}; use mode, maxConcurrency, command")
+        mode = raw.get("mode", "in-process")
+        if mode not in ("in-process", "process"):
+            raise SettingsError(f"{where}: task.mode must be 'in-process' or 'process', got {json.dumps(mode)}")
+        n = raw.get("max_concurrency", 4)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise SettingsError(f"{where}: task.maxConcurrency must be a whole number >= 1, got {json.dumps(n)}")
+        c = SubagentConfig(mode, n)
+        cmd = raw.get("command")
+        if cmd is not None:
+            if not isinstance(cmd, list) or not cmd or not all(isinstance(a, str) for a in cmd):
+                raise SettingsError(f"{where}: task.command must be a non-empty list of strings, got {json.dumps(cmd)}")
+            c.command = list(cmd)
+        return c
+
+
 def _check_owned(key: str, value: Any, source: str) -> None:
     """Check ``task`` and ``ttsrRules`` where they are read from (errors name this source)."""
     if key == "task":
-        from autocue.session.subagents import SubagentConfig
-
         SubagentConfig.parse(value, source)
     else:
         from autocue.session.ttsr import rules_from_settings
@@ -206,4 +260,7 @@ def read_settings_file(path: Path) -> dict[str, Any] | None:
     return data
 
 
-__all__ = ["RetrySettings", "Settings", "SettingsError", "read_settings_file"]
+__all__ = [
+    "ChildMode", "CompactionSettings", "RetrySettings", "Settings", "SettingsError", "SubagentConfig",
+    "read_settings_file",
+]

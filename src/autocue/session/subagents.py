@@ -27,29 +27,27 @@ import asyncio
 import fnmatch
 import json
 import re
-import sys
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
+from autocue.agent.agent import Agent
 from autocue.agent.tool import AgentTool, ToolResult
 from autocue.agent.validation import compile_validator
-from autocue.casing import CamelJson, snake_keys
+from autocue.casing import CamelJson
 from autocue.llm.abort import AbortSignal
 from autocue.llm.stream import Provider
 from autocue.llm.types import Model
+from autocue.session.agent_wiring import ProviderRouter
 from autocue.session.manager import SessionManager
-from autocue.session.settings import Settings, SettingsError
+from autocue.session.settings import Settings, SubagentConfig
 from autocue.session.subagent_types import AgentType, AgentTypes, check_model_pattern, load_agent_types
 from autocue.session.submit_result import SUBMIT_RESULT, submit_result_tool
+from autocue.session.tool_registry import ToolRegistry
 from autocue.tools.common import ToolError
 
-if TYPE_CHECKING:
-    from autocue.session.agent_session import AgentSession
-
 TASK_TOOL = "task"
-ChildMode = Literal["in-process", "process"]
 
 # ---------------------------------------------------------------------------- the task tool's arguments
 
@@ -157,44 +155,6 @@ def child_prompt(p: TaskParams, task: TaskSpec) -> str:
 # ---------------------------------------------------------------------------- running the tasks
 
 
-@dataclass(slots=True)
-class SubagentConfig:
-    """How children run (from the ``task`` settings section)."""
-
-    mode: ChildMode = "in-process"
-    max_concurrency: int = 4
-    command: list[str] = field(default_factory=lambda: [sys.executable, "-m", "autocue"])
-
-    @staticmethod
-    def from_settings(s: Settings) -> SubagentConfig:
-        return SubagentConfig.parse(s.extra.get("task"), ", ".join(s.sources) or "settings")
-
-    @staticmethod
-    def parse(raw: Any, where: str) -> SubagentConfig:
-        """The ``task`` settings section; raises ``SettingsError`` naming ``where`` and the key."""
-        if raw is None:
-            return SubagentConfig()
-        if not isinstance(raw, dict):
-            raise SettingsError(f"{where}: task must be an object, got {json.dumps(raw)}")
-        raw = snake_keys(raw, ("max_concurrency",))
-        unknown = set(raw) - {"mode", "max_concurrency", "command"}
-        if unknown:
-            raise SettingsError(f"{where}: task: unknown key(s) {sorted(unknown)}; use mode, maxConcurrency, command")
-        mode = raw.get("mode", "in-process")
-        if mode not in ("in-process", "process"):
-            raise SettingsError(f"{where}: task.mode must be 'in-process' or 'process', got {json.dumps(mode)}")
-        n = raw.get("max_concurrency", 4)
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise SettingsError(f"{where}: task.maxConcurrency must be a whole number >= 1, got {json.dumps(n)}")
-        c = SubagentConfig(mode, n)
-        cmd = raw.get("command")
-        if cmd is not None:
-            if not isinstance(cmd, list) or not cmd or not all(isinstance(a, str) for a in cmd):
-                raise SettingsError(f"{where}: task.command must be a non-empty list of strings, got {json.dumps(cmd)}")
-            c.command = list(cmd)
-        return c
-
-
 class Child(Protocol):
     """One running subagent, whichever way it runs."""
 
@@ -227,10 +187,41 @@ class TaskOutcome(CamelJson):
     KEYS = ("id", "agent", "status", "output", "result?", "sessionFile?")
 
 
+class ChildSession(Protocol):
+    """What an in-process child is: an ``AgentSession`` (this much of it is used)."""
+
+    agent: Agent
+
+    @property
+    def session_file(self) -> str | None: ...
+
+    @property
+    def messages(self) -> list[Any]: ...
+
+    async def prompt(self, text: str, *, expand_prompt_templates: bool = True) -> None: ...
+
+    def abort_nowait(self) -> None: ...
+
+    def get_last_assistant_text(self) -> str | None: ...
+
+    def subscribe(self, listener: Callable[[Any], Any]) -> Callable[[], None]: ...
+
+    async def dispose(self) -> None: ...
+
+
+class SessionFactory(Protocol):
+    """How a child session is made (``AgentSession`` itself: the parent passes its own class)."""
+
+    def __call__(
+        self, *, provider: Provider, model: Model, session_manager: SessionManager, settings: Settings, cwd: str,
+        tools: dict[str, AgentTool], system_prompt: str, thinking_level: str, subagents: bool,
+    ) -> ChildSession: ...
+
+
 class InProcessChild:
     """A child ``AgentSession`` in this process, sharing the parent's tools (but ``task``)."""
 
-    def __init__(self, task_id: str, session: AgentSession) -> None:
+    def __init__(self, task_id: str, session: ChildSession) -> None:
         self.task_id = task_id
         self.session = session
         self.submitted: list[Any] = []
@@ -257,12 +248,26 @@ class InProcessChild:
 
 
 class Subagents:
-    """The ``task`` tool of one session and the children it runs."""
+    """The ``task`` tool of one session and the children it runs.
 
-    def __init__(self, session: AgentSession, *, agent_dir: str | None = None, discover: bool = False) -> None:
-        self._ref = weakref.ref(session)  # no cycle: a disposed session is freed without the cyclic GC
-        self.config = SubagentConfig.from_settings(session.settings)
-        self.types: AgentTypes = load_agent_types(session.cwd, agent_dir, discover=discover)
+    Built with the parent's agent (its model and thinking level), settings, session manager
+    (children's files sit beside the parent's), provider router, tool registry (children share
+    the tools), working directory and ``new_session``, the factory of a child session."""
+
+    def __init__(
+        self, *, agent: Agent, settings: Settings, session_manager: SessionManager, router: ProviderRouter,
+        tool_registry: ToolRegistry, cwd: str, new_session: SessionFactory, agent_dir: str | None = None,
+        discover: bool = False,
+    ) -> None:
+        self._agent = agent
+        self._settings = settings
+        self._sm = session_manager
+        self._router = router
+        self._tools = tool_registry
+        self._cwd = cwd
+        self._new_session = new_session
+        self.config = SubagentConfig.from_settings(settings)
+        self.types: AgentTypes = load_agent_types(cwd, agent_dir, discover=discover)
         self.models: list[Model] = []
         """Models an agent type's model pattern may pick (besides the parent's)."""
         self.provider_for: Callable[[str, AgentType], Provider] | None = None
@@ -272,20 +277,18 @@ class Subagents:
         """Every child started, by task id (a task id reused by a later call gets a second entry)."""
 
     def tool(self) -> AgentTool:
+        ref = weakref.ref(self)  # the agent holds the tool: no cycle, a disposed session is freed without the cyclic GC
+
         async def execute(call_id: str, params: dict[str, Any], signal: AbortSignal, on_update: Any) -> ToolResult:
-            return await self.run(params, signal, on_update)
+            subagents = ref()
+            if subagents is None:
+                raise ToolError("the session of this task tool is gone")
+            return await subagents.run(params, signal, on_update)
 
         return AgentTool(TASK_TOOL, TASK_DESCRIPTION, TASK_PARAMETERS, execute, label="task")
 
-    @property
-    def _session(self) -> AgentSession:
-        s = self._ref()
-        if s is None:
-            raise ToolError("the session of this task tool is gone")
-        return s
-
     def reload_types(self, agent_dir: str | None = None) -> None:
-        self.types = load_agent_types(self._session.cwd, agent_dir, discover=True)
+        self.types = load_agent_types(self._cwd, agent_dir, discover=True)
 
     # ------------------------------------------------------------------ pipeline
     async def run(
@@ -320,11 +323,11 @@ class Subagents:
         return ToolResult.text(text, details)
 
     def _model_for(self, t: AgentType) -> Model:
-        parent = self._session.model
+        parent = self._agent.state.model
         if t.model is None:
             return parent
         pattern = check_model_pattern(t.model, f"agent type {t.name}")
-        candidates = [parent, *self.models, *self._session.router.models()]
+        candidates = [parent, *self.models, *self._router.models()]
         for m in candidates:
             full = f"{m.provider}/{m.id}"
             if fnmatch.fnmatchcase(full, pattern) or ("/" not in pattern and fnmatch.fnmatchcase(m.id, pattern)):
@@ -386,17 +389,17 @@ class Subagents:
         return end("error", f"the subagent's result was rejected: {problem}", last=problem.splitlines()[0])
 
     async def _create_child(self, p: TaskParams, t: TaskSpec, model: Model, report: Callable[..., None]) -> Child:
-        parent = self._session
-        all_tools = parent.tool_registry.all_tools()
+        sm = self._sm
+        all_tools = self._tools.all_tools()
         names = p.agent.tool_names([n for n in all_tools if n != TASK_TOOL])
         if self.config.mode == "process":
             from autocue.session.subagent_process import ProcessChild
 
             extra = list(self.process_args(t.id)) if self.process_args is not None else []
             return await ProcessChild.start(
-                t.id, self.config.command, cwd=parent.cwd, model=model, tools=names,
-                system_prompt=p.agent.system_prompt, parent_file=parent.session_file,
-                session_dir=parent.session_manager.get_session_dir() if parent.session_file else None,
+                t.id, self.config.command, cwd=self._cwd, model=model, tools=names,
+                system_prompt=p.agent.system_prompt, parent_file=sm.get_session_file(),
+                session_dir=sm.get_session_dir() if sm.get_session_file() else None,
                 extra_args=extra, on_progress=lambda last: report(t.id, last=last),
             )
         return self._in_process_child(p, t, model, {n: all_tools[n] for n in names}, report)
@@ -404,23 +407,21 @@ class Subagents:
     def _in_process_child(
         self, p: TaskParams, t: TaskSpec, model: Model, tools: dict[str, AgentTool], report: Callable[..., None]
     ) -> InProcessChild:
-        from autocue.session.agent_session import AgentSession
-
-        parent = self._session
         submitted: list[Any] = []
         if p.schema is not None:
             tools[SUBMIT_RESULT] = submit_result_tool(submitted.append)
-        parent_file = parent.session_file
+        cwd = self._cwd
+        parent_file = self._sm.get_session_file()
         if parent_file is not None:
-            sm = SessionManager.create(parent.cwd, parent.session_manager.get_session_dir())
+            sm = SessionManager.create(cwd, self._sm.get_session_dir())
             sm.new_session(parent_session=parent_file)
         else:
-            sm = SessionManager.in_memory(parent.cwd)
-        provider = self.provider_for(t.id, p.agent) if self.provider_for is not None else parent.router
-        settings = Settings.from_dict({}) if parent.settings.extensions else parent.settings
-        child_session = AgentSession(
-            provider=provider, model=model, session_manager=sm, settings=settings, cwd=parent.cwd, tools=tools,
-            system_prompt=p.agent.system_prompt, thinking_level=parent.thinking_level, subagents=False,
+            sm = SessionManager.in_memory(cwd)
+        provider = self.provider_for(t.id, p.agent) if self.provider_for is not None else self._router
+        settings = Settings.from_dict({}) if self._settings.extensions else self._settings
+        child_session = self._new_session(
+            provider=provider, model=model, session_manager=sm, settings=settings, cwd=cwd, tools=tools,
+            system_prompt=p.agent.system_prompt, thinking_level=self._agent.state.thinking_level, subagents=False,
         )
         child = InProcessChild(t.id, child_session)
         child.submitted = submitted
@@ -437,6 +438,7 @@ class Subagents:
 
 
 __all__ = [
-    "TASK_DESCRIPTION", "TASK_PARAMETERS", "TASK_TOOL", "Child", "InProcessChild", "SubagentConfig", "Subagents",
+    "TASK_DESCRIPTION", "TASK_PARAMETERS", "TASK_TOOL", "Child", "ChildSession", "InProcessChild", "SessionFactory",
+    "SubagentConfig", "Subagents",
     "TaskOutcome", "TaskParams", "TaskSpec", "child_prompt", "normalize_task_args",
 ]

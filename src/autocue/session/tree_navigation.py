@@ -1,5 +1,6 @@
 """Moving an ``AgentSession`` around its session tree and between session files:
-``navigate_tree``, ``new_session``, ``fork``, ``switch_session`` and ``fork_messages``.
+``navigate_tree``, ``new_session``, ``fork``, ``switch_session`` and ``fork_messages``, each
+over the session's ``TreeParts``.
 
 ``session_before_tree`` handlers can cancel a move or supply a summary of the branch being
 left (stored as a ``branch_summary`` entry); ``session_before_switch`` can cancel a new
@@ -9,8 +10,9 @@ session. Both rebuild the agent's context from the tree and fire the matching ev
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from autocue.agent.agent import Agent
 from autocue.casing import field
 from autocue.extensions.events import (
     SessionBeforeForkEvent,
@@ -20,15 +22,29 @@ from autocue.extensions.events import (
     SessionSwitchEvent,
     SessionTreeEvent,
 )
+from autocue.extensions.runner import ExtensionRunner
 from autocue.llm.abort import AbortController
 from autocue.session.entries import MessageEntry
 from autocue.session.errors import EntryNotFoundError
+from autocue.session.manager import SessionManager
+from autocue.session.ports import RunGuard
+from autocue.session.prompt_queue import PromptQueue
 
-if TYPE_CHECKING:
-    from autocue.session.agent_session import AgentSession
+
+@dataclass(slots=True, frozen=True)
+class TreeParts:
+    """What moving around the tree uses of a session: its agent (whose context is rebuilt),
+    session manager, extension runner, ``RunGuard`` (alive? busy? abort) and prompt queue (the
+    ``next_turn`` messages are dropped on a switch)."""
+
+    agent: Agent
+    session_manager: SessionManager
+    runner: ExtensionRunner
+    guard: RunGuard
+    prompts: PromptQueue
 
 
-async def _before(s: AgentSession, name: str, ev: Any) -> Any:
+async def _before(s: TreeParts, name: str, ev: Any) -> Any:
     """What the ``name`` handlers returned (None when there is none)."""
     return await s.runner.emit_session_before(ev) if s.runner.has(name) else None
 
@@ -37,13 +53,14 @@ def _cancels(r: Any) -> bool:
     return r is not None and field(r, "cancel") is True
 
 
-def _start_tree(s: AgentSession) -> None:
+def _start_tree(s: TreeParts) -> None:
     """A fresh tree starts with the model and the thinking level."""
-    s.session_manager.append_model_change(s.model.provider, s.model.id)
-    s.session_manager.append_thinking_level_change(s.thinking_level)
+    st = s.agent.state
+    s.session_manager.append_model_change(st.model.provider, st.model.id)
+    s.session_manager.append_thinking_level_change(st.thinking_level)
 
 
-async def _summary_from_extensions(s: AgentSession, target_id: str | None, old: str | None) -> str | bool | None:
+async def _summary_from_extensions(s: TreeParts, target_id: str | None, old: str | None) -> str | bool | None:
     """``session_before_tree``: False when cancelled, else the summary an extension supplied (or None)."""
     r = await _before(s, "session_before_tree", SessionBeforeTreeEvent(target_id, old, AbortController().signal))
     if _cancels(r):
@@ -54,9 +71,9 @@ async def _summary_from_extensions(s: AgentSession, target_id: str | None, old: 
     return v if isinstance(v, str) and v else None
 
 
-async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | None) -> bool:
+async def navigate_tree(s: TreeParts, target_id: str | None, summary: str | None) -> bool:
     """See ``AgentSession.navigate_tree``."""
-    s._check_alive()
+    s.guard.check_alive()
     sm = s.session_manager
     if target_id is not None and sm.get_entry(target_id) is None:
         raise EntryNotFoundError(target_id, sm.get_session_file() or "this in-memory session")
@@ -78,15 +95,15 @@ async def navigate_tree(s: AgentSession, target_id: str | None, summary: str | N
     return True
 
 
-async def new_session(s: AgentSession, parent_session: str | None = None) -> bool:
+async def new_session(s: TreeParts, parent_session: str | None = None) -> bool:
     """See ``AgentSession.new_session``."""
-    s._check_alive()
+    s.guard.check_alive()
     sm = s.session_manager
     prev = sm.get_session_file()
     if _cancels(await _before(s, "session_before_switch", SessionBeforeSwitchEvent("new"))):
         return False
-    if s.is_streaming:
-        await s.abort()
+    if s.guard.busy:
+        await s.guard.abort()
     sm.new_session(parent_session=parent_session)
     s.agent.reset()
     s.prompts.clear_next_turn()
@@ -102,15 +119,15 @@ class ForkResult:
     cancelled: bool
 
 
-def fork_messages(s: AgentSession) -> list[dict[str, str]]:
+def fork_messages(s: TreeParts) -> list[dict[str, str]]:
     """The user messages a fork can start from: ``[{entryId, text}]`` in session order."""
     return [{"entryId": e.id, "text": e.message.text} for e in s.session_manager.get_entries()  # type: ignore[union-attr]
             if type(e) is MessageEntry and e.role == "user"]
 
 
-async def fork(s: AgentSession, entry_id: str) -> ForkResult:
+async def fork(s: TreeParts, entry_id: str) -> ForkResult:
     """See ``AgentSession.fork``."""
-    s._check_alive()
+    s.guard.check_alive()
     sm = s.session_manager
     entry = sm.get_entry(entry_id)
     if type(entry) is not MessageEntry or entry.role != "user":
@@ -121,8 +138,8 @@ async def fork(s: AgentSession, entry_id: str) -> ForkResult:
     if _cancels(r):
         return ForkResult(text, True)
     skip_restore = r is not None and field(r, "skip_conversation_restore") is True
-    if s.is_streaming:
-        await s.abort()
+    if s.guard.busy:
+        await s.guard.abort()
     prev = sm.get_session_file()
     if entry.parent_id is None:
         sm.new_session(parent_session=prev)
@@ -136,14 +153,14 @@ async def fork(s: AgentSession, entry_id: str) -> ForkResult:
     return ForkResult(text, False)
 
 
-async def switch_session(s: AgentSession, path: str) -> bool:
+async def switch_session(s: TreeParts, path: str) -> bool:
     """See ``AgentSession.switch_session``."""
-    s._check_alive()
+    s.guard.check_alive()
     sm = s.session_manager
     if _cancels(await _before(s, "session_before_switch", SessionBeforeSwitchEvent("resume", path))):
         return False
-    if s.is_streaming:
-        await s.abort()
+    if s.guard.busy:
+        await s.guard.abort()
     prev = sm.get_session_file()
     sm.set_session_file(path)  # raises SessionFileNotFoundError / SessionFileError; the manager is unchanged then
     s.agent.replace_messages(sm.build_session_context().messages)
@@ -152,4 +169,4 @@ async def switch_session(s: AgentSession, path: str) -> bool:
     return True
 
 
-__all__ = ["ForkResult", "fork", "fork_messages", "navigate_tree", "new_session", "switch_session"]
+__all__ = ["ForkResult", "TreeParts", "fork", "fork_messages", "navigate_tree", "new_session", "switch_session"]

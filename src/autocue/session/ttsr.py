@@ -20,20 +20,20 @@ from __future__ import annotations
 import json
 import os
 import re
-import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
+from autocue.agent.agent import Agent
 from autocue.casing import snake_keys
+from autocue.extensions.runner import ExtensionRunner
 from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent
+from autocue.session.errors import SettingsError
+from autocue.session.event_dispatch import EventDispatch
+from autocue.session.manager import SessionManager
 from autocue.session.messages import CustomMessage
 from autocue.session.resources import load_markdown_files, parse_front_matter
-from autocue.session.settings import SettingsError
-
-if TYPE_CHECKING:
-    from autocue.session.agent_session import AgentSession
 
 RepeatMode = Literal["once", "repeat-after-gap"]
 Scope = Literal["text", "thinking", "tool_args"]
@@ -139,10 +139,17 @@ def load_rule_files(cwd: str, agent_dir: str | os.PathLike[str] | None = None) -
 
 
 class TtsrManager:
-    """The rules of one session and the cut-and-retry of a matching reply."""
+    """The rules of one session and the cut-and-retry of a matching reply (built with the
+    session's agent, extension runner, session manager and events)."""
 
-    def __init__(self, session: AgentSession, rules: Iterable[TtsrRule] = ()) -> None:
-        self._ref = weakref.ref(session)  # no cycle: a disposed session is freed without the cyclic GC
+    def __init__(
+        self, rules: Iterable[TtsrRule] = (), *, agent: Agent, runner: ExtensionRunner,
+        session_manager: SessionManager, events: EventDispatch,
+    ) -> None:
+        self._agent = agent  # (the agent holds on_agent_event: the session's dispose unsubscribes it)
+        self._runner = runner
+        self._sm = session_manager
+        self._events = events
         self.own: list[TtsrRule] = list(rules)
         self.rules: list[TtsrRule] = list(self.own)
         self.diagnostics: list[str] = []
@@ -154,12 +161,6 @@ class TtsrManager:
         self._raw_args = ""
         """The streamed JSON of the reply's tool-call arguments so far (``tool_args`` scope)."""
 
-    @property
-    def _session(self) -> AgentSession:
-        s = self._ref()
-        assert s is not None, "the session of this TTSR manager is gone"
-        return s
-
     def add_rule(self, rule: TtsrRule | dict[str, Any]) -> TtsrRule:
         r = TtsrRule.from_dict(rule, "add_ttsr_rule")
         self.own.append(r)
@@ -168,7 +169,7 @@ class TtsrManager:
 
     def refresh(self) -> None:
         ext: list[TtsrRule] = []
-        for i, raw in enumerate(self._session.runner.ttsr_rules()):
+        for i, raw in enumerate(self._runner.ttsr_rules()):
             try:
                 ext.append(TtsrRule.from_dict(raw, f"extension TTSR rule [{i}]"))
             except ValueError as e:
@@ -180,6 +181,11 @@ class TtsrManager:
         self._triggers_this_prompt = 0
 
     # ------------------------------------------------------------------ streaming check (sync, per delta)
+    def observes(self, event_type: str) -> bool:
+        """What ``on_agent_event`` reads: the streamed deltas, while there are rules (a session without
+        rules gets its replies whole)."""
+        return event_type == "message_update" and bool(self.rules)
+
     def on_agent_event(self, ev: Any) -> None:
         if not self.rules or ev.type != "message_update" or self.pending is not None:
             if ev.type == "message_start":
@@ -202,13 +208,13 @@ class TtsrManager:
             m = rule.pattern.search(buffer)
             if m is not None:
                 self.pending = TtsrTriggeredEvent(rule, buffer[: m.end()], m.group(0))
-                self._session.agent.abort(f"TTSR rule {rule.name} matched")
+                self._agent.abort(f"TTSR rule {rule.name} matched")
                 return
 
     def _eligible(self, rule: TtsrRule) -> bool:
         at = self._fired_at.get(rule.name)
         return at is None or (
-            rule.repeat_mode != "once" and len(self._session.agent.state.messages) - at >= rule.repeat_gap)
+            rule.repeat_mode != "once" and len(self._agent.state.messages) - at >= rule.repeat_gap)
 
     def is_cut(self, message: Any) -> bool:
         """The aborted partial reply of a pending trigger (not persisted as a message)."""
@@ -222,26 +228,26 @@ class TtsrManager:
         if p is None:
             return False
         self.pending = None
-        s = self._session
-        msgs = s.agent.state.messages
+        agent, sm = self._agent, self._sm
+        msgs = agent.state.messages
         last: Any = msgs[-1] if msgs else None
         if last is not None and last.role == "assistant" and last.stop_reason == "aborted":
             msgs.pop()
         self._triggers_this_prompt += 1
         rule = p.rule
-        p.entry_id = s.session_manager.append_custom_entry(
+        p.entry_id = sm.append_custom_entry(
             TTSR_ENTRY, {"rule": rule.name, "scope": rule.scope, "trigger": rule.pattern.pattern, "match": p.match,
                          "cutText": p.cut_text, "text": rule.text},
         )
         self.triggered.append(p)
-        await s.runner.emit_async(p)
-        await s.events.emit_session_event(p)
+        await self._runner.emit_async(p)
+        await self._events.emit_session_event(p)
         reminder = CustomMessage(REMINDER_TYPE, f"<system-reminder>\n{rule.text}\n</system-reminder>", False,
                                  {"rule": rule.name})
-        s.agent.append_message(reminder)
-        s.session_manager.append_custom_message_entry(REMINDER_TYPE, reminder.content, False, reminder.details)
+        agent.append_message(reminder)
+        sm.append_custom_message_entry(REMINDER_TYPE, reminder.content, False, reminder.details)
         self._fired_at[rule.name] = len(msgs)
-        await s.agent.continue_()
+        await agent.continue_()
         return True
 
 

@@ -14,11 +14,7 @@ from typing import Any
 import httpx2
 import orjson
 
-from autocue.errors import AutocueError
-
-
-class StreamError(AutocueError, RuntimeError):
-    """The stream could not be read (HTTP error, not an event stream, too many reconnects)."""
+from autocue.simulate.errors import StreamError as StreamError
 
 
 def events_url(url: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from autocue.errors import AutocueError
+from autocue.simulate.errors import EventSchemaError as EventSchemaError
 
 EVENT_SCHEMA_VERSION = 1
 SCHEMA_ID = f"https://autocue.dev/schemas/session-events/v{EVENT_SCHEMA_VERSION}.json"
@@ -106,10 +106,6 @@ def event_json_schema() -> dict[str, Any]:
         "required": ["v", "id", "t", "type"],
         "allOf": branches,
     }
-
-
-class EventSchemaError(AutocueError, ValueError):
-    """An event that does not match the schema."""
 
 
 @cache

@@ -9,12 +9,8 @@ from autocue.lazy import lazy_exports
 from autocue.testing.dsl import (
     CANCEL,
     Action,
-    CallAction,
-    FailAction,
-    ParallelAction,
-    SayAction,
+    Reply,
     SubagentAction,
-    ThinkAction,
     TurnSpec,
     call,
     fail,
@@ -44,9 +40,9 @@ if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real t
     from autocue.testing.scenario_runner import run_scenario
 
 __all__ = [
-    "CANCEL", "Action", "CallAction", "ExtensionLoadError", "FailAction", "HarnessError", "HarnessWarning",
-    "ParallelAction", "Playbook", "PlaybookError", "PlaybookExhaustedError", "PlaybookNotConsumedError",
-    "SayAction", "TestEvents", "TestSession", "ThinkAction", "ToolCallRecord", "ToolExecutionError",
+    "CANCEL", "Action", "ExtensionLoadError", "HarnessError", "HarnessWarning",
+    "Playbook", "PlaybookError", "PlaybookExhaustedError", "PlaybookNotConsumedError",
+    "Reply", "TestEvents", "TestSession", "ToolCallRecord", "ToolExecutionError",
     "ToolResultRecord", "TurnSpec", "UICallRecord", "UnknownToolError", "call", "create_test_session", "fail",
     "parallel", "say", "think", "when",
     "FakeMCPServer", "FakeTool", "fake_mcp_server",

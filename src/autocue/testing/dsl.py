@@ -1,8 +1,10 @@
 """The playbook DSL: ``when``, ``call``, ``say``, ``think``, ``parallel``, ``fail``, ``subagent``.
 
-Each action but ``think`` is one whole model reply; ``think`` adds a thinking block to the
-next reply. Every builder compiles to the Script model (``autocue.script``), so the same
-turns can be played in-process or over HTTP.
+``call``, ``say``, ``parallel`` and ``fail`` each build one whole model reply: a ``Reply``, which
+is the Script model's own ``ScriptedResponse`` (played as it is, in-process or over HTTP) plus
+how it was written and its ``.then`` callbacks, which only the harness reads. ``think`` is a
+prefix: its thinking block joins the next reply of the turn. ``when`` builds the turn, a ``Turn``
+of the Script model that also carries the scripts of the subagents it starts.
 
     when("Propose a plan", [
         call("plan_propose", {"title": "Cook"}).then(lambda r: ids.append(r.text)),
@@ -17,17 +19,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeAlias, get_args
 
 from autocue.extensions.ui import CANCELLED
-from autocue.llm.types import StopReason, TextContent, ThinkingContent, Usage
-from autocue.script.model import Block, ErrorKind, ScriptedError, ScriptedResponse, ScriptedToolCall, Step, Turn
+from autocue.llm.types import TextContent, ThinkingContent, Usage
+from autocue.script.model import FailKind, ScriptedError, ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
 
 Params: TypeAlias = dict[str, Any] | Callable[[], dict[str, Any]] | None
 ThenCallback: TypeAlias = Callable[[Any], Any]
-FailKind: TypeAlias = Literal["error", "overloaded", "rate_limit", "length", "aborted", "context_overflow"]
+ReplyKind: TypeAlias = Literal["call", "say", "think", "parallel", "fail"]
 
+FAIL_KINDS: tuple[FailKind, ...] = get_args(FailKind)
 
 CANCEL = CANCELLED
 """The user cancelled a UI dialog (a ``mock_ui`` value or return value); the same object as
@@ -47,147 +50,113 @@ def _usage(usage: Usage | dict[str, int] | None) -> Usage | None:
     return u
 
 
-class Action:
-    """Base class of playbook actions."""
+@dataclass(slots=True, repr=False)
+class Reply(ScriptedResponse):
+    """A reply written with the DSL: a ``ScriptedResponse`` that remembers the builder that made it
+    (``kind``) and its ``.then()`` callbacks (the script layer never sees them)."""
 
-    usage: Usage | None = None
+    kind: ReplyKind = "say"
+    thens: dict[int, ThenCallback] | None = None
+    """``.then()`` callbacks by the position of their call among the reply's tool calls (0: the first)."""
 
-    def describe(self) -> str:
-        raise NotImplementedError
+    def then(self, callback: ThenCallback) -> Reply:
+        """Run ``callback(ToolResultRecord)`` once the tool has finished (sync or async)."""
+        if self.kind != "call":
+            raise TypeError(f"{self.describe()}.then(...): only a call() has a result to pass on")
+        self.thens = {0: callback}
+        return self
+
+    def then_of(self, k: int) -> ThenCallback | None:
+        """The callback of the reply's ``k``-th tool call (0-based), or None."""
+        return self.thens.get(k) if self.thens else None
+
+    def parts(self) -> list[Reply]:
+        """Each block as the ``call``/``say``/``think`` it was written as (the items of a ``parallel``)."""
+        out: list[Reply] = []
+        calls = 0
+        for b in self.content:
+            if isinstance(b, ScriptedToolCall):
+                out.append(Reply([b], kind="call", thens={0: cb} if (cb := self.then_of(calls)) else None))
+                calls += 1
+            elif isinstance(b, TextContent):
+                out.append(Reply([b], "stop", kind="say"))
+            else:
+                out.append(Reply([b], kind="think"))
+        return out
 
     def __repr__(self) -> str:
         return self.describe()
 
 
-class CallAction(Action):
-    """The model calls a tool. ``params`` may be a dict or a zero-argument callable (late-bound)."""
-
-    def __init__(self, tool: str, params: Params = None, *, id: str | None = None, usage: Any = None) -> None:
-        if not isinstance(tool, str) or not tool:
-            raise TypeError(f"call() needs a tool name, got {tool!r}")
-        if params is not None and not isinstance(params, dict) and not callable(params):
-            raise TypeError(f"call({tool!r}, ...): params must be a dict or a zero-argument callable, got {params!r}")
-        self.tool = tool
-        self.params: dict[str, Any] | Callable[[], dict[str, Any]] = params if params is not None else {}
-        self.id = id
-        self.usage = _usage(usage)
-        self.callback: ThenCallback | None = None
-
-    def then(self, callback: ThenCallback) -> CallAction:
-        """Run ``callback(ToolResultRecord)`` once the tool has finished (sync or async)."""
-        self.callback = callback
-        return self
-
-    def to_block(self) -> ScriptedToolCall:
-        return ScriptedToolCall(self.tool, self.params, self.id, self.callback)
-
-    def describe(self) -> str:
-        return self.to_block().describe()
-
-
-class SayAction(Action):
-    def __init__(self, text: str, *, usage: Any = None, stop_reason: StopReason = "stop") -> None:
-        self.text = text
-        self.usage = _usage(usage)
-        self.stop_reason: StopReason = stop_reason
-
-    def describe(self) -> str:
-        return f"say({_short(self.text)})"
-
-
-class ThinkAction(Action):
-    def __init__(self, text: str, *, signature: str | None = None) -> None:
-        self.text = text
-        self.signature = signature
-
-    def describe(self) -> str:
-        return f"think({_short(self.text)})"
-
-
-class ParallelAction(Action):
-    """One reply holding several blocks: tool calls (run concurrently), and optionally text."""
-
-    def __init__(self, items: Sequence[CallAction | SayAction | ThinkAction], *, usage: Any = None) -> None:
-        if not items:
-            raise TypeError("parallel() needs at least one call()")
-        for it in items:
-            if not isinstance(it, (CallAction, SayAction, ThinkAction)):
-                raise TypeError(f"parallel() takes call(), say() and think() items, got {it!r}")
-        self.items = list(items)
-        self.usage = _usage(usage)
-
-    def describe(self) -> str:
-        return "parallel(" + ", ".join(i.describe() for i in self.items) + ")"
-
-
-class FailAction(Action):
-    """A failed model call (``kind`` ``error``, ``overloaded``, ``rate_limit``, ``aborted``,
-    ``context_overflow``), or a reply cut short (``length``)."""
-
-    def __init__(
-        self,
-        message: str,
-        kind: FailKind = "error",
-        *,
-        status: int | None = None,
-        retry_after: float | None = None,
-        usage: Any = None,
-    ) -> None:
-        kinds = ("error", "overloaded", "rate_limit", "length", "aborted", "context_overflow")
-        if kind not in kinds:
-            raise ValueError(f"fail(kind={kind!r}): kind must be one of {', '.join(kinds)}")
-        self.message = message
-        self.kind: FailKind = kind
-        self.status = status
-        self.retry_after = retry_after
-        self.usage = _usage(usage)
-
-    def describe(self) -> str:
-        return f"fail({_short(self.message)}, kind={json.dumps(self.kind)})"
-
-
-class SubagentAction(Action):
+@dataclass(slots=True, repr=False)
+class SubagentAction:
     """The replies of the subagent that runs task ``task_id`` (not a reply of the parent)."""
 
-    def __init__(self, task_id: str, actions: Sequence[Action]) -> None:
-        if not isinstance(task_id, str) or not task_id:
-            raise TypeError(f"subagent() needs the task id first, got {task_id!r}")
-        if isinstance(actions, Action):
-            actions = [actions]
-        for i, a in enumerate(actions):
-            if not isinstance(a, Action) or isinstance(a, SubagentAction):
-                raise TypeError(f"subagent({task_id!r}): action {i + 1} is {a!r}; use call(), say(), think(), "
-                                "parallel() or fail()")
-        self.task_id = task_id
-        self.actions = list(actions)
+    task_id: str
+    steps: list[Step]
 
     def describe(self) -> str:
-        return f"subagent({json.dumps(self.task_id)}, [{', '.join(a.describe() for a in self.actions)}])"
+        return f"subagent({json.dumps(self.task_id)}, [{', '.join(describe_step(s) for s in self.steps)}])"
+
+    def __repr__(self) -> str:
+        return self.describe()
 
 
-def subagent(task_id: str, actions: Sequence[Action]) -> SubagentAction:
+Action: TypeAlias = Reply | SubagentAction
+"""What ``when`` takes: replies, and the scripts of the subagents they start."""
+
+
+def subagent(task_id: str, actions: Sequence[Reply]) -> SubagentAction:
     """Script the replies of the subagent running task ``task_id``; place it after the ``call("task", ...)``."""
-    return SubagentAction(task_id, actions)
+    if not isinstance(task_id, str) or not task_id:
+        raise TypeError(f"subagent() needs the task id first, got {task_id!r}")
+    if isinstance(actions, (Reply, SubagentAction)):
+        actions = [actions]  # type: ignore[list-item]
+    for i, a in enumerate(actions):
+        if not isinstance(a, Reply):
+            raise TypeError(f"subagent({task_id!r}): action {i + 1} is {a!r}; use call(), say(), think(), "
+                            "parallel() or fail()")
+    return SubagentAction(task_id, compile_actions(actions))
 
 
-def call(tool: str, params: Params = None, *, id: str | None = None, usage: Any = None) -> CallAction:
+def call(tool: str, params: Params = None, *, id: str | None = None, usage: Any = None) -> Reply:
     """The model calls ``tool`` with ``params`` (a dict, or a callable resolved when played)."""
-    return CallAction(tool, params, id=id, usage=usage)
+    if not isinstance(tool, str) or not tool:
+        raise TypeError(f"call() needs a tool name, got {tool!r}")
+    if params is not None and not isinstance(params, dict) and not callable(params):
+        raise TypeError(f"call({tool!r}, ...): params must be a dict or a zero-argument callable, got {params!r}")
+    return Reply([ScriptedToolCall(tool, params if params is not None else {}, id)], usage=_usage(usage), kind="call")
 
 
-def say(text: str, *, usage: Any = None) -> SayAction:
+def say(text: str, *, usage: Any = None) -> Reply:
     """The model answers with ``text`` and stops (stop reason ``stop``)."""
-    return SayAction(text, usage=usage)
+    return Reply([TextContent(text)], "stop", _usage(usage), kind="say")
 
 
-def think(text: str, *, signature: str | None = None) -> ThinkAction:
-    """Add a thinking block to the next reply."""
-    return ThinkAction(text, signature=signature)
+def think(text: str, *, signature: str | None = None) -> Reply:
+    """Add a thinking block to the next reply (alone at the end of a turn, it is a reply of its own)."""
+    return Reply([ThinkingContent(text, signature)], kind="think")
 
 
-def parallel(*items: CallAction | SayAction | ThinkAction, usage: Any = None) -> ParallelAction:
+def parallel(*items: Reply, usage: Any = None) -> Reply:
     """One reply with several tool calls (and optionally text/thinking), in this order."""
-    return ParallelAction(items, usage=usage)
+    if not items:
+        raise TypeError("parallel() needs at least one call()")
+    blocks: list[Any] = []
+    thens: dict[int, ThenCallback] = {}
+    calls = 0
+    for it in items:
+        if not isinstance(it, Reply) or it.kind not in ("call", "say", "think"):
+            raise TypeError(f"parallel() takes call(), say() and think() items, got {it!r}")
+        if it.kind == "call":
+            if (cb := it.then_of(0)) is not None:
+                thens[calls] = cb
+            calls += 1
+        blocks.extend(it.content)
+    r = Reply(blocks, None, _usage(usage), kind="parallel", thens=thens or None)
+    if calls < 2:  # the blocks alone would not describe it as parallel(...)
+        r.label = "parallel(" + ", ".join(i.describe() for i in items) + ")"
+    return r
 
 
 def fail(
@@ -197,98 +166,80 @@ def fail(
     status: int | None = None,
     retry_after: float | None = None,
     usage: Any = None,
-) -> FailAction:
-    """A failed model call, so retry and compaction paths are testable."""
-    return FailAction(message, kind, status=status, retry_after=retry_after, usage=usage)
+) -> Reply:
+    """A failed model call (``kind`` ``error``, ``overloaded``, ``rate_limit``, ``aborted``,
+    ``context_overflow``), or a reply cut short at the token limit (``length``): retry and
+    compaction paths are testable."""
+    if kind not in FAIL_KINDS:
+        raise ValueError(f"fail(kind={kind!r}): kind must be one of {', '.join(FAIL_KINDS)}")
+    if kind == "length":
+        label = f"fail({_short(message)}, kind=\"length\")"
+        return Reply([TextContent(message)], "length", _usage(usage), label=label, kind="fail")
+    return Reply([], None, _usage(usage), ScriptedError(message, kind, status, retry_after), kind="fail")
 
 
-@dataclass
-class TurnSpec:
-    """One ``when()``: the prompt and the model's replies for that turn only."""
+class TurnSpec(Turn):
+    """One ``when()``: a ``Turn`` of the Script model (the prompt and the model's replies for that
+    turn only) that also carries the replies of the subagents it starts, by task id, and the
+    actions as they were written (``actions``: a ``think`` is one of its own there)."""
 
-    prompt: str
-    actions: list[Action] = field(default_factory=list)
+    __slots__ = ("actions", "subagents")
+
+    def __init__(self, prompt: str, actions: Sequence[Action] = ()) -> None:
+        self.actions: list[Action] = list(actions)
+        self.subagents: dict[str, list[Step]] = {}
+        for a in self.actions:
+            if isinstance(a, SubagentAction):
+                self.subagents.setdefault(a.task_id, []).extend(a.steps)
+        Turn.__init__(self, prompt, compile_actions([a for a in self.actions if isinstance(a, Reply)]))
 
     def compile(self) -> Turn:
-        steps: list[Step] = [*compile_actions(self.actions)]
-        return Turn(self.prompt, steps)
+        """The turn itself (it is the Script model's ``Turn``; kept for callers of the earlier API)."""
+        return self
 
     def subagent_scripts(self) -> dict[str, list[Step]]:
         """The replies of each subagent scripted in this turn, by task id."""
-        out: dict[str, list[Step]] = {}
-        for a in self.actions:
-            if isinstance(a, SubagentAction):
-                out.setdefault(a.task_id, []).extend(compile_actions(a.actions))
-        return out
+        return self.subagents
 
 
 def when(prompt: str, actions: Sequence[Action]) -> TurnSpec:
     """Send ``prompt`` as the user prompt and feed ``actions`` as the model's replies for this turn."""
     if not isinstance(prompt, str):
         raise TypeError(f"when() needs the prompt text first, got {prompt!r}")
-    if isinstance(actions, Action):
+    if isinstance(actions, (Reply, SubagentAction)):
         actions = [actions]
     task_started = False
     for i, a in enumerate(actions):
-        if not isinstance(a, Action):
+        if isinstance(a, SubagentAction):
+            if not task_started:
+                raise TypeError(f"when({_short(prompt)}): action {i + 1} {a.describe()[:60]} comes before any "
+                                'call("task", ...); place it after the call that starts the subagent')
+        elif isinstance(a, Reply):
+            task_started = task_started or _calls_task(a)
+        else:
             raise TypeError(f"when({_short(prompt)}): action {i + 1} is {a!r}; use call(), say(), think(), "
                             "parallel(), fail() or subagent()")
-        if isinstance(a, SubagentAction) and not task_started:
-            raise TypeError(f"when({_short(prompt)}): action {i + 1} {a.describe()[:60]} comes before any "
-                            'call("task", ...); place it after the call that starts the subagent')
-        task_started = task_started or _starts_task(a)
-    return TurnSpec(prompt, list(actions))
+    return TurnSpec(prompt, actions)
 
 
-def _starts_task(a: Action) -> bool:
-    if isinstance(a, CallAction):
-        return a.tool == "task"
-    if isinstance(a, ParallelAction):
-        return any(isinstance(it, CallAction) and it.tool == "task" for it in a.items)
-    return False
+def _calls_task(r: Reply) -> bool:
+    return any(isinstance(b, ScriptedToolCall) and b.name == "task" for b in r.content)
 
 
-def compile_actions(actions: Sequence[Action]) -> list[ScriptedResponse]:
-    """Turn actions into scripted replies (``think`` joins the next reply)."""
-    out: list[ScriptedResponse] = []
-    thinking: list[Block] | None = None
+def compile_actions(actions: Sequence[Reply]) -> list[Step]:
+    """The turn's replies: each ``think`` joins the next reply (a copy: a ``Reply`` may be reused)."""
+    out: list[Step] = []
+    thinking: list[Any] = []
     for a in actions:
-        if isinstance(a, SubagentAction):  # the child's replies, played by its own provider
+        if a.kind == "think":
+            thinking.extend(a.content)
             continue
-        if isinstance(a, ThinkAction):
-            if thinking is None:
-                thinking = []
-            thinking.append(ThinkingContent(a.text, a.signature))
-            continue
-        blocks: list[Block] = thinking if thinking is not None else []
-        thinking = None
-        # Labels are derived from the blocks on demand (ScriptedResponse.describe), except where
-        # the DSL form differs from what the blocks show.
-        resp = ScriptedResponse(blocks, None, a.usage)
-        if isinstance(a, CallAction):
-            blocks.append(a.to_block())
-        elif isinstance(a, SayAction):
-            blocks.append(TextContent(a.text))
-            resp.stop_reason = a.stop_reason
-        elif isinstance(a, ParallelAction):
-            for it in a.items:
-                if isinstance(it, CallAction):
-                    blocks.append(it.to_block())
-                elif isinstance(it, SayAction):
-                    blocks.append(TextContent(it.text))
-                else:
-                    blocks.append(ThinkingContent(it.text, it.signature))
-        elif isinstance(a, FailAction):
-            if a.kind == "length":
-                blocks.append(TextContent(a.message))
-                resp.stop_reason = "length"
-                resp.label = a.describe()
-            else:
-                kind: ErrorKind = a.kind
-                resp.error = ScriptedError(a.message, kind, a.status, a.retry_after)
-        out.append(resp)
+        if thinking:
+            a = replace(a, content=[*thinking, *a.content])
+            thinking = []
+        out.append(a)
     if thinking:
-        out.append(ScriptedResponse(thinking))
+        out.append(Reply(thinking, kind="think"))
     return out
 
 

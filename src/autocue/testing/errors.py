@@ -43,3 +43,11 @@ def hide_harness_frame(excinfo: Any) -> bool:
     ``HarnessError`` (its message names the turn and the step), and shows it for any other (a bug, an error
     of the user's callback)."""
     return excinfo is not None and bool(excinfo.errisinstance(HarnessError))
+
+
+class RecordingMissingError(HarnessError):
+    """Replay-only (``none``) and the recording has no reply for this call."""
+
+
+class ScenarioAssertionError(HarnessError):
+    """An ``assert`` step of a scenario failed."""

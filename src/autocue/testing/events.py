@@ -16,6 +16,7 @@ from typing import Any
 
 from autocue.agent.events import ToolExecutionEndEvent
 from autocue.llm.types import TextContent
+from autocue.testing.errors import HarnessError
 from autocue.testing.playbook import Playbook
 from autocue.testing.records import HarnessWarning, ToolCallRecord, ToolResultRecord, UICallRecord
 
@@ -53,6 +54,9 @@ class TestEvents:
     warnings: list[HarnessWarning] = field(default_factory=list)
     subagents: dict[str, TestEvents] = field(default_factory=dict)
     """The events of each subagent, by task id (see ``subagent``)."""
+    all_events: bool = False
+    """Whether every event type is built and recorded (``create_test_session(all_events=True)``);
+    otherwise deltas and turn/run boundaries are there only when something else reads them."""
 
     def subagent(self, task_id: str) -> TestEvents:
         """The events of the subagent that ran task ``task_id`` (all its runs, in order)."""
@@ -83,12 +87,24 @@ class TestEvents:
         return [e for e in self.all if getattr(e, "type", None) == "ttsr_triggered"]
 
     def of_type(self, event_type: str) -> list[Any]:
-        return [e for e in self.all if getattr(e, "type", None) == event_type]
+        """The recorded events of ``event_type``. Asking for a type that is built only when read
+        (``message_update``, ``turn_*``, ``agent_*``) when none was recorded is an error that says
+        how to record them, never a silent empty list."""
+        found = [e for e in self.all if getattr(e, "type", None) == event_type]
+        if not found and event_type in NOT_READ and not self.all_events:
+            raise HarnessError(
+                f"no {event_type!r} events were recorded: the agent builds {event_type} events only when "
+                "something reads them (a listener, an extension handler, a TTSR rule); pass "
+                "create_test_session(all_events=True) to build and record every event type")
+        return found
 
     def warn(self, message: str) -> None:
         w = HarnessWarning(message)
         self.warnings.append(w)
         self.all.append(w)
+
+
+NOT_READ = frozenset(("message_update", "turn_start", "turn_end", "agent_start", "agent_end"))
 
 
 class EventCollector:
@@ -109,6 +125,12 @@ class EventCollector:
         self.failures: list[ToolFailure] = []
         self.unknown_tools: list[tuple[int, int, str]] = []
         self._open: dict[str, ToolCallRecord] = {}
+
+    def observes(self, event_type: str) -> bool:
+        """What the records are made of: not the streamed deltas (``message_update``) nor the turn and run
+        boundaries (``turn_*``, ``agent_*``), so the agent builds those only when a listener or an
+        extension reads them (they are recorded in ``all`` then)."""
+        return self.events.all_events or event_type not in NOT_READ
 
     def __call__(self, ev: Any) -> Awaitable[None] | None:
         events = self.events

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from autocue.llm.types import AssistantMessage, ToolCall
-from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
+from autocue.script.model import Step, Turn, describe_step
 from autocue.script.provider import ScriptedProvider
+from autocue.testing.dsl import Reply
 from autocue.testing.errors import PlaybookExhaustedError, PlaybookNotConsumedError, hide_harness_frame
 
 PlayedCall: TypeAlias = tuple[int, int, Any]
@@ -93,23 +94,14 @@ class Playbook:
         if st is not None:
             st.played += 1
         self._last = (self.consumed, step)
-        if isinstance(step, ScriptedResponse):
-            # The n-th scripted call played as the n-th ToolCall block of the message.
-            calls = self.calls
-            scripted = step.content
-            k = 0
-            for tc in message.content:
-                if isinstance(tc, ToolCall):
-                    while k < len(scripted) and not isinstance(scripted[k], ScriptedToolCall):
-                        k += 1
-                    if k == len(scripted):
-                        break
-                    calls[tc.id] = (self.consumed, turn, scripted[k].then)  # type: ignore[union-attr]
-                    k += 1
-        else:
-            for b in message.content:
-                if isinstance(b, ToolCall):
-                    self.calls[b.id] = (self.consumed, turn, None)
+        # The n-th tool call of the message is the reply's n-th scripted call: its .then() callback
+        then_of = step.then_of if isinstance(step, Reply) and step.thens else None
+        calls = self.calls
+        k = 0
+        for b in message.content:
+            if isinstance(b, ToolCall):
+                calls[b.id] = (self.consumed, turn, then_of(k) if then_of is not None else None)
+                k += 1
 
     # ------------------------------------------------------------------ diagnostics
     def _turn_label(self, st: _TurnState) -> str:

@@ -37,6 +37,7 @@ from autocue.scenario.writer import Recording, TimedReply
 from autocue.script.model import ScriptedResponse
 from autocue.script.provider import ScriptedProvider
 from autocue.testing.errors import HarnessError
+from autocue.testing.errors import RecordingMissingError as RecordingMissingError
 
 RecordMode = Literal["all", "none", "new_episodes"]
 RECORD_MODES: tuple[str, ...] = ("all", "none", "new_episodes")
@@ -58,10 +59,6 @@ def default_record_mode() -> RecordMode:
 
 class Provider(Protocol):
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessageEventStream: ...
-
-
-class RecordingMissingError(HarnessError):
-    """Replay-only (``none``) and the recording has no reply for this call."""
 
 
 def _first_user(ctx: Context) -> str:

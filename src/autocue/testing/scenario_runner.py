@@ -21,11 +21,8 @@ from autocue.llm.types import AssistantMessage, Context, TextContent, ToolResult
 from autocue.scenario import AssertReport, AssertSpec, Scenario, apply_profile, evaluate_assert, load_scenario
 from autocue.script.model import ScriptedResponse, Step, Turn
 from autocue.testing.errors import HarnessError, hide_harness_frame
+from autocue.testing.errors import ScenarioAssertionError as ScenarioAssertionError
 from autocue.testing.session import TestSession, create_test_session
-
-
-class ScenarioAssertionError(HarnessError):
-    """An ``assert`` step of a scenario failed."""
 
 
 @dataclass

@@ -100,8 +100,10 @@ class TestSession:
         record_mode: str | None = None,
         ttsr_rules: Sequence[Any] = (),
         unknown_tool_advice: Callable[[str], str] | None = None,
+        all_events: bool = False,
     ) -> None:
         self.auto_assert = auto_assert
+        self._all_events = all_events
         self._own_tools = _own_tools(tools)
         self._builtin_tools = builtin_tools
         self._unknown_tool_advice = unknown_tool_advice or _python_advice
@@ -144,7 +146,7 @@ class TestSession:
     ) -> None:
         self.provider = ScriptedProvider()
         self.playbook = Playbook(self.provider)
-        self.events = TestEvents()
+        self.events = TestEvents(all_events=self._all_events)
         mocks = dict(mock_tools or {})
         self._mock_names = frozenset(mocks)
         # all seven built-ins (read, bash, edit, write, grep, find, ls), not only pi's default four, then the
@@ -253,12 +255,11 @@ class TestSession:
         if self._disposed:
             raise HarnessError("this TestSession was disposed; create a new one")
         await self._bind()
-        for spec in turns:
-            turn = spec.compile() if isinstance(spec, TurnSpec) else spec
+        for turn in turns:
             if not isinstance(turn, Turn):
-                raise TypeError(f"run() takes when(...) turns, got {spec!r}")
+                raise TypeError(f"run() takes when(...) turns, got {turn!r}")
             self.playbook.begin_turn(turn)
-            self.subagents.begin_turn(turn.prompt, spec.subagent_scripts() if isinstance(spec, TurnSpec) else {})
+            self.subagents.begin_turn(turn.prompt, turn.subagents if isinstance(turn, TurnSpec) else {})
             failures_before = len(self.collector.failures)
             unknown_before = len(self.collector.unknown_tools)
             if turn.prompt is None:

@@ -8,13 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from autocue.errors import AutocueError
 from autocue.llm.abort import AbortSignal
-
-
-class ToolError(AutocueError, RuntimeError):
-    """A tool failure whose message is meant for the model (and the test reading it)."""
-
+from autocue.tools.errors import ToolError as ToolError
 
 ABORTED = "Operation aborted"
 

@@ -43,17 +43,13 @@ from urllib.parse import quote, urlsplit
 
 import orjson
 
-from autocue.errors import AutocueError
 from autocue.simulate.schema import EVENT_SCHEMA_VERSION
+from autocue.view.errors import ViewSourceError as ViewSourceError
 
 if TYPE_CHECKING:
     from autocue.session.manager import SessionManager
 
 Event = dict[str, Any]
-
-
-class ViewSourceError(AutocueError, ValueError):
-    """Input the viewer cannot read (the message names where and what to do)."""
 
 
 @dataclass(slots=True)

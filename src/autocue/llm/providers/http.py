@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import orjson
 
 from autocue.errors import AutocueError
+from autocue.llm.errors import ProviderHTTPError as ProviderHTTPError
+from autocue.llm.errors import ProviderStreamError as ProviderStreamError
 from autocue.llm.events import AssistantMessageEvent, ErrorEvent
 from autocue.llm.providers.builder import MessageBuilder
 from autocue.llm.providers.sse import SSEDecoder, SSEEvent
@@ -45,24 +47,6 @@ ApiKeyResolver = Callable[[str], "str | None"]
 
 Prepared: TypeAlias = tuple[str, dict[str, str], dict[str, Any], "bool | None"]
 """What a provider sends: URL, the API's headers, body (``payload`` applied), ``expect_stream``."""
-
-
-class ProviderHTTPError(AutocueError):
-    """A failed API call: HTTP status, the message from the body, and retry-after seconds."""
-
-    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
-        super().__init__(f"{status} {message}")
-        self.status = status
-        self.message = message
-        self.retry_after = retry_after
-
-
-class ProviderStreamError(AutocueError):
-    """The server reported an error inside the stream, or the stream broke its protocol."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class _Aborted(AutocueError):

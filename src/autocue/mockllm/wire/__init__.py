@@ -1,13 +1,10 @@
-"""Wire renderers: one module per API, each with ``json_body(reply, req)`` (the non-streaming
-response) and ``stream(reply, req)`` (the SSE frames, grouped into timed segments).
+"""The wire APIs: one module per API (``chat``, ``responses``, ``anthropic``, ``gemini``), each
+a ``WireApi`` (``wire/api.py``) named ``API`` that holds everything the server knows of it: its
+routes, how it reads a request into a ``RequestView``, its checks, its error body, its tool-id
+prefix, its renderers (``json_body``, ``stream``) and how a recording reads its replies back.
+``autocue.catalog.apis`` names them; ``wire/registry.py`` loads a module when its API is first
+needed, and ``registry.register`` adds one at run time.
 
-A segment is ``(delay_seconds, bytes)``: the server waits ``delay`` then sends ``bytes``.
-With no delays the segments are joined and sent as one body.
+A rendered stream is a list of segments ``(delay_seconds, bytes)``: the server waits ``delay``
+then sends ``bytes``. With no delays the segments are joined and sent as one body.
 """
-
-from __future__ import annotations
-
-from autocue.mockllm.wire import anthropic, chat, gemini, responses
-from autocue.mockllm.wire.common import Segments
-
-__all__ = ["Segments", "anthropic", "chat", "gemini", "responses"]

@@ -11,14 +11,17 @@ usage), then per block ``content_block_start`` / ``content_block_delta`` /
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.ids import make_id
-from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply
+from autocue.mockllm.wire import shape
+from autocue.mockllm.wire.api import Call, LastMessage, WireApi, WireRoute, flatten
 from autocue.mockllm.wire.common import Segments, SegmentWriter, sse
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.incoming import Incoming
+    from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.fuzz import Fuzzer
 
 STOP = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}
@@ -114,3 +117,103 @@ def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
     }))
     w.add(STOP_FRAME)
     return w.done()
+
+
+# ---------------------------------------------------------------------- the request
+ROLES = ("user", "assistant", "system", "developer")
+BLOCKS = ("text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
+          "redacted_thinking", "server_tool_use", "container_upload", "tool_reference")
+_TOOL_BLOCK = re.compile(r"[a-z_]+_tool_(use|result)")
+"""Server-tool blocks (``web_search_tool_result``, ``mcp_tool_use``, ...)."""
+ERROR_TYPE = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    504: "timeout_error",
+    529: "overloaded_error",
+}
+KIND_TYPE = {"overloaded": "overloaded_error", "rate_limit": "rate_limit_error", "context_overflow":
+             "invalid_request_error"}
+
+
+class AnthropicApi(WireApi):
+    routes = (WireRoute("/v1/messages"), WireRoute("/messages"), WireRoute("/v1/messages/count_tokens"),
+              WireRoute("/messages/count_tokens"))
+    tool_id_prefix = "toolu_01"
+
+    def claims(self, path: str) -> bool:
+        return "/messages" in path
+
+    def model_call(self, path: str) -> bool:
+        return path.endswith("/messages")
+
+    def call(self, path: str) -> Call:
+        return Call(count=path.endswith("/count_tokens"))
+
+    def function_tools(self, tools: list[Any]) -> list[str]:
+        """Every named tool but server tools (``web_search_20250305``)."""
+        out: list[str] = []
+        for t in tools:
+            if not isinstance(t, dict):
+                continue
+            typ = t.get("type")
+            fn = t.get("function")
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                out.append(fn["name"])
+            elif isinstance(t.get("name"), str) and not (typ not in (None, "custom") and "_20" in str(typ)):
+                out.append(t["name"])
+        return out
+
+    def normalize_last(self, m: dict[str, Any]) -> LastMessage:
+        if isinstance(m.get("content"), list):
+            blocks = [b for b in m["content"] if isinstance(b, dict)]
+            results = [flatten(b.get("content")) for b in blocks if b.get("type") == "tool_result"]
+            if results:
+                text = "\n".join([*results, *(str(b["text"]) for b in blocks if isinstance(b.get("text"), str))])
+                return LastMessage("tool", text, "\n".join(results))
+        return super().normalize_last(m)
+
+    def validate(self, body: dict[str, Any], start: int = 0) -> None:
+        shape.common(body, ("max_tokens",))
+        shape.parts(body.get("system"), "system", ("text",), "system block", "text blocks")
+        msgs = shape.required_list(body, "messages")
+        for i in range(start, len(msgs)):
+            m = msgs[i]
+            w = f"messages[{i}]"
+            shape.obj(m, w)
+            shape.one_of(m.get("role"), ROLES, w + ".role", "role")
+            content = m.get("content")
+            if isinstance(content, str):
+                continue
+            for j, block in enumerate(shape.array(content, w + ".content")):
+                wb = f"{w}.content[{j}]"
+                typ = shape.typed(block, wb, BLOCKS, "content block type", _TOOL_BLOCK)
+                if typ == "tool_use":
+                    shape.string(block, "id", wb)
+                    shape.string(block, "name", wb)
+                    shape.opt(block, "input", dict, "an object", wb + ".")
+                elif typ == "tool_result":
+                    shape.string(block, "tool_use_id", wb)
+                    shape.opt(block, "is_error", bool, "a boolean", wb + ".")
+                    shape.parts(block.get("content"), wb + ".content", BLOCKS, "content block")
+                elif typ == "thinking":
+                    shape.string(block, "thinking", wb)
+
+    def error_body(self, status: int, message: str, *, kind: str | None = None, code: str | None = None,
+                   request_id: str = "req_autocue") -> dict[str, Any]:
+        etype = KIND_TYPE.get(kind or "") or ERROR_TYPE.get(status) or (
+            "api_error" if status >= 500 else "invalid_request_error")
+        return {"type": "error", "error": {"type": etype, "message": message}, "request_id": request_id}
+
+    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+        return json_body(reply, req)
+
+    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+        return stream(reply, req, fuzz)
+
+
+API = AnthropicApi()

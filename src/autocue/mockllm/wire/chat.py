@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from autocue.mockllm.ids import make_id
-from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply
+from autocue.mockllm.wire import shape
+from autocue.mockllm.wire.api import WireApi, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.incoming import Incoming
+    from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.fuzz import Fuzzer
 
 FINISH = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}
@@ -115,3 +117,86 @@ def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
         w.add(head + b',"choices":[],"usage":' + orjson.dumps(_usage(reply)) + b"}\n\n")
     w.add(DONE)
     return w.done()
+
+
+# ---------------------------------------------------------------------- the request
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+PARTS = ("text", "image_url", "input_audio", "file", "refusal")
+_ROLE_SET = frozenset(ROLES)
+_STR_OR_NONE = (str, type(None))
+
+
+def _plain_call(tc: Any) -> bool:
+    fn = tc.get("function") if type(tc) is dict else False
+    return fn is not False and isinstance(tc.get("id"), _STR_OR_NONE) and (
+        fn is None or (type(fn) is dict and type(fn.get("name")) is str
+                       and isinstance(fn.get("arguments"), _STR_OR_NONE)))
+
+
+def _plain_message(m: Any) -> bool:
+    """A message with a known role, string (or no) content, a string (or no) ``tool_call_id``
+    and well-formed (or no) tool calls: valid, without building the paths an error would name."""
+    role = m.get("role") if type(m) is dict else None
+    if not (type(role) is str and role in _ROLE_SET and isinstance(m.get("content"), _STR_OR_NONE)
+            and isinstance(m.get("tool_call_id"), _STR_OR_NONE)):
+        return False
+    calls = m.get("tool_calls")
+    return calls is None or (type(calls) is list and all(_plain_call(tc) for tc in calls))
+
+
+def _check(b: dict[str, Any], start: int) -> None:
+    shape.common(b, ("max_tokens", "max_completion_tokens", "n"))
+    msgs = shape.required_list(b, "messages")
+    for i in range(start, len(msgs)):
+        m = msgs[i]
+        if _plain_message(m):
+            continue
+        w = f"messages[{i}]"
+        shape.obj(m, w)
+        shape.one_of(m.get("role"), ROLES, w + ".role", "role")
+        shape.parts(m.get("content"), w + ".content", PARTS, "content part")
+        shape.opt(m, "tool_call_id", str, "a string", w + ".")
+        calls = m.get("tool_calls")
+        if calls is not None:
+            for j, tc in enumerate(shape.array(calls, w + ".tool_calls")):
+                wc = f"{w}.tool_calls[{j}]"
+                shape.opt(shape.obj(tc, wc), "id", str, "a string", wc + ".")
+                fn = tc.get("function")
+                if fn is not None:
+                    shape.string(shape.obj(fn, wc + ".function"), "name", wc + ".function")
+                    shape.opt(fn, "arguments", str, "a string", wc + ".function.")
+    for i, t in enumerate(b.get("tools") or []):
+        fn = t.get("function")
+        if fn is not None:
+            shape.string(shape.obj(fn, f"tools[{i}].function"), "name", f"tools[{i}].function")
+
+
+class ChatApi(WireApi):
+    routes = (WireRoute("/v1/chat/completions"), WireRoute("/chat/completions"))
+
+    def claims(self, path: str) -> bool:
+        return path.endswith("/chat/completions")
+
+    def model_call(self, path: str) -> bool:
+        return path.endswith("/chat/completions")
+
+    def flat_items(self, items: list[Any]) -> bool:
+        """Plain messages nest 6 levels at most, and are valid: no walk needed."""
+        return all(map(_plain_message, items))
+
+    def validate(self, body: dict[str, Any], start: int = 0) -> None:
+        _check(body, start)
+
+    def options(self, body: dict[str, Any], msgs: list[Any], query: dict[str, str],
+                headers: dict[str, str]) -> dict[str, Any]:
+        so = body.get("stream_options")
+        return {"include_usage": isinstance(so, dict) and bool(so.get("include_usage"))}
+
+    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+        return json_body(reply, req)
+
+    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+        return stream(reply, req, fuzz)
+
+
+API = ChatApi()

@@ -14,11 +14,15 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from autocue.mockllm.ids import make_id
-from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Reply
+from autocue.mockllm.wire import shape
+from autocue.mockllm.wire.api import SSE, Call, LastMessage, WireApi, WireRoute
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.llm.types import Tool
+    from autocue.mockllm.incoming import Incoming
+    from autocue.mockllm.reply import Reply
+    from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
 
 FINISH = {"stop": "STOP", "length": "MAX_TOKENS", "toolUse": "STOP"}
@@ -83,7 +87,7 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
 
 
 def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
-    sse = req.sse
+    sse = bool(req.view.options.get("sse"))
     w = SegmentWriter(fuzz, sse=sse)
     frames: list[tuple[float, dict[str, Any]]] = []
     for b, parts in zip(reply.blocks, _parts(reply, w.pieces if fuzz is not None else None), strict=True):
@@ -108,3 +112,173 @@ def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
     if not sse:
         w.add(b"]")
     return w.done()
+
+
+# ---------------------------------------------------------------------- the request
+PART_KEYS = frozenset({
+    "text", "inlineData", "inline_data", "fileData", "file_data", "functionCall", "function_call",
+    "functionResponse", "function_response", "executableCode", "executable_code", "codeExecutionResult",
+    "code_execution_result", "thought", "thoughtSignature", "thought_signature", "videoMetadata",
+    "video_metadata", "partMetadata", "part_metadata", "mediaResolution", "media_resolution",
+})
+ERROR_STATUS = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    413: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+    529: "UNAVAILABLE",
+}
+_ACTIONS = {"generateContent": False, "streamGenerateContent": True}
+
+
+def _content(c: dict[str, Any], w: str) -> None:
+    shape.opt(c, "role", str, "a string", w + ".")
+    parts = c.get("parts")
+    if parts is None:
+        return
+    for j, p in enumerate(shape.array(parts, w + ".parts")):
+        wp = f"{w}.parts[{j}]"
+        shape.obj(p, wp)
+        if not PART_KEYS.intersection(p):
+            keys = ", ".join(list(p)[:5]) or "none"
+            raise shape.MalformedRequestError(
+                f"{wp}: a part needs one of text, inlineData, fileData, functionCall, functionResponse, "
+                f"executableCode, codeExecutionResult (keys: {keys})")
+        shape.opt(p, "text", str, "a string", wp + ".")
+        shape.opt(p, "thought", bool, "a boolean", wp + ".")
+        for key in ("functionCall", "functionResponse"):
+            v = p.get(key)
+            if v is not None:
+                shape.string(shape.obj(v, f"{wp}.{key}"), "name", f"{wp}.{key}")
+                shape.opt(v, "id", str, "a string", f"{wp}.{key}.")
+        fc = p.get("functionCall")
+        if isinstance(fc, dict):
+            shape.opt(fc, "args", dict, "an object", wp + ".functionCall.")
+
+
+def _dumps(v: Any) -> str:
+    return v if isinstance(v, str) else orjson.dumps(v).decode()
+
+
+class GeminiApi(WireApi):
+    routes = (WireRoute("/v1beta/models/{rest:path}"), WireRoute("/v1/models/{rest:path}"))
+    history_key = "contents"
+
+    def claims(self, path: str) -> bool:
+        return path.startswith("/v1beta") or ":generateContent" in path or ":streamGenerateContent" in path
+
+    def model_call(self, path: str) -> bool:
+        return ":generateContent" in path or ":streamGenerateContent" in path
+
+    def call(self, path: str) -> Call | None:
+        model, _, action = path.partition("/models/")[2].rpartition(":")
+        if action == "countTokens":
+            return Call(count=True)
+        if action not in _ACTIONS or not model:
+            return None
+        return Call(model=model, stream=_ACTIONS[action])
+
+    def count_body(self, tokens: int) -> dict[str, Any]:
+        return {"totalTokens": tokens}
+
+    def declared(self, tools: list[Any]) -> list[str]:
+        names: list[str] = []
+        for t in tools:
+            if not isinstance(t, dict):
+                continue
+            decls = t.get("functionDeclarations") or t.get("function_declarations")
+            for fd in decls if isinstance(decls, list) else ():
+                if isinstance(fd, dict) and isinstance(fd.get("name"), str):
+                    names.append(fd["name"])
+        return names
+
+    def function_tools(self, tools: list[Any]) -> list[str]:
+        return self.declared(tools)
+
+    def tool_specs(self, tools: list[Any]) -> list[Tool]:
+        from autocue.llm.types import Tool
+
+        out: list[Tool] = []
+        for t in tools:
+            decls = t.get("functionDeclarations") or t.get("function_declarations") if isinstance(t, dict) else None
+            if isinstance(decls, list):
+                out.extend(Tool(d["name"], d.get("description", ""), d.get("parameters") or {})
+                           for d in decls if isinstance(d, dict) and "name" in d)
+            elif isinstance(t, dict):
+                out.extend(super().tool_specs([t]))
+        return out
+
+    def options(self, body: dict[str, Any], msgs: list[Any], query: dict[str, str],
+                headers: dict[str, str]) -> dict[str, Any]:
+        return {"sse": query.get("alt") == "sse"}
+
+    def normalize_last(self, m: dict[str, Any]) -> LastMessage:
+        parts = [p for p in (m.get("parts") or []) if isinstance(p, dict)]
+        results = [_dumps(p["functionResponse"].get("response", "")) for p in parts
+                   if isinstance(p.get("functionResponse"), dict)]
+        if results:
+            return LastMessage("tool", "\n".join(results), "\n".join(results))
+        return super().normalize_last(m)
+
+    def add_to_context(self, b: ContextBuilder, m: dict[str, Any]) -> None:
+        from autocue.llm.types import TextContent, ThinkingContent
+
+        for p in m.get("parts") or []:
+            if not isinstance(p, dict):
+                continue
+            if "functionCall" in p:
+                fc = p["functionCall"]
+                b.call(fc.get("id") or fc.get("name", ""), fc.get("name", ""), fc.get("args"))
+            elif "functionResponse" in p:
+                fr = p["functionResponse"]
+                b.result(fr.get("id") or fr.get("name", ""), orjson.dumps(fr.get("response")).decode())
+            elif isinstance(p.get("text"), str):
+                if m.get("role") == "model":
+                    text = p["text"]
+                    b.assistant().content.append(ThinkingContent(text) if p.get("thought") else TextContent(text))
+                else:
+                    b.user(p["text"])
+
+    def validate(self, body: dict[str, Any], start: int = 0) -> None:
+        for key in ("generationConfig", "generation_config"):
+            shape.opt(body, key, dict, "an object")
+        for key in ("systemInstruction", "system_instruction"):
+            si = body.get(key)
+            if isinstance(si, dict):
+                _content(si, key)
+            elif si is not None and not isinstance(si, str):
+                raise shape.fail(key, "a Content object", si)
+        contents = shape.required_list(body, "contents")
+        for i in range(start, len(contents)):
+            _content(shape.obj(contents[i], f"contents[{i}]"), f"contents[{i}]")
+        tools = body.get("tools")
+        for i, t in enumerate(shape.array(tools, "tools") if tools is not None else []):
+            w = f"tools[{i}]"
+            for key in ("functionDeclarations", "function_declarations"):
+                decls = shape.obj(t, w).get(key)
+                if decls is not None:
+                    for j, d in enumerate(shape.array(decls, f"{w}.{key}")):
+                        shape.string(shape.obj(d, f"{w}.{key}[{j}]"), "name", f"{w}.{key}[{j}]")
+
+    def error_body(self, status: int, message: str, *, kind: str | None = None, code: str | None = None,
+                   request_id: str = "req_autocue") -> dict[str, Any]:
+        gstatus = ERROR_STATUS.get(status) or ("INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
+        return {"error": {"code": status, "message": message, "status": gstatus}}
+
+    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+        return json_body(reply, req)
+
+    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+        return stream(reply, req, fuzz)
+
+    def media_type(self, req: Incoming) -> str:
+        """``alt=sse``: an event stream, else a streamed JSON array."""
+        return SSE if req.view.options.get("sse") else "application/json"
+
+
+API = GeminiApi()

@@ -20,13 +20,25 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from autocue.mockllm.ids import make_id
-from autocue.mockllm.incoming import Incoming
-from autocue.mockllm.reply import Block, Reply
+from autocue.mockllm.wire import shape
+from autocue.mockllm.wire.api import Chunk, LastMessage, WireApi, WireRoute, flatten, with_namespaces
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from collections.abc import Sequence
+
+    from autocue.mockllm.incoming import Incoming
+    from autocue.mockllm.reply import Block, Reply
+    from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
+    from autocue.scenario.writer import TimedReply
+
+CODEX_LITE_HEADER = "x-openai-internal-codex-responses-lite"
+"""Codex's Responses "lite" request (sent when no ``model`` is configured) has no top-level
+``tools``: they sit in an ``input[]`` item of type ``additional_tools``, grouped in namespaces."""
 
 
 def _usage(reply: Reply) -> dict[str, Any]:
@@ -174,3 +186,113 @@ def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
     final = "response.incomplete" if status == "incomplete" else "response.completed"
     ev(final, {"response": _response(reply, req, created, status, output, _usage(reply))})
     return w.done()
+
+
+# ---------------------------------------------------------------------- the request
+ROLES = ("user", "assistant", "system", "developer")
+PARTS = ("input_text", "input_image", "input_file", "input_audio", "output_text", "refusal", "summary_text",
+         "reasoning_text", "text")
+
+
+def _additional_tools(msgs: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in msgs:
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            tools = item.get("tools")
+            if isinstance(tools, list):
+                out.extend(tools)
+    return out
+
+
+def _dumps(v: Any) -> str:
+    return v if isinstance(v, str) else orjson.dumps(v).decode()
+
+
+class ResponsesApi(WireApi):
+    routes = (WireRoute("/v1/responses"), WireRoute("/responses"))
+    history_key = "input"
+
+    def claims(self, path: str) -> bool:
+        return "/responses" in path and "/messages" not in path
+
+    def model_call(self, path: str) -> bool:
+        return path.endswith("/responses")
+
+    def history(self, body: dict[str, Any], query: dict[str, str]) -> list[Any]:
+        inp = body.get("input")
+        if isinstance(inp, str):
+            return [{"role": "user", "content": inp}]
+        return inp if isinstance(inp, list) else []
+
+    def tool_list(self, body: dict[str, Any], msgs: list[Any], headers: dict[str, str]) -> list[Any]:
+        tools = body.get("tools")
+        return with_namespaces(tools if isinstance(tools, list) else _additional_tools(msgs))
+
+    def options(self, body: dict[str, Any], msgs: list[Any], query: dict[str, str],
+                headers: dict[str, str]) -> dict[str, Any]:
+        lite = headers.get(CODEX_LITE_HEADER, "").lower() in ("true", "1") or (
+            not isinstance(body.get("tools"), list) and bool(_additional_tools(msgs)))
+        return {"codex_lite": lite}
+
+    def normalize_last(self, m: dict[str, Any]) -> LastMessage:
+        if "role" not in m:
+            typ = str(m.get("type") or "")
+            if typ.endswith("_call_output"):
+                out = _dumps(flatten(m.get("output")) if isinstance(m.get("output"), list) else m.get("output", ""))
+                return LastMessage("tool", out, out)
+            if typ.endswith("_call"):
+                return LastMessage("assistant", _dumps(m.get("arguments") or m.get("input") or ""), "")
+        return super().normalize_last(m)
+
+    def add_to_context(self, b: ContextBuilder, m: dict[str, Any]) -> None:
+        typ = m.get("type")
+        if typ == "function_call":
+            b.call(m.get("call_id", ""), m.get("name", ""), m.get("arguments"))
+        elif typ == "function_call_output":
+            b.result(m.get("call_id", ""), m.get("output"))
+        elif typ == "reasoning":
+            from autocue.llm.types import ThinkingContent
+
+            b.assistant().content.append(ThinkingContent(flatten(m.get("summary"))))
+        else:
+            b.message(m)
+
+    def validate(self, body: dict[str, Any], start: int = 0) -> None:
+        shape.common(body, ("max_output_tokens",))
+        shape.opt(body, "instructions", str, "a string")
+        inp = body.get("input")
+        if inp is None or isinstance(inp, str):
+            return
+        items = shape.array(inp, "input")
+        for i in range(start, len(items)):
+            item = items[i]
+            w = f"input[{i}]"
+            shape.obj(item, w)
+            shape.opt(item, "type", str, "a string", w + ".")
+            typ = item.get("type")
+            if typ in (None, "message"):
+                shape.one_of(item.get("role"), ROLES, w + ".role", "role")
+                shape.parts(item.get("content"), w + ".content", PARTS, "content part", optional=False)
+            elif typ in ("function_call", "custom_tool_call"):
+                shape.string(item, "call_id", w)
+                shape.string(item, "name", w)
+            elif typ in ("function_call_output", "custom_tool_call_output"):
+                shape.string(item, "call_id", w)
+
+    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+        return json_body(reply, req)
+
+    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+        return stream(reply, req, fuzz)
+
+    async def read_reply(self, chunks: Sequence[Chunk], *, event_stream: bool, model: str) -> TimedReply:
+        from autocue.llm.types import ToolCall
+
+        got = await super().read_reply(chunks, event_stream=event_stream, model=model)
+        for b in got.message.content:  # the provider's id is "<call_id>|<item id>": the call id is what a client sees
+            if isinstance(b, ToolCall):
+                b.id = b.id.partition("|")[0]
+        return got
+
+
+API = ResponsesApi()

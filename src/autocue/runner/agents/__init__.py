@@ -1,8 +1,9 @@
-"""Launch profiles of real agent CLIs: one module per CLI (``claude``, ``codex``, ``opencode``, ``pi``,
-``gemini``, ``aider``, ``autocue``), each a declarative ``AgentProfile`` (``base``), plus
-user-defined profiles from TOML or YAML files (``user``).
+"""Launch profiles of real agent CLIs: each CLI's declarative ``AgentProfile`` is in its catalogue
+entry (``autocue.catalog.clis``: ``claude``, ``codex``, ``opencode``, ``pi``, ``gemini``, ``aider``,
+``autocue``), plus user-defined profiles from TOML or YAML files (``user``); how a run is prepared
+from one is ``base``.
 
-``get(name, files)`` finds a profile by name; ``installed(profile)`` its binary and version.
+``profiles(files)`` are the profiles by name; ``installed(profile)`` its binary and version.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autocue.runner.agents import aider, autocue, claude, codex, gemini, opencode, pi
-from autocue.runner.agents.base import AgentProfile, find_binary
+from autocue.catalog.launch import AgentProfile
+from autocue.catalog.registry import launch_profiles
+from autocue.runner.agents.base import find_binary
 
-BUILTIN: dict[str, AgentProfile] = {m.PROFILE.name: m.PROFILE
-                                    for m in (claude, codex, opencode, pi, gemini, aider, autocue)}
+BUILTIN: dict[str, AgentProfile] = launch_profiles()
+"""The catalogue's launch profiles when this module was imported (``profiles()`` reads the catalogue at each call)."""
 
 
 def profiles(files: Sequence[str | Path] = ()) -> dict[str, AgentProfile]:
-    """The built-in profiles, then those of ``files`` (a user profile may replace a built-in one)."""
-    out = dict(BUILTIN)
+    """The built-in profiles (the catalogue's), then those of ``files`` (a user profile may replace a built-in one)."""
+    out = launch_profiles()
     if files:
         from autocue.runner.agents.user import load_profiles
 

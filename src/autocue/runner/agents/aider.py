@@ -1,9 +1,6 @@
-"""aider (``aider-chat``, PyPI): chat, Anthropic or Responses through litellm; no tool calls.
-
-Edits come back as text: the runner turns the scenario's ``writeFile`` / ``editFile`` calls into
-aider's ``diff`` edit blocks (``aider_script``), which aider applies. Its git integration, update
-check, analytics and model warnings are off; ``--yes-always`` confirms edits to files not yet
-in the chat.
+"""aider's script: it makes no tool calls, so the scenario's ``writeFile`` / ``editFile`` calls become
+aider's ``diff`` edit blocks in the reply text (``aider_script``), which aider applies. Its launch
+profile is in its catalogue entry (``autocue.catalog.clis.aider``).
 """
 
 from __future__ import annotations
@@ -12,31 +9,7 @@ import dataclasses
 from pathlib import Path
 
 from autocue.llm.types import TextContent
-from autocue.runner.agents.base import AgentProfile
 from autocue.script.model import Script, ScriptedResponse, ScriptedToolCall, Turn
-
-_FLAGS = ("--model", "{aider_model}", "--edit-format", "diff", "--yes-always", "--no-git", "--no-check-update",
-          "--no-show-release-notes", "--analytics-disable", "--no-show-model-warnings", "--no-auto-lint",
-          "--no-auto-test", "--no-stream")
-
-PROFILE = AgentProfile(
-    name="aider",
-    binary="aider",
-    print_args=(*_FLAGS, "--no-pretty", "--no-fancy-input", "--message", "{prompt}"),
-    tui_args=(*_FLAGS, "--no-fancy-input"),
-    apis={"openai": {"aider_model": "openai/mock-gpt"},
-          "anthropic": {"aider_model": "anthropic/claude-sonnet-4-5"},
-          "openai-responses": {"aider_model": "openai/responses/mock-resp"}},
-    env={"OPENAI_API_BASE": "{openai_base_url}", "OPENAI_API_KEY": "{api_key}", "ANTHROPIC_BASE_URL": "{base_url}",
-         "ANTHROPIC_API_KEY": "{api_key}", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "AIDER_CHECK_UPDATE": "false"},
-    tool_profile=None,
-    package="aider-chat",
-    installer="pip",
-    version="0.86.2",
-    verified=("0.86.2",),
-    quit_input="/exit<enter>",
-    notes="no tools: writeFile/editFile become diff edit blocks in the reply text",
-)
 
 FENCE = "```"
 

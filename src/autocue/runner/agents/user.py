@@ -17,16 +17,12 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from autocue.runner.agents.base import AgentProfile
-from autocue.runner.launch import LaunchError
+from autocue.catalog.launch import AgentProfile
+from autocue.runner.errors import AgentProfileError as AgentProfileError
 
 _TUPLES = {"print_args", "tui_args", "dirs", "verified", "version_args", "side_requests"}
 _DICTS = {"env", "files"}
 _FIELDS = {f.name for f in dataclasses.fields(AgentProfile)} - {"name", "source"}
-
-
-class AgentProfileError(LaunchError):
-    """A user-defined launch profile file that cannot be read (the message names the file and key)."""
 
 
 def load_profiles(path: Path) -> dict[str, AgentProfile]:

@@ -14,9 +14,20 @@ Debian 12, Ubuntu 22.04), which Codex prefers to its bundled one, cannot start t
 (``bwrap: execvp codex-linux-sandbox: No such file or directory``) and every tool call fails
 while Codex exits 0. Its rollout logs (``sessions/**/rollout-*.jsonl``) are read for the tool
 calls it reports failed (``autocue.runner.diagnose``).
+
+Its tools: everything through ``exec_command`` (a scenario's ``readFile``, ``grep``, ... as shell
+commands). Its TUI asks for a thread title (a tool-less "single-line task title" request):
+answered with the scenario's name.
 """
 
-from autocue.runner.agents.base import AgentProfile
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title
+from autocue.catalog.launch import AgentProfile
+from autocue.catalog.shell import cwd, edit_cmd, find_cmd, grep_cmd, ls_cmd, read_cmd, sed_cmd, some, write_cmd
+from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
 _CONFIG = ("-c", "model_provider=mock", "-c", "model=mock-model",
            "-c", 'model_providers.mock={name="mock",base_url="{openai_base_url}",env_key="MOCK_API_KEY",'
@@ -41,4 +52,33 @@ PROFILE = AgentProfile(
     side_requests=("title (TUI: a tool-less 'single-line task title' request)",),
     quit_input="<ctrl-c><ctrl-c>",
     notes="Responses only (`wire_api=responses`); everything runs through exec_command",
+)
+
+
+def _exec(cmd_of: Callable[[Args], str]) -> ToolMapping:
+    return ToolMapping("exec_command", build=lambda a: some({"cmd": cmd_of(a), "workdir": cwd(a)}))
+
+
+TOOLS = ToolProfile("codex", {
+    "runCmd": _exec(lambda a: str(a["cmd"])),
+    "readFile": _exec(read_cmd),
+    "writeFile": _exec(write_cmd),
+    "editFile": _exec(edit_cmd),
+    "grep": _exec(grep_cmd),
+    "find": _exec(find_cmd),
+    "listDir": _exec(ls_cmd),
+    "sed": _exec(sed_cmd),
+}, "OpenAI Codex CLI: everything through exec_command")
+
+
+def _is_title(req: RequestView) -> bool:
+    return "single-line task title" in req.last_user_text()[:400]
+
+
+CLI = AgentCli(
+    launch=PROFILE,
+    tools=(TOOLS,),
+    detect=(Detect(TOOLS, any_of("exec_command", "apply_patch")),),
+    detect_rank=10,
+    side_calls=(SideCall("title", _is_title, lambda name: scenario_title(name)[:36]),),
 )

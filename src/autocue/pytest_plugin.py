@@ -1,0 +1,167 @@
+"""autocue's pytest plugin (the one ``pytest11`` entry point): it costs nothing until a test uses it.
+
+At pytest start this module registers the ``--autocue-*`` options and the ``autocue_scenarios``
+ini key, the ``autocue_session`` fixture and a few hooks, and imports nothing of autocue but the
+package root: the harness, the viewer and the scenario runner load on first use.
+
+- the harness (``autocue.testing.pytest_plugin``): ``autocue_session(**options)`` builds a
+  ``TestSession`` and disposes it at teardown; a failing test's report gains an "autocue
+  transcript" section per ``TestSession`` it created (fixture or not); ``--autocue-record`` sets
+  the record mode of ``create_test_session(record=...)``. The sessions a test created are
+  ``sessions_of(item)``: the ones the fixture built, and every other one once
+  ``autocue.testing`` was imported when the test started (a test module that imports it at its
+  top always has).
+- the viewer (``autocue.view.pytest_plugin``): a failing test's report gains an "autocue view"
+  section with the path of its sessions' viewer page; ``--autocue-html DIR`` writes every test's.
+- scenario files (``autocue.runner.pytest_plugin``): with ``autocue_scenarios = GLOB ...`` (or
+  ``--autocue-scenarios GLOB``), each matching file's scenarios are collected as test items; the
+  terminal summary counts their goldens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from autocue.runner.pytest_plugin import ScenarioFile
+    from autocue.testing.session import TestSession
+
+RECORD_MODES = ("all", "none", "new_episodes")
+"""``autocue.testing.recorded.RECORD_MODES``, written out so the options need no import (a test checks both)."""
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+"""``autocue.scenario.SCENARIO_SUFFIXES``, likewise."""
+GOLDENS = "autocue_goldens"
+"""The ``user_properties`` name of a scenario item's golden statuses (``autocue.runner.pytest_plugin`` sets it);
+they reach the xdist controller too."""
+
+_SESSIONS = pytest.StashKey[list["TestSession"]]()
+
+
+def sessions_of(item: pytest.Item) -> list[TestSession]:
+    """The ``TestSession``s the test ``item`` created (empty outside a test run)."""
+    return item.stash.get(_SESSIONS, [])
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("autocue")
+    group.addoption(
+        "--autocue-record", choices=RECORD_MODES, default=None,
+        help="record mode of create_test_session(record=...): new_episodes (default: replay, record what is "
+             "missing), none (replay only), all (record again)")
+    group.addoption(
+        "--autocue-html", metavar="DIR", default=None,
+        help="write the autocue viewer page of every test's sessions into DIR (failing tests always get one)")
+    group = parser.getgroup("autocue scenarios")
+    group.addoption("--autocue-scenarios", action="append", default=[], metavar="GLOB",
+                    help="collect scenario files matching GLOB (relative to the rootdir) as tests")
+    group.addoption("--autocue-agent", default=None, metavar="NAME",
+                    help="launch profile for the scenarios that name no program (no ah.cmd or agent:)")
+    group.addoption("--autocue-cmd", default=None, metavar="COMMAND",
+                    help="command line for the scenarios that name no program (no ah.cmd or agent:)")
+    group.addoption("--autocue-agent-override", default=None, metavar="NAME",
+                    help="launch profile for every scenario, over its own ah.cmd or agent:")
+    group.addoption("--autocue-cmd-override", default=None, metavar="COMMAND",
+                    help="command line for every scenario, over its own ah.cmd or agent:")
+    group.addoption("--autocue-out", default=None, metavar="DIR", help="screenshots and recordings (default: "
+                    "autocue-runs under the rootdir)")
+    group.addoption("--autocue-update-goldens", action="store_true", help="rewrite screenshot goldens")
+    group.addoption("--autocue-ci", action=argparse.BooleanOptionalAction, default=None,
+                    help="CI mode: a screenshot with no golden fails instead of writing one (default: on when the "
+                         "CI variable is set to a true value)")
+    group.addoption("--autocue-timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
+    parser.addini("autocue_scenarios", "globs of scenario files to collect as tests", type="args", default=[])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    mode = config.getoption("--autocue-record", None)
+    if mode is not None:
+        from autocue.testing.recorded import set_default_record_mode
+
+        set_default_record_mode(mode)
+    config.pluginmanager.register(_GoldenTally(), "autocue-golden-tally")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
+    if file_path.suffix not in SCENARIO_SUFFIXES:
+        return None
+    globs = list(parent.config.getoption("--autocue-scenarios")) + list(parent.config.getini("autocue_scenarios"))
+    if not globs:
+        return None
+    try:
+        rel = file_path.relative_to(parent.config.rootpath).as_posix()
+    except ValueError:
+        rel = file_path.as_posix()
+    if not any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(str(file_path), g) for g in globs):
+        return None
+    from autocue.runner.pytest_plugin import ScenarioFile
+
+    return ScenarioFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, None]:
+    if "autocue.testing.session" not in sys.modules:  # no TestSession yet: the fixture adds the ones it builds
+        item.stash[_SESSIONS] = []
+        yield
+        return
+    from autocue.testing.session import track_sessions
+
+    with track_sessions() as sessions:
+        item.stash[_SESSIONS] = sessions
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    sessions = sessions_of(item)
+    if not sessions:
+        return
+    if report.failed:
+        from autocue.testing.pytest_plugin import transcript_sections
+
+        report.sections.extend(transcript_sections(sessions))
+    every = item.config.getoption("--autocue-html", None)
+    if report.failed or (every and report.when == "call"):
+        from autocue.view.pytest_plugin import write_pages
+
+        folder = Path(every) if every else None
+        report.sections.append(("autocue view", write_pages(item, sessions, folder)))
+
+
+@pytest.fixture
+def autocue_session(request: pytest.FixtureRequest) -> Iterator[Callable[..., TestSession]]:
+    """A factory: ``t = autocue_session(extensions=[...], mock_tools={...})``; disposed at teardown."""
+    from autocue.testing.pytest_plugin import session_factory
+
+    yield from session_factory(request.node.stash.setdefault(_SESSIONS, []))
+
+
+class _GoldenTally:
+    """Counts the goldens of the scenario items that ran, for the terminal summary."""
+
+    def __init__(self) -> None:
+        self.statuses: list[str] = []
+        self.items = 0
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == GOLDENS and isinstance(value, list):
+                self.items += 1
+                self.statuses.extend(str(v) for v in value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.items:
+            from autocue.runner.report import golden_counts, goldens_line
+
+            terminalreporter.write_line(f"autocue {goldens_line(golden_counts(self.statuses))}")

@@ -184,9 +184,10 @@ class _Exchange:
         return head + extra + b"\r\n"
 
 
-class DirectHttpProtocol(asyncio.BufferedProtocol):
+class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
     """One client connection (see the module's doc). Bytes are received into one buffer per
-    connection (``BufferedProtocol``), not a new 256 KB ``bytes`` per read."""
+    connection (a ``BufferedProtocol``: asyncio then calls ``get_buffer``/``buffer_updated``), not
+    a new 256 KB ``bytes`` per read."""
 
     def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:

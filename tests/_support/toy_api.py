@@ -16,10 +16,9 @@ import orjson
 
 from autocue.catalog.apis import ApiEntry
 from autocue.llm.types import AssistantMessage, TextContent, ToolCall
-from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.reply import Reply
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Chunk, WireApi, WireRoute
+from autocue.mockllm.wire.api import Chunk, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter
 from autocue.mockllm.wire.fuzz import Fuzzer
 from autocue.scenario.writer import TimedReply
@@ -57,12 +56,12 @@ class ToyApi(WireApi):
                    request_id: str = "req_autocue") -> dict[str, Any]:
         return {"toy_error": {"status": status, "message": message}}
 
-    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+    def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         return {"say": "".join(b.text for b in reply.blocks if b.kind == "text"),
                 "calls": [{"id": b.id, "name": b.name, "args": b.args} for b in reply.blocks if b.kind == "call"],
                 "stop": _STOP.get(reply.stop_reason, "done")}
 
-    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         w = SegmentWriter(fuzz, sse=False)
         for b in reply.blocks:
             w.pause(b.delay)
@@ -74,7 +73,7 @@ class ToyApi(WireApi):
         w.add(orjson.dumps({"stop": _STOP.get(reply.stop_reason, "done")}) + b"\n")
         return w.done()
 
-    def media_type(self, req: Incoming) -> str:
+    def media_type(self, req: WireRequest) -> str:
         return MEDIA
 
     async def read_reply(self, chunks: Sequence[Chunk], *, event_stream: bool, model: str) -> TimedReply:

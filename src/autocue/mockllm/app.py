@@ -29,7 +29,7 @@ import orjson
 from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
-from autocue.mockllm.errors import error_body
+from autocue.mockllm.error_bodies import error_body
 from autocue.mockllm.history import HistoryCache
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json

@@ -1,43 +1,40 @@
-"""API-shaped error bodies, so every SDK parses them as it would the real server's: each wire
-API's shape is its ``WireApi.error_body`` (OpenAI ``{"error": {message, type, param, code}}``,
-Anthropic ``{"type": "error", "error": {type, message}, "request_id"}``, Gemini
-``{"error": {code, message, status}}``); the simulation API's (``autocue simulate``) is
-``{"error": message}``; any other name (``admin``) gets OpenAI's.
-"""
+"""The mock LLM server's exceptions (the error *bodies* it answers with are ``error_bodies``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-_OPENAI_TYPE = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    404: ("invalid_request_error", "not_found"),
-    413: ("invalid_request_error", "request_too_large"),
-    429: ("rate_limit_exceeded", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    503: ("server_error", "service_unavailable"),
-    529: ("server_error", "overloaded"),
-}
-SIMULATE = "simulate"
+from autocue.errors import AutocueError
 
 
-def error_body(api: str, status: int, message: str, *, kind: str | None = None, code: str | None = None,
-               request_id: str = "req_autocue") -> dict[str, Any]:
-    """The body the real ``api`` would send for an error with this HTTP status."""
-    if api == SIMULATE:
-        return {"error": message}
-    from autocue.mockllm.wire.registry import find
-
-    wire = find(api)
-    if wire is None:
-        return openai_error(status, message, kind=kind, code=code)
-    return wire.error_body(status, message, kind=kind, code=code, request_id=request_id)
+class MockLLMError(AutocueError):
+    """The root of the mock server's exceptions."""
 
 
-def openai_error(status: int, message: str, *, kind: str | None = None, code: str | None = None) -> dict[str, Any]:
-    """OpenAI's error body."""
-    etype, ecode = _OPENAI_TYPE.get(status) or (("server_error" if status >= 500 else "invalid_request_error"), None)
-    if kind == "context_overflow":
-        ecode = "context_length_exceeded"
-    return {"error": {"message": message, "type": etype, "param": None, "code": code or ecode}}
+class MalformedRequestError(MockLLMError, ValueError):
+    """A malformed request: the message names the key."""
+
+
+class UnknownApiError(MockLLMError, KeyError):
+    """A name no wire API has."""
+
+
+class ScenarioSourceError(MockLLMError, ValueError):
+    """A scenario source could not be loaded (names the path and the loader's reason).
+
+    ``status`` is the HTTP status the admin API answers with: 400 (cannot load), 403 (a path
+    the server may not read), 413 (too large)."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class PinLimitError(MockLLMError, ValueError):
+    """A new pin past ``MAX_PINS`` (the admin API answers 409)."""
+
+
+class FuzzSpecError(MockLLMError, ValueError):
+    """A fuzz spec that does not parse (the message names the item and the fix)."""
+
+
+__all__ = ["FuzzSpecError", "MalformedRequestError", "MockLLMError", "PinLimitError", "ScenarioSourceError",
+           "UnknownApiError"]

@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from autocue.mockllm.asgi import Request, Response
-from autocue.mockllm.errors import error_body
+from autocue.mockllm.error_bodies import error_body
 
 JSON = "application/json"
 

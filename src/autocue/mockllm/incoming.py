@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autocue.catalog.apis import label
-from autocue.mockllm.wire.api import RequestView, WireApi, strings
+from autocue.mockllm.wire.api import WireApi
 from autocue.mockllm.wire.registry import ApiName, wire_api
+from autocue.mockllm.wire.view import RequestView, strings
 
 __all__ = ["ApiName", "Incoming", "api_label"]
 

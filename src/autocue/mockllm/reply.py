@@ -20,7 +20,6 @@ import orjson
 
 from autocue.llm.types import StopReason, TextContent, ThinkingContent
 from autocue.mockllm.ids import make_id, signature
-from autocue.mockllm.wire.registry import find
 from autocue.script.model import ScriptedResponse, ScriptedToolCall
 
 BlockKind = Literal["text", "thinking", "call"]
@@ -75,14 +74,15 @@ def build_reply(
     input_tokens: int,
     mapper: CallMapper | None = None,
     speed: float = 0.0,
+    tool_id_prefix: str = "call_",
 ) -> Reply:
-    """Resolve ``resp`` for the wire API ``api`` (its tool ids take its ``tool_id_prefix``)."""
+    """Resolve ``resp`` for the wire API ``api``; its tool ids take ``tool_id_prefix`` (the API's
+    ``WireApi.tool_id_prefix``)."""
     blocks: list[Block] = []
     delays = resp.chunk_delays_ms
     out_chars = 0
     think_chars = 0
-    wire = find(api)
-    prefix = wire.tool_id_prefix if wire is not None else "call_"
+    prefix = tool_id_prefix
     for i, b in enumerate(resp.content):
         delay = 0.0
         if speed > 0 and delays is not None and i < len(delays):

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from autocue.errors import AutocueError
+from autocue.mockllm.errors import ScenarioSourceError as ScenarioSourceError
 from autocue.mockllm.session import Playable
 from autocue.script.model import Script
 
@@ -28,17 +28,6 @@ Source = Any
 
 MAX_SCENARIO_BYTES = 8 * 1024 * 1024
 """The largest scenario file (and posted scenario YAML) the server reads."""
-
-
-class ScenarioSourceError(AutocueError, ValueError):
-    """A scenario source could not be loaded (names the path and the loader's reason).
-
-    ``status`` is the HTTP status the admin API answers with: 400 (cannot load), 403 (a path
-    the server may not read), 413 (too large)."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def load_playables(src: Source) -> list[Playable]:

@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from autocue.errors import AutocueError
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
-from autocue.mockllm.errors import error_body
+from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.errors import PinLimitError as PinLimitError
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, detect_profile, get_profile, tool_difference
@@ -88,10 +88,6 @@ def _mapped_name(profile: Profile, tool: str, args: dict[str, Any]) -> str:
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-class PinLimitError(AutocueError, ValueError):
-    """A new pin past ``MAX_PINS`` (the admin API answers 409)."""
 
 
 class MockState:
@@ -305,7 +301,7 @@ class MockState:
                 s.side_calls += 1
                 n = s.side_calls
             return Outcome(reply=build_reply(side[1], api=req.api, seed=f"{seed}:side{n}",
-                                             input_tokens=req.raw_size // 4))
+                                             input_tokens=req.raw_size // 4, tool_id_prefix=req.wire.tool_id_prefix))
         if not s.profile_resolved:
             self._resolve_profile(s, req)
         if self.options.strict_tools:
@@ -357,7 +353,7 @@ class MockState:
             return Outcome(status, body=body, headers=headers, taken=taken.index)
         mapper = s.profile.map_call if s.profile is not None else None
         reply = build_reply(step, api=req.api, seed=f"{seed}:{taken.index}", input_tokens=req.raw_size // 4,
-                            mapper=mapper, speed=self.options.speed)
+                            mapper=mapper, speed=self.options.speed, tool_id_prefix=req.wire.tool_id_prefix)
         if reply.has_calls:
             self._warn_undeclared(s, req, taken.index, reply)
         return Outcome(reply=reply, taken=taken.index, chaos=step.chaos, undo=partial(s.give_back, taken.index))

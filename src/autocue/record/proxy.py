@@ -53,7 +53,7 @@ from autocue.llm.providers.http import parse_retry_after
 from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Receive, Request, Scope, Send, _ClientGone
 from autocue.mockllm.choice import recording_traits
-from autocue.mockllm.errors import error_body
+from autocue.mockllm.error_bodies import error_body
 from autocue.mockllm.http import read_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.options import DEFAULT_MAX_BODY

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Call, LastMessage, WireApi, WireRoute, flatten
+from autocue.mockllm.wire.api import Call, LastMessage, WireApi, WireRequest, WireRoute, flatten
 from autocue.mockllm.wire.common import Segments, SegmentWriter, sse
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
-    from autocue.mockllm.incoming import Incoming
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.fuzz import Fuzzer
 
@@ -43,7 +42,7 @@ def message_id(reply: Reply) -> str:
     return make_id("msg_01", reply.seed)
 
 
-def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
+def json_body(reply: Reply, req: WireRequest) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     for b in reply.blocks:
         if b.kind == "text":
@@ -64,7 +63,7 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     }
 
 
-def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+def stream(reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
     w = SegmentWriter(fuzz, ping=PING)
     start: dict[str, Any] = {
         "id": message_id(reply),
@@ -209,10 +208,10 @@ class AnthropicApi(WireApi):
             "api_error" if status >= 500 else "invalid_request_error")
         return {"type": "error", "error": {"type": etype, "message": message}, "request_id": request_id}
 
-    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+    def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         return json_body(reply, req)
 
-    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         return stream(reply, req, fuzz)
 
 

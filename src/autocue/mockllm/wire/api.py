@@ -10,86 +10,30 @@ module overrides only what its API does differently.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.wire.common import Segments
+from autocue.mockllm.wire.view import SSE as SSE
+from autocue.mockllm.wire.view import Call as Call
+from autocue.mockllm.wire.view import Chunk as Chunk
+from autocue.mockllm.wire.view import LastMessage as LastMessage
+from autocue.mockllm.wire.view import RequestView as RequestView
+from autocue.mockllm.wire.view import WireRequest as WireRequest
+from autocue.mockllm.wire.view import WireRoute as WireRoute
+from autocue.mockllm.wire.view import flatten as flatten
+from autocue.mockllm.wire.view import parts_text as parts_text
+from autocue.mockllm.wire.view import strings as strings
+from autocue.mockllm.wire.view import with_namespaces as with_namespaces
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
 
     from autocue.catalog.apis import ApiEntry
     from autocue.llm.types import Context, Tool
-    from autocue.mockllm.incoming import Incoming
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
     from autocue.scenario.writer import TimedReply
-
-SSE = "text/event-stream"
-Chunk = tuple[float, bytes]
-"""``(seconds since the request was forwarded, bytes as they arrived)`` of a recorded reply."""
-
-
-@dataclass(frozen=True, slots=True)
-class WireRoute:
-    """A path template (``asgi.Route`` syntax) of the API and the methods it answers."""
-
-    path: str
-    methods: tuple[str, ...] = ("POST",)
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """What a request on one of the API's routes asks for."""
-
-    count: bool = False
-    """A token count (answered with ``count_body``), not a model call."""
-    model: str | None = None
-    """The model named by the path (Gemini), else the body's."""
-    stream: bool | None = None
-    """Streamed or not as the path says (Gemini), else the body's ``stream``."""
-
-
-@dataclass(slots=True)
-class LastMessage:
-    """The last message, read the same way for every API: ``role`` is ``user``, ``assistant``,
-    ``tool`` (it carries tool results) or ``system``."""
-
-    role: str
-    text: str
-    tool_result: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"role": self.role, "text": self.text, "toolResult": self.tool_result}
-
-
-@dataclass(slots=True)
-class RequestView:
-    """A request as autocue reads it, whatever its API (read once, by ``WireApi.read``)."""
-
-    messages: list[Any]
-    """The API's history items as sent (messages, ``input`` items, ``contents``)."""
-    system: str
-    tools: list[Any]
-    """The tool definitions as sent (a namespace followed by the tools it holds)."""
-    declared_tools: list[str]
-    """Names of every declared tool, unknown tool types by ``name`` or ``type``."""
-    function_tools: list[str]
-    """Names of the plain function tools (what a tool profile maps onto)."""
-    first_user_text: str
-    last: dict[str, Any] | None
-    last_user_text: str
-    """Text of the last message when it is a user prompt, else ``""``."""
-    last_normalized: LastMessage
-    model: str
-    """The body's ``model`` (``""`` when absent)."""
-    stream: bool
-    """The body's ``stream``."""
-    options: dict[str, Any] = field(default_factory=dict)
-    """The API's own options (Chat ``include_usage``, Gemini ``sse``, Responses ``codex_lite``)."""
-
 
 class WireApi:
     """One wire API. ``entry`` (its catalogue entry) is set by the registry."""
@@ -242,18 +186,16 @@ class WireApi:
     def error_body(self, status: int, message: str, *, kind: str | None = None, code: str | None = None,
                    request_id: str = "req_autocue") -> dict[str, Any]:
         """The body the real API sends for an error with this HTTP status (OpenAI's shape)."""
-        from autocue.mockllm.errors import openai_error
-
         return openai_error(status, message, kind=kind, code=code)
 
     # ------------------------------------------------------------------ rendering
-    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+    def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         raise NotImplementedError
 
-    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         raise NotImplementedError
 
-    def media_type(self, req: Incoming) -> str:
+    def media_type(self, req: WireRequest) -> str:
         """The media type of a streamed reply."""
         return SSE
 
@@ -266,53 +208,23 @@ class WireApi:
 
 
 _ROLES = {"model": "assistant", "function": "tool", "developer": "system"}
-_NESTED = re.compile(r"declare const tools: \{ ?([A-Za-z_][A-Za-z0-9_]*)\(")
 
 
-def with_namespaces(tools: list[Any]) -> list[Any]:
-    """``tools``, each namespace followed by the tools it holds; Codex's code-mode ``exec`` tool
-    is followed by the tools its description declares (``declare const tools: { exec_command(...``),
-    which Codex also runs when the model calls them directly."""
-    out: list[Any] = []
-    for t in tools:
-        out.append(t)
-        if isinstance(t, dict) and t.get("type") == "namespace" and isinstance(t.get("tools"), list):
-            for n in t["tools"]:
-                out.append(n)
-                if isinstance(n, dict) and n.get("name") == "exec" and isinstance(n.get("description"), str):
-                    out.extend({"type": "function", "name": x} for x in _NESTED.findall(n["description"]))
-    return out
+_OPENAI_TYPE = {
+    400: ("invalid_request_error", None),
+    401: ("invalid_request_error", "invalid_api_key"),
+    404: ("invalid_request_error", "not_found"),
+    413: ("invalid_request_error", "request_too_large"),
+    429: ("rate_limit_exceeded", "rate_limit_exceeded"),
+    500: ("server_error", None),
+    503: ("server_error", "service_unavailable"),
+    529: ("server_error", "overloaded"),
+}
 
 
-def parts_text(parts: Any) -> str:
-    """The text of a Gemini-style ``parts`` list."""
-    if not isinstance(parts, list):
-        return ""
-    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
-
-
-def flatten(v: Any) -> str:
-    """The text of a content value: a string, a text block, a ``{"parts": ...}`` object, or a list of those."""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, dict):
-        if isinstance(v.get("text"), str):
-            return str(v["text"])
-        if "parts" in v:
-            return parts_text(v.get("parts"))
-        return ""
-    if isinstance(v, list):
-        return "\n".join(t for t in (flatten(x) for x in v) if t)
-    return ""
-
-
-def strings(v: Any) -> Iterator[str]:
-    """Every string in ``v``."""
-    if isinstance(v, str):
-        yield v
-    elif isinstance(v, dict):
-        for x in v.values():
-            yield from strings(x)
-    elif isinstance(v, list):
-        for x in v:
-            yield from strings(x)
+def openai_error(status: int, message: str, *, kind: str | None = None, code: str | None = None) -> dict[str, Any]:
+    """OpenAI's error body."""
+    etype, ecode = _OPENAI_TYPE.get(status) or (("server_error" if status >= 500 else "invalid_request_error"), None)
+    if kind == "context_overflow":
+        ecode = "context_length_exceeded"
+    return {"error": {"message": message, "type": etype, "param": None, "code": code or ecode}}

@@ -16,11 +16,10 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import WireApi, WireRoute
+from autocue.mockllm.wire.api import WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
-    from autocue.mockllm.incoming import Incoming
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.fuzz import Fuzzer
 
@@ -39,7 +38,7 @@ def _usage(reply: Reply) -> dict[str, Any]:
     }
 
 
-def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
+def json_body(reply: Reply, req: WireRequest) -> dict[str, Any]:
     texts = [b.text for b in reply.blocks if b.kind == "text"]
     message: dict[str, Any] = {
         "role": "assistant",
@@ -66,7 +65,7 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     }
 
 
-def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+def stream(reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
     cid = make_id("chatcmpl-", reply.seed)
     created = now()
     model = req.model
@@ -192,10 +191,10 @@ class ChatApi(WireApi):
         so = body.get("stream_options")
         return {"include_usage": isinstance(so, dict) and bool(so.get("include_usage"))}
 
-    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+    def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         return json_body(reply, req)
 
-    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         return stream(reply, req, fuzz)
 
 

@@ -16,7 +16,7 @@ from autocue.llm.types import (
     ToolResultMessage,
     UserMessage,
 )
-from autocue.mockllm.wire.api import flatten
+from autocue.mockllm.wire.view import flatten
 
 
 def args_of(raw: Any) -> dict[str, Any]:

@@ -27,15 +27,11 @@ from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from autocue.errors import AutocueError
+from autocue.mockllm.errors import FuzzSpecError as FuzzSpecError
 
 FEATURES = ("empty", "ping", "comments", "interleave", "crlf", "tcp", "escape")
 KEEP_ALIVE = b": keep-alive\n\n"
 DEFAULT_SPLITS = 8
-
-
-class FuzzSpecError(AutocueError, ValueError):
-    """A fuzz spec that does not parse (the message names the item and the fix)."""
 
 
 @dataclass(frozen=True, slots=True)

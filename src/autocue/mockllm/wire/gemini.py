@@ -15,12 +15,11 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import SSE, Call, LastMessage, WireApi, WireRoute
+from autocue.mockllm.wire.api import SSE, Call, LastMessage, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.llm.types import Tool
-    from autocue.mockllm.incoming import Incoming
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
@@ -62,7 +61,7 @@ def _parts(reply: Reply, split: Callable[[str], list[str]] | None = None) -> lis
     return out
 
 
-def _chunk(reply: Reply, req: Incoming, parts: list[dict[str, Any]], finish: bool) -> dict[str, Any]:
+def _chunk(reply: Reply, req: WireRequest, parts: list[dict[str, Any]], finish: bool) -> dict[str, Any]:
     cand: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
     if finish:
         cand["finishReason"] = FINISH.get(reply.stop_reason, "STOP")
@@ -74,7 +73,7 @@ def _chunk(reply: Reply, req: Incoming, parts: list[dict[str, Any]], finish: boo
     }
 
 
-def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
+def json_body(reply: Reply, req: WireRequest) -> dict[str, Any]:
     merged: list[dict[str, Any]] = []
     for b, parts in zip(reply.blocks, _parts(reply), strict=True):
         if b.kind == "call":
@@ -86,7 +85,7 @@ def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
     return _chunk(reply, req, merged, True)
 
 
-def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+def stream(reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
     sse = bool(req.view.options.get("sse"))
     w = SegmentWriter(fuzz, sse=sse)
     frames: list[tuple[float, dict[str, Any]]] = []
@@ -270,13 +269,13 @@ class GeminiApi(WireApi):
         gstatus = ERROR_STATUS.get(status) or ("INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
         return {"error": {"code": status, "message": message, "status": gstatus}}
 
-    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+    def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         return json_body(reply, req)
 
-    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         return stream(reply, req, fuzz)
 
-    def media_type(self, req: Incoming) -> str:
+    def media_type(self, req: WireRequest) -> str:
         """``alt=sse``: an event stream, else a streamed JSON array."""
         return SSE if req.view.options.get("sse") else "application/json"
 

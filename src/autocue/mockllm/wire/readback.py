@@ -27,7 +27,7 @@ from autocue.llm.providers.http import HttpProvider, JsonBody
 from autocue.llm.providers.sse import SSEDecoder, SSEEvent
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import AssistantMessage, Context, Model
-from autocue.mockllm.wire.api import Chunk
+from autocue.mockllm.wire.view import Chunk
 from autocue.scenario.writer import TimedReply
 
 

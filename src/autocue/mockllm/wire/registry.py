@@ -8,17 +8,13 @@ import importlib
 from typing import TypeAlias
 
 from autocue.catalog import apis as catalog
-from autocue.errors import AutocueError
+from autocue.mockllm.errors import UnknownApiError as UnknownApiError
 from autocue.mockllm.wire.api import WireApi
 
 ApiName: TypeAlias = str
 """A wire API's name: one of ``autocue.catalog.apis.api_names()``."""
 
 _loaded: dict[str, WireApi] = {}
-
-
-class UnknownApiError(AutocueError, KeyError):
-    """A name no wire API has."""
 
 
 def find(name: str) -> WireApi | None:

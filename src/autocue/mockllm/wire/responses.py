@@ -24,13 +24,12 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Chunk, LastMessage, WireApi, WireRoute, flatten, with_namespaces
+from autocue.mockllm.wire.api import Chunk, LastMessage, WireApi, WireRequest, WireRoute, flatten, with_namespaces
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from collections.abc import Sequence
 
-    from autocue.mockllm.incoming import Incoming
     from autocue.mockllm.reply import Block, Reply
     from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
@@ -51,7 +50,7 @@ def _usage(reply: Reply) -> dict[str, Any]:
     }
 
 
-def _response(reply: Reply, req: Incoming, created: int, status: str, output: list[Any],
+def _response(reply: Reply, req: WireRequest, created: int, status: str, output: list[Any],
               usage: dict[str, Any] | None) -> dict[str, Any]:
     b = req.body
     return {
@@ -83,7 +82,7 @@ def _response(reply: Reply, req: Incoming, created: int, status: str, output: li
     }
 
 
-def _wants_encrypted(req: Incoming) -> bool:
+def _wants_encrypted(req: WireRequest) -> bool:
     inc = req.body.get("include")
     return isinstance(inc, list) and "reasoning.encrypted_content" in inc
 
@@ -121,13 +120,13 @@ def _status(reply: Reply) -> str:
     return "incomplete" if reply.stop_reason == "length" else "completed"
 
 
-def json_body(reply: Reply, req: Incoming) -> dict[str, Any]:
+def json_body(reply: Reply, req: WireRequest) -> dict[str, Any]:
     enc = _wants_encrypted(req)
     output = [_item(reply, i, b, True, enc) for i, b in enumerate(reply.blocks)]
     return _response(reply, req, now(), _status(reply), output, _usage(reply))
 
 
-def stream(reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+def stream(reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
     created = now()
     enc = _wants_encrypted(req)
     w = SegmentWriter(fuzz)
@@ -279,10 +278,10 @@ class ResponsesApi(WireApi):
             elif typ in ("function_call_output", "custom_tool_call_output"):
                 shape.string(item, "call_id", w)
 
-    def json_body(self, reply: Reply, req: Incoming) -> dict[str, Any]:
+    def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         return json_body(reply, req)
 
-    def stream(self, reply: Reply, req: Incoming, fuzz: Fuzzer | None = None) -> Segments:
+    def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         return stream(reply, req, fuzz)
 
     async def read_reply(self, chunks: Sequence[Chunk], *, event_stream: bool, model: str) -> TimedReply:

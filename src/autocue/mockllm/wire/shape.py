@@ -6,11 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from autocue.errors import AutocueError
-
-
-class MalformedRequestError(AutocueError, ValueError):
-    """A malformed request: the message names the key."""
+from autocue.mockllm.errors import MalformedRequestError as MalformedRequestError
 
 
 def kind(v: Any) -> str:

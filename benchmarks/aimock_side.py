@@ -17,6 +17,14 @@ steps of a tool loop apart.
    at checkpoints.
 4. The agent-loop step: N = 200 and 800 sequential tool-call steps on one conversation,
    growing as a real agent's (bench_mockllm's client loop), server CPU and wall time per step.
+5. Warm: server CPU per request after ``--warm-requests`` (20,000) warm-up requests (aimock's
+   JIT has compiled by then), over ``--warm-measured`` more, from a cheap raw-socket client
+   (50 keep-alive connections, pre-built requests: short conversations with fresh keys), so
+   the server, not the client, is the bound; the same fresh server measured, median of rounds.
+
+More sides (``--sides``): ``autocue-uvicorn`` is this checkout on uvicorn's own httptools
+protocol (what served before ``mockllm/protocol.py``), ``autocue-before`` the checkout whose
+``src`` is ``--before-src`` (e.g. main's), both alternated with the others in the same rounds.
 """
 
 from __future__ import annotations
@@ -39,7 +47,13 @@ import orjson
 AIMOCK = "@copilotkit/aimock@1.43"
 PROMPT = "fix the failing test"
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
-SERVERS = ("autocue", "aimock")
+SERVERS: tuple[str, ...] = ("autocue", "aimock")
+SIDES = ("autocue", "autocue-uvicorn", "autocue-before", "aimock")
+BEFORE_SRC: Path | None = None
+"""The ``src`` of the ``autocue-before`` side."""
+_UVICORN_PROTOCOL = ("import sys, autocue.mockllm.server as s; "
+                     "s.PARSERS['httptools'] = lambda: s.TransportHttpToolsProtocol; "
+                     "from autocue.cli.main import main; sys.exit(main())")
 
 
 # ---------------------------------------------------------------------------- set-up
@@ -117,19 +131,28 @@ class Server:
         self.kind = kind
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        if kind == "autocue":
-            scenario = tmp / f"tools-{n}.yaml"
-            if not scenario.exists():
-                write_scenario(scenario, n)
-            cmd = [*autocue_command(), "serve", str(scenario), "--port", str(self.port)]
-        else:
+        if kind not in SIDES:
+            raise SystemExit(f"unknown side {kind!r}: use {', '.join(SIDES)}")
+        scenario = tmp / f"tools-{n}.yaml"
+        if kind.startswith("autocue") and not scenario.exists():
+            write_scenario(scenario, n)
+        cmd = [*autocue_command(), "serve", str(scenario), "--port", str(self.port)]
+        if kind == "autocue-uvicorn":
+            cmd = [sys.executable, "-c", _UVICORN_PROTOCOL, "serve", str(scenario), "--port", str(self.port)]
+        if kind == "aimock":
             fixtures = tmp / f"aimock-{n}.json"
             if not fixtures.exists():
                 write_fixtures(fixtures, n)
             cmd = ["node", str(aimock_cli), "-p", str(self.port), "-f", str(fixtures), "--log-level", "silent"]
         self.t0 = time.perf_counter()
+        env = server_env(tmp)
+        if kind == "autocue-before":
+            if BEFORE_SRC is None:
+                raise SystemExit("the autocue-before side needs --before-src")
+            env["PYTHONPATH"] = str(BEFORE_SRC)
+            env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache-before")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, env=server_env(tmp))
+                                     stderr=subprocess.PIPE, env=env)
 
     def first_answer(self, timeout: float = 30.0) -> float:
         """Seconds from ``Popen`` to the first 200 answer to a chat request."""
@@ -219,6 +242,84 @@ async def short_conversations(base: str, clients: int, conversations: int, prefi
     return done
 
 
+def _raw_request(port: int, key: str, second: bool) -> bytes:
+    messages: list[Any] = [{"role": "user", "content": PROMPT}]
+    if second:
+        call = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+        messages += [{"role": "assistant", "content": step_text(0), "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": "call_1", "content": "1 passed"}]
+    body = orjson.dumps({"model": "m", "messages": messages, "tools": TOOLS})
+    return (f"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\nauthorization: Bearer {key}\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n\r\n").encode() + body
+
+
+class _RawClient(asyncio.Protocol):
+    """One keep-alive connection sending pre-built requests one after another."""
+
+    def __init__(self, requests: list[bytes], done: asyncio.Future[None]) -> None:
+        self.requests = requests
+        self.done = done
+        self.buf = b""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self._next()
+
+    def _next(self) -> None:
+        assert self.transport is not None
+        if not self.requests:
+            self.transport.close()
+            if not self.done.done():
+                self.done.set_result(None)
+            return
+        self.transport.write(self.requests.pop())
+
+    def data_received(self, data: bytes) -> None:
+        self.buf += data
+        while True:
+            end = self.buf.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = self.buf[:end].lower()
+            if not head.startswith(b"http/1.1 200"):
+                raise RuntimeError(f"raw client: {self.buf[:300]!r}")
+            at = head.find(b"content-length:")
+            if at >= 0:
+                size = int(head[at + 15:head.find(b"\r\n", at) if head.find(b"\r\n", at) > 0 else None])
+                if len(self.buf) < end + 4 + size:
+                    return
+                self.buf = self.buf[end + 4 + size:]
+            else:  # chunked
+                stop = self.buf.find(b"\r\n0\r\n\r\n", end)
+                if stop < 0:
+                    return
+                self.buf = self.buf[stop + 7:]
+            self._next()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_exception(RuntimeError(f"raw client: connection lost ({exc}) with "
+                                                 f"{len(self.requests)} requests to send"))
+
+
+async def raw_requests(port: int, count: int, prefix: str, conns: int = 50) -> int:
+    """``count`` requests (two-request conversations, a fresh key each) over ``conns``
+    keep-alive connections, built before they are sent; returns the number sent."""
+    loop = asyncio.get_running_loop()
+    per = [[] for _ in range(conns)]  # type: list[list[bytes]]
+    for k in range(count // 2):
+        key = f"{prefix}-{k}"
+        per[k % conns] += [_raw_request(port, key, True), _raw_request(port, key, False)]  # popped from the end
+    futures = []
+    for requests in per:
+        done: asyncio.Future[None] = loop.create_future()
+        futures.append(done)
+        await loop.create_connection(lambda r=requests, d=done: _RawClient(r, d), "127.0.0.1", port)
+    await asyncio.gather(*futures)
+    return 2 * (count // 2)
+
+
 def state_memory(tmp: Path, requests: int, max_sessions: int | None = None) -> None:
     """RSS of this process while autocue's ``MockState`` (the server without HTTP) answers
     ``requests`` requests of short conversations with fresh session keys: what the session
@@ -271,14 +372,60 @@ def _median(xs: list[float]) -> float:
 
 
 def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory_requests: int,
-        loop_ns: list[int], client_file: Path, start_rounds: int = 15) -> None:
+        loop_ns: list[int], client_file: Path, start_rounds: int = 15, warm_requests: int = 20_000,
+        warm_measured: int = 20_000, sides: tuple[str, ...] = SERVERS, measures: str = "start,cpu,memory,loop,warm",
+        before_src: Path | None = None) -> None:
     from bench_mockllm import run_client
 
+    global SERVERS, BEFORE_SRC
+    SERVERS, BEFORE_SRC = sides, before_src
+    want = set(measures.split(","))
     cli = install_aimock(aimock_root)
     print(f"\nside by side with aimock {aimock_version(aimock_root)} (node {_node_version()}), alternating the "
           f"servers, {rounds} rounds; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs", flush=True)
 
     # 1. start-up to first answer (one start of each first, unmeasured: caches, page cache)
+    if "start" in want:
+        _startup(tmp, cli, start_rounds)
+    if "cpu" in want:
+        _cpu(tmp, cli, rounds, conversations)
+    if "memory" in want and memory_requests:
+        _memory(tmp, cli, memory_requests)
+    if "loop" in want:
+        _loop(tmp, cli, rounds, loop_ns, client_file, run_client)
+    if "warm" in want and warm_requests + warm_measured:
+        _warm(tmp, cli, rounds, warm_requests, warm_measured)
+
+
+def _ratios(values: dict[str, list[float]], fmt: str = "{:.3f}") -> str:
+    """Each side's median, and each other side's ratio to aimock (or to the last side)."""
+    base = "aimock" if "aimock" in values else SERVERS[-1]
+    shown = ", ".join(f"{k} {fmt.format(_median(v))}" for k, v in values.items())
+    ratios = ", ".join(f"{k} / {base} {_median(v) / _median(values[base]):.2f}x" for k, v in values.items()
+                       if k != base)
+    return f"{shown}; {ratios}"
+
+
+def _warm(tmp: Path, cli: Path, rounds: int, warm: int, measured: int) -> None:
+    cpu: dict[str, list[float]] = {k: [] for k in SERVERS}
+    rps: dict[str, list[float]] = {k: [] for k in SERVERS}
+    for r in range(rounds):
+        for kind in (SERVERS if r % 2 == 0 else SERVERS[::-1]):
+            with Server(kind, 1, tmp, cli) as s:
+                s.first_answer()
+                asyncio.run(raw_requests(s.port, warm, f"w{r}"))
+                c0, t0 = s.cpu(), time.perf_counter()
+                n = asyncio.run(raw_requests(s.port, measured, f"m{r}"))
+                c1, t1 = s.cpu(), time.perf_counter()
+                cpu[kind].append((c1 - c0) * 1e6 / n)
+                rps[kind].append(n / (t1 - t0))
+    print(f"  warm: server CPU µs per request after {warm:,} warm-up requests, {measured:,} measured (raw-socket "
+          f"client, 50 connections, short conversations, fresh keys), median of {rounds} rounds: "
+          f"{_ratios(cpu, '{:.1f}')} (requests/s: {', '.join(f'{k} {_median(v):,.0f}' for k, v in rps.items())})",
+          flush=True)
+
+
+def _startup(tmp: Path, cli: Path, start_rounds: int) -> None:
     for kind in SERVERS:
         with Server(kind, 1, tmp, cli) as s:
             s.first_answer()
@@ -287,10 +434,11 @@ def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory
         for kind in SERVERS:
             with Server(kind, 1, tmp, cli) as s:
                 starts[kind].append(s.first_answer())
-    a, b = _median(starts["autocue"]), _median(starts["aimock"])
-    print(f"  start-up to first answer (median of {start_rounds} starts, ms): autocue {a * 1000:.0f}, "
-          f"aimock {b * 1000:.0f}; autocue / aimock {a / b:.2f}x", flush=True)
+    ms = {k: [x * 1000 for x in v] for k, v in starts.items()}
+    print(f"  start-up to first answer (median of {start_rounds} starts, ms): {_ratios(ms, '{:.0f}')}", flush=True)
 
+
+def _cpu(tmp: Path, cli: Path, rounds: int, conversations: int) -> None:
     # 2. server CPU per request, 50 concurrent clients, short conversations
     cpu: dict[str, list[float]] = {k: [] for k in SERVERS}
     rps: dict[str, list[float]] = {k: [] for k in SERVERS}
@@ -304,12 +452,13 @@ def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory
                 c1, t1 = s.cpu(), time.perf_counter()
                 cpu[kind].append((c1 - c0) / n)
                 rps[kind].append(n / (t1 - t0))
-    a, b = _median(cpu["autocue"]), _median(cpu["aimock"])
-    print(f"  server CPU per 1,000 requests, 50 concurrent clients, {conversations:,} short conversations "
-          f"(2 requests, fresh key each), median: autocue {a * 1000:.3f} s, aimock {b * 1000:.3f} s; "
-          f"autocue / aimock {a / b:.2f}x (requests/s: autocue {_median(rps['autocue']):,.0f}, "
-          f"aimock {_median(rps['aimock']):,.0f}; the client shares the machine)", flush=True)
+    ms = {k: [x * 1000 for x in v] for k, v in cpu.items()}
+    print(f"  server CPU s per 1,000 requests, 50 concurrent clients, {conversations:,} short conversations "
+          f"(2 requests, fresh key each), median: {_ratios(ms)} (requests/s: "
+          f"{', '.join(f'{k} {_median(v):,.0f}' for k, v in rps.items())}; the client shares the machine)", flush=True)
 
+
+def _memory(tmp: Path, cli: Path, memory_requests: int) -> None:
     # 3. memory over many requests with fresh session keys
     if memory_requests:
         for kind in SERVERS:
@@ -327,12 +476,14 @@ def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory
                 shown = ", ".join(f"{n // 1000:,}k {mb:.0f}" for n, mb in marks)
                 print(f"  memory (RSS MB after N requests, fresh session keys) {kind}: {shown}", flush=True)
 
+def _loop(tmp: Path, cli: Path, rounds: int, loop_ns: list[int], client_file: Path,
+          run_client: Callable[..., dict[str, Any]]) -> None:
     # 4. agent-loop step cost
     for n in loop_ns:
         per: dict[str, list[float]] = {k: [] for k in SERVERS}
         wall: dict[str, list[float]] = {k: [] for k in SERVERS}
         for r in range(rounds):
-            for kind in SERVERS:
+            for kind in (SERVERS if r % 2 == 0 else SERVERS[::-1]):
                 with Server(kind, n, tmp, cli) as s:
                     s.first_answer()
                     cfg = {"api": "chat", "n": n, "stream": False, "workload": "tool", "prompt": PROMPT,
@@ -341,10 +492,8 @@ def run(tmp: Path, aimock_root: Path, *, rounds: int, conversations: int, memory
                     got = run_client(sys.executable, cfg, client_file)
                     per[kind].append((s.cpu() - c0) * 1000 / n)
                     wall[kind].append(got["ms_per_step"])
-        a, b = _median(per["autocue"]), _median(per["aimock"])
-        print(f"  agent loop N = {n}: server CPU ms/step autocue {a:.3f}, aimock {b:.3f} ({a / b:.2f}x); "
-              f"wall ms/step autocue {_median(wall['autocue']):.3f}, aimock {_median(wall['aimock']):.3f}",
-              flush=True)
+        print(f"  agent loop N = {n}: server CPU ms/step {_ratios(per)}; wall ms/step "
+              f"{', '.join(f'{k} {_median(v):.3f}' for k, v in wall.items())}", flush=True)
 
 
 def _node_version() -> str:

@@ -205,7 +205,13 @@ def _run_client(python: str, cfg: dict[str, Any], client_file: Path) -> dict[str
 
 
 def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process (Linux /proc), to report the server's own cost."""
+    """User + system CPU time of a process, all threads, to report the server's own cost: from
+    its CPU clock (Linux, ns resolution: what ``clock_getcpuclockid(pid)`` gives), else from
+    /proc (10 ms ticks)."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)  # MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+    except (OSError, AttributeError):
+        pass
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
@@ -273,6 +279,14 @@ def main() -> int:
     ap.add_argument("--aimock-only", action="store_true", help="only the side by side with aimock")
     ap.add_argument("--aimock-dir", default=None, help="where aimock is (or gets) installed (default: a temp dir)")
     ap.add_argument("--rounds", type=int, default=5, help="alternated rounds of the side by side (default 5)")
+    ap.add_argument("--sides", default="autocue,aimock",
+                    help="servers of the side by side, alternated: autocue, autocue-uvicorn (this checkout on "
+                         "uvicorn's httptools protocol), autocue-before (--before-src), aimock")
+    ap.add_argument("--before-src", default=None, help="the src directory of the autocue-before side (e.g. main's)")
+    ap.add_argument("--measures", default="start,cpu,memory,loop,warm",
+                    help="which side-by-side measures: start,cpu,memory,loop,warm (default all)")
+    ap.add_argument("--warm-requests", type=int, default=20_000, help="warm-up requests before the warm measure")
+    ap.add_argument("--warm-measured", type=int, default=20_000, help="requests measured after the warm-up")
     ap.add_argument("--start-rounds", type=int, default=15,
                     help="alternated starts of each server for the start-up median (default 15: a start is cheap "
                          "and one varies with the machine's load)")
@@ -303,7 +317,10 @@ def main() -> int:
             aimock_side.run(Path(tmp), root, rounds=args.rounds, start_rounds=args.start_rounds,
                             conversations=args.conversations,
                             memory_requests=args.memory_requests, loop_ns=[200] if args.quick else [200, 800],
-                            client_file=client_file)
+                            client_file=client_file, warm_requests=args.warm_requests,
+                            warm_measured=args.warm_measured, sides=tuple(args.sides.split(",")),
+                            measures=args.measures,
+                            before_src=Path(args.before_src).resolve() if args.before_src else None)
             if args.aimock_only:
                 return 0
         proc = subprocess.Popen([sys.executable, __file__, "--serve", *map(str, ns)], stdin=subprocess.PIPE,

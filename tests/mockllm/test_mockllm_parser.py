@@ -11,9 +11,9 @@ from starlette.applications import Starlette
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from autocue.mockllm import serve
+from autocue.mockllm.protocol import DirectHttpProtocol
 from autocue.mockllm.server import (
     PARSER_ENV,
-    TransportHttpToolsProtocol,
     http_protocol,
     uvicorn_config,
 )
@@ -28,7 +28,7 @@ def _script() -> Script:
 
 def test_httptools_is_the_default_parser(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(PARSER_ENV, raising=False)
-    assert uvicorn_config(Starlette()).http is TransportHttpToolsProtocol
+    assert uvicorn_config(Starlette()).http is DirectHttpProtocol
     monkeypatch.setenv(PARSER_ENV, "h11")
     assert issubclass(http_protocol(), H11Protocol)
     assert http_protocol() is http_protocol()  # built once

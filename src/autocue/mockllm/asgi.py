@@ -85,6 +85,26 @@ class Request:
                                          keep_blank_values=True))
         return self._query
 
+    async def read(self, limit: int) -> bytes | None:
+        """The whole body, or None once it passes ``limit`` bytes (the rest is not read)."""
+        message = await self._receive()
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            if message["type"] == "http.disconnect":
+                raise _ClientGone()
+            body: bytes = message.get("body", b"")
+            size += len(body)
+            if size > limit:
+                return None
+            if not message.get("more_body", False):
+                if not parts:
+                    return body
+                parts.append(body)
+                return b"".join(parts)
+            parts.append(body)
+            message = await self._receive()
+
     async def stream(self) -> AsyncIterator[bytes]:
         """The body's chunks as they arrive (the router ends the request if the client goes away)."""
         while True:

@@ -41,12 +41,8 @@ async def read_body(request: Request, api: str, limit: int, *, server: str = "th
     if cl is not None and cl.isdigit() and int(cl) > limit:
         return error_response(api, 413, f"request body of {cl} bytes is larger than {server}'s limit of "
                                         f"{limit} bytes", code="request_too_large")
-    parts: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return error_response(api, 413, f"request body is larger than {server}'s limit of {limit} "
-                                            "bytes", code="request_too_large")
-        parts.append(chunk)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+    body = await request.read(limit)
+    if body is None:
+        return error_response(api, 413, f"request body is larger than {server}'s limit of {limit} bytes",
+                              code="request_too_large")
+    return body

@@ -2,10 +2,11 @@
 
 ``serve(source, ...)`` is a context manager giving a started ``MockLLMServer`` on
 127.0.0.1 and a free port; ``server.base_url`` is ``http://127.0.0.1:PORT`` (``/v1`` is
-``server.openai_base_url``). The listening socket has ``TCP_NODELAY``; uvicorn runs with
-the httptools parser (C, llhttp; pure-Python h11 when ``AUTOCUE_HTTP_PARSER=h11``), no
-WebSocket support (upgrades get 426), no access log. Leaving the block stops the server and
-joins its thread.
+``server.openai_base_url``). The listening socket has ``TCP_NODELAY``; uvicorn runs the server
+(sockets, signals, shutdown) with autocue's own HTTP protocol (``protocol.py``: the httptools
+parser, C, calling the app directly; uvicorn's pure-Python h11 protocol when
+``AUTOCUE_HTTP_PARSER=h11``), no WebSocket support (upgrades get 426), no access log. Leaving
+the block stops the server and joins its thread.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from autocue.mockllm.app import TRANSPORT_KEY, MockApp, create_app
 from autocue.mockllm.asgi import ASGIApp
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, ServerOptions
+from autocue.mockllm.protocol import DirectHttpProtocol
 from autocue.mockllm.sockets import bind_socket
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import MockState
@@ -38,7 +40,8 @@ if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
 
 class TransportHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol (the C parser) that puts the connection's transport in each
-    request's ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it)."""
+    request's ``scope["state"]["autocue_transport"]`` (chaos resets a connection through it):
+    what served before ``DirectHttpProtocol``, kept for ``bench_mockllm.py --protocols``."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.app_state = {**self.app_state, TRANSPORT_KEY: transport}
@@ -60,7 +63,7 @@ def transport_h11_protocol() -> type[asyncio.Protocol]:
 
 
 PARSERS: dict[str, Callable[[], type[asyncio.Protocol]]] = {
-    "httptools": lambda: TransportHttpToolsProtocol, "h11": transport_h11_protocol}
+    "httptools": lambda: DirectHttpProtocol, "h11": transport_h11_protocol}
 PARSER_ENV = "AUTOCUE_HTTP_PARSER"
 """Names the HTTP parser of every server autocue runs (``httptools``, the default, or ``h11``)."""
 
@@ -103,7 +106,7 @@ def serve_in_thread(server: uvicorn.Server, target: Callable[[], object], *, nam
 
 def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
     return uvicorn.Config(app, http=http_protocol(), ws="none", lifespan="off", access_log=False,
-                          log_level=log_level, timeout_keep_alive=30, server_header=False)
+                          log_level=log_level, timeout_keep_alive=30, server_header=False, proxy_headers=False)
 
 
 class LoopbackServer:

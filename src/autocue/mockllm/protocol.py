@@ -1,0 +1,468 @@
+"""The HTTP/1.1 protocol of autocue's servers: httptools (llhttp, C) calling the ASGI app
+directly, without uvicorn's per-request cycle (an event, a task and a message check per
+request: about a third of a short request's CPU).
+
+uvicorn still runs the server (sockets, signals, graceful shutdown); this protocol is the
+class it builds per connection (``uvicorn.Config(http=DirectHttpProtocol)``). Per request:
+
+- the request head is parsed into the ASGI scope (``scope["state"]`` holds the connection's
+  transport under ``autocue_transport``: chaos resets a connection through it);
+- the app runs (one task per request) once the bytes received so far are parsed, so a
+  request that arrived whole is answered without waiting for its body;
+- ``receive`` hands over the buffered body (``Expect: 100-continue`` gets its ``100`` when
+  the app first asks for a body that has not come), then waits for the client to leave;
+- ``send`` writes the head with the first body bytes: ``Content-Length`` when the body is
+  whole, else chunked (HTTP/1.1) or close-delimited (HTTP/1.0); a ``HEAD`` answer has no
+  body; a full write buffer makes ``send`` wait (flow control);
+- keep-alive (closed after ``timeout_keep_alive`` idle seconds); pipelined requests answered
+  in order, one at a time (reading pauses while one waits); a body the app did not read is
+  read and dropped, so the connection stays usable; malformed HTTP gets a plain 400 and the
+  connection closes; an ``Upgrade`` request (a WebSocket attempt) is answered as plain HTTP
+  (the app says 426) and the connection closes;
+- the client leaving sets every waiting ``receive`` to ``http.disconnect``;
+- on shutdown an idle connection closes at once, a busy one after its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http
+import logging
+from collections import deque
+from typing import Any
+from urllib.parse import unquote
+
+import httptools
+
+from autocue.mockllm.asgi import ASGIApp, Message, Scope
+
+TRANSPORT_KEY = "autocue_transport"
+log = logging.getLogger("uvicorn.error")
+READ_BUFFER = 65536
+"""Bytes read at most at once."""
+HIGH_WATER = 65536
+"""Unread request body bytes buffered before reading pauses."""
+_STATUS: dict[int, bytes] = {int(code): f"HTTP/1.1 {code.value} {code.phrase}\r\n".encode() for code in http.HTTPStatus}
+_BAD_REQUEST = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"content-length: 29\r\nconnection: close\r\n\r\nInvalid HTTP request received")
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+_DISCONNECT: Message = {"type": "http.disconnect"}
+
+
+def _status_line(code: int) -> bytes:
+    return _STATUS.get(code) or f"HTTP/1.1 {code} \r\n".encode()
+
+
+class _Exchange:
+    """One request and its answer."""
+
+    __slots__ = ("body", "buffered", "chunked", "complete", "conn", "disconnected", "done", "expect_100", "head",
+                 "head_only", "keep_alive", "length", "read_all", "said_close", "scope", "started", "status", "waiters")
+
+    def __init__(self, conn: DirectHttpProtocol, scope: Scope) -> None:
+        self.conn = conn
+        self.scope = scope
+        self.body: list[bytes] = []
+        self.buffered = 0
+        self.complete = False
+        """The whole request body has arrived."""
+        self.read_all = False
+        """The app was given the whole body."""
+        self.expect_100 = False
+        self.keep_alive = True
+        self.head_only = False
+        self.started = False
+        self.head: bytes | None = None
+        """The response head, written with the first body bytes."""
+        self.chunked = False
+        self.length: int | None = None
+        self.done = False
+        """The response is complete."""
+        self.disconnected = False
+        self.waiters: list[asyncio.Future[None]] = []
+        """``receive`` calls waiting for body bytes or the end (a stream's watcher and a body read may wait at once)."""
+        self.status = 0
+        self.said_close = False
+
+    def wake(self) -> None:
+        if self.waiters:
+            for waiter in self.waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+            self.waiters = []
+
+    async def receive(self) -> Message:
+        while True:
+            if self.disconnected or self.done:
+                return _DISCONNECT
+            if not self.read_all and (self.body or self.complete):
+                body = self.body[0] if len(self.body) == 1 else b"".join(self.body)
+                self.body = []
+                self.buffered = 0
+                self.read_all = self.complete
+                self.conn.resume_reading()
+                return {"type": "http.request", "body": body, "more_body": not self.complete}
+            if self.expect_100:
+                self.expect_100 = False
+                self.conn.transport.write(_CONTINUE)
+            self.conn.resume_reading()
+            waiter = self.conn.loop.create_future()
+            self.waiters.append(waiter)
+            await waiter
+
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if kind == "http.response.start":
+            if self.started:
+                raise RuntimeError(f"unexpected ASGI message {kind!r}: the response has started")
+            self.started = True
+            self._start(message["status"], message.get("headers", ()))
+            return
+        if kind != "http.response.body":
+            raise RuntimeError(f"unexpected ASGI message {kind!r}")
+        if not self.started or self.done:
+            raise RuntimeError(f"unexpected ASGI message {kind!r}: " +
+                               ("the response has not started" if not self.started else "the response is complete"))
+        if self.disconnected:
+            return
+        body: bytes = message.get("body", b"")
+        more: bool = message.get("more_body", False)
+        out = b""
+        if self.head is not None:
+            out = self._head(len(body) if not more else None)
+        if body and not self.head_only:
+            if self.chunked:
+                out += b"%x\r\n" % len(body) + body + b"\r\n"
+            else:
+                out += body
+        if not more:
+            if self.chunked and not self.head_only:
+                out += b"0\r\n\r\n"
+            self.done = True
+        conn = self.conn
+        if out:
+            conn.transport.write(out)
+        if self.done:
+            self.wake()
+            conn.finished(self)
+        elif conn.write_paused is not None:
+            await conn.drained()
+
+    def _start(self, status: int, headers: Any) -> None:
+        self.length = None
+        parts = [_status_line(status)]
+        for name, value in self.conn.server_state.default_headers:
+            parts += [name, b": ", value, b"\r\n"]
+        for name, value in headers:
+            low = name.lower()
+            if low == b"content-length":
+                self.length = int(value)
+            elif low == b"transfer-encoding":
+                self.chunked = b"chunked" in value.lower()
+            elif low == b"connection" and b"close" in value.lower():
+                self.keep_alive = False
+                self.said_close = True
+            parts += [name, b": ", value, b"\r\n"]
+        self.head = b"".join(parts)
+        self.status = status
+
+    def _head(self, whole: int | None) -> bytes:
+        """The head to write, with the framing the first body message decides."""
+        head = self.head or b""
+        self.head = None
+        extra = b""
+        if self.length is None and not self.chunked and self.status >= 200 and self.status not in (204, 304):
+            if whole is not None:
+                extra = b"content-length: %d\r\n" % whole
+            elif self.scope["http_version"] == "1.1":
+                self.chunked = True
+                extra = b"transfer-encoding: chunked\r\n"
+            else:
+                self.keep_alive = False
+        if not self.keep_alive and not self.said_close:
+            extra += b"connection: close\r\n"
+        return head + extra + b"\r\n"
+
+
+class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
+    """One client connection (see the module's doc). Bytes are received into one buffer per
+    connection (a ``BufferedProtocol``: asyncio then calls ``get_buffer``/``buffer_updated``), not
+    a new 256 KB ``bytes`` per read."""
+
+    def __init__(self, config: Any, server_state: Any, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        if not config.loaded:
+            config.load()
+        self.app: ASGIApp = config.loaded_app
+        self.loop = _loop or asyncio.get_event_loop()
+        self.root_path: str = config.root_path
+        self.keep_alive_timeout: float = config.timeout_keep_alive
+        self.server_state = server_state
+        self.app_state = app_state
+        self.parser = httptools.HttpRequestParser(self)
+        try:  # answer the first of pipelined requests even when the client closes after sending them
+            self.parser.set_dangerous_leniencies(lenient_data_after_close=True)
+        except AttributeError:  # httptools < 0.6.3
+            pass
+        self.transport: asyncio.Transport = None  # type: ignore[assignment]
+        self.buffer = memoryview(bytearray(READ_BUFFER))
+        self.state: dict[str, Any] = {}
+        self.server: tuple[str, int] | None = None
+        self.client: tuple[str, int] | None = None
+        self.queue: deque[_Exchange] = deque()
+        """Requests in arrival order; the first is being answered."""
+        self.parsing: _Exchange | None = None
+        self.url = b""
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.expect_100 = False
+        self.running: _Exchange | None = None
+        self.reading_paused = False
+        self.write_paused: asyncio.Future[None] | None = None
+        self.keep_alive_timer: asyncio.TimerHandle | None = None
+        self.idle_since = 0.0
+        self.closing = False
+        self.ignore_input = False
+        self.shutting_down = False
+
+    # ------------------------------------------------------------------ connection
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.server_state.connections.add(self)
+        self.state = {**self.app_state, TRANSPORT_KEY: transport}
+        self.server = _address(transport.get_extra_info("sockname"))
+        self.client = _address(transport.get_extra_info("peername"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server_state.connections.discard(self)
+        self.closing = True
+        for ex in self.queue:
+            if not ex.done:
+                ex.disconnected = True
+            ex.wake()
+        if self.write_paused is not None and not self.write_paused.done():
+            self.write_paused.set_result(None)
+        self._cancel_keep_alive()
+        self.parser = None  # type: ignore[assignment]
+
+    def eof_received(self) -> bool | None:
+        return None
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self.buffer
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(self.buffer[:nbytes])  # httptools copies what it hands on
+
+    def data_received(self, data: bytes | memoryview) -> None:
+        if self.ignore_input:
+            return
+        self.idle_since = self.loop.time()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:  # answered as plain HTTP (426), then the connection closes
+            self._stop_input(self.parsing)
+        except httptools.HttpParserError:
+            log.warning("Invalid HTTP request received.")
+            bad = self.parsing
+            self._stop_input(None)
+            if bad is not None and not bad.complete:  # its head came, its body is broken: not answered
+                bad.disconnected = True
+                bad.wake()
+                if bad is not self.running:
+                    self.queue.remove(bad)
+                elif not bad.started:
+                    self.transport.write(_BAD_REQUEST)
+                    self.transport.close()
+                    return
+            if not self.queue:
+                self.transport.write(_BAD_REQUEST)
+                self.transport.close()
+                return
+        if self.running is None and self.queue:
+            self._run(self.queue[0])
+
+    def _stop_input(self, last: _Exchange | None) -> None:
+        """Read no more requests: ``last`` (the one being parsed, if any) is the last one
+        answered, and the connection closes after the answers."""
+        self.ignore_input = True
+        self.parsing = None
+        if last is not None:
+            last.complete = True
+        for ex in self.queue:
+            ex.keep_alive = False
+
+    def shutdown(self) -> None:
+        """The server stops: close now when idle, else after the answer being written."""
+        self.shutting_down = True
+        if self.running is None:
+            self.transport.close()
+            return
+        for ex in self.queue:
+            ex.keep_alive = False
+
+    def pause_writing(self) -> None:
+        if self.write_paused is None:
+            self.write_paused = self.loop.create_future()
+
+    def resume_writing(self) -> None:
+        if self.write_paused is not None:
+            if not self.write_paused.done():
+                self.write_paused.set_result(None)
+            self.write_paused = None
+
+    async def drained(self) -> None:
+        if self.write_paused is not None:
+            await self.write_paused
+
+    def resume_reading(self) -> None:
+        if self.reading_paused and not self.closing and len(self.queue) <= 1:
+            self.reading_paused = False
+            self.transport.resume_reading()
+
+    def _pause_reading(self) -> None:
+        if not self.reading_paused and not self.closing:
+            self.reading_paused = True
+            self.transport.pause_reading()
+
+    def _cancel_keep_alive(self) -> None:
+        if self.keep_alive_timer is not None:
+            self.keep_alive_timer.cancel()
+            self.keep_alive_timer = None
+
+    def _idle_timeout(self) -> None:
+        """Close the connection once idle for ``timeout_keep_alive`` seconds (one timer per
+        connection, moved on lazily, not one per request)."""
+        self.keep_alive_timer = None
+        if self.closing or self.running is not None or self.queue:
+            return  # the answer's end arms it again
+        left = self.idle_since + self.keep_alive_timeout - self.loop.time()
+        if left > 0:
+            self.keep_alive_timer = self.loop.call_later(left, self._idle_timeout)
+        else:
+            self.closing = True
+            self.transport.close()
+
+    # ------------------------------------------------------------------ parser callbacks
+    def on_message_begin(self) -> None:
+        self.url = b""
+        self.headers = []
+        self.expect_100 = False
+
+    def on_url(self, url: bytes) -> None:
+        self.url += url
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        name = name.lower()
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100 = True
+        self.headers.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        parser = self.parser
+        url = httptools.parse_url(self.url)
+        raw_path: bytes = url.path
+        path = raw_path.decode("ascii")
+        if "%" in path:
+            path = unquote(path)
+        version = parser.get_http_version()
+        scope: Scope = {
+            "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": version,
+            "server": self.server, "client": self.client, "scheme": "http", "root_path": self.root_path,
+            "method": parser.get_method().decode("ascii"), "path": self.root_path + path,
+            "raw_path": self.root_path.encode("ascii") + raw_path, "query_string": url.query or b"",
+            "headers": self.headers, "state": self.state.copy(),
+        }
+        ex = _Exchange(self, scope)
+        ex.expect_100 = self.expect_100
+        ex.keep_alive = version != "1.0" and parser.should_keep_alive() and not self.shutting_down
+        ex.head_only = scope["method"] == "HEAD"
+        self.parsing = ex
+        self.queue.append(ex)
+        if len(self.queue) > 1:  # pipelined: one at a time
+            self._pause_reading()
+
+    def on_body(self, body: bytes) -> None:
+        ex = self.parsing
+        if ex is None or ex.done:
+            return  # a body the answer did not need: dropped
+        ex.body.append(body)
+        ex.buffered += len(body)
+        if ex.buffered > HIGH_WATER:
+            self._pause_reading()
+        ex.wake()
+
+    def on_message_complete(self) -> None:
+        ex = self.parsing
+        if ex is not None:
+            ex.complete = True
+            ex.wake()
+            self.parsing = None
+
+    # ------------------------------------------------------------------ running the app
+    def _run(self, ex: _Exchange) -> None:
+        self.running = ex
+        task = self.loop.create_task(self._call(ex))
+        tasks = self.server_state.tasks
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    async def _call(self, ex: _Exchange) -> None:
+        try:
+            await self.app(ex.scope, ex.receive, ex.send)
+        except BaseException as e:
+            self._app_done(ex, e)
+            if not isinstance(e, Exception | asyncio.CancelledError):
+                raise
+        else:
+            self._app_done(ex, None)
+
+    def _app_done(self, ex: _Exchange, exc: BaseException | None) -> None:
+        if exc is not None and not isinstance(exc, asyncio.CancelledError):
+            log.error("Exception in ASGI application", exc_info=exc)
+        if not ex.done and not ex.disconnected and not self.closing:
+            if not ex.started:
+                ex.keep_alive = False
+                ex.started = True
+                ex._start(500, [(b"content-type", b"text/plain; charset=utf-8")])
+                ex.done = True
+                self.transport.write(ex._head(21) + b"Internal Server Error")
+            else:
+                log.error("ASGI callable returned without completing response.")
+                self.transport.close()
+                self.closing = True
+        ex.done = True
+        ex.wake()
+        self.finished(ex)
+        if self.running is ex:
+            self.running = None
+            if self.closing:
+                return
+            if self.queue:
+                self._run(self.queue[0])
+            elif self.ignore_input:
+                self.closing = True
+                self.transport.close()
+            else:
+                self._arm_keep_alive()
+
+    def finished(self, ex: _Exchange) -> None:
+        """``ex``'s answer is complete: the next request may be answered."""
+        if self.queue and self.queue[0] is ex:
+            self.queue.popleft()
+            self.server_state.total_requests += 1
+            if not ex.keep_alive or self.closing:
+                self.closing = True
+                self.transport.close()
+                return
+            self.resume_reading()  # the rest of an unread body is read and dropped
+
+    def _arm_keep_alive(self) -> None:
+        self.idle_since = self.loop.time()
+        if self.keep_alive_timer is None and not self.closing:
+            self.keep_alive_timer = self.loop.call_later(self.keep_alive_timeout, self._idle_timeout)
+
+
+def _address(got: Any) -> tuple[str, int] | None:
+    if isinstance(got, tuple) and len(got) >= 2:
+        return str(got[0]), int(got[1])
+    return None

@@ -61,7 +61,7 @@ OTHERS = st.dictionaries(st.sampled_from(["model", "tools", "stream", "system", 
 def test_append_only_conversation_is_reused(items: list[Any], before: dict[str, Any], after: dict[str, Any],
                                             style: str, key: str) -> None:
     after = {k: v for k, v in after.items() if k not in before}
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     previous = 0
     for n in range(1, len(items) + 1):
         seen = check(cache, dump(build(before, key, items[:n], after), style), key)
@@ -72,7 +72,7 @@ def test_append_only_conversation_is_reused(items: list[Any], before: dict[str, 
 @given(items=st.lists(ITEM, min_size=2, max_size=6), after=OTHERS, style=STYLES, data=st.data())
 def test_changed_bodies_fall_back_and_stay_equal(items: list[Any], after: dict[str, Any], style: str,
                                                  data: st.DataObject) -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     body = build({"model": "m"}, "messages", items[:-1], after)
     check(cache, dump(body, style))
     kind = data.draw(st.sampled_from(["item", "suffix", "order", "shrink", "style", "same"]))
@@ -101,7 +101,7 @@ def test_changed_bodies_fall_back_and_stay_equal(items: list[Any], after: dict[s
 
 
 def test_tail_edge_cases_match_orjson() -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     first = b'{"model":"m","messages":[{"a":1}],"stream":true}'
     cases = [
         b'{"model":"m","messages":[{"a":1},]}',  # suffix changed (and invalid)
@@ -129,7 +129,7 @@ def test_tail_edge_cases_match_orjson() -> None:
 
 
 def test_seen_counts_and_whitespace_only_change() -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     assert check(cache, b'{"messages":[{"a":1}]}') == 0
     assert check(cache, b'{"messages":[{"a":1},{"b":2}]}') == 1
     assert check(cache, b'{"messages":[{"a":1},{"b":2} ]}') == 2
@@ -138,7 +138,7 @@ def test_seen_counts_and_whitespace_only_change() -> None:
 
 
 def test_the_previous_body_is_never_changed() -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     raw1 = b'{"messages":[{"a":1}],"tools":[1]}'
     body1, _ = cache.parse("s", raw1, "messages")
     cache.remember("s", raw1, body1, "messages")
@@ -149,7 +149,7 @@ def test_the_previous_body_is_never_changed() -> None:
 
 
 def test_duplicate_and_escaped_keys() -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     for first, second in [
         (b'{"x":[{"a":1}],"messages":[{"a":1}],"x":[{"a":1}]}',
          b'{"x":[{"a":1}],"messages":[{"a":1}],"x":[{"a":1},{"b":2}]}'),
@@ -170,7 +170,7 @@ def test_duplicate_and_escaped_keys() -> None:
 
 
 def test_an_empty_or_missing_history_is_not_kept() -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     check(cache, b'{"messages":[]}')
     check(cache, b'{"model":"m"}')
     assert len(cache) == 0
@@ -178,7 +178,7 @@ def test_an_empty_or_missing_history_is_not_kept() -> None:
 
 
 def test_bounded_by_sessions_and_bytes() -> None:
-    cache = HistoryCache(max_sessions=2, max_bytes=100)
+    cache = HistoryCache(min_bytes=0, max_sessions=2, max_bytes=100)
     for sid in ("a", "b", "c"):
         check(cache, b'{"messages":[{"a":1}]}', sid=sid)
     assert len(cache) == 2
@@ -196,7 +196,7 @@ def test_bounded_by_sessions_and_bytes() -> None:
 
 
 def test_a_session_whose_bodies_keep_changing_backs_off() -> None:
-    cache = HistoryCache()
+    cache = HistoryCache(min_bytes=0)
     walks = 0
     import autocue.mockllm.history as history
 
@@ -215,3 +215,18 @@ def test_a_session_whose_bodies_keep_changing_backs_off() -> None:
     finally:
         history._locate = real
     assert walks <= 8
+
+
+def test_a_short_body_is_parsed_whole_and_not_kept() -> None:
+    cache = HistoryCache(min_bytes=1000)
+    short = orjson.dumps({"messages": [{"role": "user", "content": "hi"}]})
+    body, seen = cache.parse("k", short, "messages")
+    cache.remember("k", short, body, "messages")
+    assert (seen, len(cache)) == (0, 0)
+    long = orjson.dumps({"messages": [{"role": "user", "content": "x" * 1000}]})
+    body, _ = cache.parse("k", long, "messages")
+    cache.remember("k", long, body, "messages")
+    longer = orjson.dumps({"messages": [{"role": "user", "content": "x" * 1000},
+                                       {"role": "assistant", "content": "y"}]})
+    assert cache.parse("k", longer, "messages") == (orjson.loads(longer), 1)
+    assert HistoryCache().min_bytes == 8192

@@ -12,6 +12,7 @@ import pytest
 from mockllm_helpers import say
 
 import autocue.mockllm.app as app_module
+import autocue.mockllm.history as history_module
 from autocue.mockllm import serve
 from autocue.script import Script, Turn
 
@@ -34,6 +35,7 @@ def test_only_new_history_items_are_checked(monkeypatch: pytest.MonkeyPatch) -> 
         return real(api, body, raw, start)
 
     monkeypatch.setattr(app_module, "problem", spy)
+    monkeypatch.setattr(history_module, "MIN_BYTES", 0)  # these bodies are short
     with serve(Script([Turn("hi", [say("one"), say("two"), say("three")])], name="inc")) as server:
         def post(raw: bytes, key: str = "k") -> httpx2.Response:
             return httpx2.post(server.base_url + "/v1/chat/completions", content=raw,
@@ -60,6 +62,7 @@ def test_an_appended_item_too_deep_is_refused(monkeypatch: pytest.MonkeyPatch) -
         return real(api, body, raw, start)
 
     monkeypatch.setattr(app_module, "problem", spy)
+    monkeypatch.setattr(history_module, "MIN_BYTES", 0)  # these bodies are short
     with serve(Script([Turn("hi", [say("one"), say("two")])], name="deep")) as server:
         url = server.base_url + "/v1/chat/completions"
         first: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}

@@ -60,12 +60,20 @@ class _Entry:
         """The last tail parse's body and its offsets, used if ``remember`` gets that body."""
 
 
+MIN_BYTES = 8192
+"""Bodies shorter than this are not kept: parsing and checking a short body whole costs less than
+the cache's bookkeeping (measured with ``benchmarks/bench_mockllm.py``'s warm measure: two-request
+conversations of ~500 bytes)."""
+
+
 class HistoryCache:
     """The last validated body of each session, reused when the next body only appends history."""
 
-    def __init__(self, max_sessions: int = 1000, max_bytes: int = 64 * 1024 * 1024) -> None:
+    def __init__(self, max_sessions: int = 1000, max_bytes: int = 64 * 1024 * 1024,
+                 min_bytes: int | None = None) -> None:
         self.max_sessions = max(0, max_sessions)
         self.max_bytes = max(0, max_bytes)
+        self.min_bytes = MIN_BYTES if min_bytes is None else max(0, min_bytes)
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
 
@@ -107,7 +115,8 @@ class HistoryCache:
         old = self._entries.pop(key, None)
         if old is not None:
             self._bytes -= len(old.raw)
-        if not isinstance(history, list) or not history or len(raw) > self.max_bytes or not self.max_sessions:
+        if not isinstance(history, list) or not history or not self.min_bytes <= len(raw) <= self.max_bytes \
+                or not self.max_sessions:
             return
         entry = _Entry(raw, body, history_key, len(history))
         if old is not None:

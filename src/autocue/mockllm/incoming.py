@@ -45,13 +45,25 @@ class Incoming:
     raw: bytes | None = None
     """The bytes ``body`` was parsed from, when the server has them: the journal keeps these
     instead of the parsed body (one bytes object, which the cyclic GC never scans)."""
-    view: RequestView = field(init=False, repr=False, compare=False)
-    """The body as its API reads it (read once, here)."""
-    wire: WireApi = field(init=False, repr=False, compare=False)
+    _wire: WireApi | None = field(default=None, init=False, repr=False, compare=False)
+    _view: RequestView | None = field(default=None, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        self.wire = wire_api(self.api)
-        self.view = self.wire.read(self.body, self.query, self.headers)
+    @property
+    def wire(self) -> WireApi:
+        """The request's ``WireApi``."""
+        w = self._wire
+        if w is None:
+            w = self._wire = wire_api(self.api)
+        return w
+
+    @property
+    def view(self) -> RequestView:
+        """The body as autocue reads it, read by its API once, when first asked (a copy the journal
+        keeps without its body never reads it)."""
+        v = self._view
+        if v is None:
+            v = self._view = self.wire.read(self.body, self.query, self.headers)
+        return v
 
     # ------------------------------------------------------------------ options
     @property

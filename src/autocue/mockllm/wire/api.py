@@ -72,21 +72,8 @@ class WireApi:
 
     # ------------------------------------------------------------------ reading
     def read(self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str]) -> RequestView:
-        msgs = self.history(body, query)
-        tools = self.tool_list(body, msgs, headers)
-        first = ""
-        for m in msgs:
-            if isinstance(m, dict) and m.get("role") == "user":
-                text = self.message_text(m)
-                if text.strip():
-                    first = text
-                    break
-        last = msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
-        return RequestView(
-            msgs, self.system_text(body, msgs), tools, self.declared(tools), self.function_tools(tools), first, last,
-            self.message_text(last) if last is not None and last.get("role") == "user" else "",
-            self.normalize_last(last) if last is not None else LastMessage("none", "", ""),
-            str(body.get("model") or ""), bool(body.get("stream")), self.options(body, msgs, query, headers))
+        """The request as autocue reads it (each part read once, when first asked)."""
+        return RequestView(self, body, query, headers)
 
     def history(self, body: dict[str, Any], query: dict[str, str]) -> list[Any]:
         m = body.get(self.history_key)

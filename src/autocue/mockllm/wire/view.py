@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Protocol
 
 SSE = "text/event-stream"
@@ -47,30 +48,102 @@ class LastMessage:
         return {"role": self.role, "text": self.text, "toolResult": self.tool_result}
 
 
-@dataclass(slots=True)
-class RequestView:
-    """A request as autocue reads it, whatever its API (read once, by ``WireApi.read``)."""
+class ViewReader(Protocol):
+    """How one API reads each part of a request (``WireApi`` is one)."""
 
-    messages: list[Any]
-    """The API's history items as sent (messages, ``input`` items, ``contents``)."""
-    system: str
-    tools: list[Any]
-    """The tool definitions as sent (a namespace followed by the tools it holds)."""
-    declared_tools: list[str]
-    """Names of every declared tool, unknown tool types by ``name`` or ``type``."""
-    function_tools: list[str]
-    """Names of the plain function tools (what a tool profile maps onto)."""
-    first_user_text: str
-    last: dict[str, Any] | None
-    last_user_text: str
-    """Text of the last message when it is a user prompt, else ``""``."""
-    last_normalized: LastMessage
-    model: str
-    """The body's ``model`` (``""`` when absent)."""
-    stream: bool
-    """The body's ``stream``."""
-    options: dict[str, Any] = field(default_factory=dict)
-    """The API's own options (Chat ``include_usage``, Gemini ``sse``, Responses ``codex_lite``)."""
+    def history(self, body: dict[str, Any], query: dict[str, str]) -> list[Any]: ...
+
+    def message_text(self, m: dict[str, Any]) -> str: ...
+
+    def system_text(self, body: dict[str, Any], msgs: list[Any]) -> str: ...
+
+    def tool_list(self, body: dict[str, Any], msgs: list[Any], headers: dict[str, str]) -> list[Any]: ...
+
+    def declared(self, tools: list[Any]) -> list[str]: ...
+
+    def function_tools(self, tools: list[Any]) -> list[str]: ...
+
+    def normalize_last(self, m: dict[str, Any]) -> LastMessage: ...
+
+    def options(self, body: dict[str, Any], msgs: list[Any], query: dict[str, str],
+                headers: dict[str, str]) -> dict[str, Any]: ...
+
+
+class RequestView:
+    """A request as autocue reads it, whatever its API (``WireApi.read``). Each part is read by the
+    request's API once, when first asked: a short request that only needs its history and model
+    never walks its tools or its system prompt."""
+
+    def __init__(self, reader: ViewReader, body: dict[str, Any], query: dict[str, str],
+                 headers: dict[str, str]) -> None:
+        self._reader = reader
+        self._body = body
+        self._query = query
+        self._headers = headers
+
+    @cached_property
+    def messages(self) -> list[Any]:
+        """The API's history items as sent (messages, ``input`` items, ``contents``)."""
+        return self._reader.history(self._body, self._query)
+
+    @cached_property
+    def system(self) -> str:
+        return self._reader.system_text(self._body, self.messages)
+
+    @cached_property
+    def tools(self) -> list[Any]:
+        """The tool definitions as sent (a namespace followed by the tools it holds)."""
+        return self._reader.tool_list(self._body, self.messages, self._headers)
+
+    @cached_property
+    def declared_tools(self) -> list[str]:
+        """Names of every declared tool, unknown tool types by ``name`` or ``type``."""
+        return self._reader.declared(self.tools)
+
+    @cached_property
+    def function_tools(self) -> list[str]:
+        """Names of the plain function tools (what a tool profile maps onto)."""
+        return self._reader.function_tools(self.tools)
+
+    @cached_property
+    def first_user_text(self) -> str:
+        for m in self.messages:
+            if isinstance(m, dict) and m.get("role") == "user":
+                text = self._reader.message_text(m)
+                if text.strip():
+                    return text
+        return ""
+
+    @cached_property
+    def last(self) -> dict[str, Any] | None:
+        msgs = self.messages
+        return msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
+
+    @cached_property
+    def last_user_text(self) -> str:
+        """Text of the last message when it is a user prompt, else ``""``."""
+        last = self.last
+        return self._reader.message_text(last) if last is not None and last.get("role") == "user" else ""
+
+    @cached_property
+    def last_normalized(self) -> LastMessage:
+        last = self.last
+        return self._reader.normalize_last(last) if last is not None else LastMessage("none", "", "")
+
+    @cached_property
+    def model(self) -> str:
+        """The body's ``model`` (``""`` when absent)."""
+        return str(self._body.get("model") or "")
+
+    @cached_property
+    def stream(self) -> bool:
+        """The body's ``stream``."""
+        return bool(self._body.get("stream"))
+
+    @cached_property
+    def options(self) -> dict[str, Any]:
+        """The API's own options (Chat ``include_usage``, Gemini ``sse``, Responses ``codex_lite``)."""
+        return self._reader.options(self._body, self.messages, self._query, self._headers)
 
 
 class WireRequest(Protocol):

@@ -30,9 +30,11 @@ Rules (documented in ``docs/scenarios.md``):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, get_args
+from collections.abc import Sequence
+from typing import Any, Protocol, get_args
 
 from autocue.llm.types import StopReason, TextContent, ThinkingContent, Usage
+from autocue.scenario.errors import Pos
 from autocue.scenario.timeline import (
     AssertStep,
     AssistantPart,
@@ -40,13 +42,24 @@ from autocue.scenario.timeline import (
     ExpectRequestStep,
     LlmResponse,
     ThinkPart,
+    TimelineEvent,
     ToolUse,
     UserInputs,
 )
 from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
 
-if TYPE_CHECKING:  # model.py imports this module to compile a Scenario
-    from autocue.scenario.model import Scenario
+
+class Compilable(Protocol):
+    """What the compiler reads of a ``Scenario`` (``model.py`` imports this module, not the other way)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def pos(self) -> Pos: ...
+    @property
+    def initial_prompt(self) -> str | None: ...
+    @property
+    def timeline(self) -> Sequence[TimelineEvent]: ...
 
 _STOP_REASONS = frozenset(get_args(StopReason))
 
@@ -96,7 +109,7 @@ def scripted_error(e: ErrorStep) -> ScriptedError:
 class _Compiler:
     __slots__ = ("open_legacy", "pending", "script", "turn")
 
-    def __init__(self, sc: Scenario) -> None:
+    def __init__(self, sc: Compilable) -> None:
         self.script = Script(name=sc.name, source=sc.pos.short)
         self.turn = Turn(prompt=sc.initial_prompt, source=sc.pos.short)
         self.script.turns.append(self.turn)
@@ -181,7 +194,7 @@ class _Compiler:
         self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
 
 
-def compile_scenario(sc: Scenario) -> Script:
+def compile_scenario(sc: Compilable) -> Script:
     """The ``Script`` for ``sc`` (a fresh object on every call)."""
     c = _Compiler(sc)
     for ev in sc.timeline:

@@ -30,20 +30,28 @@ Rules (documented in ``docs/scenarios.md``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, get_args
 
 from autocue.llm.types import StopReason, TextContent, ThinkingContent, Usage
 from autocue.scenario.errors import Pos
+from autocue.scenario.events import check_interpreter, handler
 from autocue.scenario.timeline import (
+    AdvanceMs,
     AssertStep,
     AssistantPart,
+    Complete,
     ErrorStep,
     ExpectRequestStep,
     LlmResponse,
+    Merge,
+    RunnerEvent,
+    Screenshot,
     ThinkPart,
     TimelineEvent,
     ToolUse,
+    UserCommand,
+    UserEdits,
     UserInputs,
 )
 from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
@@ -194,14 +202,23 @@ class _Compiler:
         self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
 
 
+TIMELINE_HANDLERS: dict[type, Callable[[_Compiler, Any], None]] = {
+    LlmResponse: _Compiler.response,
+    UserInputs: _Compiler.user,
+    AssertStep: _Compiler.check,
+    ExpectRequestStep: _Compiler.check,
+}
+TIMELINE_IGNORED: dict[type, str] = {
+    cls: "a runner event: it compiles to no model step"
+    for cls in (UserEdits, UserCommand, AdvanceMs, Screenshot, Complete, Merge, RunnerEvent)
+}
+check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)
+
+
 def compile_scenario(sc: Compilable) -> Script:
     """The ``Script`` for ``sc`` (a fresh object on every call)."""
     c = _Compiler(sc)
     for ev in sc.timeline:
-        if isinstance(ev, LlmResponse):
-            c.response(ev)
-        elif isinstance(ev, UserInputs):
-            c.user(ev)
-        elif isinstance(ev, (AssertStep, ExpectRequestStep)):
-            c.check(ev)
+        if (handle := handler(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED, ev)) is not None:
+            handle(c, ev)
     return c.script

@@ -27,6 +27,11 @@ class ScenarioError(AutocueError, ValueError):
         super().__init__(_format(message, pos, path))
 
 
+class TimelineKindError(AutocueError, TypeError):
+    """A timeline event key registered twice, or an interpreter of timelines (``events.py``) that
+    neither handles nor ignores a registered event class: a programming error, not a scenario's."""
+
+
 @dataclass(frozen=True, slots=True)
 class ScenarioWarning:
     """Accepted input that autocue ignores or reinterprets (unknown keys, unsupported blocks)."""
@@ -44,4 +49,4 @@ def _format(message: str, pos: Pos, path: str) -> str:
     return where + message
 
 
-__all__ = ["Pos", "ScenarioError", "ScenarioWarning"]
+__all__ = ["Pos", "ScenarioError", "ScenarioWarning", "TimelineKindError"]

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from autocue.errors import AutocueError
-from autocue.scenario.errors import Pos
+from autocue.scenario.errors import Pos, TimelineKindError
 from autocue.scenario.timeline import (
     AdvanceMs,
     AssertStep,
@@ -42,14 +41,11 @@ if TYPE_CHECKING:
     from autocue.scenario.eventread import EventReader
 
 Schema = dict[str, Any]
+H = TypeVar("H")
 Load = Callable[["EventReader", str, Node, Node], list[TimelineEvent]]
 """``(reader, key, value, item)``: the events of ``- key: value`` (``item`` is the whole list item)."""
 LoadTagged = Callable[["EventReader", str, Node], list[TimelineEvent]]
 """``(reader, key, item)``: the events of ``- {type: key, ...}``."""
-
-
-class TimelineKindError(AutocueError):
-    """An event kind registered twice, or an interpreter that does not decide about a registered kind."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,7 +339,18 @@ def check_interpreter(where: str, handlers: Mapping[type, object], ignored: Mapp
         raise TimelineKindError(f"{where}: {', '.join(both)} both handled and ignored")
 
 
+def handler(where: str, handlers: Mapping[type, H], ignored: Mapping[type, str], event: object) -> H | None:
+    """``event``'s handler in an interpreter's table; None when the interpreter ignores it. An event
+    class it does not decide about (a kind registered after the interpreter was imported) raises."""
+    found = handlers.get(type(event))
+    if found is None and type(event) not in ignored:
+        raise TimelineKindError(f"{where}: no handler for the timeline event {type(event).__name__}: add one to its "
+                                "TIMELINE_HANDLERS, or put it in its TIMELINE_IGNORED with the reason")
+    return found
+
+
 __all__ = [
-    "KINDS", "TIMELINE_EVENTS", "EventKind", "TimelineKindError", "check_interpreter", "event_classes", "kind_of",
+    "KINDS", "TIMELINE_EVENTS", "EventKind", "check_interpreter", "event_classes", "handler",
+    "kind_of",
     "register", "timeline_keys", "undecided", "unregister",
 ]

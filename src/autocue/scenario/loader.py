@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable
 from typing import Any
 
 from autocue.errors import nearest
-from autocue.scenario.errors import Pos
+from autocue.scenario.errors import Pos, ScenarioError
 from autocue.scenario.eventread import EventReader
 from autocue.scenario.events import EventKind, kind_of, timeline_keys
 from autocue.scenario.model import (
@@ -36,9 +37,11 @@ from autocue.scenario.model import (
     Compat,
     Expect,
     LlmResponse,
+    Mask,
     Repo,
     RepoFile,
     RunnerEvent,
+    RunnerSpec,
     Scenario,
     ServerSpec,
     TimelineEvent,
@@ -128,8 +131,23 @@ class ScenarioLoader(EventReader):
             for a in (an.items() if an.is_seq else [an]):
                 timeline.append(AssertStep(self.assertion(a), a.pos))
         sc.timeline = timeline
+        if "agent" in root or "masks" in root:
+            sc.runner = self.runner(root)
         sc.warnings = self.warnings
         return sc
+
+    def runner(self, root: Node) -> RunnerSpec:
+        """``agent:`` and ``masks:``, the keys ``autocue run`` reads."""
+        spec = RunnerSpec()
+        if (n := root.get("agent")) is not None and n.v is not None:
+            if not isinstance(n.v, str) or not n.v.strip():
+                raise ScenarioError("agent: expected a launch profile name (mock, autocue)", n.pos, "agent")
+            spec.agent = n.v.strip()
+        if (n := root.get("masks")) is not None and n.v is not None:
+            if not n.is_seq:
+                raise ScenarioError("masks: expected a list of regexes or {pattern, replace} objects", n.pos, "masks")
+            spec.masks = [_mask(item.v, item.pos, item.path) for item in n.items()]
+        return spec
 
     def compat(self, n: Node) -> Compat:
         self.map_(n, "the compat block (a mapping)")
@@ -295,6 +313,21 @@ class ScenarioLoader(EventReader):
             out.extend(ek.tagged(self, kind, item))
         else:  # mapping-valued events read their fields from the event itself
             self.dispatch(kind, item.without("type"), item, out)
+
+
+def _mask(v: Any, pos: Pos, path: str) -> Mask:
+    if isinstance(v, str):
+        pattern, repl = v, "***"
+    elif isinstance(v, dict) and isinstance(v.get("pattern"), str):
+        pattern, repl = v["pattern"], v.get("replace", "***")
+        if not isinstance(repl, str):
+            raise ScenarioError("replace: expected a string", pos, path)
+    else:
+        raise ScenarioError("a mask is a regex string or {pattern: REGEX, replace: TEXT}", pos, path)
+    try:
+        return Mask(re.compile(pattern), repl, pos)
+    except re.error as e:
+        raise ScenarioError(f"mask {pattern!r} is not a valid regex: {e}", pos, path) from None
 
 
 def _looks_like_old_playbook(rules: Any) -> bool:

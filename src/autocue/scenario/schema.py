@@ -310,6 +310,12 @@ def scenario_json_schema() -> dict[str, Any]:
                 },
             },
             "acp": {"type": "object"},
+            "agent": {"type": "string", "minLength": 1, "description": "the launch profile autocue run starts"},
+            "masks": {"type": "array", "items": {"anyOf": [
+                {"type": "string"},
+                {"type": "object", "required": ["pattern"],
+                 "properties": {"pattern": {"type": "string"}, "replace": {"type": "string"}}},
+            ]}},
         },
         "definitions": _definitions(),
     }

@@ -73,10 +73,10 @@ from autocue.scenario import (
     evaluate_assert,
 )
 from autocue.scenario.events import check_interpreter, handler
+from autocue.script.model import Script, ScriptedResponse
 
 if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
-    from autocue.script.model import Script
 
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
@@ -123,16 +123,9 @@ def replies_before(scenario: Scenario, choice: Choice, played: Script | None = N
             n += isinstance(ev, LlmResponse)
         return [*out, n]
     script = played if played is not None else scenario.compile()
-    lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
-    # replies written above the event
+    replies = [s for s in script.all_steps() if isinstance(s, ScriptedResponse)]
+    lines = sorted(r.pos.line if r.pos is not None else 0 for r in replies)  # replies written above the event
     return [*(bisect_left(lines, ev.pos.line) for ev in scenario.timeline), len(lines)]
-
-
-def _line(source: str | None) -> int:
-    try:
-        return int((source or "").rsplit(":", 1)[1])
-    except (IndexError, ValueError):
-        return 0
 
 
 class Execution:

@@ -84,7 +84,7 @@ class LlmRun:
 
 
 def without_checks(script: Script) -> Script:
-    return replace(script, turns=[Turn(t.prompt, list(t.steps), [], t.source) for t in script.turns])
+    return replace(script, turns=[Turn(t.prompt, list(t.steps), [], t.pos) for t in script.turns])
 
 
 def register(scenario: Scenario, script: Script, *, tool_profile: str | None = None) -> LlmRun:

@@ -118,15 +118,15 @@ class _Compiler:
     __slots__ = ("open_legacy", "pending", "script", "turn")
 
     def __init__(self, sc: Compilable) -> None:
-        self.script = Script(name=sc.name, source=sc.pos.short)
-        self.turn = Turn(prompt=sc.initial_prompt, source=sc.pos.short)
+        self.script = Script(name=sc.name, pos=sc.pos)
+        self.turn = Turn(prompt=sc.initial_prompt, pos=sc.pos)
         self.script.turns.append(self.turn)
         self.pending: ScriptedResponse | None = None
         self.open_legacy = False
         """Whether ``pending`` is a legacy reply that later think/assistant events may extend."""
 
-    def new_reply(self, source: str) -> ScriptedResponse:
-        r = ScriptedResponse(content=[], chunk_delays_ms=[], source=source)
+    def new_reply(self, pos: Pos) -> ScriptedResponse:
+        r = ScriptedResponse(content=[], chunk_delays_ms=[], pos=pos)
         self.turn.steps.append(r)
         self.pending = r
         return r
@@ -153,9 +153,9 @@ class _Compiler:
             err = next((p for p in ev.parts if isinstance(p, ErrorStep)), None)
             if err is not None:
                 self.close()
-                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), source=ev.pos.short))
+                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), pos=ev.pos))
                 return
-            r = self.new_reply(ev.pos.short)
+            r = self.new_reply(ev.pos)
             r.chaos = ev.chaos
             for p in ev.parts:
                 if isinstance(p, (ThinkPart, AssistantPart)):
@@ -169,18 +169,18 @@ class _Compiler:
         part = ev.parts[0]
         if isinstance(part, ErrorStep):
             self.close()
-            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), source=ev.pos.short))
+            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), pos=ev.pos))
         elif isinstance(part, (ThinkPart, AssistantPart)):
             cur = self.pending
             if cur is None or not self.open_legacy or cur.tool_calls:
-                cur = self.new_reply(ev.pos.short)
+                cur = self.new_reply(ev.pos)
                 self.open_legacy = True
             cur.chaos = ev.chaos or cur.chaos
             self.add_text(cur, part)
         elif isinstance(part, ToolUse):
             cur = self.pending
             if cur is None or cur.tool_calls:
-                cur = self.new_reply(ev.pos.short)
+                cur = self.new_reply(ev.pos)
             cur.chaos = ev.chaos or cur.chaos
             self.add_call(cur, part)
             self.open_legacy = False
@@ -192,14 +192,14 @@ class _Compiler:
         t = self.turn
         if not t.steps and not t.checks:
             t.prompt = prompt
-            t.source = ev.pos.short
+            t.pos = ev.pos
             return
-        self.turn = Turn(prompt=prompt, source=ev.pos.short)
+        self.turn = Turn(prompt=prompt, pos=ev.pos)
         self.script.turns.append(self.turn)
 
     def check(self, ev: AssertStep | ExpectRequestStep) -> None:
         self.close()
-        self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
+        self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos))
 
 
 TIMELINE_HANDLERS: dict[type, Callable[[_Compiler, Any], None]] = {

@@ -465,6 +465,6 @@ def apply_profile(script: Script, profile: ToolProfile | str) -> Script:
     """A new ``Script`` whose tool calls use ``profile``'s names and arguments (the input is unchanged)."""
     p = get_profile(profile) if isinstance(profile, str) else profile
     turns = [
-        Turn(t.prompt, [_map_step(s, p) for s in t.steps], list(t.checks), t.source) for t in script.turns
+        Turn(t.prompt, [_map_step(s, p) for s in t.steps], list(t.checks), t.pos) for t in script.turns
     ]
-    return Script(turns, script.name, script.source)
+    return Script(turns, script.name, script.pos)

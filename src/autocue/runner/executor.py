@@ -344,7 +344,7 @@ class Execution:
         from autocue.runner.diagnose import diagnose, side_requests, tool_failures
 
         assert self.llm is not None
-        st = self.llm.status()
+        st = self.llm.handle.status()  # the session as the admin API shows it: the diagnostics read its journal
         r = self.result
         if st is not None:
             r.side_requests = side_requests(st)
@@ -391,7 +391,7 @@ class Execution:
                 # what was typed) is not; without the server's time, the last look stands in for it.
                 # The mock agent reports a reply once all it printed is written: nothing is to come.
                 self.served_seen = served
-                served_at = self.llm.last_served_at() if self.llm is not None else None
+                served_at = self.llm.handle.last_served_at if self.llm is not None else None
                 if self.llm is not None and p.last_output <= (self.last_poll if served_at is None else served_at):
                     p.answered, p.last_input = False, now
             self.last_poll = now
@@ -408,7 +408,7 @@ class Execution:
 
     def _served(self) -> int:
         if self.llm is not None:
-            return self.llm.served()
+            return self.llm.handle.served
         if self.progress_file is not None:
             self._read_progress()
             return self.progress_done
@@ -665,13 +665,12 @@ class Execution:
         """The scripted replies: every one played, no error of the server's session."""
         r = self.result
         if self.llm is not None:
-            st = self.llm.status()
-            if st is not None:
-                if st["remaining"]:
-                    r.fail("llm", f"the program left {st['remaining']} of {st['total']} scripted replies unplayed "
-                           f"(next: {st['next']})", str(self.sc.pos))
-                errors = st["errors"]
-                for e in errors if isinstance(errors, list) else []:
+            run = self.llm.handle
+            if run.started:
+                if run.remaining:
+                    r.fail("llm", f"the program left {run.remaining} of {run.total} scripted replies unplayed "
+                           f"(next: {run.next_step})", str(self.sc.pos))
+                for e in run.errors:
                     r.fail("llm", str(e), str(self.sc.pos))
             elif self.llm.script.step_count:
                 r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "

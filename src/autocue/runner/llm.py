@@ -1,7 +1,8 @@
 """The embedded mock LLM server of a runner process, shared by every run.
 
 One ``MockLLMServer`` is started on first use and reused by every scenario run of the
-process (thread-safe). Each run registers its scenario under its own name (``--2`` added while
+process (thread-safe). Each run registers its scenario (``MockState.open_run``, whose ``RunHandle``
+the executor reads: replies served, when, what is left) under its own name (``--2`` added while
 another run of it is live) with a session key made from it, so runs never share a cursor and
 what the program shows of them is the same from run to run (a golden of an error screen); the
 program under test is pointed at ``base_url_for(run)`` (the ``/s/KEY/scenario/NAME`` prefix)

@@ -25,7 +25,10 @@ Rules (documented in ``docs/scenarios.md``):
   ``before_step == len(turn.steps)`` means "when the turn has finished".
 - Tool names and arguments stay the scenario's canonical ones; map them with a profile
   (``apply_profile``). ``agentEdits``, ``toolResult``, ``agentPlan``, user edits/commands,
-  screenshots, ``complete``/``merge`` are runner events and produce no steps.
+  screenshots, ``complete``/``merge`` are runner events and produce no steps
+  (``TIMELINE_HANDLERS`` / ``TIMELINE_IGNORED``: the compiler's decision about each event kind).
+- **Positions.** Every step, check, turn and the script carry the ``Pos`` they were written at
+  (``.source`` renders ``file:line``).
 """
 
 from __future__ import annotations

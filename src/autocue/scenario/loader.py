@@ -12,6 +12,10 @@
   ``agentActions`` / ``userActions`` lists (flattened), ``assert``, ``screenshot``,
   ``complete``, ``merge``, ``toolExecution``, ``error`` steps with status code and body.
 
+Each timeline event kind (its keys, its reading, its bare and type-tagged forms) is an ``EventKind``
+of ``events.py``; this module finds the kind an item names and reports what no kind reads. The
+runner keys ``agent:`` and ``masks:`` are read here too (``Scenario.runner``).
+
 Unknown keys and events become ``ScenarioWarning``s (``file:line:col``), except near-misses of
 a known timeline event or top-level key (``llmRespons``, ``timline``): those are errors that say
 "did you mean ...?". Anything autocue cannot use raises ``ScenarioError`` naming

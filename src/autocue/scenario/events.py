@@ -350,7 +350,6 @@ def handler(where: str, handlers: Mapping[type, H], ignored: Mapping[type, str],
 
 
 __all__ = [
-    "KINDS", "TIMELINE_EVENTS", "EventKind", "check_interpreter", "event_classes", "handler",
-    "kind_of",
-    "register", "timeline_keys", "undecided", "unregister",
+    "KINDS", "TIMELINE_EVENTS", "EventKind", "check_interpreter", "event_classes", "handler", "kind_of", "register",
+    "timeline_keys", "undecided", "unregister",
 ]

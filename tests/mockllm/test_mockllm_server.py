@@ -15,6 +15,7 @@ from autocue.llm.types import TextContent
 from autocue.mockllm import MockLLMServer, serve
 from autocue.mockllm.reply import build_reply
 from autocue.script import Check, Script, ScriptedResponse, Turn
+from autocue.yamlpos import Pos
 
 
 def chat(server: MockLLMServer, text: str = "hi", key: str = "k", path: str = "/v1/chat/completions",
@@ -95,8 +96,8 @@ def test_checks_run_before_the_next_reply(tmp_path: Path) -> None:
         return req.last_message()["role"] == "tool"
 
     script = Script([Turn("go", [ScriptedResponse([call("bash", {"command": "touch out.txt"})]), say("done")],
-                          checks=[Check(1, saw_result, "s.yaml:7"),
-                                  Check(1, {"fs": {"exists": ["out.txt"]}}, "s.yaml:9")])], name="chk")
+                          checks=[Check(1, saw_result, Pos("s.yaml", 7, 1)),
+                                  Check(1, {"fs": {"exists": ["out.txt"]}}, Pos("s.yaml", 9, 1))])], name="chk")
     with serve(script, workspace=tmp_path) as server:
         url = server.base_url + "/v1/chat/completions"
         msgs: list[Any] = [{"role": "user", "content": "go"}]

@@ -229,8 +229,9 @@ def test_the_launch_profiles_tool_profile_maps_calls_once(tmp_path: Path) -> Non
         assert r.status_code == 200, r.text
         call = r.json()["candidates"][0]["content"]["parts"][0]["functionCall"]
         assert call["name"] == "read_file" and call["args"]["file_path"] == "a.txt"
-        st = run.status()
+        st = run.handle.status()
         assert st is not None and (st["profile"], st["profile_source"]) == ("gemini-cli", "launch profile")
+        assert (run.handle.served, run.handle.remaining, run.handle.errors) == (1, 0, [])
     finally:
         run.release()
 

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from scenario_paths import BROKEN, EXAMPLES, GOOD, harbor_files
 
 from autocue.scenario import ScenarioError, load_scenario_texts
-from autocue.scenario.vocab import RESPONSE_PART_KINDS, TIMELINE_EVENTS, TOP_LEVEL_KEYS
+from autocue.scenario.events import TIMELINE_EVENTS
+from autocue.scenario.vocab import RESPONSE_PART_KINDS, TOP_LEVEL_KEYS
 
 FILE = "fuzz.yaml"
 SECONDS = 5.0

@@ -144,6 +144,6 @@ def _map_step(step: Step, profile: ToolProfile) -> Step:
 def map_script(script: Script, profile: ToolProfile) -> Script:
     """A new ``Script`` whose tool calls use ``profile``'s names and arguments (the input is unchanged)."""
     turns = [
-        Turn(t.prompt, [_map_step(s, profile) for s in t.steps], list(t.checks), t.source) for t in script.turns
+        Turn(t.prompt, [_map_step(s, profile) for s in t.steps], list(t.checks), t.pos) for t in script.turns
     ]
-    return Script(turns, script.name, script.source)
+    return Script(turns, script.name, script.pos)

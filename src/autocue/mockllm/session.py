@@ -129,6 +129,8 @@ class Session:
         self._checked: set[int] = set()
         self.last_used = 0.0
         """``time.monotonic()`` of the session's last request (``MockState`` expires by it)."""
+        self.last_reply_at: float | None = None
+        """``time.monotonic()`` when the latest scripted reply was answered (None: none yet)."""
 
     def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
         pl = self.playable
@@ -173,6 +175,8 @@ class Session:
         """Journal a request with the answer it got (``reply``: 1-based scripted reply, or None)."""
         with self.lock:
             self.journal.add(req, status, outcome, reply)
+            if reply is not None:
+                self.last_reply_at = time.monotonic()
 
     def requests_json(self) -> dict[str, Any]:
         """The journal with request bodies (``GET /_autocue/sessions/{key}/requests``)."""

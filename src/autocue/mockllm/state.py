@@ -43,7 +43,7 @@ from autocue.mockllm.sources import (
     scenario_file_paths,
 )
 from autocue.scenario.redact import Redactor
-from autocue.script.model import ScriptedResponse
+from autocue.script.model import Script, ScriptedResponse
 
 if TYPE_CHECKING:
     from autocue.script.chaos import ChaosSpec
@@ -150,6 +150,30 @@ class MockState:
              "tools": p.tool_names, "warnings": p.warnings}
             for p in list(self.playables.values())
         ]
+
+    def open_run(self, name: str, script: Script, *, label: str | None = None, tool_hint: str | None = None,
+                 profile: str | None = None) -> RunHandle:
+        """Register ``script`` for one caller's run under ``name`` (``name--2``, ... while that name is
+        taken) with the session key ``run-NAME``; with ``profile`` the run's session maps tool calls
+        through that tool profile from its first request. ``RunHandle.close()`` forgets both."""
+        with self._lock:
+            run_name = name
+            n = 1
+            while run_name in self.playables:
+                n += 1
+                run_name = f"{name}--{n}"
+            playable = Playable(script, name=run_name, label=label, tool_hint=tool_hint)
+            self.playables[run_name] = playable
+        handle = RunHandle(self, run_name, f"run-{run_name}", playable)
+        if profile is not None:
+            session = Session(handle.session_id, handle.key, playable, "launch profile",
+                              journal_size=self.options.journal_size)
+            session.profile = get_profile(profile)
+            session.profile_source, session.profile_resolved = "launch profile", True
+            session.last_used = time.monotonic()  # fresh: the server expires sessions idle past its TTL
+            with self._lock:
+                self.sessions[session.id] = session
+        return handle
 
     # ------------------------------------------------------------------ sessions
     def session_status(self, sid: str | None = None) -> list[dict[str, Any]]:
@@ -465,3 +489,80 @@ class MockState:
             return None
         self.recorded.append(str(path))
         return str(path)
+
+
+class RunHandle:
+    """One caller's run of a script on a ``MockState`` (``open_run``): what it was served, read from
+    the run's session directly (no admin JSON), and ``close()``. Thread-safe."""
+
+    __slots__ = ("key", "name", "playable", "state")
+
+    def __init__(self, state: MockState, name: str, key: str, playable: Playable) -> None:
+        self.state = state
+        self.name = name
+        """The playable's name (the scenario part of the run's URL)."""
+        self.key = key
+        """The session key (the API key and ``/s/KEY`` prefix of the run's URL)."""
+        self.playable = playable
+
+    @property
+    def session_id(self) -> str:
+        return f"{self.key}@{self.name}"
+
+    def _session(self) -> Session | None:
+        state = self.state
+        with state._lock:
+            state._expire(time.monotonic())  # as the admin API does: a session idle past the TTL is gone
+            return state.sessions.get(self.session_id)
+
+    @property
+    def started(self) -> bool:
+        """Whether the program has called the server for this run (its session exists)."""
+        return self._session() is not None
+
+    @property
+    def served(self) -> int:
+        """How many scripted replies the program has been sent so far."""
+        s = self._session()
+        if s is None:
+            return 0
+        with s.lock:
+            return s.pos
+
+    @property
+    def last_served_at(self) -> float | None:
+        """When the latest scripted reply was answered, on the ``time.monotonic()`` clock (None: none yet)."""
+        s = self._session()
+        return s.last_reply_at if s is not None else None
+
+    @property
+    def total(self) -> int:
+        return self.playable.total
+
+    @property
+    def remaining(self) -> int:
+        return self.playable.total - self.served
+
+    @property
+    def next_step(self) -> str | None:
+        """The next unplayed reply in DSL form (None: every reply was played)."""
+        return self.playable.describe_at(self.served) or None
+
+    @property
+    def errors(self) -> list[str]:
+        s = self._session()
+        if s is None:
+            return []
+        with s.lock:
+            return list(s.errors)
+
+    def status(self) -> dict[str, Any] | None:
+        """The session's status as the admin API shows it (for diagnostics), or None before the first call."""
+        s = self._session()
+        return s.status() if s is not None else None
+
+    def close(self) -> None:
+        """Forget the run's session and its script."""
+        self.state.reset(self.key)
+        with self.state._lock:
+            self.state.playables.pop(self.name, None)

@@ -128,7 +128,7 @@ async def check_drift(sc: Scenario, options: CheckOptions) -> DriftReport:
     suffix = "/v1" if options.api in ("chat", "responses") else ""  # OpenAI's paths start with /v1
     model = Model(id=options.model, api=api_name, provider="upstream", base_url=options.upstream.rstrip("/") + suffix)
     key = options.api_key or "autocue-check"
-    got = Script(name=script.name, source=script.source)
+    got = Script(name=script.name, pos=script.pos)
     messages: list[Message] = []
     n = 0
     for turn in script.turns:

@@ -42,7 +42,7 @@ import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
@@ -58,7 +58,11 @@ from autocue.runner.workspace import WorkspaceError, missing_artifact, seed_work
 from autocue.scenario import (
     AdvanceMs,
     AssertStep,
+    Complete,
+    ExpectRequestStep,
     LlmResponse,
+    Merge,
+    RunnerEvent,
     Scenario,
     ScenarioError,
     Screenshot,
@@ -68,10 +72,11 @@ from autocue.scenario import (
     UserInputs,
     evaluate_assert,
 )
+from autocue.scenario.events import check_interpreter, handler
+from autocue.script.model import Script, ScriptedResponse
 
 if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
-    from autocue.script.model import Script
 
 STARTUP_GRACE = 0.5
 """Seconds a program that printed nothing yet is given before the first event anyway."""
@@ -118,16 +123,9 @@ def replies_before(scenario: Scenario, choice: Choice, played: Script | None = N
             n += isinstance(ev, LlmResponse)
         return [*out, n]
     script = played if played is not None else scenario.compile()
-    lines = sorted(_line(s.source) for s in script.all_steps() if hasattr(s, "source"))
-    # replies written above the event
+    replies = [s for s in script.all_steps() if isinstance(s, ScriptedResponse)]
+    lines = sorted(r.pos.line if r.pos is not None else 0 for r in replies)  # replies written above the event
     return [*(bisect_left(lines, ev.pos.line) for ev in scenario.timeline), len(lines)]
-
-
-def _line(source: str | None) -> int:
-    try:
-        return int((source or "").rsplit(":", 1)[1])
-    except (IndexError, ValueError):
-        return 0
 
 
 class Execution:
@@ -346,7 +344,7 @@ class Execution:
         from autocue.runner.diagnose import diagnose, side_requests, tool_failures
 
         assert self.llm is not None
-        st = self.llm.status()
+        st = self.llm.handle.status()  # the session as the admin API shows it: the diagnostics read its journal
         r = self.result
         if st is not None:
             r.side_requests = side_requests(st)
@@ -393,7 +391,7 @@ class Execution:
                 # what was typed) is not; without the server's time, the last look stands in for it.
                 # The mock agent reports a reply once all it printed is written: nothing is to come.
                 self.served_seen = served
-                served_at = self.llm.last_served_at() if self.llm is not None else None
+                served_at = self.llm.handle.last_served_at if self.llm is not None else None
                 if self.llm is not None and p.last_output <= (self.last_poll if served_at is None else served_at):
                     p.answered, p.last_input = False, now
             self.last_poll = now
@@ -410,7 +408,7 @@ class Execution:
 
     def _served(self) -> int:
         if self.llm is not None:
-            return self.llm.served()
+            return self.llm.handle.served
         if self.progress_file is not None:
             self._read_progress()
             return self.progress_done
@@ -473,57 +471,60 @@ class Execution:
                 self.prog.pump(min(0.05, max(0.0, end - time.monotonic())))
 
     def _event(self, ev: TimelineEvent) -> None:
-        p = self.prog
-        assert p is not None
-        r = self.result
-        if isinstance(ev, UserInputs):
-            typed = False
-            for inp in ev.inputs:
-                target = inp.target or ev.target
-                if target not in (None, "tui", "cli"):
-                    self._note(ev, f"skipped {inp.text!r} (target {target})")
-                    continue
-                self._logical(inp.ms)
-                if not typed:
-                    self._await_ready(str(ev.pos), type(ev).__name__)
-                text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
-                self._type(text, after_input=typed)
-                typed = True  # parse_input gives at least one chunk
-                self._note(ev, f"typed {inp.text!r}")
-        elif isinstance(ev, AdvanceMs):
-            self._logical(ev.ms)
-        elif isinstance(ev, Screenshot):
-            screen = apply_masks(self._screen(), self.extras.masks, self.literals)
-            want = None if self.opt.update_goldens else existing_golden(ev.label, self.goldens)
-            if want is not None and screen + "\n" != want:  # a slow program may still be drawing it
-                screen = self._await_screen(lambda s: s + "\n" == want, masked=True)
-            g = check_golden(ev.label, screen, golden_dir=self.goldens, actual_dir=self.actuals,
-                             update=self.opt.update_goldens, ci=self.opt.ci)
-            r.screenshots[ev.label] = str(g.path)
-            r.goldens.append(g)
-            self._note(ev, f"{ev.label}: {g.status}")
-            if g.status == "differs":
-                r.fail("golden", f"screenshot {ev.label!r} differs from its golden {g.golden} (actual screen: "
-                       f"{g.actual}; rerun with {self.opt.flag('update_goldens')} to accept it)", str(ev.pos), g.diff)
-            elif g.status == "missing":
-                r.fail("golden", f"screenshot {ev.label!r} has no golden {g.golden} (CI mode: a missing golden "
-                       f"fails; the screen is in {g.actual}): run the scenario locally with "
-                       f"{self.opt.flag('update_goldens')} and commit the golden file", str(ev.pos), g.diff)
-        elif isinstance(ev, AssertStep):
-            report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
-            if not report.passed:  # a slow program may still be drawing or writing what is checked
-                self._await_screen(lambda s: evaluate_assert(ev.spec, self.ws, text=s).passed, masked=False)
-                report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
-            for res in report.failed:
-                r.fail("assert", f"{res.check}: expected {res.expected!r}, got {res.actual!r} "
-                       f"(workspace {self.ws})", str(ev.pos), self._screen())
-            self._note(ev, "passed" if report.passed else f"{len(report.failed)} check(s) failed")
-        elif isinstance(ev, UserEdits):
-            self._user_edits(ev)
-        elif isinstance(ev, UserCommand):
-            self._user_command(ev)
-        else:
+        assert self.prog is not None
+        handle = handler(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED, ev)
+        if handle is None:
             self._note(ev, "not executed by the runner")
+        else:
+            handle(self, ev)
+
+    def _user_inputs(self, ev: UserInputs) -> None:
+        typed = False
+        for inp in ev.inputs:
+            target = inp.target or ev.target
+            if target not in (None, "tui", "cli"):
+                self._note(ev, f"skipped {inp.text!r} (target {target})")
+                continue
+            self._logical(inp.ms)
+            if not typed:
+                self._await_ready(str(ev.pos), type(ev).__name__)
+            text = self.quit_input if inp.text.strip().lower() == "<quit>" and self.quit_input else inp.text
+            self._type(text, after_input=typed)
+            typed = True  # parse_input gives at least one chunk
+            self._note(ev, f"typed {inp.text!r}")
+
+    def _advance(self, ev: AdvanceMs) -> None:
+        self._logical(ev.ms)
+
+    def _screenshot(self, ev: Screenshot) -> None:
+        r = self.result
+        screen = apply_masks(self._screen(), self.extras.masks, self.literals)
+        want = None if self.opt.update_goldens else existing_golden(ev.label, self.goldens)
+        if want is not None and screen + "\n" != want:  # a slow program may still be drawing it
+            screen = self._await_screen(lambda s: s + "\n" == want, masked=True)
+        g = check_golden(ev.label, screen, golden_dir=self.goldens, actual_dir=self.actuals,
+                         update=self.opt.update_goldens, ci=self.opt.ci)
+        r.screenshots[ev.label] = str(g.path)
+        r.goldens.append(g)
+        self._note(ev, f"{ev.label}: {g.status}")
+        if g.status == "differs":
+            r.fail("golden", f"screenshot {ev.label!r} differs from its golden {g.golden} (actual screen: "
+                   f"{g.actual}; rerun with {self.opt.flag('update_goldens')} to accept it)", str(ev.pos), g.diff)
+        elif g.status == "missing":
+            r.fail("golden", f"screenshot {ev.label!r} has no golden {g.golden} (CI mode: a missing golden "
+                   f"fails; the screen is in {g.actual}): run the scenario locally with "
+                   f"{self.opt.flag('update_goldens')} and commit the golden file", str(ev.pos), g.diff)
+
+    def _assert(self, ev: AssertStep) -> None:
+        r = self.result
+        report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
+        if not report.passed:  # a slow program may still be drawing or writing what is checked
+            self._await_screen(lambda s: evaluate_assert(ev.spec, self.ws, text=s).passed, masked=False)
+            report = evaluate_assert(ev.spec, self.ws, text=apply_masks(self._screen(), (), self.literals))
+        for res in report.failed:
+            r.fail("assert", f"{res.check}: expected {res.expected!r}, got {res.actual!r} "
+                   f"(workspace {self.ws})", str(ev.pos), self._screen())
+        self._note(ev, "passed" if report.passed else f"{len(report.failed)} check(s) failed")
 
     def _user_edits(self, ev: UserEdits) -> None:
         patch = Path(self.sc.file).resolve().parent / ev.patch  # an absolute ev.patch stays as it is
@@ -664,14 +665,26 @@ class Execution:
         """The scripted replies: every one played, no error of the server's session."""
         r = self.result
         if self.llm is not None:
-            st = self.llm.status()
-            if st is not None:
-                if st["remaining"]:
-                    r.fail("llm", f"the program left {st['remaining']} of {st['total']} scripted replies unplayed "
-                           f"(next: {st['next']})", str(self.sc.pos))
-                errors = st["errors"]
-                for e in errors if isinstance(errors, list) else []:
+            run = self.llm.handle
+            if run.started:
+                if run.remaining:
+                    r.fail("llm", f"the program left {run.remaining} of {run.total} scripted replies unplayed "
+                           f"(next: {run.next_step})", str(self.sc.pos))
+                for e in run.errors:
                     r.fail("llm", str(e), str(self.sc.pos))
             elif self.llm.script.step_count:
                 r.fail("llm", f"the program never called the mock LLM server ({self.llm.script.step_count} replies "
                        "scripted)", str(self.sc.pos))
+
+
+TIMELINE_HANDLERS: dict[type, Callable[[Execution, Any], None]] = {
+    UserInputs: Execution._user_inputs, AdvanceMs: Execution._advance, Screenshot: Execution._screenshot,
+    AssertStep: Execution._assert, UserEdits: Execution._user_edits, UserCommand: Execution._user_command,
+}
+TIMELINE_IGNORED: dict[type, str] = {
+    LlmResponse: "played by the program's side (the mock LLM server, or the mock agent itself)",
+    ExpectRequestStep: "checked by the mock LLM server on the request for the next reply",
+    Complete: "a status for simulation runners", Merge: "a status for simulation runners",
+    RunnerEvent: "an event for other runners, kept as written",
+}
+check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)

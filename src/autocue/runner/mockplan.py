@@ -10,19 +10,30 @@ in-process.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from autocue.scenario import (
+    AdvanceMs,
     AgentEdits,
+    AssertStep,
     AssistantPart,
+    Complete,
     ErrorStep,
+    ExpectRequestStep,
     LlmResponse,
+    Merge,
+    RunnerEvent,
     Scenario,
+    Screenshot,
     ThinkPart,
     ToolUse,
+    UserCommand,
+    UserEdits,
     UserInputs,
     get_profile,
 )
+from autocue.scenario.events import check_interpreter, handler
 
 
 def _tool(t: ToolUse) -> dict[str, Any]:
@@ -53,13 +64,28 @@ def _part(p: object) -> dict[str, Any] | None:
     return None
 
 
+def _reply(ev: LlmResponse) -> dict[str, Any] | None:
+    return {"reply": [x for x in (_part(p) for p in ev.parts) if x is not None]}
+
+
+def _inputs(ev: UserInputs) -> dict[str, Any] | None:
+    n = sum(1 for i in ev.inputs if (i.target or ev.target or "tui") in ("tui", "cli"))
+    return {"inputs": n} if n else None
+
+
+TIMELINE_HANDLERS: dict[type, Callable[[Any], dict[str, Any] | None]] = {LlmResponse: _reply, UserInputs: _inputs}
+TIMELINE_IGNORED: dict[type, str] = {
+    cls: "the executor's event: the mock agent plays the replies and reads the typed lines only"
+    for cls in (UserEdits, UserCommand, AdvanceMs, Screenshot, AssertStep, ExpectRequestStep, Complete, Merge,
+                RunnerEvent)
+}
+check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)
+
+
 def plan_from_scenario(scenario: Scenario) -> dict[str, Any]:
     events: list[dict[str, Any]] = []
     for ev in scenario.timeline:
-        if isinstance(ev, LlmResponse):
-            events.append({"reply": [x for x in (_part(p) for p in ev.parts) if x is not None]})
-        elif isinstance(ev, UserInputs):
-            n = sum(1 for i in ev.inputs if (i.target or ev.target or "tui") in ("tui", "cli"))
-            if n:
-                events.append({"inputs": n})
+        if (make := handler(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED, ev)) is not None and (
+                out := make(ev)) is not None:
+            events.append(out)
     return {"name": scenario.name, "prompt": scenario.initial_prompt, "pos": str(scenario.pos), "events": events}

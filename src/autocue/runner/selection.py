@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from autocue.runner.extras import RunnerExtras, read_extras
+from autocue.runner.extras import RunnerExtras
 from autocue.scenario import Pos, Scenario, ScenarioError, load_scenario_texts, read_scenario_file, scenario_files
 
 
@@ -28,9 +28,7 @@ def load_path(path: str | Path) -> list[Selected]:
         raise ScenarioError("no such scenario file or directory", Pos(str(p), 1, 1))
     out: list[Selected] = []
     for f in scenario_files(p):
-        text = read_scenario_file(f)
-        scenarios = load_scenario_texts(text, str(f))
-        out.extend(Selected(s, x) for s, x in zip(scenarios, read_extras(scenarios, text, str(f)), strict=True))
+        out.extend(Selected(s, s.runner) for s in load_scenario_texts(read_scenario_file(f), str(f)))
     return out
 
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         evaluate_assert,
     )
     from autocue.scenario.compile import compile_scenario, scripted_error
-    from autocue.scenario.errors import Pos, ScenarioError, ScenarioWarning
+    from autocue.scenario.errors import Pos, ScenarioError, ScenarioWarning, TimelineKindError
     from autocue.scenario.files import (
         SCENARIO_SUFFIXES,
         load_scenario,
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         Complete,
         ErrorStep,
         Expect,
+        ExpectRequestStep,
         LlmResponse,
         Merge,
         Repo,
@@ -86,12 +87,13 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "autocue.scenario.assertions": ["AssertReport", "AssertResult", "AssertSpec", "GitCommitCheck", "JsonFileCheck",
                                     "evaluate_assert"],
     "autocue.scenario.compile": ["compile_scenario", "scripted_error"],
-    "autocue.scenario.errors": ["Pos", "ScenarioError", "ScenarioWarning"],
+    "autocue.scenario.errors": ["Pos", "ScenarioError", "ScenarioWarning", "TimelineKindError"],
     "autocue.scenario.files": ["SCENARIO_SUFFIXES", "load_scenario", "load_scenario_text", "load_scenario_texts",
                                "load_scenarios", "read_scenario_file", "scenario_files"],
     "autocue.scenario.loader": ["ScenarioLoader"],
     "autocue.scenario.model": ["AdvanceMs", "AgentEdits", "AgentPlan", "AssertStep", "AssistantPart", "CommandSpec",
-                               "Complete", "ErrorStep", "Expect", "LlmResponse", "Merge", "Repo", "RunnerEvent",
+                               "Complete", "ErrorStep", "Expect", "ExpectRequestStep", "LlmResponse", "Merge", "Repo",
+                               "RunnerEvent",
                                "Scenario", "Screenshot", "ServerSpec", "ThinkPart", "TimedText", "TimelineEvent",
                                "ToolExecution", "ToolResultPart", "ToolUse", "UserCommand", "UserEdits", "UserInput",
                                "UserInputs"],
@@ -102,9 +104,11 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 
 __all__ = [
     "PROFILE_NAMES", "SCENARIO_SUFFIXES", "AdvanceMs", "AgentEdits", "AgentPlan", "AssertReport", "AssertResult",
-    "AssertSpec", "AssertStep", "AssistantPart", "CommandSpec", "Complete", "ErrorStep", "Expect", "GitCommitCheck",
+    "AssertSpec", "AssertStep", "AssistantPart", "CommandSpec", "Complete", "ErrorStep", "Expect", "ExpectRequestStep",
+    "GitCommitCheck",
     "JsonFileCheck", "LlmResponse", "Merge", "Pos", "Repo", "RunnerEvent", "Scenario", "ScenarioError",
     "ScenarioLoader", "ScenarioWarning", "Screenshot", "ServerSpec", "ThinkPart", "TimedText", "TimelineEvent",
+    "TimelineKindError",
     "ToolExecution", "ToolMapping", "ToolProfile", "ToolResultPart", "ToolUse", "UserCommand", "UserEdits",
     "UserInput", "UserInputs", "apply_profile", "compile_scenario", "detect_profile", "evaluate_assert",
     "get_profile", "load_scenario", "load_scenario_text", "load_scenario_texts", "load_scenarios",

@@ -25,28 +25,52 @@ Rules (documented in ``docs/scenarios.md``):
   ``before_step == len(turn.steps)`` means "when the turn has finished".
 - Tool names and arguments stay the scenario's canonical ones; map them with a profile
   (``apply_profile``). ``agentEdits``, ``toolResult``, ``agentPlan``, user edits/commands,
-  screenshots, ``complete``/``merge`` are runner events and produce no steps.
+  screenshots, ``complete``/``merge`` are runner events and produce no steps
+  (``TIMELINE_HANDLERS`` / ``TIMELINE_IGNORED``: the compiler's decision about each event kind).
+- **Positions.** Every step, check, turn and the script carry the ``Pos`` they were written at
+  (``.source`` renders ``file:line``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, get_args
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, get_args
 
 from autocue.llm.types import StopReason, TextContent, ThinkingContent, Usage
+from autocue.scenario.errors import Pos
+from autocue.scenario.events import check_interpreter, handler
 from autocue.scenario.timeline import (
+    AdvanceMs,
     AssertStep,
     AssistantPart,
+    Complete,
     ErrorStep,
     ExpectRequestStep,
     LlmResponse,
+    Merge,
+    RunnerEvent,
+    Screenshot,
     ThinkPart,
+    TimelineEvent,
     ToolUse,
+    UserCommand,
+    UserEdits,
     UserInputs,
 )
 from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
 
-if TYPE_CHECKING:  # model.py imports this module to compile a Scenario
-    from autocue.scenario.model import Scenario
+
+class Compilable(Protocol):
+    """What the compiler reads of a ``Scenario`` (``model.py`` imports this module, not the other way)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def pos(self) -> Pos: ...
+    @property
+    def initial_prompt(self) -> str | None: ...
+    @property
+    def timeline(self) -> Sequence[TimelineEvent]: ...
 
 _STOP_REASONS = frozenset(get_args(StopReason))
 
@@ -96,16 +120,16 @@ def scripted_error(e: ErrorStep) -> ScriptedError:
 class _Compiler:
     __slots__ = ("open_legacy", "pending", "script", "turn")
 
-    def __init__(self, sc: Scenario) -> None:
-        self.script = Script(name=sc.name, source=sc.pos.short)
-        self.turn = Turn(prompt=sc.initial_prompt, source=sc.pos.short)
+    def __init__(self, sc: Compilable) -> None:
+        self.script = Script(name=sc.name, pos=sc.pos)
+        self.turn = Turn(prompt=sc.initial_prompt, pos=sc.pos)
         self.script.turns.append(self.turn)
         self.pending: ScriptedResponse | None = None
         self.open_legacy = False
         """Whether ``pending`` is a legacy reply that later think/assistant events may extend."""
 
-    def new_reply(self, source: str) -> ScriptedResponse:
-        r = ScriptedResponse(content=[], chunk_delays_ms=[], source=source)
+    def new_reply(self, pos: Pos) -> ScriptedResponse:
+        r = ScriptedResponse(content=[], chunk_delays_ms=[], pos=pos)
         self.turn.steps.append(r)
         self.pending = r
         return r
@@ -132,9 +156,9 @@ class _Compiler:
             err = next((p for p in ev.parts if isinstance(p, ErrorStep)), None)
             if err is not None:
                 self.close()
-                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), source=ev.pos.short))
+                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), pos=ev.pos))
                 return
-            r = self.new_reply(ev.pos.short)
+            r = self.new_reply(ev.pos)
             r.chaos = ev.chaos
             for p in ev.parts:
                 if isinstance(p, (ThinkPart, AssistantPart)):
@@ -148,18 +172,18 @@ class _Compiler:
         part = ev.parts[0]
         if isinstance(part, ErrorStep):
             self.close()
-            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), source=ev.pos.short))
+            self.turn.steps.append(ScriptedResponse(error=scripted_error(part), pos=ev.pos))
         elif isinstance(part, (ThinkPart, AssistantPart)):
             cur = self.pending
             if cur is None or not self.open_legacy or cur.tool_calls:
-                cur = self.new_reply(ev.pos.short)
+                cur = self.new_reply(ev.pos)
                 self.open_legacy = True
             cur.chaos = ev.chaos or cur.chaos
             self.add_text(cur, part)
         elif isinstance(part, ToolUse):
             cur = self.pending
             if cur is None or cur.tool_calls:
-                cur = self.new_reply(ev.pos.short)
+                cur = self.new_reply(ev.pos)
             cur.chaos = ev.chaos or cur.chaos
             self.add_call(cur, part)
             self.open_legacy = False
@@ -171,24 +195,33 @@ class _Compiler:
         t = self.turn
         if not t.steps and not t.checks:
             t.prompt = prompt
-            t.source = ev.pos.short
+            t.pos = ev.pos
             return
-        self.turn = Turn(prompt=prompt, source=ev.pos.short)
+        self.turn = Turn(prompt=prompt, pos=ev.pos)
         self.script.turns.append(self.turn)
 
     def check(self, ev: AssertStep | ExpectRequestStep) -> None:
         self.close()
-        self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos.short))
+        self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos))
 
 
-def compile_scenario(sc: Scenario) -> Script:
+TIMELINE_HANDLERS: dict[type, Callable[[_Compiler, Any], None]] = {
+    LlmResponse: _Compiler.response,
+    UserInputs: _Compiler.user,
+    AssertStep: _Compiler.check,
+    ExpectRequestStep: _Compiler.check,
+}
+TIMELINE_IGNORED: dict[type, str] = {
+    cls: "a runner event: it compiles to no model step"
+    for cls in (UserEdits, UserCommand, AdvanceMs, Screenshot, Complete, Merge, RunnerEvent)
+}
+check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)
+
+
+def compile_scenario(sc: Compilable) -> Script:
     """The ``Script`` for ``sc`` (a fresh object on every call)."""
     c = _Compiler(sc)
     for ev in sc.timeline:
-        if isinstance(ev, LlmResponse):
-            c.response(ev)
-        elif isinstance(ev, UserInputs):
-            c.user(ev)
-        elif isinstance(ev, (AssertStep, ExpectRequestStep)):
-            c.check(ev)
+        if (handle := handler(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED, ev)) is not None:
+            handle(c, ev)
     return c.script

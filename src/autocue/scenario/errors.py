@@ -27,6 +27,11 @@ class ScenarioError(AutocueError, ValueError):
         super().__init__(_format(message, pos, path))
 
 
+class TimelineKindError(AutocueError, TypeError):
+    """A timeline event key registered twice, or an interpreter of timelines (``events.py``) that
+    neither handles nor ignores a registered event class: a programming error, not a scenario's."""
+
+
 @dataclass(frozen=True, slots=True)
 class ScenarioWarning:
     """Accepted input that autocue ignores or reinterprets (unknown keys, unsupported blocks)."""
@@ -53,4 +58,4 @@ class RedactionError(AutocueError, ValueError):
     """A ``--redact`` pattern that is not a regular expression, or a missing ``--redact-env`` variable."""
 
 
-__all__ = ["Pos", "RecordingFileError", "RedactionError", "ScenarioError", "ScenarioWarning"]
+__all__ = ["Pos", "RecordingFileError", "RedactionError", "ScenarioError", "ScenarioWarning", "TimelineKindError"]

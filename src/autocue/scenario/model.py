@@ -2,14 +2,15 @@
 
 ``Scenario`` holds the top-level blocks (``name``, ``tags``, ``terminal_ref``, ``compat``,
 ``initial_prompt``, ``repo``, ``ah`` — the command under test —, ``server``, ``timeline``,
-``expect``) and the ``warnings`` the loader collected. The timeline event classes live in
-``timeline.py`` and are re-exported here.
+``expect``, ``runner``: ``agent`` and ``masks``) and the ``warnings`` the loader collected. The
+timeline event classes live in ``timeline.py`` and are re-exported here.
 
 ``Scenario.compile()`` turns it into the ``Script`` every back-end plays (see ``compile.py``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -80,6 +81,28 @@ class Expect:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Mask:
+    """A ``masks:`` rule: ``pattern``'s matches are replaced with ``replace`` on a screen before it is
+    compared with its golden."""
+
+    pattern: re.Pattern[str]
+    replace: str
+    pos: Pos | None = None
+
+    def apply(self, text: str) -> str:
+        return self.pattern.sub(self.replace, text)
+
+
+@dataclass(slots=True)
+class RunnerSpec:
+    """The keys ``autocue run`` reads: ``agent:`` (a launch profile, used when neither ``--cmd``,
+    ``--agent`` nor ``ah`` names the program) and ``masks:`` (screen masks, in order)."""
+
+    agent: str | None = None
+    masks: list[Mask] = field(default_factory=list)
+
+
 @dataclass(slots=True)
 class Scenario:
     name: str
@@ -95,6 +118,7 @@ class Scenario:
     server: ServerSpec = field(default_factory=ServerSpec)
     expect: Expect | None = None
     acp: dict[str, Any] | None = None
+    runner: RunnerSpec = field(default_factory=RunnerSpec)
     warnings: list[ScenarioWarning] = field(default_factory=list)
 
     @property
@@ -115,5 +139,6 @@ class Scenario:
 
 
 __all__ = [
-    *_timeline_names, "Artifact", "CommandSpec", "Compat", "Expect", "Repo", "RepoFile", "Scenario", "ServerSpec",
+    *_timeline_names, "Artifact", "CommandSpec", "Compat", "Expect", "Mask", "Repo", "RepoFile", "RunnerSpec",
+    "Scenario", "ServerSpec",
 ]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from autocue.scenario.model import (
+from autocue.scenario.reader import NodeReader, quote_hint
+from autocue.scenario.timeline import (
     AgentEdits,
     AgentPlan,
     AssistantPart,
@@ -22,7 +23,6 @@ from autocue.scenario.model import (
     ToolResultPart,
     ToolUse,
 )
-from autocue.scenario.reader import NodeReader, quote_hint
 from autocue.scenario.vocab import (
     ARG_ALIASES,
     ERROR_TYPE_STATUS,

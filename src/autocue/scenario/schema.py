@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from autocue.catalog.apis import styles as api_styles
+from autocue.scenario.events import KINDS, timeline_keys
 from autocue.scenario.vocab import (
     ARG_ALIASES,
     ARTIFACT_TYPES,
     REQUIRED_ARGS,
     RESPONSE_PART_KINDS,
     RUNNER_EVENTS,
-    TIMELINE_EVENTS,
     TOOL_ARGS,
     TOOL_EVENTS,
     TOOL_NAME_ALIASES,
@@ -182,23 +182,6 @@ def _definitions() -> Schema:
             "pointer": {"type": "object", "propertyNames": {"pattern": "^/"}},
         },
     }
-    user_inputs: Schema = {
-        "type": "array",
-        "items": {
-            "anyOf": [
-                {"type": "array", "minItems": 2, "maxItems": 2, "items": [ms, {"type": "string"}]},
-                {
-                    "type": "object",
-                    "properties": {
-                        "relativeTime": ms, "timestamp": ms, "ms": ms,
-                        "input": {"type": ["string", "array"]}, "text": {"type": "string"},
-                        "content": {"type": "string"}, "target": {"type": "string"},
-                    },
-                    **_any_required("input", "text", "content"),
-                },
-            ]
-        },
-    }
     agent_edits: Schema = {
         "type": "object", "required": ["path"],
         "properties": {"path": {"type": "string"}, "linesAdded": ms, "linesRemoved": ms},
@@ -231,51 +214,27 @@ def _definitions() -> Schema:
     response_part: Schema = {"if": {"type": "object", "required": ["type"]}, "then": tagged_part,
                              "else": untagged_part}
 
+    # the timeline's events: each kind's schema fragments (events.py), and the response parts written as events
     event_props: Schema = {
-        "llmResponse": {"type": "array", "items": _ref("responsePart")},
         **{k: v for k, v in part_props.items() if k != "agentPlan"},
-        "agentPlan": {"type": "object"},
-        "agentActions": {"type": "array", "items": _ref("event")},
-        "userActions": {"type": "array", "items": _ref("event")},
-        "userInputs": user_inputs,
-        "target": {"type": "string"},
-        "userEdits": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["patch"],
-                                                       "properties": {"patch": {"type": "string"}}}]},
-        "userCommand": {"anyOf": [{"type": "string"}, {"type": "object", "required": ["cmd"],
-                                                         "properties": {"cmd": {"type": "string"},
-                                                                        "cwd": {"type": "string"}}}]},
-        "advanceMs": ms,
-        "baseTimeDelta": ms,
-        "screenshot": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"name": {"type": "string"}}}]},
-        "assert": _ref("assert"),
-        "expectRequest": _ref("expectRequest"),
-        "complete": {"type": ["boolean", "null"]},
-        "merge": {"type": ["boolean", "null"]},
-        "status": {"type": "string"},
-        "log": {"type": "string"},
+        **{key: frag for kind in KINDS for key, frag in kind.schema.items()},
         "_meta": {"type": "object"},
-        "chaos": {"type": "string", "description": "faults and latency the mock server adds to this reply"},
     }
+    keys = timeline_keys()
     untagged_event: Schema = {
         "type": "object", "minProperties": 1, "properties": event_props,
-        "dependencies": _exclusive(TIMELINE_EVENTS),
+        "dependencies": _exclusive(keys),
     }
     tagged_event: Schema = {
         "allOf": [
             tagged_common, tagged_text, tagged_tool, tagged_error,
-            _when_type(["advanceMs", "baseTimeDelta"],
-                       {"properties": {"ms": ms, "value": ms}, **_any_required("ms", "value")}),
-            _when_type("screenshot", {"properties": {"name": {"type": "string"}, "label": {"type": "string"}},
-                                      **_any_required("name", "label")}),
-            _when_type("userInputs",
-                       {"required": ["inputs"], "properties": {"inputs": user_inputs, "target": {"type": "string"}}}),
-            _when_type("assert", assertion),
-            _when_type("expectRequest", expect_request),
+            *(_when_type(list(kind.keys) if len(kind.keys) > 1 else kind.keys[0], kind.tagged_schema)
+              for kind in KINDS if kind.tagged_schema is not None),
         ]
     }
     event: Schema = {
         "anyOf": [
-            {"enum": ["complete", "merge", "sessionStart", "userCancelSession"]},
+            {"enum": [key for kind in KINDS for key in kind.bare_keys]},
             {"type": "object", "if": {"required": ["type"]}, "then": tagged_event, "else": untagged_event},
         ]
     }
@@ -297,7 +256,7 @@ def scenario_json_schema() -> dict[str, Any]:
         "$id": SCHEMA_ID,
         "title": "autocue scenario",
         "description": "A scripted agent session: model replies, user inputs, assertions and timing. "
-        "Event kinds: " + ", ".join(TIMELINE_EVENTS) + ". Runner-only events: " + ", ".join(RUNNER_EVENTS) + ".",
+        "Event kinds: " + ", ".join(timeline_keys()) + ". Runner-only events: " + ", ".join(RUNNER_EVENTS) + ".",
         "type": "object",
         "required": ["name"],
         "properties": {
@@ -352,6 +311,12 @@ def scenario_json_schema() -> dict[str, Any]:
                 },
             },
             "acp": {"type": "object"},
+            "agent": {"type": "string", "minLength": 1, "description": "the launch profile autocue run starts"},
+            "masks": {"type": "array", "items": {"anyOf": [
+                {"type": "string"},
+                {"type": "object", "required": ["pattern"],
+                 "properties": {"pattern": {"type": "string"}, "replace": {"type": "string"}}},
+            ]}},
         },
         "definitions": _definitions(),
     }

@@ -72,13 +72,6 @@ RUNNER_EVENTS: tuple[str, ...] = (
 )
 """Events other runners act on; kept in the model as ``RunnerEvent``, never compiled to steps."""
 
-TIMELINE_EVENTS: tuple[str, ...] = (
-    "llmResponse", "think", "assistant", "agentToolUse", "agentEdits", "toolResult", "error", "agentPlan",
-    "agentActions", "userActions", "userInputs", "userEdits", "userCommand", "advanceMs", "baseTimeDelta",
-    "screenshot", "assert", "expectRequest", "complete", "merge", *TOOL_EVENTS, *RUNNER_EVENTS,
-)
-"""Every key that names a timeline event."""
-
 TOP_LEVEL_KEYS: tuple[str, ...] = (
     "name", "description", "tags", "terminalRef", "compat", "initialPrompt", "repo", "ah", "server", "timeline",
     "expect", "acp", "rules", "events", "assertions",

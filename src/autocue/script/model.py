@@ -18,6 +18,7 @@ from autocue.llm.types import AssistantMessage, Context, StopReason, TextContent
 
 if TYPE_CHECKING:
     from autocue.script.chaos import ChaosSpec
+    from autocue.yamlpos import Pos  # a scenario's position (file, line, col); not imported at run time
 
 FailKind: TypeAlias = Literal["error", "overloaded", "rate_limit", "aborted", "context_overflow", "length"]
 """How a scripted model call fails: an API error (``ScriptedError``) of one of the first five kinds, or
@@ -94,10 +95,15 @@ class ScriptedResponse:
     """Optional timing (ms before each streamed chunk), honoured by timed back-ends only."""
     label: str | None = None
     """How the step was written (DSL form), for diagnostics."""
-    source: str | None = None
-    """Where the step was written (``file:line``), for diagnostics."""
+    pos: Pos | None = None
+    """Where the step was written (a scenario's ``llmResponse``): ``pos.line`` aligns replies with the timeline."""
     chaos: ChaosSpec | None = None
     """Faults and latency a mock server adds to this reply (a scenario step's ``chaos:`` key)."""
+
+    @property
+    def source(self) -> str | None:
+        """``file:line`` of ``pos``, as messages show it (None: not known)."""
+        return self.pos.short if self.pos is not None else None
 
     @property
     def tool_calls(self) -> list[ScriptedToolCall]:
@@ -156,7 +162,12 @@ class Check:
 
     before_step: int
     spec: Any
-    source: str | None = None
+    pos: Pos | None = None
+
+    @property
+    def source(self) -> str | None:
+        """``file:line`` of ``pos``, as messages show it (None: not known)."""
+        return self.pos.short if self.pos is not None else None
 
 
 @dataclass(slots=True)
@@ -166,14 +177,24 @@ class Turn:
     prompt: str | None
     steps: list[Step] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
-    source: str | None = None
+    pos: Pos | None = None
+
+    @property
+    def source(self) -> str | None:
+        """``file:line`` of ``pos``, as messages show it (None: not known)."""
+        return self.pos.short if self.pos is not None else None
 
 
 @dataclass(slots=True)
 class Script:
     turns: list[Turn] = field(default_factory=list)
     name: str = ""
-    source: str | None = None
+    pos: Pos | None = None
+
+    @property
+    def source(self) -> str | None:
+        """``file:line`` of ``pos``, as messages show it (None: not known)."""
+        return self.pos.short if self.pos is not None else None
 
     @property
     def step_count(self) -> int:

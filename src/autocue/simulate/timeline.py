@@ -17,6 +17,7 @@ events, ids and times. Timing rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from autocue.scenario import (
@@ -27,6 +28,7 @@ from autocue.scenario import (
     AssistantPart,
     Complete,
     ErrorStep,
+    ExpectRequestStep,
     LlmResponse,
     Merge,
     RunnerEvent,
@@ -39,6 +41,7 @@ from autocue.scenario import (
     UserEdits,
     UserInputs,
 )
+from autocue.scenario.events import check_interpreter, handler
 from autocue.simulate.schema import EVENT_SCHEMA_VERSION
 
 Event = dict[str, Any]
@@ -53,6 +56,7 @@ class _Clock:
         self.agent = 0
         self.concurrent_end = 0
         self.calls = 0
+        self.status = "running"
         self.out: list[tuple[int, int, Event]] = []
 
     def emit(self, t: int, event: Event) -> None:
@@ -135,6 +139,41 @@ def _user(c: _Clock, event: UserInputs | UserEdits | UserCommand) -> None:
     c.concurrent_end = max(c.concurrent_end, at)
 
 
+def _advance(c: _Clock, ev: AdvanceMs) -> None:
+    c.agent = max(c.agent + max(0, ev.ms), c.concurrent_end)
+
+
+def _screenshot(c: _Clock, ev: Screenshot) -> None:
+    c.emit(c.agent, {"type": "marker", "kind": "screenshot", "label": ev.label})
+
+
+def _assert(c: _Clock, ev: AssertStep) -> None:
+    text = ev.spec.describe()
+    if ev.spec.pos is not None:
+        text = text.removesuffix(f" ({ev.spec.pos.short})")
+    c.emit(c.agent, {"type": "marker", "kind": "assert", "label": text})
+
+
+def _status(c: _Clock, ev: Complete | Merge) -> None:
+    if ev.value:
+        c.status = "completed" if isinstance(ev, Complete) else "merged"
+        c.emit(c.agent, {"type": "status", "status": c.status})
+
+
+def _runner_event(c: _Clock, ev: RunnerEvent) -> None:
+    c.emit(c.agent, {"type": "marker", "kind": ev.kind, "spec": ev.data})
+
+
+TIMELINE_HANDLERS: dict[type, Callable[[_Clock, Any], None]] = {
+    LlmResponse: _response, UserInputs: _user, UserEdits: _user, UserCommand: _user, AdvanceMs: _advance,
+    Screenshot: _screenshot, AssertStep: _assert, Complete: _status, Merge: _status, RunnerEvent: _runner_event,
+}
+TIMELINE_IGNORED: dict[type, str] = {
+    ExpectRequestStep: "checked by the mock server on a model request; a simulation makes none",
+}
+check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)
+
+
 def scenario_events(scenario: Scenario) -> list[Event]:
     """The scenario's session events, ordered by time, each with ``v``, ``id`` (from 1) and ``t`` (ms)."""
     c = _Clock()
@@ -142,28 +181,11 @@ def scenario_events(scenario: Scenario) -> list[Event]:
                "prompt": scenario.initial_prompt})
     if scenario.initial_prompt:
         c.emit(0, {"type": "user", "text": scenario.initial_prompt, "target": None})
-    status = "running"
     for ev in scenario.timeline:
-        if isinstance(ev, LlmResponse):
-            _response(c, ev)
-        elif isinstance(ev, (UserInputs, UserEdits, UserCommand)):
-            _user(c, ev)
-        elif isinstance(ev, AdvanceMs):
-            c.agent = max(c.agent + max(0, ev.ms), c.concurrent_end)
-        elif isinstance(ev, Screenshot):
-            c.emit(c.agent, {"type": "marker", "kind": "screenshot", "label": ev.label})
-        elif isinstance(ev, AssertStep):
-            text = ev.spec.describe()
-            if ev.spec.pos is not None:
-                text = text.removesuffix(f" ({ev.spec.pos.short})")
-            c.emit(c.agent, {"type": "marker", "kind": "assert", "label": text})
-        elif isinstance(ev, (Complete, Merge)) and ev.value:
-            status = "completed" if isinstance(ev, Complete) else "merged"
-            c.emit(c.agent, {"type": "status", "status": status})
-        elif isinstance(ev, RunnerEvent):
-            c.emit(c.agent, {"type": "marker", "kind": ev.kind, "spec": ev.data})
+        if (handle := handler(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED, ev)) is not None:
+            handle(c, ev)
     end = max([c.agent, c.concurrent_end, *(t for t, _, _ in c.out)])
-    c.emit(end, {"type": "session.end", "status": status if status != "running" else "ended"})
+    c.emit(end, {"type": "session.end", "status": c.status if c.status != "running" else "ended"})
     c.out.sort(key=lambda x: (x[0], x[1]))
     events: list[Event] = []
     for i, (t, _, body) in enumerate(c.out, 1):

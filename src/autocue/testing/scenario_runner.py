@@ -130,7 +130,7 @@ def _with_checks(turn: Turn, turn_no: int, run: ScenarioRun) -> tuple[Turn, list
         checked.__name__ = f"checked_{i}"
         steps.append(checked)
     after = [s for k, specs in by_step.items() if k >= len(turn.steps) for s in specs]
-    return Turn(turn.prompt, steps, [], turn.source), after
+    return Turn(turn.prompt, steps, [], turn.pos), after
 
 
 def _evaluate(run: ScenarioRun, turn_no: int, before_step: int, specs: list[AssertSpec]) -> None:

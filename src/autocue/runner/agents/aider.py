@@ -73,6 +73,6 @@ def aider_script(script: Script, workspace: Path | None = None) -> Script:
                     if blk is not None:
                         texts.append(blk)
         if last is not None:
-            steps.append(ScriptedResponse([TextContent("\n\n".join(t for t in texts if t))], source=last.source))
-        turns.append(Turn(turn.prompt, steps, list(turn.checks), turn.source))  # type: ignore[arg-type]
+            steps.append(ScriptedResponse([TextContent("\n\n".join(t for t in texts if t))], pos=last.pos))
+        turns.append(Turn(turn.prompt, steps, list(turn.checks), turn.pos))  # type: ignore[arg-type]
     return dataclasses.replace(script, turns=turns)

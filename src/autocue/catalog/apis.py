@@ -28,6 +28,9 @@ class ApiEntry:
     """The key of ``AgentProfile.apis`` for it (default: ``style``)."""
     aliases: tuple[str, ...] = ()
     """Other names of ``style`` (``--llm-api`` values)."""
+    base_path: str = ""
+    """What autocue's provider of the API expects after a server's root in its base URL (``/v1`` for
+    OpenAI's APIs, whose SDKs append only ``/chat/completions``)."""
 
     @property
     def agent_api(self) -> str:
@@ -41,9 +44,9 @@ class ApiEntry:
 
 _WIRE = "autocue.mockllm.wire."
 APIS: dict[str, ApiEntry] = {e.name: e for e in (
-    ApiEntry("chat", "openai", "OpenAI Chat Completions", "openai-completions", _WIRE + "chat"),
+    ApiEntry("chat", "openai", "OpenAI Chat Completions", "openai-completions", _WIRE + "chat", base_path="/v1"),
     ApiEntry("responses", "responses", "OpenAI Responses", "openai-responses", _WIRE + "responses",
-             agent_key="openai-responses"),
+             agent_key="openai-responses", base_path="/v1"),
     ApiEntry("anthropic", "anthropic", "Anthropic Messages", "anthropic-messages", _WIRE + "anthropic"),
     ApiEntry("gemini", "gemini", "Gemini generateContent", "google-generative", _WIRE + "gemini",
              aliases=("google",)),

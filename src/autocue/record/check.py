@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from autocue.catalog.apis import APIS
 from autocue.llm.providers.http import HttpProvider
 from autocue.llm.stream import StreamOptions
 from autocue.llm.types import (
@@ -125,7 +126,7 @@ async def check_drift(sc: Scenario, options: CheckOptions) -> DriftReport:
     tools = [Tool(n, f"recorded tool {n}", {"type": "object"}) for n in names]
     cls, api_name = PROVIDERS[options.api]
     provider = cls(timeout=options.timeout)
-    suffix = "/v1" if options.api in ("chat", "responses") else ""  # OpenAI's paths start with /v1
+    suffix = APIS[options.api].base_path
     model = Model(id=options.model, api=api_name, provider="upstream", base_url=options.upstream.rstrip("/") + suffix)
     key = options.api_key or "autocue-check"
     got = Script(name=script.name, pos=script.pos)

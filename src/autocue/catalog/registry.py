@@ -8,7 +8,7 @@ added to it, such as a test's toy CLI, is seen by the runner, the mock server an
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autocue.catalog import clis as _registry
 from autocue.catalog.cli import AgentCli, Detect, SideCall
@@ -28,6 +28,9 @@ class _Index:
     side_calls: tuple[SideCall, ...]
     side_calls_with_tools: tuple[SideCall, ...]
     """Those a request that declares tools may be (not ``tool_less``)."""
+    detected: dict[frozenset[str], ToolProfile | None] = field(default_factory=dict)
+    """``detect_profile``'s answers by declared tool set (an agent declares the same tools in every
+    session); rebuilt with the index, bounded by ``_DETECTED_MAX``."""
 
 
 def _build(clis: tuple[AgentCli, ...]) -> _Index:
@@ -50,6 +53,7 @@ def _build(clis: tuple[AgentCli, ...]) -> _Index:
 
 
 _memo: list[_Index] = []
+_DETECTED_MAX = 256
 
 
 def _index() -> _Index:
@@ -91,13 +95,17 @@ def get_profile(name: str) -> ToolProfile:
 
 def detect_profile(declared_tool_names: Iterable[str]) -> ToolProfile | None:
     """Guess the agent from the tool names its request declares; ``None`` when nothing fits."""
-    n = set(declared_tool_names)
+    n = frozenset(declared_tool_names)
     if not n:
         return None
-    for d in _index().detects:
-        if d.signature.matches(n):
-            return d.profile
-    return None
+    index = _index()
+    if n in index.detected:
+        return index.detected[n]
+    found = next((d.profile for d in index.detects if d.signature.matches(n)), None)
+    if len(index.detected) >= _DETECTED_MAX:
+        index.detected.clear()
+    index.detected[n] = found
+    return found
 
 
 def side_calls(*, with_tools: bool = False) -> tuple[SideCall, ...]:

@@ -165,7 +165,7 @@ class MockApp:
     async def handle(self, request: Request, api: ApiName, model: str | None, stream: bool | None) -> Response:
         """Answer a model call of ``api``; ``model`` and ``stream`` when the path says them."""
         scope = request.scope
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = request.headers  # decoded once, also for ``_parse``
         query = request.query if scope.get("query_string") else {}
         session_key = _session_key(scope, headers, query)
         got = await self._parse(request, api, session_key + "\n" + scope["path"])

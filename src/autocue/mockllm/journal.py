@@ -89,7 +89,7 @@ class Journal:
     def add(self, req: Incoming, status: int, outcome: str, reply: int | None) -> None:
         self.count += 1
         if self.cap:
-            kept = req if req.raw is None else replace(req, body={})
+            kept = req if req.raw is None else req.without_body()
             self.entries.append(JournalEntry(self.count, time.time(), kept, status, outcome, reply))
 
     @property

@@ -55,11 +55,11 @@ class Reply:
 
     @property
     def total_delay(self) -> float:
-        return sum(b.delay for b in self.blocks)
+        return sum([b.delay for b in self.blocks])
 
     @property
     def has_calls(self) -> bool:
-        return any(b.kind == "call" for b in self.blocks)
+        return "call" in [b.kind for b in self.blocks]
 
 
 def _tokens(n_chars: int) -> int:

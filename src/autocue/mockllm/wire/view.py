@@ -5,10 +5,11 @@ every module of it may import this one."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
+
+T = TypeVar("T")
 
 SSE = "text/event-stream"
 Chunk = tuple[float, bytes]
@@ -69,6 +70,22 @@ class ViewReader(Protocol):
                 headers: dict[str, str]) -> dict[str, Any]: ...
 
 
+class _once(Generic[T]):
+    """A property computed on first access and kept in the instance (``functools.cached_property``
+    without its lock, which costs a request more than reading most of its parts)."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, owner: Any = None) -> T:
+        if obj is None:  # on the class: the descriptor itself
+            return self  # type: ignore[return-value]
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 class RequestView:
     """A request as autocue reads it, whatever its API (``WireApi.read``). Each part is read by the
     request's API once, when first asked: a short request that only needs its history and model
@@ -81,31 +98,31 @@ class RequestView:
         self._query = query
         self._headers = headers
 
-    @cached_property
+    @_once
     def messages(self) -> list[Any]:
         """The API's history items as sent (messages, ``input`` items, ``contents``)."""
         return self._reader.history(self._body, self._query)
 
-    @cached_property
+    @_once
     def system(self) -> str:
         return self._reader.system_text(self._body, self.messages)
 
-    @cached_property
+    @_once
     def tools(self) -> list[Any]:
         """The tool definitions as sent (a namespace followed by the tools it holds)."""
         return self._reader.tool_list(self._body, self.messages, self._headers)
 
-    @cached_property
+    @_once
     def declared_tools(self) -> list[str]:
         """Names of every declared tool, unknown tool types by ``name`` or ``type``."""
         return self._reader.declared(self.tools)
 
-    @cached_property
+    @_once
     def function_tools(self) -> list[str]:
         """Names of the plain function tools (what a tool profile maps onto)."""
         return self._reader.function_tools(self.tools)
 
-    @cached_property
+    @_once
     def first_user_text(self) -> str:
         for m in self.messages:
             if isinstance(m, dict) and m.get("role") == "user":
@@ -114,33 +131,33 @@ class RequestView:
                     return text
         return ""
 
-    @cached_property
+    @_once
     def last(self) -> dict[str, Any] | None:
         msgs = self.messages
         return msgs[-1] if msgs and isinstance(msgs[-1], dict) else None
 
-    @cached_property
+    @_once
     def last_user_text(self) -> str:
         """Text of the last message when it is a user prompt, else ``""``."""
         last = self.last
         return self._reader.message_text(last) if last is not None and last.get("role") == "user" else ""
 
-    @cached_property
+    @_once
     def last_normalized(self) -> LastMessage:
         last = self.last
         return self._reader.normalize_last(last) if last is not None else LastMessage("none", "", "")
 
-    @cached_property
+    @_once
     def model(self) -> str:
         """The body's ``model`` (``""`` when absent)."""
         return str(self._body.get("model") or "")
 
-    @cached_property
+    @_once
     def stream(self) -> bool:
         """The body's ``stream``."""
         return bool(self._body.get("stream"))
 
-    @cached_property
+    @_once
     def options(self) -> dict[str, Any]:
         """The API's own options (Chat ``include_usage``, Gemini ``sse``, Responses ``codex_lite``)."""
         return self._reader.options(self._body, self.messages, self._query, self._headers)

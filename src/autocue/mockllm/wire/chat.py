@@ -166,7 +166,7 @@ def _check(b: dict[str, Any], start: int) -> None:
                     shape.opt(fn, "arguments", str, "a string", wc + ".function.")
     for i, t in enumerate(b.get("tools") or []):
         fn = t.get("function")
-        if fn is not None:
+        if fn is not None and not (type(fn) is dict and type(fn.get("name")) is str):
             shape.string(shape.obj(fn, f"tools[{i}].function"), "name", f"tools[{i}].function")
 
 

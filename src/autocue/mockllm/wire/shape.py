@@ -73,7 +73,8 @@ def common(b: dict[str, Any], ints: tuple[str, ...]) -> None:
     tools = b.get("tools")
     if tools is not None:
         for i, t in enumerate(array(tools, "tools")):
-            obj(t, f"tools[{i}]")
+            if type(t) is not dict:  # the path is formatted only for an error
+                obj(t, f"tools[{i}]")
 
 
 def required_list(b: dict[str, Any], key: str) -> list[Any]:

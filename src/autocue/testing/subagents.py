@@ -77,7 +77,7 @@ class SubagentScripts:
         self._plays = {tid: self._play(tid, steps, True) for tid, steps in scripts.items()}
 
     def _play(self, tid: str, steps: list[Step], scripted: bool) -> _Play:
-        events = self._events.subagents.setdefault(tid, TestEvents())
+        events = self._events.subagents.setdefault(tid, TestEvents(all_events=self._events.all_events))
         pb = Playbook(ScriptedProvider(id_prefix=f"{tid}_call_"))
         pb.begin_turn(Turn(self._prompt, list(steps)))
         collector = EventCollector(events, pb, is_mocked=self._is_mocked, known_tools=self._known_tools)

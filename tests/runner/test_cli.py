@@ -44,7 +44,9 @@ def test_json_report_and_exit_code_1(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert [s["name"] for s in scenarios] == ["alpha", "beta", "delta", "gamma"]
     gamma = scenarios[3]
     assert set(gamma) == {"name", "file", "passed", "duration_s", "workspace", "out_dir", "failures", "screenshots",
-                          "goldens", "transcript"}
+                          "goldens", "transcript", "warnings"}  # it scripts no model reply: a warning says so
+    assert gamma["warnings"] == [f"{d / 'gamma.yaml'}:16:1: timeline: the timeline has no llmResponse (nor a think, "
+                                 "assistant, tool or error event): the scenario scripts 0 model replies"]
     [f] = gamma["failures"]
     assert f["kind"] == "assert" and f["position"] == at(d / "gamma.yaml", "- assert")
     assert Path(gamma["workspace"]).is_dir()
@@ -226,3 +228,30 @@ def test_help_states_the_settle_defaults_the_runner_uses(capsys: pytest.CaptureF
     mock, cmd, claude = Choice("mock", "mock").settle, Choice("cmd", None, ["bc"]).settle, BUILTIN["claude"]
     assert f"(default: {mock:g} for --agent mock, the profile's settle for a real agent CLI, else {cmd:g})" in text
     assert cmd == DEFAULT_SETTLE and Choice("claude", None, agent=claude).settle == claude.settle
+
+
+IGNORED_ASSERT = """\
+name: ignored-assert
+initialPrompt: hi
+timeline:
+  - llmResponse:
+      - assistant: [[0, "hello"]]
+  - assert: {fs: {path: out.txt, contains: "x"}}
+"""
+
+
+def test_the_scenarios_warnings_are_shown_with_its_result(tmp_path: Path) -> None:
+    """An assert whose keys are all ignored checks nothing: the run says so beside PASS (and in --json),
+    instead of a bare PASS that reads as if out.txt had been checked."""
+    (tmp_path / "ignored.yaml").write_text(IGNORED_ASSERT)
+    run = autocue_run(tmp_path, None, "ignored.yaml", "--agent", "mock")
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("PASS ignored-assert")
+    assert lines[1:4] == [
+        "  warning: ignored.yaml:6:19: timeline[1].assert.fs.path: unknown key 'path' in assert.fs is ignored",
+        "  warning: ignored.yaml:6:34: timeline[1].assert.fs.contains: unknown key 'contains' in assert.fs is ignored",
+        "  warning: ignored.yaml:6:13: timeline[1].assert: this assert has no checks",
+    ]
+    as_json = json.loads(autocue_run(tmp_path, None, "ignored.yaml", "--agent", "mock", "--json").stdout)
+    assert as_json["scenarios"][0]["warnings"][-1] == "ignored.yaml:6:13: timeline[1].assert: this assert has no checks"

@@ -184,6 +184,8 @@ def main(argv: list[str]) -> int:
     else:
         for s in report.scenarios:
             print(f"{'PASS' if s.passed else 'FAIL'} {s.name} ({s.duration_s:.2f}s{s.ended_note}) {s.file}")
+            for w in s.warnings:
+                print(f"  warning: {w}")
             for f in s.failures:
                 print(f"  {f.line()}")
                 if f.detail and f.kind == "golden":

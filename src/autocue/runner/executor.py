@@ -137,7 +137,7 @@ class Execution:
         self.interrupted = False
         self.extras = extras
         self.opt = options
-        self.result = ScenarioResult(scenario.name, scenario.file)
+        self.result = ScenarioResult(scenario.name, scenario.file, warnings=[str(w) for w in scenario.warnings])
         self.prog: PtyProgram | None = None
         self.llm: LlmRun | None = None
         self.progress_file: Path | None = None

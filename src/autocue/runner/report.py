@@ -73,6 +73,9 @@ class ScenarioResult:
     """Requests of a real agent besides its turns (``autocue.runner.diagnose.side_requests``)."""
     diagnostics: list[str] = field(default_factory=list)
     """For a failed run with the server: the first divergent request, undeclared tools, stderr tail."""
+    warnings: list[str] = field(default_factory=list)
+    """The scenario file's warnings (``file:line:col: ...``: keys it ignores, an assert with no check),
+    shown with the result so a run never passes on something it silently left out."""
     ended_by_runner: str = ""
     """How the executor ended a program still running after its timeline (no ``expect.exitCode``):
     ``quit input``, ``SIGTERM`` or ``SIGKILL`` (its process group); empty when it exited by itself."""
@@ -95,6 +98,7 @@ class ScenarioResult:
                 "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
                 "goldens": [g.to_json() for g in self.goldens], "transcript": list(self.transcript),
                 **({"ended_by_runner": self.ended_by_runner} if self.ended_by_runner else {}),
+                **({"warnings": list(self.warnings)} if self.warnings else {}),
                 **({"side_requests": self.side_requests} if self.side_requests else {}),
                 **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {})}
 

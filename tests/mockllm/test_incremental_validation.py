@@ -26,16 +26,22 @@ def _body(*texts: str, bad: bool = False) -> bytes:
     return orjson.dumps({"model": "m", "messages": msgs, "tools": []})
 
 
-def test_only_new_history_items_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    starts: list[int] = []
+@pytest.fixture
+def starts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ``start`` of every request check, in order (the history cache on, even for short bodies)."""
+    seen: list[int] = []
     real = app_module.problem
 
     def spy(api: str, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
-        starts.append(start)
+        seen.append(start)
         return real(api, body, raw, start)
 
     monkeypatch.setattr(app_module, "problem", spy)
     monkeypatch.setattr(history_module, "MIN_BYTES", 0)  # these bodies are short
+    return seen
+
+
+def test_only_new_history_items_are_checked(starts: list[int]) -> None:
     with serve(Script([Turn("hi", [say("one"), say("two"), say("three")])], name="inc")) as server:
         def post(raw: bytes, key: str = "k") -> httpx2.Response:
             return httpx2.post(server.base_url + "/v1/chat/completions", content=raw,
@@ -53,16 +59,7 @@ def test_only_new_history_items_are_checked(monkeypatch: pytest.MonkeyPatch) -> 
     assert starts == [0, 2, 4, 4, 0, 0]
 
 
-def test_an_appended_item_too_deep_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    starts: list[int] = []
-    real = app_module.problem
-
-    def spy(api: str, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
-        starts.append(start)
-        return real(api, body, raw, start)
-
-    monkeypatch.setattr(app_module, "problem", spy)
-    monkeypatch.setattr(history_module, "MIN_BYTES", 0)  # these bodies are short
+def test_an_appended_item_too_deep_is_refused(starts: list[int]) -> None:
     with serve(Script([Turn("hi", [say("one"), say("two")])], name="deep")) as server:
         url = server.base_url + "/v1/chat/completions"
         first: dict[str, Any] = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}

@@ -244,5 +244,9 @@ def test_posting_a_large_scenario_does_not_stall_other_clients(roots: tuple[Mock
     # the load took seconds; every health check meanwhile was answered within a fraction of it (before: the
     # first one waited for the whole load). The loader thread shares the GIL with this process's server and
     # client threads, so "at once" is a few hundred ms on a loaded machine, not the 10 ms of an idle server.
+    # A blocked loop would make one check wait out the whole load and leave room for one or two checks in
+    # all; here the typical check is a small fraction of the load and none waits for most of it.
     assert load > 1.0 and len(latencies) >= 3, (load, latencies)
-    assert max(latencies) < min(3.0, load / 4), (load, latencies)
+    typical = sorted(latencies)[len(latencies) // 2]
+    assert typical < load / 8, (load, latencies)
+    assert max(latencies) < load / 2, (load, latencies)

@@ -29,7 +29,9 @@ import orjson
 from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
+from autocue.mockllm.embeddings import vectors
 from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.errors import MalformedRequestError
 from autocue.mockllm.history import HistoryCache
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json
@@ -37,7 +39,7 @@ from autocue.mockllm.ids import digest
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
-from autocue.mockllm.wire.api import WireApi
+from autocue.mockllm.wire.api import Call, WireApi, openai_model
 from autocue.mockllm.wire.common import Segments, coalesce, now
 from autocue.mockllm.wire.registry import all_apis, api_of_path, wire_api
 
@@ -127,16 +129,32 @@ class MockApp:
                 if isinstance(got, Response):
                     return got
                 return _json(api.count_body(max(1, len(got[0]) // 4)))
+            if call.embed:
+                return await self.embed(request, api, call)
+            if call.listing:
+                return _json(api.models_body(["autocue-mock", *self.state.playables], request.path))
             return await self.handle(request, api.name, call.model, call.stream)
 
         handle.__name__ = f"handle_{api.name}"
         return handle
 
-    async def _parse(self, request: Request, api: str, cache_key: str | None = None) -> tuple[bytes, dict[str, Any]] \
-            | Response:
-        """The body, read, parsed and checked; with ``cache_key`` (the session and path), a body
-        that only appends history to the key's previous one has only its new items parsed and
-        checked (``HistoryCache``)."""
+    async def embed(self, request: Request, api: WireApi, call: Call) -> Response:
+        """Answer an embeddings request: a deterministic vector per input (``embeddings``)."""
+        got = await self._parse(request, api.name, check=False)
+        if isinstance(got, Response):
+            return got
+        try:
+            req = api.embed_request(got[1], call, request.path)
+            vecs = vectors(req)
+        except (MalformedRequestError, ValueError) as e:
+            return error_response(api.name, 400, str(e), code="invalid_request")
+        return _json(api.embed_body(vecs, req))
+
+    async def _parse(self, request: Request, api: str, cache_key: str | None = None, *, check: bool = True) \
+            -> tuple[bytes, dict[str, Any]] | Response:
+        """The body, read, parsed and (unless not ``check``) checked as a model call; with
+        ``cache_key`` (the session and path), a body that only appends history to the key's
+        previous one has only its new items parsed and checked (``HistoryCache``)."""
         ctype = request.headers.get("content-type")
         if ctype is not None and not is_json_type(ctype):
             return error_response(api, 415, f"the request body must be JSON (Content-Type: application/json), got "
@@ -155,7 +173,7 @@ class MockApp:
         if not isinstance(body, dict):
             return error_response(api, 400, f"the request body must be a JSON object, got {type(body).__name__}",
                                   code="invalid_request")
-        bad = problem(api, body, raw, seen)
+        bad = problem(api, body, raw, seen) if check else None
         if bad is not None:
             return error_response(api, 400, bad, code="invalid_request")
         if cache_key is not None:
@@ -281,11 +299,11 @@ class MockApp:
             return _json({"models": [{"name": f"models/{n}", "displayName": n,
                                       "supportedGenerationMethods": ["generateContent", "countTokens"]}
                                      for n in names]})
-        return _json({"object": "list", "data": [_model(n, created) for n in names], "has_more": False,
+        return _json({"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
                       "first_id": names[0], "last_id": names[-1]})
 
     async def model(self, request: Request) -> Response:
-        return _json(_model(request.path_params["model_id"], now()))
+        return _json(openai_model(request.path_params["model_id"], now()))
 
     async def root(self, request: Request) -> Response:
         return _json({"ok": True, "server": "autocue-mockllm", "scenarios": list(self.state.playables)})
@@ -305,12 +323,6 @@ class MockApp:
             return _json(error_body(api, 426, f"{path}: {WEBSOCKET_REFUSED}"), 426, {"x-should-retry": "false"})
         msg = f"{request.method} {path} is not an endpoint of the autocue mock LLM server"
         return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
-
-
-def _model(name: str, created: int) -> dict[str, Any]:
-    """A model as OpenAI's and Anthropic's model lists show one."""
-    return {"id": name, "object": "model", "type": "model", "created": created, "created_at": "2025-01-01T00:00:00Z",
-            "display_name": name, "owned_by": "autocue"}
 
 
 async def _timed(segments: Segments, reset: Any = None) -> AsyncIterator[bytes]:

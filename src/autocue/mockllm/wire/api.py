@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.common import Segments
 from autocue.mockllm.wire.view import SSE as SSE
 from autocue.mockllm.wire.view import Call as Call
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from autocue.catalog.apis import ApiEntry
     from autocue.llm.types import Context, Tool
+    from autocue.mockllm.embeddings import EmbedRequest
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
@@ -69,6 +71,23 @@ class WireApi:
     def count_body(self, tokens: int) -> dict[str, Any]:
         """The answer to a token count."""
         return {"input_tokens": tokens}
+
+    def embed_request(self, body: dict[str, Any], call: Call, path: str) -> EmbedRequest:
+        """The inputs of an embeddings request (``Call.embed``); ``shape.MalformedRequestError`` when
+        the body is none."""
+        raise shape.MalformedRequestError(f"{self.label} has no embeddings endpoint")
+
+    def embed_body(self, vectors: list[list[float]], req: EmbedRequest) -> dict[str, Any]:
+        """The answer to an embeddings request, in the API's shape."""
+        raise NotImplementedError
+
+    def models_body(self, names: list[str], path: str) -> dict[str, Any]:
+        """The answer to a model listing (``Call.listing``): OpenAI's shape."""
+        from autocue.mockllm.wire.common import now
+
+        created = now()
+        return {"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
+                "first_id": names[0] if names else None, "last_id": names[-1] if names else None}
 
     # ------------------------------------------------------------------ reading
     def read(self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str]) -> RequestView:
@@ -215,3 +234,9 @@ def openai_error(status: int, message: str, *, kind: str | None = None, code: st
     if kind == "context_overflow":
         ecode = "context_length_exceeded"
     return {"error": {"message": message, "type": etype, "param": None, "code": code or ecode}}
+
+
+def openai_model(name: str, created: int) -> dict[str, Any]:
+    """A model as OpenAI's and Anthropic's model lists show one."""
+    return {"id": name, "object": "model", "type": "model", "created": created, "created_at": "2025-01-01T00:00:00Z",
+            "display_name": name, "owned_by": "autocue"}

@@ -16,12 +16,21 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import WireApi, WireRequest, WireRoute
+from autocue.mockllm.wire.api import Call, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
+    from autocue.mockllm.embeddings import EmbedRequest
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.fuzz import Fuzzer
+
+def _b64(v: list[float]) -> str:
+    """A vector as OpenAI's ``encoding_format: base64`` sends it: little-endian float32s."""
+    import base64
+    import struct
+
+    return base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode()
+
 
 FINISH = {"stop": "stop", "length": "length", "toolUse": "tool_calls"}
 DONE = b"data: [DONE]\n\n"
@@ -170,14 +179,58 @@ def _check(b: dict[str, Any], start: int) -> None:
             shape.string(shape.obj(fn, f"tools[{i}].function"), "name", f"tools[{i}].function")
 
 
+def _embed_inputs(body: dict[str, Any]) -> list[str]:
+    """``input``: a string, a list of strings, or token ids (one list, or a list of lists)."""
+    inp = body.get("input")
+    if isinstance(inp, str):
+        return [inp]
+    if isinstance(inp, list) and inp:
+        if all(isinstance(x, str) for x in inp):
+            return list(inp)
+        if all(isinstance(x, int) for x in inp):
+            return [" ".join(map(str, inp))]
+        if all(isinstance(x, list) and all(isinstance(y, int) for y in x) for x in inp):
+            return [" ".join(map(str, x)) for x in inp]
+    raise shape.fail("input", "a string, a non-empty list of strings, or token ids", inp)
+
+
 class ChatApi(WireApi):
-    routes = (WireRoute("/v1/chat/completions"), WireRoute("/chat/completions"))
+    """Chat Completions, and OpenAI's embeddings (``POST /v1/embeddings``)."""
+
+    routes = (WireRoute("/v1/chat/completions"), WireRoute("/chat/completions"), WireRoute("/v1/embeddings"),
+              WireRoute("/embeddings"))
 
     def claims(self, path: str) -> bool:
-        return path.endswith("/chat/completions")
+        return path.endswith(("/chat/completions", "/embeddings"))
 
     def model_call(self, path: str) -> bool:
         return path.endswith("/chat/completions")
+
+    def call(self, path: str) -> Call | None:
+        return Call(embed=True) if path.endswith("/embeddings") else Call()
+
+    def embed_request(self, body: dict[str, Any], call: Call, path: str) -> EmbedRequest:
+        from autocue.mockllm.embeddings import EmbedRequest
+
+        texts = _embed_inputs(body)
+        model = body.get("model")
+        if not isinstance(model, str) or not model:
+            raise shape.fail("model", "the embedding model's name", model)
+        dims = body.get("dimensions")
+        if dims is not None and (type(dims) is not int or dims < 1):
+            raise shape.fail("dimensions", "a positive integer", dims)
+        fmt = body.get("encoding_format", "float")
+        if fmt not in ("float", "base64"):
+            raise shape.fail("encoding_format", "'float' or 'base64'", fmt)
+        return EmbedRequest(texts, model, dims, {"encoding_format": fmt})
+
+    def embed_body(self, vectors: list[list[float]], req: EmbedRequest) -> dict[str, Any]:
+        b64 = req.options.get("encoding_format") == "base64"
+        data = [{"object": "embedding", "index": i, "embedding": _b64(v) if b64 else v}
+                for i, v in enumerate(vectors)]
+        tokens = req.input_tokens
+        return {"object": "list", "data": data, "model": req.model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}
 
     def flat_items(self, items: list[Any]) -> bool:
         """Plain messages nest 6 levels at most, and are valid: no walk needed."""

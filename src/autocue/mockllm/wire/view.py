@@ -34,6 +34,10 @@ class Call:
     """The model named by the path (Gemini), else the body's."""
     stream: bool | None = None
     """Streamed or not as the path says (Gemini), else the body's ``stream``."""
+    embed: bool = False
+    """An embeddings request (``WireApi.embed_request`` reads it, ``embed_body`` answers it)."""
+    listing: bool = False
+    """A model listing (answered with ``WireApi.models_body``)."""
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ def _cos(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b, strict=True))
 
 
+@pytest.mark.surface("POST /v1/embeddings", client="openai")
 def test_openai_client_gets_unit_vectors_of_the_asked_dimensions(tools_server: MockLLMServer) -> None:
     client = openai.OpenAI(base_url=tools_server.base_url + "/v1", api_key="emb", max_retries=0)
     got = client.embeddings.create(model="text-embedding-3-small", input=["the cat sat", "tax returns"],

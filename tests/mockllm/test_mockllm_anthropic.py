@@ -42,6 +42,7 @@ def run_tools(c: anthropic.Anthropic, stream: bool) -> list[Any]:
     return finals
 
 
+@pytest.mark.surface("POST /v1/messages", client="anthropic")
 @pytest.mark.parametrize("stream", [False, True])
 def test_tool_round_trips(stream: bool) -> None:
     with serve(tools_script()) as server:
@@ -144,6 +145,7 @@ def test_exhaustion(stream: bool) -> None:
         assert server.session("k")["requests"] == 2
 
 
+@pytest.mark.surface("POST /v1/messages/count_tokens", client="anthropic")
 def test_beta_endpoint_and_count_tokens() -> None:
     with serve(Script([Turn("hi", [say("one")])], name="tiny")) as server:
         c = client(server)

@@ -65,6 +65,7 @@ def run_tools(c: openai.OpenAI, stream: bool) -> list[dict[str, Any]]:
     return replies
 
 
+@pytest.mark.surface("POST /v1/chat/completions", client="openai")
 @pytest.mark.parametrize("stream", [False, True])
 def test_tool_round_trips(stream: bool) -> None:
     with serve(tools_script()) as server:

@@ -44,6 +44,7 @@ def run_tools(c: openai.OpenAI, stream: bool) -> list[Any]:
     return finals
 
 
+@pytest.mark.surface("POST /v1/responses", client="openai")
 @pytest.mark.parametrize("stream", [False, True])
 def test_tool_round_trips_with_reasoning(stream: bool) -> None:
     with serve(tools_script()) as server:

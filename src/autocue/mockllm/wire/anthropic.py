@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Call, LastMessage, WireApi, WireRequest, WireRoute, flatten
+from autocue.mockllm.wire.api import Call, LastMessage, Surface, WireApi, WireRequest, WireRoute, flatten
 from autocue.mockllm.wire.common import Segments, SegmentWriter, sse
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
@@ -142,6 +142,10 @@ KIND_TYPE = {"overloaded": "overloaded_error", "rate_limit": "rate_limit_error",
 class AnthropicApi(WireApi):
     routes = (WireRoute("/v1/messages"), WireRoute("/messages"), WireRoute("/v1/messages/count_tokens"),
               WireRoute("/messages/count_tokens"))
+    surfaces = (
+        Surface("POST", "/v1/messages", "SSE (`stream: true`)", also=("/v1/messages?beta=true", "/messages")),
+        Surface("POST", "/v1/messages/count_tokens", what="token count"),
+    )
     tool_id_prefix = "toolu_01"
 
     def claims(self, path: str) -> bool:

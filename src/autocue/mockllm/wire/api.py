@@ -19,6 +19,7 @@ from autocue.mockllm.wire.view import Call as Call
 from autocue.mockllm.wire.view import Chunk as Chunk
 from autocue.mockllm.wire.view import LastMessage as LastMessage
 from autocue.mockllm.wire.view import RequestView as RequestView
+from autocue.mockllm.wire.view import Surface as Surface
 from autocue.mockllm.wire.view import WireRequest as WireRequest
 from autocue.mockllm.wire.view import WireRoute as WireRoute
 from autocue.mockllm.wire.view import flatten as flatten
@@ -42,6 +43,8 @@ class WireApi:
 
     entry: ApiEntry
     routes: tuple[WireRoute, ...] = ()
+    surfaces: tuple[Surface, ...] = ()
+    """Its endpoints as its docs name them (the generated surface table of docs/mock-server.md)."""
     history_key = "messages"
     """The body key of the history (append-only between a session's requests)."""
     tool_id_prefix = "call_"

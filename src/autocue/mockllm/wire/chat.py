@@ -16,7 +16,7 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Call, WireApi, WireRequest, WireRoute
+from autocue.mockllm.wire.api import Call, Surface, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
@@ -199,6 +199,11 @@ class ChatApi(WireApi):
 
     routes = (WireRoute("/v1/chat/completions"), WireRoute("/chat/completions"), WireRoute("/v1/embeddings"),
               WireRoute("/embeddings"))
+    surfaces = (
+        Surface("POST", "/v1/chat/completions", "SSE (`stream: true`)", also=("/chat/completions",)),
+        Surface("POST", "/v1/embeddings", what="embeddings", also=("/embeddings",)),
+        Surface("GET", "/v1/models", what="model list", also=("/models", "/v1/models/{model}")),
+    )
 
     def claims(self, path: str) -> bool:
         return path.endswith(("/chat/completions", "/embeddings"))

@@ -15,7 +15,7 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import SSE, Call, LastMessage, WireApi, WireRequest, WireRoute
+from autocue.mockllm.wire.api import SSE, Call, LastMessage, Surface, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
@@ -166,6 +166,12 @@ def _dumps(v: Any) -> str:
 
 class GeminiApi(WireApi):
     routes = (WireRoute("/v1beta/models/{rest:path}"), WireRoute("/v1/models/{rest:path}"))
+    surfaces = (
+        Surface("POST", "/v1beta/models/{model}:generateContent"),
+        Surface("POST", "/v1beta/models/{model}:streamGenerateContent", "SSE (`alt=sse`) or a streamed JSON array"),
+        Surface("POST", "/v1beta/models/{model}:countTokens", what="token count"),
+        Surface("GET", "/v1beta/models", what="model list"),
+    )
     history_key = "contents"
 
     def claims(self, path: str) -> bool:

@@ -26,6 +26,7 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import Chunk, LastMessage, WireApi, WireRequest, WireRoute, flatten, with_namespaces
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
+from autocue.mockllm.wire.view import Surface
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from collections.abc import Sequence
@@ -209,6 +210,7 @@ def _dumps(v: Any) -> str:
 
 class ResponsesApi(WireApi):
     routes = (WireRoute("/v1/responses"), WireRoute("/responses"))
+    surfaces = (Surface("POST", "/v1/responses", "SSE (`stream: true`)", also=("/responses",)),)
     history_key = "input"
 
     def claims(self, path: str) -> bool:

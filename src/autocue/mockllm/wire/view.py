@@ -25,6 +25,26 @@ class WireRoute:
 
 
 @dataclass(frozen=True, slots=True)
+class Surface:
+    """One endpoint of an API as its docs name it, for the surface table of docs/mock-server.md
+    (``scripts/surfaces.py``): ``POST /v1beta/models/{model}:streamGenerateContent``."""
+
+    method: str
+    path: str
+    """The path as the API's docs write it (``{model}`` for a part the client fills in)."""
+    streamed: str = ""
+    """How its answer streams (``SSE``, ``NDJSON``, ...); ``""``: it does not."""
+    what: str = ""
+    """What it is, when the path does not say (``embeddings``, ``model list``)."""
+    also: tuple[str, ...] = ()
+    """Other paths of the same endpoint (``/chat/completions`` without ``/v1``)."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.method} {self.path}"
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """What a request on one of the API's routes asks for."""
 

@@ -36,10 +36,10 @@ timeline:
 STYLED = SCENARIO.format(server="server: {llmApiStyle: bedrock}\n")
 PLAIN = SCENARIO.format(server="")
 MODEL = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
 TOOLS = {"tools": [{"toolSpec": {"name": "get_weather", "description": "the weather in a city",
-                                 "inputSchema": {"json": {"type": "object", "properties": {"city": {"type": "string"}}}}}}]}
-ANTHROPIC_TOOLS = [{"name": "get_weather", "description": "the weather in a city",
-                    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]
+                                 "inputSchema": {"json": SCHEMA}}}]}
+ANTHROPIC_TOOLS = [{"name": "get_weather", "description": "the weather in a city", "input_schema": SCHEMA}]
 
 
 def client(server: MockLLMServer, key: str, retries: int = 0) -> Any:

@@ -91,7 +91,7 @@ def _block(b: Any) -> dict[str, Any] | None:
         return {"type": "tool_use", "id": tu.get("toolUseId", ""), "name": tu.get("name", ""),
                 "input": tu.get("input") if isinstance(tu.get("input"), dict) else {}}
     if isinstance(tr := b.get("toolResult"), dict):
-        parts = tr.get("content") if isinstance(tr.get("content"), list) else []
+        parts: list[Any] = tr["content"] if isinstance(tr.get("content"), list) else []
         text = "\n".join(p["text"] if isinstance(p.get("text"), str) else orjson.dumps(p["json"]).decode()
                          for p in parts if isinstance(p, dict) and ("text" in p or "json" in p))
         return {"type": "tool_result", "tool_use_id": tr.get("toolUseId", ""), "content": text,

@@ -232,5 +232,5 @@ def test_event_stream_frames_pass_botocores_decoder() -> None:
                                                                  m.headers[":exception-type"],
                                                                  m.headers[":message-type"] == "event", m.payload)
                                                                 for m in msgs]
-    with pytest.raises(eventstream.FrameError):
+    with pytest.raises(eventstream.EventStreamError):
         list(eventstream.Decoder().feed(data[:-1] + b"\x00"))

@@ -26,7 +26,8 @@ from autocue.scenario.errors import RedactionError as RedactionError
 
 REDACTED = "[REDACTED]"
 MIN_SECRET = 8
-AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "x-internal-token")
+AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "x-internal-token",
+                "x-amz-security-token")
 """Request headers whose values are credentials (more with ``secret_headers``/``--secret-header``)."""
 DEFAULT_PATTERNS: tuple[str, ...] = (
     r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}",  # OpenAI / Anthropic keys

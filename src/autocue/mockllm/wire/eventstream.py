@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from autocue.mockllm.errors import EventStreamError as EventStreamError
+
 MEDIA_TYPE = "application/vnd.amazon.eventstream"
 _STRING = 7
 _PRELUDE = 12
@@ -64,10 +66,6 @@ class Message:
         return self.headers.get(":message-type", "event") == "event"
 
 
-class FrameError(ValueError):
-    """Bytes that are no event-stream message (a wrong length or CRC)."""
-
-
 class Decoder:
     """Messages out of bytes fed in any pieces."""
 
@@ -79,12 +77,12 @@ class Decoder:
         while len(self._buf) >= _PRELUDE:
             total, head_len, crc = struct.unpack(">III", self._buf[:_PRELUDE])
             if zlib.crc32(self._buf[:8]) != crc or total < _PRELUDE + 4 + head_len:
-                raise FrameError("event-stream prelude CRC or length mismatch")
+                raise EventStreamError("event-stream prelude CRC or length mismatch")
             if len(self._buf) < total:
                 return
             msg, self._buf = self._buf[:total], self._buf[total:]
             if zlib.crc32(msg[:-4]) != struct.unpack(">I", msg[-4:])[0]:
-                raise FrameError("event-stream message CRC mismatch")
+                raise EventStreamError("event-stream message CRC mismatch")
             yield Message(_headers(msg[_PRELUDE:_PRELUDE + head_len]), msg[_PRELUDE + head_len:-4])
 
     @property

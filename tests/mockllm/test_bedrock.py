@@ -234,3 +234,14 @@ def test_event_stream_frames_pass_botocores_decoder() -> None:
                                                                 for m in msgs]
     with pytest.raises(eventstream.EventStreamError):
         list(eventstream.Decoder().feed(data[:-1] + b"\x00"))
+
+
+def test_claude_codes_bedrock_model_probe_is_a_side_call(tools_server: MockLLMServer) -> None:
+    """Over Bedrock, Claude Code first asks each model it may use for one token: no scripted step is spent."""
+    c = client(tools_server, "AKIDPROBE")
+    probe = json.dumps({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 1,
+                        "messages": [{"role": "user", "content": "."}]})
+    for model in (MODEL, "us.anthropic.claude-haiku-4-5-20251001-v1:0"):
+        assert json.loads(c.invoke_model(modelId=model, body=probe)["body"].read())["content"][0]["type"] == "text"
+    s = tools_server.session("AKIDPROBE")
+    assert (s["side_calls"], s["consumed"]) == (2, 0)

@@ -14,6 +14,7 @@ import botocore.config
 import botocore.eventstream
 import httpx2
 import pytest
+import botocore.exceptions
 from botocore.exceptions import ClientError
 
 from autocue.mockllm import MockLLMServer, serve
@@ -245,3 +246,30 @@ def test_claude_codes_bedrock_model_probe_is_a_side_call(tools_server: MockLLMSe
         assert json.loads(c.invoke_model(modelId=model, body=probe)["body"].read())["content"][0]["type"] == "text"
     s = tools_server.session("AKIDPROBE")
     assert (s["side_calls"], s["consumed"]) == (2, 0)
+
+
+class _Raw:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def stream(self) -> Iterator[bytes]:
+        yield from (self.data[k:k + 5] for k in range(0, len(self.data), 5))
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_exception_message_mid_stream_is_botocores_event_stream_error() -> None:
+    import botocore.parsers
+    import botocore.session
+
+    op = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("ConverseStream")
+    data = eventstream.event("messageStart", {"role": "assistant"}) + \
+        eventstream.exception("throttlingException", "slow down")
+    stream = botocore.eventstream.EventStream(_Raw(data), op.output_shape.members["stream"],
+                                              botocore.parsers.EventStreamJSONParser(), "ConverseStream")
+    it = iter(stream)
+    assert next(it) == {"messageStart": {"role": "assistant"}}
+    with pytest.raises(botocore.exceptions.EventStreamError) as e:
+        next(it)
+    assert e.value.response["Error"] == {"Code": "throttlingException", "Message": "slow down"}

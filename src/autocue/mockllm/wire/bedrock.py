@@ -23,12 +23,13 @@ Errors are ``{"message": ...}`` with the ``x-amzn-ErrorType`` header (``Throttli
 from __future__ import annotations
 
 import base64
+import uuid
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from autocue.mockllm.ids import make_id
+from autocue.mockllm.ids import digest, make_id
 from autocue.mockllm.wire import anthropic, eventstream, shape
 from autocue.mockllm.wire.api import Call, Chunk, LastMessage, WireApi, WireRequest, WireRoute, flatten
 from autocue.mockllm.wire.common import Segments, SegmentWriter
@@ -364,7 +365,7 @@ class BedrockApi(WireApi):
         if req.options.get("family") == "titan":
             return {"embedding": vectors[0], "inputTextTokenCount": req.input_tokens}
         by_type = req.options.get("by_type")
-        return {"id": make_id("", "\n".join(req.texts))[:8] + "-autocue-embed",
+        return {"id": str(uuid.UUID(digest("\n".join(req.texts), req.model, size=16))),
                 "embeddings": {"float": vectors} if by_type else vectors,
                 "response_type": "embeddings_by_type" if by_type else "embeddings_floats", "texts": req.texts}
 

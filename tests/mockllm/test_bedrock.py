@@ -12,9 +12,9 @@ import anthropic
 import boto3
 import botocore.config
 import botocore.eventstream
+import botocore.exceptions
 import httpx2
 import pytest
-import botocore.exceptions
 from botocore.exceptions import ClientError
 
 from autocue.mockllm import MockLLMServer, serve

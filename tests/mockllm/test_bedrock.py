@@ -273,3 +273,13 @@ def test_an_exception_message_mid_stream_is_botocores_event_stream_error() -> No
     with pytest.raises(botocore.exceptions.EventStreamError) as e:
         next(it)
     assert e.value.response["Error"] == {"Code": "throttlingException", "Message": "slow down"}
+
+
+def test_a_bedrock_api_key_bearer_token_names_the_session(tools_server: MockLLMServer,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``AWS_BEARER_TOKEN_BEDROCK`` (Anthropic's Bedrock client, Claude Code; boto3 sends it over HTTPS only)."""
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "bedrock-api-key-123")
+    ab = anthropic.AnthropicBedrock(aws_region="us-east-1", base_url=tools_server.base_url, max_retries=0)
+    reply = ab.messages.create(model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "list the files"}])
+    assert reply.stop_reason == "tool_use"
+    assert tools_server.session("bedrock-api-key-123")["consumed"] == 1

@@ -283,3 +283,28 @@ def test_a_bedrock_api_key_bearer_token_names_the_session(tools_server: MockLLMS
     reply = ab.messages.create(model=MODEL, max_tokens=100, messages=[{"role": "user", "content": "list the files"}])
     assert reply.stop_reason == "tool_use"
     assert tools_server.session("bedrock-api-key-123")["consumed"] == 1
+
+
+@pytest.mark.parametrize("seed", ["1", "2", "3"])
+def test_fuzzed_streams_read_the_same_through_boto3(seed: str) -> None:
+    """``/fuzz/{seed}/``: deltas cut anywhere and tool arguments in another valid form, the same reply."""
+    with serve(load_scenario_text(STYLED, "weather.yaml")) as server:
+        got = []
+        for base in (server.base_url, server.base_url + f"/fuzz/{seed}"):
+            def fresh(key: str, base: str = base) -> Any:  # a session each: both calls get the first reply
+                return boto3.client("bedrock-runtime", endpoint_url=base, region_name="us-east-1",
+                                    aws_access_key_id=key + str(len(base)), aws_secret_access_key="s")
+
+            msgs = [{"role": "user", "content": [{"text": "weather?"}]}]
+            c = fresh("AKIDCONVERSE")
+            conv = converse_events(c.converse_stream(modelId=MODEL, messages=msgs, toolConfig=TOOLS)["stream"])
+            c = fresh("AKIDINVOKE")
+            events = [json.loads(e["chunk"]["bytes"]) for e in c.invoke_model_with_response_stream(
+                modelId=MODEL, body=anthropic_body([{"role": "user", "content": "weather?"}]))["body"]]
+            deltas = [e["delta"] for e in events if e["type"] == "content_block_delta"]
+            for b in conv["content"]:  # ids are made from the session's name
+                b.get("toolUse", {}).pop("toolUseId", None)
+            got.append((conv["content"][1:], conv["stopReason"], "".join(d.get("text", "") for d in deltas),
+                        json.loads("".join(d.get("partial_json", "") for d in deltas))))
+        assert got[0] == got[1]
+        assert got[0][3] == {"city": "Paris"}

@@ -155,23 +155,26 @@ def converse_body(reply: Reply) -> dict[str, Any]:
 
 
 def converse_stream(reply: Reply, fuzz: Fuzzer | None) -> Segments:
+    """The Converse stream; a ``fuzz`` cuts deltas anywhere and writes tool arguments in another valid
+    form (the binary framing takes no SSE comments or line endings)."""
     w = SegmentWriter(fuzz, sse=False)
+    pieces = fuzz.pieces if fuzz is not None else w.pieces
     ev = eventstream.event
     w.add(ev("messageStart", {"role": "assistant"}))
     for i, b in enumerate(reply.blocks):
         w.pause(b.delay)
         if b.kind == "text":
-            for piece in w.pieces(b.text):
+            for piece in pieces(b.text):
                 w.add(ev("contentBlockDelta", {"delta": {"text": piece}, "contentBlockIndex": i}))
         elif b.kind == "thinking":
-            for piece in w.pieces(b.text):
+            for piece in pieces(b.text):
                 w.add(ev("contentBlockDelta", {"delta": {"reasoningContent": {"text": piece}}, "contentBlockIndex": i}))
             w.add(ev("contentBlockDelta", {"delta": {"reasoningContent": {"signature": b.signature}},
                                            "contentBlockIndex": i}))
         else:
             w.add(ev("contentBlockStart", {"start": {"toolUse": {"toolUseId": b.id, "name": b.name}},
                                            "contentBlockIndex": i}))
-            for piece in w.pieces(b.args_json):
+            for piece in pieces(fuzz.args_json(b.args, b.args_json) if fuzz else b.args_json):
                 w.add(ev("contentBlockDelta", {"delta": {"toolUse": {"input": piece}}, "contentBlockIndex": i}))
         w.add(ev("contentBlockStop", {"contentBlockIndex": i}))
     w.add(ev("messageStop", {"stopReason": STOP.get(reply.stop_reason, "end_turn")}))

@@ -308,3 +308,12 @@ def test_fuzzed_streams_read_the_same_through_boto3(seed: str) -> None:
                         json.loads("".join(d.get("partial_json", "") for d in deltas))))
         assert got[0] == got[1]
         assert got[0][3] == {"city": "Paris"}
+
+
+def test_the_control_planes_model_listing(weather: MockLLMServer) -> None:
+    c = boto3.client("bedrock", endpoint_url=weather.base_url, region_name="us-east-1", aws_access_key_id="AKIDLIST",
+                     aws_secret_access_key="s")
+    models = c.list_foundation_models()["modelSummaries"]
+    assert [m["modelId"] for m in models] == ["autocue-mock", "weather"]
+    assert models[1]["modelArn"] == "arn:aws:bedrock:us-east-1::foundation-model/weather"
+    assert models[1]["responseStreamingSupported"] is True and models[1]["modelLifecycle"] == {"status": "ACTIVE"}

@@ -15,6 +15,7 @@ inference profile such as ``us.anthropic.claude-sonnet-4-5-20250929-v1:0``, or a
   With a Titan (``amazon.titan-embed-*``) or Cohere (``cohere.embed-*``) model id, ``invoke`` is an
   embeddings request in that model's body.
 * ``count-tokens``: ``{"inputTokens": n}``.
+* ``GET /foundation-models`` (the ``bedrock`` control plane's ListFoundationModels): the scenarios' models.
 
 Errors are ``{"message": ...}`` with the ``x-amzn-ErrorType`` header (``ThrottlingException``,
 ``ValidationException``, ...), which botocore turns into its exception and retries by.
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from autocue.scenario.writer import TimedReply
 
 PREFIX = "/model/"
+LISTING = "/foundation-models"
 ACTIONS = {"converse": False, "converse-stream": True, "invoke": False, "invoke-with-response-stream": True}
 ERROR_TYPE = {
     400: "ValidationException", 401: "AccessDeniedException", 403: "AccessDeniedException",
@@ -315,17 +317,19 @@ def as_anthropic(chunks: Sequence[Chunk], model: str) -> tuple[list[Chunk], bool
 
 # ---------------------------------------------------------------------- the API
 class BedrockApi(WireApi):
-    routes = (WireRoute("/model/{rest:path}"),)
+    routes = (WireRoute("/model/{rest:path}"), WireRoute(LISTING, ("GET",)))
     tool_id_prefix = "tooluse_"
 
     def claims(self, path: str) -> bool:
-        return path.startswith(PREFIX)
+        return path.startswith(PREFIX) or path == LISTING
 
     def model_call(self, path: str) -> bool:
         model, action = split(path) if path.startswith(PREFIX) else ("", "")
         return action in ACTIONS and not embedding_model(model)
 
     def call(self, path: str) -> Call | None:
+        if path == LISTING:
+            return Call(listing=True)
         model, action = split(path)
         if not model:
             return None
@@ -339,6 +343,13 @@ class BedrockApi(WireApi):
 
     def count_body(self, tokens: int) -> dict[str, Any]:
         return {"inputTokens": tokens}
+
+    def models_body(self, names: list[str], path: str) -> dict[str, Any]:
+        return {"modelSummaries": [{
+            "modelArn": f"arn:aws:bedrock:us-east-1::foundation-model/{n}", "modelId": n, "modelName": n,
+            "providerName": "autocue", "inputModalities": ["TEXT"], "outputModalities": ["TEXT"],
+            "responseStreamingSupported": True, "customizationsSupported": [], "inferenceTypesSupported": ["ON_DEMAND"],
+            "modelLifecycle": {"status": "ACTIVE"}} for n in names]}
 
     # ------------------------------------------------------------------ embeddings
     def embed_request(self, body: dict[str, Any], call: Call, path: str) -> EmbedRequest:

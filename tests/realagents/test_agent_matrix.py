@@ -17,6 +17,7 @@ from doc_blocks import ROOT
 
 from autocue.runner import run_scenarios
 from autocue.runner.agents import BUILTIN, find_binary
+from autocue.runner.report import ScenarioResult
 
 EXAMPLES = ROOT / "examples" / "agents"
 PRINT = sorted(p.name for p in EXAMPLES.glob("*.yaml") if not p.name.startswith("tui_"))
@@ -35,7 +36,7 @@ def need(agent: str) -> None:
                     f"PATH: run `autocue agents install {agent}` or `bash scripts/real-agents.sh`")
 
 
-def check(agent: str, scenario: str, tmp_path: Path, timeout: float, style: str = "") -> None:
+def check(agent: str, scenario: str, tmp_path: Path, timeout: float, style: str = "") -> ScenarioResult:
     # a copy in tmp_path, not in CI mode: its screenshots' goldens (one agent's screen each) are written
     # there on this first run instead of into examples/; with ``style``, the copy names its wire protocol
     copy = tmp_path / "scenario" / scenario
@@ -50,6 +51,7 @@ def check(agent: str, scenario: str, tmp_path: Path, timeout: float, style: str 
     assert not [s for s in r.side_requests if s["kind"] == "suspected"], r.side_requests
     if r.ended_by_runner:  # a TUI timeline with no quit input: the profile's quit input must quit the CLI
         assert r.ended_by_runner == "quit input", f"{agent} {scenario}: {r.transcript[-1]}"
+    return r
 
 
 @pytest.mark.slow
@@ -77,7 +79,8 @@ def test_over_bedrock(agent: str, scenario: str, tmp_path: Path) -> None:
     """The scenario with ``server.llmApiStyle: bedrock``: the CLI signs SigV4 calls to the mock server's
     Bedrock runtime (Claude Code: ``CLAUDE_CODE_USE_BEDROCK=1``, its model probes answered as side calls)."""
     need(agent)
-    check(agent, scenario, tmp_path, 110, style="bedrock")
+    r = check(agent, scenario, tmp_path, 110, style="bedrock")
+    assert any(s["last"] == "." for s in r.side_requests), "no Bedrock model probe: did it run over Bedrock?"
 
 
 def test_claude_over_bedrock_gets_bedrock_env_and_the_run_key_as_access_key_id(tmp_path: Path) -> None:

@@ -194,3 +194,14 @@ def test_bedrock_recording_replays_the_same_replies_and_holds_no_sigv4_secret(na
         status = replay.session("AKIDREPLAY")
     assert replayed == proxied
     assert status["errors"] == [] and (status["consumed"], status["remaining"]) == (5, 0), status
+
+
+def test_a_sigv4_signature_is_learned_as_a_secret_on_its_own() -> None:
+    from autocue.record import Redactor
+
+    sig = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+    red = Redactor(defaults=False)
+    red.learn_headers({"authorization": f"AWS4-HMAC-SHA256 Credential=AKIDX/20261128/us-east-1/bedrock/aws4_request, "
+                                        f"SignedHeaders=host;x-amz-date, Signature={sig}",
+                       "x-amz-security-token": "IQoJb3JpZ2luX2VjSESSIONTOKEN"})
+    assert red.text(f"sig {sig} token IQoJb3JpZ2luX2VjSESSIONTOKEN") == "sig [REDACTED] token [REDACTED]"

@@ -78,6 +78,8 @@ class Redactor:
                 scheme, _, token = v.partition(" ")
                 if token and scheme.lower() in ("bearer", "basic", "token"):
                     self.add_secret(token)
+                elif scheme == "AWS4-HMAC-SHA256":  # SigV4: the signature alone is a secret too
+                    self.add_secret(token.rpartition("Signature=")[2].strip())
         cookie = headers.get("cookie")
         if cookie:
             self.add_secret(cookie)

@@ -17,12 +17,15 @@ from doc_blocks import ROOT
 
 from autocue.runner import run_scenarios
 from autocue.runner.agents import BUILTIN, find_binary
+from autocue.runner.report import ScenarioResult
 
 EXAMPLES = ROOT / "examples" / "agents"
 PRINT = sorted(p.name for p in EXAMPLES.glob("*.yaml") if not p.name.startswith("tui_"))
 TUI = sorted(p.name for p in EXAMPLES.glob("tui_*.yaml"))
 AGENTS = ["claude", "codex", "opencode", "pi", "gemini", "aider"]
 TUI_AGENTS = ["claude", "codex", "opencode", "pi", "gemini", "aider"]
+OVER_BEDROCK = ["claude"]
+"""CLIs that also run every scenario over AWS Bedrock (``server.llmApiStyle: bedrock``)."""
 NOT_APPLICABLE = {("aider", "shell_answer.yaml"): "aider makes no tool calls: it cannot run a shell command"}
 
 
@@ -33,12 +36,14 @@ def need(agent: str) -> None:
                     f"PATH: run `autocue agents install {agent}` or `bash scripts/real-agents.sh`")
 
 
-def check(agent: str, scenario: str, tmp_path: Path, timeout: float) -> None:
+def check(agent: str, scenario: str, tmp_path: Path, timeout: float, style: str = "") -> ScenarioResult:
     # a copy in tmp_path, not in CI mode: its screenshots' goldens (one agent's screen each) are written
-    # there on this first run instead of into examples/
+    # there on this first run instead of into examples/; with ``style``, the copy names its wire protocol
     copy = tmp_path / "scenario" / scenario
     copy.parent.mkdir()
     shutil.copy(EXAMPLES / scenario, copy)
+    if style:
+        copy.write_text(f"server: {{llmApiStyle: {style}}}\n" + copy.read_text(encoding="utf-8"), encoding="utf-8")
     report = run_scenarios(copy, agent=agent, out=tmp_path / "runs", timeout=timeout, ci=False)
     [r] = report.scenarios
     lines = [f.line() for f in r.failures] + r.diagnostics + ["last screen:", r.last_screen]
@@ -46,6 +51,7 @@ def check(agent: str, scenario: str, tmp_path: Path, timeout: float) -> None:
     assert not [s for s in r.side_requests if s["kind"] == "suspected"], r.side_requests
     if r.ended_by_runner:  # a TUI timeline with no quit input: the profile's quit input must quit the CLI
         assert r.ended_by_runner == "quit input", f"{agent} {scenario}: {r.transcript[-1]}"
+    return r
 
 
 @pytest.mark.slow
@@ -64,6 +70,31 @@ def test_print_mode(agent: str, scenario: str, tmp_path: Path) -> None:
 def test_tui_mode(agent: str, scenario: str, tmp_path: Path) -> None:
     need(agent)
     check(agent, scenario, tmp_path, 110)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", PRINT + TUI)
+@pytest.mark.parametrize("agent", OVER_BEDROCK)
+def test_over_bedrock(agent: str, scenario: str, tmp_path: Path) -> None:
+    """The scenario with ``server.llmApiStyle: bedrock``: the CLI signs SigV4 calls to the mock server's
+    Bedrock runtime (Claude Code: ``CLAUDE_CODE_USE_BEDROCK=1``, its model probes answered as side calls)."""
+    need(agent)
+    r = check(agent, scenario, tmp_path, 110, style="bedrock")
+    assert any(s["last"] == "." for s in r.side_requests), "no Bedrock model probe: did it run over Bedrock?"
+
+
+def test_claude_over_bedrock_gets_bedrock_env_and_the_run_key_as_access_key_id(tmp_path: Path) -> None:
+    from autocue.runner.agents.base import RunValues, prepare
+
+    def env(style: str) -> dict[str, str]:
+        run = RunValues(tmp_path, tmp_path / style, "http://127.0.0.1:9/s/k1", "http://127.0.0.1:9/s/k1/v1", "k1",
+                        "hi", style)
+        return prepare(BUILTIN["claude"], run, binary="claude", interactive=False)[1]
+
+    bedrock, direct = env("bedrock"), env("anthropic")
+    assert (bedrock["CLAUDE_CODE_USE_BEDROCK"], bedrock["ANTHROPIC_BEDROCK_BASE_URL"]) == ("1", "http://127.0.0.1:9/s/k1")
+    assert (bedrock["AWS_ACCESS_KEY_ID"], bedrock["AWS_REGION"]) == ("k1", "us-east-1")
+    assert (direct["CLAUDE_CODE_USE_BEDROCK"], direct["ANTHROPIC_BASE_URL"]) == ("", "http://127.0.0.1:9/s/k1")
 
 
 @pytest.mark.slow

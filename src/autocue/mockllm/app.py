@@ -30,7 +30,7 @@ from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
 from autocue.mockllm.embeddings import vectors
-from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import MalformedRequestError
 from autocue.mockllm.history import HistoryCache
 from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
@@ -66,6 +66,8 @@ def _session_key(scope: Scope, headers: dict[str, str], query: dict[str, str]) -
     auth = headers.get("authorization")
     if auth and auth[:7].lower() == "bearer " and auth[7:].strip():
         return auth[7:].strip()
+    if auth and auth.startswith("AWS4-HMAC-SHA256 ") and "Credential=" in auth:  # SigV4: the access key id
+        return auth.partition("Credential=")[2].partition("/")[0].strip() or "default"
     for h in ("x-api-key", "api-key", "x-goog-api-key"):
         v = headers.get(h)
         if v:
@@ -259,7 +261,8 @@ class MockApp:
             if plan.error is not None:
                 msg = (f"autocue mock LLM: chaos {spec.text!r} injected HTTP {plan.error} (the scripted reply "
                        "stays next)")
-                return _json(error_body(req.api, plan.error, msg), plan.error, plan.error_headers())
+                return _json(error_body(req.api, plan.error, msg), plan.error,
+                             {**error_headers(req.api, plan.error), **plan.error_headers()})
         wire = req.wire
         if not req.stream:
             delay = reply.total_delay + (body_delay(plan, reply.output_tokens) if plan is not None else 0.0)
@@ -322,7 +325,7 @@ class MockApp:
         if request.headers.get("upgrade", "").lower() == "websocket":
             return _json(error_body(api, 426, f"{path}: {WEBSOCKET_REFUSED}"), 426, {"x-should-retry": "false"})
         msg = f"{request.method} {path} is not an endpoint of the autocue mock LLM server"
-        return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false"})
+        return _json(error_body(api, 404, msg), 404, {"x-should-retry": "false", **error_headers(api, 404)})
 
 
 async def _timed(segments: Segments, reset: Any = None) -> AsyncIterator[bytes]:

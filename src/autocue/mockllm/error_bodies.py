@@ -27,4 +27,12 @@ def error_body(api: str, status: int, message: str, *, kind: str | None = None, 
     return wire.error_body(status, message, kind=kind, code=code, request_id=request_id)
 
 
-__all__ = ["SIMULATE", "error_body", "openai_error"]
+def error_headers(api: str, status: int) -> dict[str, str]:
+    """The headers the real ``api`` sends with an error besides its body (most send none)."""
+    from autocue.mockllm.wire.registry import find
+
+    wire = find(api) if api != SIMULATE else None
+    return wire.error_headers(status) if wire is not None else {}
+
+
+__all__ = ["SIMULATE", "error_body", "error_headers", "openai_error"]

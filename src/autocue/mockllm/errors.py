@@ -36,5 +36,9 @@ class FuzzSpecError(MockLLMError, ValueError):
     """A fuzz spec that does not parse (the message names the item and the fix)."""
 
 
-__all__ = ["FuzzSpecError", "MalformedRequestError", "MockLLMError", "PinLimitError", "ScenarioSourceError",
-           "UnknownApiError"]
+class EventStreamError(MockLLMError, ValueError):
+    """Bytes that are no AWS event-stream message (a wrong length or CRC)."""
+
+
+__all__ = ["EventStreamError", "FuzzSpecError", "MalformedRequestError", "MockLLMError", "PinLimitError",
+           "ScenarioSourceError", "UnknownApiError"]

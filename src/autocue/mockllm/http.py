@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 
 from autocue.mockllm.asgi import Request, Response
-from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.error_bodies import error_body, error_headers
 
 JSON = "application/json"
 
@@ -21,6 +21,7 @@ def error_response(api: str, status: int, message: str, *, code: str | None = No
                    headers: dict[str, str] | None = None) -> Response:
     """An ``api``-shaped error (``admin`` has the OpenAI shape)."""
     h = {"x-should-retry": "false"} if status < 500 and status not in (408, 409, 429) else {}
+    h.update(error_headers(api, status))
     h.update(headers or {})
     return json_response(error_body(api, status, message, code=code), status, h)
 

@@ -31,7 +31,7 @@ JOURNAL_CAP = 100
 """Requests kept per session by default (the oldest are dropped first)."""
 
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "x-goog-api-key", "x-autocue-admin-token",
-                            "proxy-authorization", "cookie"})
+                            "proxy-authorization", "cookie", "x-amz-security-token"})
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
-from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import PinLimitError as PinLimitError
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
@@ -67,7 +67,7 @@ class Outcome:
 
 def error_outcome(req: Incoming, status: int, message: str, reason: str) -> Outcome:
     """An error in ``req``'s API shape; ``x-autocue-error`` says why (``reason``)."""
-    h = {"x-autocue-error": reason}
+    h = {"x-autocue-error": reason, **error_headers(req.api, status)}
     if status not in (408, 409, 429) and status < 500:
         h["x-should-retry"] = "false"
     return Outcome(status, body=error_body(req.api, status, message), headers=h)
@@ -367,7 +367,7 @@ class MockState:
         err = step.error
         if err is not None:
             status = err.http_status()
-            headers: dict[str, str] = {}
+            headers = error_headers(req.api, status)
             if err.retry_after is not None:
                 ra = max(0.0, float(err.retry_after))
                 headers["retry-after"] = str(math.ceil(ra))

@@ -26,7 +26,8 @@ from autocue.scenario.errors import RedactionError as RedactionError
 
 REDACTED = "[REDACTED]"
 MIN_SECRET = 8
-AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "x-internal-token")
+AUTH_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization", "x-internal-token",
+                "x-amz-security-token")
 """Request headers whose values are credentials (more with ``secret_headers``/``--secret-header``)."""
 DEFAULT_PATTERNS: tuple[str, ...] = (
     r"sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}",  # OpenAI / Anthropic keys
@@ -77,6 +78,8 @@ class Redactor:
                 scheme, _, token = v.partition(" ")
                 if token and scheme.lower() in ("bearer", "basic", "token"):
                     self.add_secret(token)
+                elif scheme == "AWS4-HMAC-SHA256":  # SigV4: the signature alone is a secret too
+                    self.add_secret(token.rpartition("Signature=")[2].strip())
         cookie = headers.get("cookie")
         if cookie:
             self.add_secret(cookie)

@@ -1,4 +1,4 @@
-"""Claude Code (``@anthropic-ai/claude-code``): Anthropic Messages only.
+"""Claude Code (``@anthropic-ai/claude-code``): Anthropic Messages, directly or over AWS Bedrock.
 
 Seeds ``~/.claude.json`` so that no onboarding, theme picker, trust-this-folder or API-key
 prompt appears (without it the TUI exits 1 on a network check), disables non-essential traffic
@@ -11,6 +11,11 @@ goes through Bash because 2.1 declares no Grep/Glob) and 2.0 (``claude-code-2.0`
 Grep/Glob/Task/TodoWrite). Its TUI asks for a session title before the first turn (a tool-less
 request whose system prompt asks for a "sentence-case title" as JSON, ``output_config.format``
 with a ``title`` property): answered ``{"title": <the scenario's name>}``.
+
+Over Bedrock (``server.llmApiStyle: bedrock``: ``CLAUDE_CODE_USE_BEDROCK=1``, the mock server as
+``ANTHROPIC_BEDROCK_BASE_URL``, dummy AWS keys whose access key id is the run's key) it signs its
+calls with SigV4, probes each model it may use (an ``invoke`` with ``max_tokens: 1`` and the prompt
+``.``: a side call) and streams its turns with ``invoke-with-response-stream``.
 """
 
 from __future__ import annotations
@@ -45,8 +50,12 @@ PROFILE = AgentProfile(
     binary="claude",
     print_args=("-p", "{prompt}", *_COMMON),
     tui_args=_COMMON,
-    apis={"anthropic": {}},
+    apis={"anthropic": {"use_bedrock": "", "bedrock_url": ""},
+          "bedrock": {"use_bedrock": "1", "bedrock_url": "{base_url}"}},
     env={"ANTHROPIC_BASE_URL": "{base_url}", "ANTHROPIC_API_KEY": "{api_key}",
+         # over Bedrock (``server.llmApiStyle: bedrock``): SigV4-signed calls, the access key id names the session
+         "CLAUDE_CODE_USE_BEDROCK": "{use_bedrock}", "ANTHROPIC_BEDROCK_BASE_URL": "{bedrock_url}",
+         "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "{api_key}", "AWS_SECRET_ACCESS_KEY": "autocue-mock-secret",
          "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
          "DISABLE_ERROR_REPORTING": "1"},
     files={".claude.json": _CONFIG},
@@ -57,10 +66,13 @@ PROFILE = AgentProfile(
     version="2.1.197",
     verified=("2.1.197",),
     side_requests=("title (TUI: a tool-less request whose system prompt asks for a session title)",
-                   "HEAD / connectivity probe"),
+                   "HEAD / connectivity probe",
+                   "Bedrock: model probes (POST /model/{id}/invoke, max_tokens 1, the prompt '.')"),
     ready="accept edits",
     quit_input="<ctrl-c><ctrl-c>",
-    notes="probes with HEAD /, then streams POST /v1/messages?beta=true; the TUI asks for a session title first",
+    notes="probes with HEAD /, then streams POST /v1/messages?beta=true; the TUI asks for a session title first; "
+          "over Bedrock it probes its models (invoke, max_tokens 1), then streams POST "
+          "/model/{id}/invoke-with-response-stream",
 )
 
 
@@ -118,6 +130,13 @@ TOOLS_20 = ToolProfile("claude-code-2.0", {
 _CORE = any_of("Bash", "Read", "Write", "Edit")
 
 
+def _is_model_probe(req: RequestView) -> bool:
+    """Over Bedrock, Claude Code asks each model it may use for one token of an answer to ``.``."""
+    msgs = req.body.get("messages")
+    return req.body.get("max_tokens") == 1 and isinstance(msgs, list) and len(msgs) == 1 \
+        and req.last_user_text().strip() == "."
+
+
 def _is_title(req: RequestView) -> bool:
     cfg: Any = req.body.get("output_config")
     fmt = cfg.get("format") if isinstance(cfg, dict) else None
@@ -133,5 +152,6 @@ CLI = AgentCli(
             Detect(TOOLS_21, _CORE)),
     detect_rank=30,
     side_calls=(SideCall("title", _is_title,
-                         lambda name: orjson.dumps({"title": scenario_title(name)[:50]}).decode()),),
+                         lambda name: orjson.dumps({"title": scenario_title(name)[:50]}).decode()),
+                SideCall("model probe", _is_model_probe, lambda name: ".")),
 )

@@ -197,6 +197,10 @@ class WireApi:
         """The body the real API sends for an error with this HTTP status (OpenAI's shape)."""
         return openai_error(status, message, kind=kind, code=code)
 
+    def error_headers(self, status: int) -> dict[str, str]:
+        """Headers the real API sends with an error besides its body (Bedrock's ``x-amzn-ErrorType``)."""
+        return {}
+
     # ------------------------------------------------------------------ rendering
     def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:
         raise NotImplementedError

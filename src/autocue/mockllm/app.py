@@ -91,7 +91,6 @@ class MockApp:
         routes += [
             Route("/v1/models", self.models, methods=["GET"]),
             Route("/models", self.models, methods=["GET"]),
-            Route("/v1beta/models", self.models, methods=["GET"]),
             Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
             Route("/", self.root, methods=["GET", "HEAD"]),
             *AdminApi(state).routes(),
@@ -325,10 +324,11 @@ class MockApp:
     async def models(self, request: Request) -> Response:
         names = ["autocue-mock", *self.state.playables]
         created = now()
-        if request.path.startswith("/v1beta"):
-            return _json({"models": [{"name": f"models/{n}", "displayName": n,
-                                      "supportedGenerationMethods": ["generateContent", "countTokens"]}
-                                     for n in names]})
+        headers = request.headers
+        query = request.query if request.scope.get("query_string") else {}
+        for api in all_apis():
+            if api.lists_for(headers, query):
+                return _json(api.models_body(names, request.path))
         return _json({"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
                       "first_id": names[0], "last_id": names[-1]})
 

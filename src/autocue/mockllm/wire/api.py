@@ -90,6 +90,11 @@ class WireApi:
         return {"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
                 "first_id": names[0] if names else None, "last_id": names[-1] if names else None}
 
+    def lists_for(self, headers: dict[str, str], query: dict[str, str]) -> bool:
+        """Whether a ``GET /v1/models`` (a path several APIs list at) comes from this API's client
+        (answered with its ``models_body``); the first API that says so answers, else OpenAI's list."""
+        return False
+
     # ------------------------------------------------------------------ stored context
     def expand(self, body: dict[str, Any], kept: Callable[[str], Kept | None]) -> dict[str, Any]:
         """The body with the stored context it names spelled out (Gemini's ``previous_interaction_id``),

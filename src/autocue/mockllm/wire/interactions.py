@@ -16,7 +16,8 @@ of the calls after it) and ``usage``. Streamed, it is SSE with ``event_type``d e
 ``event_id`` a client can resume after (``GET ...?stream=true&last_event_id=``):
 ``interaction.created``, per step ``step.start`` / ``step.delta`` (``text``, ``thought_summary``,
 ``thought_signature``, ``arguments_delta``) / ``step.stop``, then ``interaction.completed``.
-Errors are Gemini's ``{"error": {"code", "message", "status"}}``.
+Errors are the Interactions API's ``{"error": {"code": "invalid_request", "message"}}`` (a string code,
+unlike generateContent's ``{"code": 400, "message", "status": "INVALID_ARGUMENT"}``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from autocue.mockllm.ids import digest
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import Call, Kept, LastMessage, WireApi, WireRequest, WireRoute, flatten
 from autocue.mockllm.wire.common import Segments, SegmentWriter
-from autocue.mockllm.wire.gemini import ERROR_STATUS
 
 if TYPE_CHECKING:
     from autocue.mockllm.reply import Reply
@@ -44,6 +44,10 @@ ROLE = {"user_input": "user", "model_output": "model", "thought": "model", "func
         "function_result": "tool"}
 """The role of each step type (what ``RequestView`` reads: ``user``, ``model``, ``tool``)."""
 _PREFIXES = ("/v1/interactions", "/v1beta/interactions")
+ERROR_CODE = {400: "invalid_request", 401: "authentication", 402: "payment_required", 403: "permission_denied",
+              404: "not_found", 413: "invalid_request", 415: "invalid_request", 429: "rate_limit_exceeded",
+              500: "internal", 503: "unavailable", 504: "deadline_exceeded", 529: "unavailable"}
+"""The Interactions API's error ``code`` per HTTP status (a string: ``{"error": {"code", "message"}}``)."""
 
 
 def interaction_id(reply: Reply) -> str:
@@ -324,8 +328,8 @@ class InteractionsApi(WireApi):
 
     def error_body(self, status: int, message: str, *, kind: str | None = None, code: str | None = None,
                    request_id: str = "req_autocue") -> dict[str, Any]:
-        gstatus = ERROR_STATUS.get(status) or ("INTERNAL" if status >= 500 else "FAILED_PRECONDITION")
-        return {"error": {"code": status, "message": message, "status": gstatus}}
+        return {"error": {"code": ERROR_CODE.get(status) or ("internal" if status >= 500 else "invalid_request"),
+                          "message": message}}
 
     # ------------------------------------------------------------------ rendering
     def json_body(self, reply: Reply, req: WireRequest) -> dict[str, Any]:

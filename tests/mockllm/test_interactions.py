@@ -144,7 +144,7 @@ def test_tool_round_trip_by_previous_interaction_id(loop: MockLLMServer) -> None
     assert r1.status == "requires_action" and calls(r1.steps) == [("bash", {"command": "ls"})]
     assert r1.output_text == "Let me look."
     # only the function result is new: the server keeps the rest
-    evs, steps, done = collect(c.interactions.create(
+    _, steps, done = collect(c.interactions.create(
         model="gemini-3-flash", input=results(r1.steps), previous_interaction_id=r1.id, tools=TOOLS, stream=True))
     assert done.status == "requires_action"
     thought, *fcs = steps.values()

@@ -349,7 +349,7 @@ def _dumps(v: Any) -> str:
 
 def read_reply(chunks: Sequence[Chunk], *, event_stream: bool, model: str, api: str) -> TimedReply:
     """A recorded interaction (its steps, or its events) as an assistant message."""
-    from autocue.llm.types import AssistantMessage, Usage
+    from autocue.llm.types import AssistantMessage, StopReason, Usage
     from autocue.mockllm.wire.readback import wire_items
     from autocue.scenario.writer import TimedReply
 
@@ -381,12 +381,12 @@ def read_reply(chunks: Sequence[Chunk], *, event_stream: bool, model: str, api: 
             _apply(steps.setdefault(int(data.get("index", 0)), {}), data["delta"])
     content = [c for i in sorted(steps) if (c := _block(steps[i])) is not None]
     block_times = [times.get(i, end) for i in sorted(steps) if _block(steps[i]) is not None]
-    u = head.get("usage") if isinstance(head.get("usage"), dict) else {}
+    u: dict[str, Any] = head["usage"] if isinstance(head.get("usage"), dict) else {}
     thought = int(u.get("total_thought_tokens") or 0)
     usage = Usage(int(u.get("total_input_tokens") or 0), int(u.get("total_output_tokens") or 0) + thought,
                   int(u.get("total_cached_tokens") or 0), 0, int(u.get("total_tokens") or 0))
     status = head.get("status")
-    stop = "toolUse" if status == "requires_action" else "length" if status == "incomplete" else "stop"
+    stop: StopReason = "toolUse" if status == "requires_action" else "length" if status == "incomplete" else "stop"
     msg = AssistantMessage(content, api=api, provider="recorded", model=str(head.get("model") or model),
                            usage=usage, stop_reason=stop, response_id=head.get("id"))
     return TimedReply(msg, block_times, end)
@@ -421,12 +421,13 @@ def _block(s: dict[str, Any]) -> Any:
     if kind == "model_output":
         return TextContent("".join(c.get("text", "") for c in s.get("content") or [] if isinstance(c, dict)))
     if kind == "function_call":
-        args = s.get("arguments") if isinstance(s.get("arguments"), dict) else {}
+        args: dict[str, Any] = s["arguments"] if isinstance(s.get("arguments"), dict) else {}
         if s.get("_args"):
             try:
-                args = orjson.loads(s["_args"])
+                parsed = orjson.loads(s["_args"])
             except orjson.JSONDecodeError:
-                args = {}
+                parsed = {}
+            args = parsed if isinstance(parsed, dict) else {}
         return ToolCall(str(s.get("id") or ""), str(s.get("name") or ""), args)
     return None
 

@@ -242,3 +242,29 @@ def test_one_plain_scenario_plays_on_both_gemini_dialects(tmp_path: Path) -> Non
         assert gen_calls == int_calls and int_calls[0] == [("bash", {"command": "ls"})]
         assert g.text == r.output_text
         assert server.session("by-generate")["errors"] == server.session("by-interactions")["errors"] == []
+
+
+def test_the_rest_docs_v1beta_path_too(plain: MockLLMServer) -> None:
+    c = genai.Client(api_key="beta", http_options=types.HttpOptions(base_url=plain.base_url, api_version="v1beta"))
+    r = c.interactions.create(model="gemini-3-flash", input=[{"type": "text", "text": "think about it"}])
+    assert r.output_text == "The answer is 42." and c.interactions.get(r.id).id == r.id
+    assert plain.session("beta")["journal"][0]["path"] == "/v1beta/interactions"
+    # the earlier SDKs' {role, content} turns, over plain REST
+    turn = {"role": "user", "content": [{"type": "text", "text": "think about it"}]}
+    raw = httpx2.post(plain.base_url + "/v1beta/interactions", headers={"x-goog-api-key": "turns"},
+                      json={"model": "gemini-3-flash", "input": [turn]})
+    out = raw.json()["steps"][1]
+    assert out == {"type": "model_output", "content": [{"type": "text", "text": "The answer is 42."}]}
+
+
+def test_kept_interactions_are_bounded_least_recently_used_first() -> None:
+    from autocue.mockllm.kept import KeptReplies
+    from autocue.mockllm.wire.api import Kept
+
+    kept = KeptReplies(limit=2)
+    a, b, c = (Kept([n], None, None) for n in "abc")  # type: ignore[arg-type]
+    kept.put("a", a)
+    kept.put("b", b)
+    assert kept.get("a") is a  # used: now b is the oldest
+    kept.put("c", c)
+    assert (kept.get("a"), kept.get("b"), kept.get("c"), len(kept)) == (a, None, c, 2)

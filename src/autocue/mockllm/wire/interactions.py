@@ -358,7 +358,7 @@ def read_reply(chunks: Sequence[Chunk], *, event_stream: bool, model: str, api: 
     head: dict[str, Any] = {}
     end = chunks[-1][0] if chunks else 0.0
     for t, item in wire_items(chunks, event_stream=event_stream):
-        data = item.data if hasattr(item, "data") else None
+        data = item.data  # an SSE event's text, or a whole JSON body
         if isinstance(data, str):
             try:
                 data = orjson.loads(data)
@@ -375,8 +375,8 @@ def read_reply(chunks: Sequence[Chunk], *, event_stream: bool, model: str, api: 
         elif kind in ("interaction.created", "interaction.completed") and isinstance(data.get("interaction"), dict):
             head = {**head, **data["interaction"]}
         elif kind == "step.start" and isinstance(data.get("step"), dict):
-            steps[int(data.get("index", len(steps)))] = _opened(data["step"])
-            times[int(data.get("index", len(steps)))] = t
+            i = int(data.get("index", len(steps)))
+            steps[i], times[i] = _opened(data["step"]), t
         elif kind == "step.delta" and isinstance(data.get("delta"), dict):
             _apply(steps.setdefault(int(data.get("index", 0)), {}), data["delta"])
     content = [c for i in sorted(steps) if (c := _block(steps[i])) is not None]

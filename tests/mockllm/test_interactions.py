@@ -196,6 +196,9 @@ def test_unknown_previous_interaction_is_a_404_in_gemini_shape(plain: MockLLMSer
     assert r.status_code == 404
     err = r.json()["error"]
     assert err["code"] == "not_found" and "v1_nope" in err["message"]
+    for method, path in (("POST", "/v1beta/interactions/v1_nope/cancel"), ("GET", "/v1beta/interactions/v1_nope")):
+        r = httpx2.request(method, plain.base_url + path)
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", path
     c = client(plain, "p3")
     with pytest.raises(NotFoundError) as e:
         c.interactions.create(model="m", input="hi", previous_interaction_id="v1_nope")

@@ -48,9 +48,9 @@ APIS: dict[str, ApiEntry] = {e.name: e for e in (
     ApiEntry("responses", "responses", "OpenAI Responses", "openai-responses", _WIRE + "responses",
              agent_key="openai-responses", base_path="/v1"),
     ApiEntry("anthropic", "anthropic", "Anthropic Messages", "anthropic-messages", _WIRE + "anthropic"),
+    ApiEntry("interactions", "gemini-interactions", "Gemini Interactions", "", _WIRE + "interactions"),
     ApiEntry("gemini", "gemini", "Gemini generateContent", "google-generative", _WIRE + "gemini",
              aliases=("google",)),
-    ApiEntry("interactions", "gemini-interactions", "Gemini Interactions", "", _WIRE + "interactions"),
 )}
 """Every wire API, in the order the server tries their paths (the first one's error shape is
 the fallback of a path no API claims)."""

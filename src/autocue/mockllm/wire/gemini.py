@@ -186,7 +186,7 @@ class GeminiApi(WireApi):
     history_key = "contents"
 
     def claims(self, path: str) -> bool:
-        return path.startswith("/v1beta") or ":generateContent" in path or ":streamGenerateContent" in path
+        return path.startswith("/v1beta") or ("/models/" in path and ":" in path.rpartition("/")[2])
 
     def model_call(self, path: str) -> bool:
         return ":generateContent" in path or ":streamGenerateContent" in path

@@ -48,6 +48,7 @@ APIS: dict[str, ApiEntry] = {e.name: e for e in (
     ApiEntry("responses", "responses", "OpenAI Responses", "openai-responses", _WIRE + "responses",
              agent_key="openai-responses", base_path="/v1"),
     ApiEntry("anthropic", "anthropic", "Anthropic Messages", "anthropic-messages", _WIRE + "anthropic"),
+    ApiEntry("interactions", "gemini-interactions", "Gemini Interactions", "", _WIRE + "interactions"),
     ApiEntry("gemini", "gemini", "Gemini generateContent", "google-generative", _WIRE + "gemini",
              aliases=("google",)),
     ApiEntry("bedrock", "bedrock", "AWS Bedrock (Converse, InvokeModel)", "", _WIRE + "bedrock"),

@@ -37,9 +37,10 @@ from autocue.mockllm.http import JSON, error_response, is_json_type, read_body
 from autocue.mockllm.http import json_response as _json
 from autocue.mockllm.ids import digest
 from autocue.mockllm.incoming import ApiName, Incoming
+from autocue.mockllm.kept import KeptReplies
 from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
-from autocue.mockllm.wire.api import Call, WireApi, openai_model
+from autocue.mockllm.wire.api import Call, Kept, WireApi, openai_model
 from autocue.mockllm.wire.common import Segments, coalesce, now
 from autocue.mockllm.wire.registry import all_apis, api_of_path, wire_api
 
@@ -85,12 +86,13 @@ class MockApp:
         self.history = HistoryCache()
         """Each session's last body, so a request that appends history parses and checks only the new items."""
         """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
+        self.kept = KeptReplies()
+        """Replies later requests name by id (``WireApi.keep``: Gemini's ``previous_interaction_id``)."""
         # the wire APIs' routes first: the router tries them in order
         routes = [Route(r.path, self._endpoint(api), methods=r.methods) for api in all_apis() for r in api.routes]
         routes += [
             Route("/v1/models", self.models, methods=["GET"]),
             Route("/models", self.models, methods=["GET"]),
-            Route("/v1beta/models", self.models, methods=["GET"]),
             Route("/v1/models/{model_id:path}", self.model, methods=["GET"]),
             Route("/", self.root, methods=["GET", "HEAD"]),
             *AdminApi(state).routes(),
@@ -135,6 +137,8 @@ class MockApp:
                 return await self.embed(request, api, call)
             if call.listing:
                 return _json(api.models_body(["autocue-mock", *self.state.playables], request.path))
+            if call.stored is not None:
+                return self.stored(request, api, call.stored)
             return await self.handle(request, api.name, call.model, call.stream)
 
         handle.__name__ = f"handle_{api.name}"
@@ -151,6 +155,19 @@ class MockApp:
         except (MalformedRequestError, ValueError) as e:
             return error_response(api.name, 400, str(e), code="invalid_request")
         return _json(api.embed_body(vecs, req))
+
+    def stored(self, request: Request, api: WireApi, key: str) -> Response:
+        """A kept reply read back (``GET /v1/interactions/{id}``; ``?stream=true`` streams it again,
+        from the event after ``last_event_id``)."""
+        kept = self.kept.get(key)
+        if kept is None:
+            return error_response(api.name, 404, f"{key!r}: no such {api.label} reply on this server (unknown, "
+                                                 "stored with store: false, or evicted)", code="not_found")
+        query = request.query if request.scope.get("query_string") else {}
+        if query.get("stream") != "true":
+            return _json(api.json_body(kept.reply, kept.req))
+        segments = api.resume(kept, query.get("last_event_id"))
+        return Response(b"".join(f for _, f in segments), 200, dict(SSE_HEADERS), media_type=api.media_type(kept.req))
 
     async def _parse(self, request: Request, api: str, cache_key: str | None = None, *, check: bool = True) \
             -> tuple[bytes, dict[str, Any]] | Response:
@@ -192,6 +209,13 @@ class MockApp:
         if isinstance(got, Response):
             return got
         raw, body = got
+        wire = wire_api(api)
+        try:
+            full = wire.expand(body, self.kept.get)
+        except LookupError as e:
+            return error_response(api, 404, str(e.args[0]) if e.args else str(e), code="not_found")
+        if full is not body:
+            raw, body = orjson.dumps(full), full
         req = Incoming(
             api=api,
             body=body,
@@ -228,7 +252,12 @@ class MockApp:
                 where = "/fuzz/{spec}/ path prefix" if scope.get("autocue_fuzz") else "x-autocue-fuzz header"
                 return error_response(api, 400, f"{where}: {e}", code="invalid_fuzz")
         try:
-            return await self.render(req, self.state.respond(req), chaos, scope, fuzz)
+            out = self.state.respond(req)
+            if out.reply is not None:
+                keep = wire.keep(req, out.reply)
+                if keep is not None:
+                    self.kept.put(keep[0], Kept(keep[1], out.reply, req))
+            return await self.render(req, out, chaos, scope, fuzz)
         except Exception as e:  # a bug in the server: still an answer the client's SDK can parse
             log.exception("autocue mock LLM: internal error answering %s %s", request.method, scope["path"])
             return error_response(api, 500, f"autocue mock LLM: internal error answering this request "
@@ -298,10 +327,11 @@ class MockApp:
     async def models(self, request: Request) -> Response:
         names = ["autocue-mock", *self.state.playables]
         created = now()
-        if request.path.startswith("/v1beta"):
-            return _json({"models": [{"name": f"models/{n}", "displayName": n,
-                                      "supportedGenerationMethods": ["generateContent", "countTokens"]}
-                                     for n in names]})
+        headers = request.headers
+        query = request.query if request.scope.get("query_string") else {}
+        for api in all_apis():
+            if api.lists_for(headers, query):
+                return _json(api.models_body(names, request.path))
         return _json({"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
                       "first_id": names[0], "last_id": names[-1]})
 

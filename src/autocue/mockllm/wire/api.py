@@ -17,6 +17,7 @@ from autocue.mockllm.wire.common import Segments
 from autocue.mockllm.wire.view import SSE as SSE
 from autocue.mockllm.wire.view import Call as Call
 from autocue.mockllm.wire.view import Chunk as Chunk
+from autocue.mockllm.wire.view import Kept as Kept
 from autocue.mockllm.wire.view import LastMessage as LastMessage
 from autocue.mockllm.wire.view import RequestView as RequestView
 from autocue.mockllm.wire.view import Surface as Surface
@@ -28,7 +29,7 @@ from autocue.mockllm.wire.view import strings as strings
 from autocue.mockllm.wire.view import with_namespaces as with_namespaces
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from autocue.catalog.apis import ApiEntry
     from autocue.llm.types import Context, Tool
@@ -91,6 +92,26 @@ class WireApi:
         created = now()
         return {"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
                 "first_id": names[0] if names else None, "last_id": names[-1] if names else None}
+
+    def lists_for(self, headers: dict[str, str], query: dict[str, str]) -> bool:
+        """Whether a ``GET /v1/models`` (a path several APIs list at) comes from this API's client
+        (answered with its ``models_body``); the first API that says so answers, else OpenAI's list."""
+        return False
+
+    # ------------------------------------------------------------------ stored context
+    def expand(self, body: dict[str, Any], kept: Callable[[str], Kept | None]) -> dict[str, Any]:
+        """The body with the stored context it names spelled out (Gemini's ``previous_interaction_id``),
+        before anything reads it; ``body`` itself when it names none. ``kept`` finds a stored reply by
+        id; ``LookupError`` (its message says which id) when the named one is not there."""
+        return body
+
+    def keep(self, req: WireRequest, reply: Reply) -> tuple[str, list[Any]] | None:
+        """The id of ``reply`` and the history it ends, for later requests that name it (None: keep nothing)."""
+        return None
+
+    def resume(self, kept: Kept, after: str | None) -> Segments:
+        """A stored reply streamed again, from the event after ``after`` (all of it when None)."""
+        return self.stream(kept.reply, kept.req)
 
     # ------------------------------------------------------------------ reading
     def read(self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str]) -> RequestView:

@@ -15,11 +15,12 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import SSE, Call, LastMessage, Surface, WireApi, WireRequest, WireRoute
+from autocue.mockllm.wire.api import SSE, Call, LastMessage, Surface, WireApi, WireRequest, WireRoute, parts_text
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.llm.types import Tool
+    from autocue.mockllm.embeddings import EmbedRequest
     from autocue.mockllm.reply import Reply
     from autocue.mockllm.wire.context import ContextBuilder
     from autocue.mockllm.wire.fuzz import Fuzzer
@@ -133,6 +134,21 @@ ERROR_STATUS = {
     529: "UNAVAILABLE",
 }
 _ACTIONS = {"generateContent": False, "streamGenerateContent": True}
+_EMBED = ("embedContent", "batchEmbedContents")
+_LISTINGS = ("/v1beta/models", "/v1/models")
+EMBED_DIMENSIONS = 768
+"""Dimensions of a Gemini embedding when the request names none (``text-embedding-004``'s)."""
+
+
+def _embed_text(req: Any, where: str) -> tuple[str, int | None]:
+    """The text and ``outputDimensionality`` of one ``EmbedContentRequest``."""
+    shape.obj(req, where)
+    content = shape.obj(req.get("content"), where + ".content")
+    _content(content, where + ".content")
+    dims = req.get("outputDimensionality", req.get("output_dimensionality"))
+    if dims is not None and (type(dims) is not int or dims < 1):
+        raise shape.MalformedRequestError(f"{where}.outputDimensionality must be a positive integer, got {dims!r}")
+    return parts_text(content.get("parts")), dims
 
 
 def _content(c: dict[str, Any], w: str) -> None:
@@ -165,31 +181,70 @@ def _dumps(v: Any) -> str:
 
 
 class GeminiApi(WireApi):
-    routes = (WireRoute("/v1beta/models/{rest:path}"), WireRoute("/v1/models/{rest:path}"))
+    routes = (WireRoute("/v1beta/models/{rest:path}"), WireRoute("/v1/models/{rest:path}"),
+              WireRoute("/v1beta/models", ("GET",)))
     surfaces = (
-        Surface("POST", "/v1beta/models/{model}:generateContent"),
-        Surface("POST", "/v1beta/models/{model}:streamGenerateContent", "SSE (`alt=sse`) or a streamed JSON array"),
+        Surface("POST", "/v1beta/models/{model}:generateContent", also=("/v1/models/{model}:generateContent",)),
+        Surface("POST", "/v1beta/models/{model}:streamGenerateContent", "SSE (`alt=sse`) or a streamed JSON array",
+                also=("/v1/models/{model}:streamGenerateContent",)),
         Surface("POST", "/v1beta/models/{model}:countTokens", what="token count"),
+        Surface("POST", "/v1beta/models/{model}:embedContent", what="embeddings"),
+        Surface("POST", "/v1beta/models/{model}:batchEmbedContents", what="embeddings"),
         Surface("GET", "/v1beta/models", what="model list"),
     )
     history_key = "contents"
 
     def claims(self, path: str) -> bool:
-        return path.startswith("/v1beta") or ":generateContent" in path or ":streamGenerateContent" in path
+        return path.startswith("/v1beta") or ("/models/" in path and ":" in path.rpartition("/")[2])
 
     def model_call(self, path: str) -> bool:
         return ":generateContent" in path or ":streamGenerateContent" in path
 
     def call(self, path: str) -> Call | None:
+        if path in _LISTINGS:
+            return Call(listing=True)
         model, _, action = path.partition("/models/")[2].rpartition(":")
         if action == "countTokens":
             return Call(count=True)
+        if action in _EMBED and model:
+            return Call(model=model, embed=True)
         if action not in _ACTIONS or not model:
             return None
         return Call(model=model, stream=_ACTIONS[action])
 
     def count_body(self, tokens: int) -> dict[str, Any]:
         return {"totalTokens": tokens}
+
+    def embed_request(self, body: dict[str, Any], call: Call, path: str) -> EmbedRequest:
+        """``:embedContent`` (``{"content": {"parts"}, "outputDimensionality"}``) or ``:batchEmbedContents``
+        (``{"requests": [...]}``, each such a request). ``EMBED_DIMENSIONS`` when none is asked for."""
+        from autocue.mockllm.embeddings import EmbedRequest
+
+        batch = path.endswith(":batchEmbedContents")
+        reqs = shape.required_list(body, "requests") if batch else [body]
+        if not reqs:
+            raise shape.MalformedRequestError("requests must hold at least one EmbedContentRequest")
+        got = [_embed_text(r, f"requests[{i}]" if batch else "request") for i, r in enumerate(reqs)]
+        dims = {d for _, d in got}
+        if len(dims) > 1:
+            raise shape.MalformedRequestError("every request of a batch must ask for the same outputDimensionality")
+        return EmbedRequest([t for t, _ in got], call.model or "", dims.pop() or EMBED_DIMENSIONS, {"batch": batch})
+
+    def embed_body(self, vectors: list[list[float]], req: EmbedRequest) -> dict[str, Any]:
+        if req.options.get("batch"):
+            return {"embeddings": [{"values": v} for v in vectors]}
+        return {"embedding": {"values": vectors[0]}}
+
+    def models_body(self, names: list[str], path: str) -> dict[str, Any]:
+        """Gemini's model list: ``{"models": [{"name": "models/...", ...}]}``."""
+        return {"models": [{"name": f"models/{n}", "baseModelId": n, "version": "001", "displayName": n,
+                            "inputTokenLimit": 1048576, "outputTokenLimit": 65536,
+                            "supportedGenerationMethods": ["generateContent", "countTokens", "embedContent"]}
+                           for n in names]}
+
+    def lists_for(self, headers: dict[str, str], query: dict[str, str]) -> bool:
+        """google-genai lists models at ``GET /v1/models`` (OpenAI's path) with its ``x-goog-api-key``."""
+        return "x-goog-api-key" in headers
 
     def declared(self, tools: list[Any]) -> list[str]:
         names: list[str] = []

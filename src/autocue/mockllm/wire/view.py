@@ -58,6 +58,20 @@ class Call:
     """An embeddings request (``WireApi.embed_request`` reads it, ``embed_body`` answers it)."""
     listing: bool = False
     """A model listing (answered with ``WireApi.models_body``)."""
+    stored: str | None = None
+    """The id of a stored reply the request reads back (``GET /v1/interactions/{id}``): ``Kept``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A reply the server keeps for later requests that name its id (``WireApi.keep``)."""
+
+    context: list[Any]
+    """The history the reply ends (the request's history items and the reply's own)."""
+    reply: Any
+    """The ``Reply``."""
+    req: WireRequest
+    """The request it answered."""
 
 
 @dataclass(slots=True)

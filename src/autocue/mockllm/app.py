@@ -132,11 +132,30 @@ class MockApp:
             if call.embed:
                 return await self.embed(request, api, call)
             if call.listing:
-                return _json(api.models_body(["autocue-mock", *self.state.playables], request.path))
+                return _json(api.models_body(self.model_names(), request.path))
+            if call.info:
+                return await self.info(request, api)
             return await self.handle(request, api.name, call.model, call.stream)
 
         handle.__name__ = f"handle_{api.name}"
         return handle
+
+    def model_names(self) -> list[str]:
+        """The models every listing shows: ``autocue-mock`` and the playable scenarios."""
+        return ["autocue-mock", *self.state.playables]
+
+    async def info(self, request: Request, api: WireApi) -> Response:
+        """Answer a ``Call.info`` request (the body, when it has one, is read but not checked as a model call)."""
+        body: dict[str, Any] = {}
+        if request.method == "POST":
+            got = await self._parse(request, api.name, check=False)
+            if isinstance(got, Response):
+                return got
+            body = got[1]
+        try:
+            return _json(api.info_body(body, request.path, self.model_names()))
+        except MalformedRequestError as e:
+            return error_response(api.name, 400, str(e), code="invalid_request")
 
     async def embed(self, request: Request, api: WireApi, call: Call) -> Response:
         """Answer an embeddings request: a deterministic vector per input (``embeddings``)."""

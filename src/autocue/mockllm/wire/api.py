@@ -46,6 +46,8 @@ class WireApi:
     """The body key of the history (append-only between a session's requests)."""
     tool_id_prefix = "call_"
     count_route = False
+    stream_default = False
+    """Whether a request without ``stream`` is streamed (Ollama's are)."""
 
     @property
     def name(self) -> str:
@@ -88,6 +90,10 @@ class WireApi:
         created = now()
         return {"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
                 "first_id": names[0] if names else None, "last_id": names[-1] if names else None}
+
+    def info_body(self, body: dict[str, Any], path: str, names: list[str]) -> dict[str, Any]:
+        """The answer to a ``Call.info`` request (``names``: the models the server lists)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ reading
     def read(self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str]) -> RequestView:

@@ -38,6 +38,9 @@ class Call:
     """An embeddings request (``WireApi.embed_request`` reads it, ``embed_body`` answers it)."""
     listing: bool = False
     """A model listing (answered with ``WireApi.models_body``)."""
+    info: bool = False
+    """A question about the server or a model that plays no step (Ollama's ``/api/show``,
+    ``/api/version``): answered with ``WireApi.info_body``."""
 
 
 @dataclass(slots=True)
@@ -55,6 +58,8 @@ class LastMessage:
 
 class ViewReader(Protocol):
     """How one API reads each part of a request (``WireApi`` is one)."""
+
+    stream_default: bool
 
     def history(self, body: dict[str, Any], query: dict[str, str]) -> list[Any]: ...
 
@@ -158,8 +163,9 @@ class RequestView:
 
     @_once
     def stream(self) -> bool:
-        """The body's ``stream``."""
-        return bool(self._body.get("stream"))
+        """The body's ``stream`` (absent or null: the API's ``stream_default``)."""
+        v = self._body.get("stream")
+        return self._reader.stream_default if v is None else bool(v)
 
     @_once
     def options(self) -> dict[str, Any]:

@@ -312,14 +312,12 @@ class MockApp:
         return StreamingResponse(_timed(segments), 200, headers, media_type=media)
 
     async def models(self, request: Request) -> Response:
-        names = ["autocue-mock", *self.state.playables]
-        created = now()
+        names = self.model_names()
         if request.path.startswith("/v1beta"):
             return _json({"models": [{"name": f"models/{n}", "displayName": n,
                                       "supportedGenerationMethods": ["generateContent", "countTokens"]}
                                      for n in names]})
-        return _json({"object": "list", "data": [openai_model(n, created) for n in names], "has_more": False,
-                      "first_id": names[0], "last_id": names[-1]})
+        return _json(api_of_path(request.path).models_body(names, request.path))
 
     async def model(self, request: Request) -> Response:
         return _json(openai_model(request.path_params["model_id"], now()))

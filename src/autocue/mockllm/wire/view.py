@@ -207,6 +207,13 @@ def with_namespaces(tools: list[Any]) -> list[Any]:
     return out
 
 
+def deployment(path: str) -> str | None:
+    """The deployment an Azure OpenAI path names (``/openai/deployments/{deployment}/...``), or None."""
+    if not path.startswith("/openai/deployments/"):
+        return None
+    return path[len("/openai/deployments/"):].partition("/")[0] or None
+
+
 def parts_text(parts: Any) -> str:
     """The text of a Gemini-style ``parts`` list."""
     if not isinstance(parts, list):

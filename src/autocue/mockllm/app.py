@@ -29,7 +29,7 @@ import orjson
 from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
-from autocue.mockllm.embeddings import vectors
+from autocue.mockllm.embeddings import DEFAULT_DIMENSIONS, vectors
 from autocue.mockllm.error_bodies import error_body
 from autocue.mockllm.errors import MalformedRequestError
 from autocue.mockllm.history import HistoryCache
@@ -158,15 +158,37 @@ class MockApp:
             return error_response(api.name, 400, str(e), code="invalid_request")
 
     async def embed(self, request: Request, api: WireApi, call: Call) -> Response:
-        """Answer an embeddings request: a deterministic vector per input (``embeddings``)."""
+        """Answer an embeddings request: per input, the vector its session's scenario scripts
+        (``server.embeddings``), else the text's deterministic hash vector (``embeddings``). The
+        request is journaled in its session, when it has one."""
         got = await self._parse(request, api.name, check=False)
         if isinstance(got, Response):
             return got
+        raw, body = got
+        scope = request.scope
+        headers = request.headers
+        query = request.query if scope.get("query_string") else {}
         try:
-            req = api.embed_request(got[1], call, request.path)
-            vecs = vectors(req)
-        except (MalformedRequestError, ValueError) as e:
+            req = api.embed_request(body, call, request.path)
+        except MalformedRequestError as e:
             return error_response(api.name, 400, str(e), code="invalid_request")
+        inc = Incoming(api=api.name, body=body, headers=headers, path=scope["path"], raw_size=len(raw), stream=False,
+                       model=req.model, session_key=_session_key(scope, headers, query),
+                       scenario=scope.get("autocue_scenario") or headers.get("x-scenario-name") or None,
+                       query=query, raw=raw)
+        session = self.state.embedding_session(inc)
+        if isinstance(session, Outcome):
+            return _json(session.body, session.status, session.headers)
+        spec = session.playable.embeddings if session is not None else None
+        try:
+            vecs = vectors(req, (spec.dimensions if spec is not None else None) or DEFAULT_DIMENSIONS,
+                           spec.vectors if spec is not None else None)
+        except ValueError as e:
+            if session is not None:
+                session.note(inc, 400, "embeddings", None)
+            return error_response(api.name, 400, str(e), code="invalid_request")
+        if session is not None:
+            session.note(inc, 200, "embeddings", None)
         return _json(api.embed_body(vecs, req))
 
     async def _parse(self, request: Request, api: str, cache_key: str | None = None, *, check: bool = True) \

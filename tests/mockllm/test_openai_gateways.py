@@ -53,3 +53,15 @@ def test_openrouter_chat_stream_retry_models_and_embeddings() -> None:
         assert [m.id for m in client.models.list()] == ["autocue-mock", "retry"]
         emb = client.embeddings.create(model="openai/text-embedding-3-small", input=["a", "b"], dimensions=8)
         assert len(emb.data) == 2 and all(len(d.embedding) == 8 for d in emb.data)
+
+
+def test_every_dialect_lists_the_loaded_scenarios() -> None:
+    import anthropic
+    import ollama
+
+    with serve([tools_script(), retry_script()]) as server:
+        want = ["autocue-mock", "tools", "retry"]
+        assert [m.id for m in openai.OpenAI(base_url=server.openai_base_url, api_key="k").models.list()] == want
+        assert [m.id for m in anthropic.Anthropic(base_url=server.base_url, api_key="k").models.list()] == want
+        assert [m.id for m in openai.OpenAI(base_url=server.base_url + "/api/v1", api_key="k").models.list()] == want
+        assert [m.model for m in ollama.Client(host=server.base_url).list().models] == want

@@ -70,7 +70,8 @@ def test_without_a_chosen_scenario_texts_get_their_hash_vectors(rag: Path, tmp_p
     ('      "a": [1, 0]\n      "b": [1, 0, 0]\n', "rag.yaml:6:12", "this vector has 3 dimensions, the others 2"),
     ('      "a": ["x"]\n', "rag.yaml:5:12", "a non-empty list of finite numbers"),
     ('      "a": [0, 0]\n', "rag.yaml:5:12", "a vector of zeros has no direction"),
-    ('      "a": {like: b}\n      "b": {like: a}\n', "rag.yaml:5:12", "`like` goes round in a circle: 'a' -> 'b' -> 'a'"),
+    ('      "a": {like: b}\n      "b": {like: a}\n', "rag.yaml:5:12",
+     "`like` goes round in a circle: 'a' -> 'b' -> 'a'"),
 ])
 def test_malformed_scripted_vectors_name_file_line_col(block: str, where: str, message: str) -> None:
     text = "name: rag\nserver:\n  embeddings:\n    vectors:\n" + block + "timeline: []\n"

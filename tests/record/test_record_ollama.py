@@ -82,7 +82,8 @@ def test_ollama_chats_are_recorded_and_replay_the_same(stream: bool, tmp_path: P
             files = rec.files
     assert proxied == direct, "the proxy changed what the client saw"
     assert [r.get("error") for r in proxied] == [None, None, 429, None, None]
-    assert proxied[0] == {"thinking": "Let me look around.", "content": "Listing.", "calls": [("bash", {"command": "ls"})]}
+    assert proxied[0] == {"thinking": "Let me look around.", "content": "Listing.",
+                          "calls": [("bash", {"command": "ls"})]}
     assert len(files) == 1
     text = files[0].read_text(encoding="utf-8")
     assert KEY not in text and "TOKEN-XYZZY" not in text

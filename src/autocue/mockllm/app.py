@@ -4,7 +4,8 @@ Endpoints: each wire API's routes (``wire/<api>.py``: ``POST /v1/chat/completion
 ``POST /v1/responses``, ``POST /v1/messages`` (``?beta=true`` too), ``POST
 /v1/messages/count_tokens``, ``POST /v1beta/models/{model}:generateContent`` /
 ``:streamGenerateContent`` / ``:countTokens``; the OpenAI paths also answer without
-``/v1``), ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see ``admin``).
+``/v1``, under OpenRouter's ``/api/v1`` and Azure's ``/openai/deployments/{d}`` and ``/openai/v1``;
+Ollama's ``/api/chat``, ``/api/embed``, ``/api/tags``, ...; embeddings, model lists), ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see ``admin``).
 A WebSocket upgrade attempt (Codex makes one on ``GET /v1/responses``) gets ``426 Upgrade
 Required`` at once, which makes Codex fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
 ``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (any order) name the session

@@ -65,7 +65,7 @@ def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
 
 
 def _thinks(req: WireRequest) -> bool:
-    return req.body.get("think") is not False
+    return req.view.options.get("think") is not False
 
 
 def _generate(req: WireRequest) -> bool:

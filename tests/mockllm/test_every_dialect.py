@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
+import boto3
+import ollama
 import openai
 import pytest
 from google import genai
@@ -85,11 +87,51 @@ def _gemini(server: MockLLMServer, key: str) -> tuple[Calls, str]:
     return [(f.name or "", dict(f.args or {})) for f in fcs], text
 
 
+def _interactions(server: MockLLMServer, key: str) -> tuple[Calls, str]:
+    c = genai.Client(api_key=key, http_options=gtypes.HttpOptions(base_url=server.base_url))
+    tools: Any = [{"type": "function", "name": "get_weather", "parameters": SCHEMA}]
+    first = c.interactions.create(model="gemini-x", input=PROMPT, tools=tools)
+    fcs = [s for s in first.steps if s.type == "function_call"]
+    results = [{"type": "function_result", "call_id": f.id, "name": f.name, "result": WEATHER[f.arguments["city"]]}
+               for f in fcs]
+    final = c.interactions.create(model="gemini-x", input=results, previous_interaction_id=first.id, tools=tools)
+    return [(f.name, dict(f.arguments)) for f in fcs], final.output_text or ""
+
+
+def _bedrock(server: MockLLMServer, key: str) -> tuple[Calls, str]:
+    c = boto3.client("bedrock-runtime", endpoint_url=server.base_url, region_name="us-east-1",
+                     aws_access_key_id=key, aws_secret_access_key="any")
+    tools: Any = {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": SCHEMA}}}]}
+    msgs: list[Any] = [{"role": "user", "content": [{"text": PROMPT}]}]
+    first = c.converse(modelId="anthropic.claude-x", messages=msgs, toolConfig=tools)["output"]["message"]
+    uses = [b["toolUse"] for b in first["content"] if "toolUse" in b]
+    msgs += [first, {"role": "user", "content": [{"toolResult": {
+        "toolUseId": u["toolUseId"], "content": [{"text": WEATHER[u["input"]["city"]]}]}} for u in uses]}]
+    events = c.converse_stream(modelId="anthropic.claude-x", messages=msgs, toolConfig=tools)["stream"]
+    text = "".join(e["contentBlockDelta"]["delta"].get("text", "") for e in events if "contentBlockDelta" in e)
+    return [(u["name"], u["input"]) for u in uses], text
+
+
+def _ollama(server: MockLLMServer, key: str) -> tuple[Calls, str]:
+    c = ollama.Client(host=server.base_url, headers={"authorization": f"Bearer {key}"})
+    tools: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}]
+    msgs: list[Any] = [{"role": "user", "content": PROMPT}]
+    first = c.chat(model="llama-x", messages=msgs, tools=tools, stream=False).message
+    calls = [(t.function.name, dict(t.function.arguments)) for t in first.tool_calls or []]
+    msgs += [first, *({"role": "tool", "tool_name": n, "content": WEATHER[a["city"]]} for n, a in calls)]
+    text = "".join(ch.message.content or "" for ch in c.chat(model="llama-x", messages=msgs, tools=tools,
+                                                                     stream=True))
+    return calls, text
+
+
 DRIVERS: dict[str, Driver] = {
     "chat": _chat,
     "responses": _responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
+    "interactions": _interactions,
+    "bedrock": _bedrock,
+    "ollama": _ollama,
 }
 
 

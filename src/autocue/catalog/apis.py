@@ -52,6 +52,7 @@ APIS: dict[str, ApiEntry] = {e.name: e for e in (
     ApiEntry("gemini", "gemini", "Gemini generateContent", "google-generative", _WIRE + "gemini",
              aliases=("google",)),
     ApiEntry("bedrock", "bedrock", "AWS Bedrock (Converse, InvokeModel)", "", _WIRE + "bedrock"),
+    ApiEntry("ollama", "ollama", "Ollama", "", _WIRE + "ollama"),
 )}
 """Every wire API, in the order the server tries their paths (the first one's error shape is
 the fallback of a path no API claims)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,12 +66,19 @@ def vector(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[float]:
 
 
 def vectors(req: EmbedRequest, default_dimensions: int = DEFAULT_DIMENSIONS,
-            scripted: dict[str, list[float]] | None = None) -> list[list[float]]:
-    """One vector per input: the scenario's scripted vector for that exact text when there is one,
-    else the text's hash vector."""
+            scripted: Mapping[str, list[float] | str] | None = None) -> list[list[float]]:
+    """One vector per input: the scenario's scripted vector for that exact text when there is one
+    (a ``str`` value: the vector of that other text), else the text's hash vector. ``ValueError`` when
+    the request asks for dimensions a scripted vector does not have."""
     dims = req.dimensions or default_dimensions
     out: list[list[float]] = []
     for t in req.texts:
         s = scripted.get(t) if scripted else None
+        if isinstance(s, str):
+            s = vector(s, dims)
+        if s is not None and len(s) != dims:
+            raise ValueError(f"the scenario scripts a vector of {len(s)} dimensions for {t[:80]!r}, and the "
+                             f"request asks for {dims}: drop `dimensions` from the request or script "
+                             f"{dims}-dimensional vectors (server.embeddings)")
         out.append(list(s) if s is not None else vector(t, dims))
     return out

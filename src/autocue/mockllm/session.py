@@ -23,6 +23,7 @@ from autocue.script.model import Check, Script, ScriptedResponse, Step, describe
 
 if TYPE_CHECKING:
     from autocue.mockllm.checks import CheckResult
+    from autocue.scenario.model import EmbeddingsSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,12 +37,12 @@ class Position:
 class Playable:
     """A script ready to be played by many sessions."""
 
-    __slots__ = ("checks_at", "first_prompt", "label", "name", "positions", "recording", "script", "source",
-                 "tool_examples", "tool_hint", "tool_names", "warnings")
+    __slots__ = ("checks_at", "embeddings", "first_prompt", "label", "name", "positions", "recording", "script",
+                 "source", "tool_examples", "tool_hint", "tool_names", "warnings")
 
     def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None,
                  recording: dict[str, Any] | None = None, label: str | None = None,
-                 tool_hint: str | None = None) -> None:
+                 tool_hint: str | None = None, embeddings: EmbeddingsSpec | None = None) -> None:
         self.script = script
         self.name = name or script.name or (Path(script.source).stem if script.source else "script")
         self.label = label or repr(self.name)
@@ -54,6 +55,8 @@ class Playable:
         self.source = script.source
         self.warnings = list(warnings or [])
         self.recording = recording
+        self.embeddings = embeddings
+        """The scenario's ``server.embeddings`` (scripted vectors per input text), or None."""
         """What ``autocue record`` kept of the recorded session's first request (``server.recording``:
         api, model, system hash, tools, client key hash), or None; ``autocue.mockllm.choice`` reads it."""
         self.positions: list[Position] = []

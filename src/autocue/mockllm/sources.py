@@ -43,8 +43,9 @@ def load_playables(src: Source) -> list[Playable]:
         if not isinstance(script, Script):
             raise ScenarioSourceError(f"{src!r}.compile() returned {type(script).__name__}, expected a Script")
         warnings = [str(w) for w in getattr(src, "warnings", None) or []]
+        server = getattr(src, "server", None)
         return [Playable(script, name=getattr(src, "name", None) or None, warnings=warnings,
-                         recording=_recording(src))]
+                         recording=_recording(src), embeddings=getattr(server, "embeddings", None))]
     if isinstance(src, Iterable):
         out: list[Playable] = []
         for item in src:

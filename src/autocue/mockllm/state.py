@@ -306,6 +306,18 @@ class MockState:
                              "/scenario/{name}/ path prefix.", "no-match")
 
     # ------------------------------------------------------------------ the decision
+    def embedding_session(self, req: Incoming) -> Session | Outcome | None:
+        """The session an embeddings request belongs to: the request's session when it has one, else
+        the one a model call would start when the scenario is named or the only one loaded (an unknown
+        name is the same error); None when the scenario would be chosen by a prompt (an embeddings
+        request has none): its texts get their hash vectors."""
+        sid = req.session_key if req.scenario is None else f"{req.session_key}@{req.scenario}"
+        with self._lock:
+            s = self.sessions.get(sid)
+        if s is None and req.scenario is None and len(self.playables) != 1:
+            return None
+        return s if s is not None else self._session(req)
+
     def respond(self, req: Incoming) -> Outcome:
         got = self._session(req)
         if isinstance(got, Outcome):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -41,6 +42,7 @@ from autocue.scenario.model import (
     AssertStep,
     CommandSpec,
     Compat,
+    EmbeddingsSpec,
     Expect,
     LlmResponse,
     Mask,
@@ -226,10 +228,50 @@ class ScenarioLoader(EventReader):
             s.coalesce_thinking_with_tool_use = self.bool_(x)
         if (x := n.get("toolsProfile", "profile")) is not None and x.v is not None:
             s.tools_profile = self.str_(x, "a tool profile name")
+        if (x := n.get("embeddings")) is not None and x.v is not None:
+            s.embeddings = self.embeddings(x)
         for k in n.key_names():
-            if k not in ("mode", "llmApiStyle", "coalesceThinkingWithToolUse", "toolsProfile", "profile"):
+            if k not in ("mode", "llmApiStyle", "coalesceThinkingWithToolUse", "toolsProfile", "profile", "embeddings"):
                 s.extra[str(k)] = plain(n.v[k])
         return s
+
+    def embeddings(self, n: Node) -> EmbeddingsSpec:
+        """``server.embeddings``: ``dimensions`` and ``vectors`` (text: a list of numbers, or ``{like: text}``)."""
+        self.map_(n, "the embeddings block (a mapping with dimensions and vectors)", ("dimensions", "vectors"),
+                  "server.embeddings")
+        spec = EmbeddingsSpec()
+        if (x := n.get("dimensions")) is not None:
+            spec.dimensions = self.int_(x, "the vectors' dimensions (a positive integer)", minimum=1)
+        likes: dict[str, tuple[str, Node]] = {}
+        if (x := n.get("vectors")) is not None and x.v is not None:
+            self.map_(x, "a mapping of input texts to vectors (lists of numbers) or {like: text}")
+            for k in x.key_names():
+                v = x.key(k)
+                if v.is_map:
+                    self.map_(v, "{like: text}", ("like",), "a vector")
+                    likes[str(k)] = (self.str_(self.require(v, "like", what="the text whose vector this one is")), v)
+                    continue
+                nums = [item.v for item in self.seq(v, "a vector (a list of numbers) or {like: text}").items()]
+                if not nums or not all(isinstance(y, (int, float)) and not isinstance(y, bool) and math.isfinite(y)
+                                       for y in nums):
+                    self.fail(v, "expected a vector: a non-empty list of finite numbers")
+                if not any(nums):
+                    self.fail(v, "a vector of zeros has no direction: give it a non-zero component")
+                if spec.dimensions is None:
+                    spec.dimensions = len(nums)
+                if len(nums) != spec.dimensions:
+                    self.fail(v, f"this vector has {len(nums)} dimensions, the others {spec.dimensions}: "
+                                 "every scripted vector has the same length (server.embeddings.dimensions)")
+                spec.vectors[str(k)] = [float(y) for y in nums]
+        for text, (target, node) in likes.items():
+            seen = [text]
+            while target in likes:  # a like of a like: follow it to a vector or an unscripted text
+                if target in seen:
+                    self.fail(node, f"`like` goes round in a circle: {' -> '.join(repr(t) for t in [*seen, target])}")
+                seen.append(target)
+                target = likes[target][0]
+            spec.vectors[text] = spec.vectors.get(target, target)
+        return spec
 
     def expect(self, n: Node) -> Expect:
         self.map_(n, "the expect block (a mapping)")

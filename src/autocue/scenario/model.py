@@ -56,11 +56,24 @@ class CommandSpec:
 
 
 @dataclass(slots=True)
+class EmbeddingsSpec:
+    """``server.embeddings``: what the mock server's embeddings endpoints answer for exact input texts."""
+
+    dimensions: int | None = None
+    """The length of every vector the scenario's sessions get when a request names none (the
+    scripted vectors' length)."""
+    vectors: dict[str, list[float] | str] = field(default_factory=dict)
+    """Per input text: its vector, or (written ``{like: other text}``) the text whose vector it shares
+    (a scripted one already resolved to its vector; another text's hash vector at the asked length)."""
+
+
+@dataclass(slots=True)
 class ServerSpec:
     mode: Literal["none", "mock", "real"] = "none"
     llm_api_style: str = "openai"
     coalesce_thinking_with_tool_use: bool = True
     tools_profile: str | None = None
+    embeddings: EmbeddingsSpec | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     """Seed objects for mock server endpoints, kept as written."""
 

@@ -295,6 +295,17 @@ def scenario_json_schema() -> dict[str, Any]:
                     "llmApiStyle": {"enum": list(api_styles())},
                     "coalesceThinkingWithToolUse": {"type": "boolean"},
                     "toolsProfile": {"type": "string"},
+                    "embeddings": {
+                        "type": "object",
+                        "description": "what the mock server's embeddings endpoints answer for exact input texts",
+                        "properties": {
+                            "dimensions": {"type": "integer", "minimum": 1},
+                            "vectors": {"type": "object", "additionalProperties": {"anyOf": [
+                                {"type": "array", "minItems": 1, "items": {"type": "number"}},
+                                {"type": "object", "required": ["like"], "properties": {"like": {"type": "string"}}},
+                            ]}},
+                        },
+                    },
                 },
             },
             "timeline": {"type": "array", "items": _ref("event")},

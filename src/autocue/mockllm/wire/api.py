@@ -50,6 +50,8 @@ class WireApi:
     """The body key of the history (append-only between a session's requests)."""
     tool_id_prefix = "call_"
     count_route = False
+    stream_default = False
+    """Whether a request without ``stream`` is streamed (Ollama's are)."""
 
     @property
     def name(self) -> str:
@@ -112,6 +114,10 @@ class WireApi:
     def resume(self, kept: Kept, after: str | None) -> Segments:
         """A stored reply streamed again, from the event after ``after`` (all of it when None)."""
         return self.stream(kept.reply, kept.req)
+
+    def info_body(self, body: dict[str, Any], path: str, names: list[str]) -> dict[str, Any]:
+        """The answer to a ``Call.info`` request (``names``: the models the server lists)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ reading
     def read(self, body: dict[str, Any], query: dict[str, str], headers: dict[str, str]) -> RequestView:

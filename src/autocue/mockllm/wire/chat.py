@@ -18,6 +18,7 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import Call, Surface, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
+from autocue.mockllm.wire.view import deployment
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.mockllm.embeddings import EmbedRequest
@@ -198,27 +199,44 @@ class ChatApi(WireApi):
     """Chat Completions, and OpenAI's embeddings (``POST /v1/embeddings``)."""
 
     routes = (WireRoute("/v1/chat/completions"), WireRoute("/chat/completions"), WireRoute("/v1/embeddings"),
-              WireRoute("/embeddings"))
+              WireRoute("/embeddings"),
+              # OpenRouter (and other OpenAI-compatible gateways under /api/v1)
+              WireRoute("/api/v1/chat/completions"), WireRoute("/api/v1/embeddings"),
+              WireRoute("/api/v1/models", ("GET",)),
+              # Azure OpenAI: deployment paths (?api-version=...) and the v1 API
+              WireRoute("/openai/deployments/{deployment}/chat/completions"),
+              WireRoute("/openai/deployments/{deployment}/embeddings"),
+              WireRoute("/openai/v1/chat/completions"), WireRoute("/openai/v1/embeddings"),
+              WireRoute("/openai/v1/models", ("GET",)))
     surfaces = (
         Surface("POST", "/v1/chat/completions", "SSE (`stream: true`)", also=("/chat/completions",)),
         Surface("POST", "/v1/embeddings", what="embeddings", also=("/embeddings",)),
-        Surface("GET", "/v1/models", what="model list", also=("/models", "/v1/models/{model}")),
+        Surface("GET", "/v1/models", what="model list",
+                also=("/models", "/v1/models/{model}", "/api/v1/models", "/openai/v1/models")),
+        Surface("POST", "/api/v1/chat/completions", "SSE (`stream: true`)", what="OpenRouter",
+                also=("/api/v1/embeddings",)),
+        Surface("POST", "/openai/deployments/{deployment}/chat/completions", "SSE (`stream: true`)",
+                what="Azure OpenAI, `?api-version=`",
+                also=("/openai/deployments/{deployment}/embeddings", "/openai/v1/chat/completions")),
     )
 
     def claims(self, path: str) -> bool:
-        return path.endswith(("/chat/completions", "/embeddings"))
+        return path.endswith(("/chat/completions", "/embeddings")) or path in ("/api/v1/models", "/openai/v1/models")
 
     def model_call(self, path: str) -> bool:
         return path.endswith("/chat/completions")
 
     def call(self, path: str) -> Call | None:
-        return Call(embed=True) if path.endswith("/embeddings") else Call()
+        """An Azure deployment path names the model (Azure calls the deployment, whatever the body says)."""
+        if path.endswith("/models"):
+            return Call(listing=True)
+        return Call(embed=path.endswith("/embeddings"), model=deployment(path))
 
     def embed_request(self, body: dict[str, Any], call: Call, path: str) -> EmbedRequest:
         from autocue.mockllm.embeddings import EmbedRequest
 
         texts = _embed_inputs(body)
-        model = body.get("model")
+        model = body.get("model") or call.model
         if not isinstance(model, str) or not model:
             raise shape.fail("model", "the embedding model's name", model)
         dims = body.get("dimensions")

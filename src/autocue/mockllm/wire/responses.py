@@ -24,9 +24,9 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Chunk, LastMessage, WireApi, WireRequest, WireRoute, flatten, with_namespaces
+from autocue.mockllm.wire.api import Call, Chunk, LastMessage, WireApi, WireRequest, WireRoute, flatten, with_namespaces
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
-from autocue.mockllm.wire.view import Surface
+from autocue.mockllm.wire.view import Surface, deployment
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from collections.abc import Sequence
@@ -209,8 +209,15 @@ def _dumps(v: Any) -> str:
 
 
 class ResponsesApi(WireApi):
-    routes = (WireRoute("/v1/responses"), WireRoute("/responses"))
-    surfaces = (Surface("POST", "/v1/responses", "SSE (`stream: true`)", also=("/responses",)),)
+    routes = (WireRoute("/v1/responses"), WireRoute("/responses"),
+              # Azure OpenAI: the SDK's path (?api-version=...), a deployment's, and the v1 API
+              WireRoute("/openai/responses"), WireRoute("/openai/deployments/{deployment}/responses"),
+              WireRoute("/openai/v1/responses"))
+    surfaces = (
+        Surface("POST", "/v1/responses", "SSE (`stream: true`)", also=("/responses",)),
+        Surface("POST", "/openai/responses", "SSE (`stream: true`)", what="Azure OpenAI, `?api-version=`",
+                also=("/openai/deployments/{deployment}/responses", "/openai/v1/responses")),
+    )
     history_key = "input"
 
     def claims(self, path: str) -> bool:
@@ -218,6 +225,9 @@ class ResponsesApi(WireApi):
 
     def model_call(self, path: str) -> bool:
         return path.endswith("/responses")
+
+    def call(self, path: str) -> Call | None:
+        return Call(model=deployment(path))
 
     def history(self, body: dict[str, Any], query: dict[str, str]) -> list[Any]:
         inp = body.get("input")

@@ -58,6 +58,9 @@ class Call:
     """An embeddings request (``WireApi.embed_request`` reads it, ``embed_body`` answers it)."""
     listing: bool = False
     """A model listing (answered with ``WireApi.models_body``)."""
+    info: bool = False
+    """A question about the server or a model that plays no step (Ollama's ``/api/show``,
+    ``/api/version``): answered with ``WireApi.info_body``."""
     stored: str | None = None
     """The id of a stored reply the request reads back (``GET /v1/interactions/{id}``): ``Kept``."""
 
@@ -89,6 +92,8 @@ class LastMessage:
 
 class ViewReader(Protocol):
     """How one API reads each part of a request (``WireApi`` is one)."""
+
+    stream_default: bool
 
     def history(self, body: dict[str, Any], query: dict[str, str]) -> list[Any]: ...
 
@@ -192,8 +197,9 @@ class RequestView:
 
     @_once
     def stream(self) -> bool:
-        """The body's ``stream``."""
-        return bool(self._body.get("stream"))
+        """The body's ``stream`` (absent or null: the API's ``stream_default``)."""
+        v = self._body.get("stream")
+        return self._reader.stream_default if v is None else bool(v)
 
     @_once
     def options(self) -> dict[str, Any]:
@@ -233,6 +239,13 @@ def with_namespaces(tools: list[Any]) -> list[Any]:
                 if isinstance(n, dict) and n.get("name") == "exec" and isinstance(n.get("description"), str):
                     out.extend({"type": "function", "name": x} for x in _NESTED.findall(n["description"]))
     return out
+
+
+def deployment(path: str) -> str | None:
+    """The deployment an Azure OpenAI path names (``/openai/deployments/{deployment}/...``), or None."""
+    if not path.startswith("/openai/deployments/"):
+        return None
+    return path[len("/openai/deployments/"):].partition("/")[0] or None
 
 
 def parts_text(parts: Any) -> str:

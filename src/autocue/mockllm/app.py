@@ -5,8 +5,10 @@ Endpoints: each wire API's routes (``wire/<api>.py``: ``POST /v1/chat/completion
 /v1/messages/count_tokens``, ``POST /v1beta/models/{model}:generateContent`` /
 ``:streamGenerateContent`` / ``:countTokens``; the OpenAI paths also answer without
 ``/v1``), ``GET /v1/models``, ``HEAD /`` (200), admin under ``/_autocue/`` (see ``admin``).
-A WebSocket upgrade attempt (Codex makes one on ``GET /v1/responses``) gets ``426 Upgrade
-Required`` at once, which makes Codex fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
+A WebSocket on an API's ``websocket_paths`` (``GET /v1/responses`` upgraded: OpenAI's WebSocket
+mode, Codex's default) is served by ``websocket.SocketSession``; an upgrade elsewhere (or on a
+server without WebSocket support) gets ``426 Upgrade Required`` at once, which makes a client
+fall back to HTTP without retrying; another ``GET`` on an API path gets 404.
 ``/s/{session}/`` and ``/scenario/{name}/`` path prefixes (any order) name the session
 and the scenario; ``/fuzz/{spec}/`` (or the ``x-autocue-fuzz`` header) fuzzes the streams, and
 ``x-autocue-chaos`` adds chaos (docs/chaos.md).
@@ -37,9 +39,10 @@ from autocue.mockllm.ids import digest
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.state import MockState, Outcome
 from autocue.mockllm.validate import problem
+from autocue.mockllm.websocket import Contexts, SocketSession
 from autocue.mockllm.wire.api import WireApi
 from autocue.mockllm.wire.common import Segments, coalesce, now
-from autocue.mockllm.wire.registry import all_apis, api_of_path, wire_api
+from autocue.mockllm.wire.registry import all_apis, api_of_path, websocket_api, wire_api
 
 if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
     from autocue.mockllm.wire.fuzz import FuzzSpec
@@ -80,6 +83,8 @@ class MockApp:
         self.fuzz_log: dict[str, list[bytes]] | None = None
         self.history = HistoryCache()
         """Each session's last body, so a request that appends history parses and checks only the new items."""
+        self.socket_contexts = Contexts()
+        """Each WebSocket response's history by id, for a frame that continues it (``previous_response_id``)."""
         """When a dict: every fuzzed stream's bytes, per session key (``autocue fuzz-client``)."""
         # the wire APIs' routes first: the router tries them in order
         routes = [Route(r.path, self._endpoint(api), methods=r.methods) for api in all_apis() for r in api.routes]
@@ -97,7 +102,13 @@ class MockApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         typ = scope["type"]
         if typ == "websocket":
-            await self._refuse_websocket(scope, send)
+            if scope["path"].startswith(("/s/", "/scenario/", "/fuzz/")):
+                scope = _strip_prefixes(scope)
+            api = websocket_api(scope["path"])
+            if api is None or api.socket is None:
+                await self._refuse_websocket(scope, send)
+                return
+            await SocketSession(self, api, api.socket, scope, receive, send).run()
             return
         if typ == "lifespan":  # an embedding server's start and stop: nothing to do
             await lifespan(receive, send)
@@ -185,6 +196,7 @@ class MockApp:
             profile=headers.get("x-autocue-profile") or None,
             query=query,
             raw=raw,
+            transport=scope.get("autocue_via", "http"),
         )
         req.stream = req.view.stream if stream is None else stream
         req.model = model or req.view.model or "autocue-mock"

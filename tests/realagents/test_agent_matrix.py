@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from doc_blocks import ROOT
@@ -94,3 +95,34 @@ def test_every_cli_of_the_matrix_has_a_launch_profile_with_a_pinned_version() ->
         assert p.version and p.version in p.verified and p.package, name
     assert all(BUILTIN[a].tui_args is not None for a in TUI_AGENTS)
     assert PRINT == ["create_file.yaml", "edit_file.yaml", "rate_limit.yaml", "shell_answer.yaml"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", ["create_file.yaml", "rate_limit.yaml", "tui_two_turns.yaml"])
+def test_codex_speaks_websocket(scenario: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codex's launch profile lets it use the Responses WebSocket (print and TUI): every model request in
+    its journal came over the socket (a scripted 429 too, as an error event it retries), and no upgrade
+    was refused (426) and answered over HTTP instead."""
+    need("codex")
+    from autocue.mockllm.app import MockApp
+    from autocue.mockllm.journal import Journal
+
+    seen: list[tuple[str, int]] = []
+    refused: list[str] = []
+    add, refuse = Journal.add, MockApp._refuse_websocket
+
+    def spy_add(self: Journal, req: Any, status: int, outcome: str, reply: int | None) -> None:
+        seen.append((req.transport, status))
+        add(self, req, status, outcome, reply)
+
+    async def spy_refuse(self: MockApp, scope: Any, send: Any) -> None:
+        refused.append(scope["path"])
+        await refuse(self, scope, send)
+
+    monkeypatch.setattr(Journal, "add", spy_add)
+    monkeypatch.setattr(MockApp, "_refuse_websocket", spy_refuse)
+    check("codex", scenario, tmp_path, 110)
+    assert seen and {t for t, _ in seen} == {"websocket"}, seen
+    assert refused == []
+    if scenario == "rate_limit.yaml":
+        assert 429 in {s for _, s in seen}, seen

@@ -51,7 +51,8 @@ if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 TRANSPORT_KEY = "autocue_transport"
 """Where the server's h11 protocol puts the connection's transport in ``scope["state"]``."""
-WEBSOCKET_REFUSED = "WebSocket is not supported by the autocue mock LLM server; use HTTP POST (426: fall back at once)"
+WEBSOCKET_REFUSED = ("WebSocket is not supported on this path by the autocue mock LLM server (only the OpenAI "
+                     "Responses paths take one); use HTTP POST (426: fall back at once)")
 log = logging.getLogger(__name__)
 
 
@@ -120,9 +121,10 @@ class MockApp:
 
     async def _refuse_websocket(self, scope: Scope, send: Send) -> None:
         if "websocket.http.response" in scope.get("extensions", {}):
-            body = orjson.dumps(error_body(_api_of_path(scope["path"]), 426, WEBSOCKET_REFUSED))
+            body = orjson.dumps(error_body(_api_of_path(scope["path"]), 426, f"{scope['path']}: {WEBSOCKET_REFUSED}"))
             await send({"type": "websocket.http.response.start", "status": 426,
-                        "headers": [(b"content-type", JSON.encode()), (b"content-length", str(len(body)).encode())]})
+                        "headers": [(b"content-type", JSON.encode()), (b"content-length", str(len(body)).encode()),
+                                    (b"x-should-retry", b"false")]})
             await send({"type": "websocket.http.response.body", "body": body})
         else:
             await send({"type": "websocket.close", "code": 1008})

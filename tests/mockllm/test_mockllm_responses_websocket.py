@@ -216,9 +216,29 @@ def test_a_frame_that_is_not_json_gets_an_error_event_and_a_binary_frame_closes_
 
 
 def test_the_clients_close_is_answered_1000(files: MockLLMServer) -> None:
-    ws = raw(files)
-    ws.close(1000)
+    with raw(files) as ws:
+        ws.close(1000)
     assert ws.protocol.close_rcvd is not None and ws.protocol.close_rcvd.code == 1000
+
+
+def test_the_app_serves_the_websocket_under_plain_uvicorn_too(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ASGI contract: uvicorn's own protocols (h11, and ``websockets-sansio`` for the socket) serve the app."""
+    import uvicorn
+
+    from autocue.mockllm import server as servers
+    from autocue.mockllm.app import create_app
+    from autocue.mockllm.state import MockState
+
+    path = tmp_path / "files.yaml"
+    path.write_text(SCENARIO)
+    monkeypatch.setattr(servers, "uvicorn_config", lambda app, log_level="warning": uvicorn.Config(
+        app, http="h11", ws="websockets-sansio", lifespan="off", log_level=log_level))
+    with servers.LoopbackServer(create_app(MockState(path)), "127.0.0.1", 0) as server:
+        conn_manager = openai.OpenAI(base_url=server.openai_base_url, api_key="plain").responses.connect()
+        with conn_manager as conn:
+            conn.response.create(model="m", input="list the files", tools=TOOLS)
+            assert until_done(conn)[-1].response.output[1].content[0].text == "Let me look."
 
 
 def test_a_message_above_the_limit_is_closed_1009(files: MockLLMServer) -> None:

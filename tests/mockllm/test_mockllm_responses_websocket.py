@@ -7,6 +7,7 @@ something (a binary or malformed frame, close codes, what Codex sends: ``stream:
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -292,3 +293,59 @@ def test_a_cut_reply_never_completes_and_drops_the_socket(files: MockLLMServer) 
             for _ in range(10):
                 ws.recv(timeout=10)
     assert closed.value.rcvd is None
+
+
+# ---------------------------------------------------------------------- the protocol's ASGI WebSocket
+class Probe:
+    """An ASGI app answering a WebSocket by its path: ``/close`` before accepting, ``/deny`` with an HTTP
+    answer, ``/boom`` failing after accepting, ``/echo`` echoing text frames until the client leaves."""
+
+    def __init__(self) -> None:
+        self.disconnect: list[int] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        assert scope["type"] == "websocket" and (await receive())["type"] == "websocket.connect"
+        path = scope["path"]
+        if path == "/close":
+            await send({"type": "websocket.close", "code": 1008})
+        elif path == "/deny":
+            await send({"type": "websocket.http.response.start", "status": 401,
+                        "headers": [(b"content-type", b"text/plain"), (b"content-length", b"2")]})
+            await send({"type": "websocket.http.response.body", "body": b"no"})
+        elif path == "/boom":
+            await send({"type": "websocket.accept"})
+            raise RuntimeError("a bug")
+        else:
+            await send({"type": "websocket.accept", "headers": [(b"x-probe", b"yes")]})
+            while True:
+                message = await receive()
+                if message["type"] == "websocket.disconnect":
+                    self.disconnect.append(message["code"])
+                    return
+                await send({"type": "websocket.send", "text": message["text"].upper()})
+
+
+def test_the_protocol_hands_the_app_an_asgi_websocket() -> None:
+    from autocue.mockllm.server import LoopbackServer
+
+    probe = Probe()
+    with LoopbackServer(probe, "127.0.0.1", 0) as server:
+        base = server.base_url.replace("http://", "ws://")
+        with pytest.raises(InvalidStatus) as closed:
+            connect(base + "/close")
+        assert closed.value.response.status_code == 403
+        with pytest.raises(InvalidStatus) as denied:
+            connect(base + "/deny")
+        assert (denied.value.response.status_code, denied.value.response.body) == (401, b"no")
+        with connect(base + "/boom") as ws, pytest.raises(ConnectionClosed) as failed:
+            ws.recv(timeout=10)
+        assert failed.value.rcvd is not None and failed.value.rcvd.code == 1011
+        with connect(base + "/echo") as ws:
+            assert ws.response is not None and ws.response.headers["x-probe"] == "yes"
+            for word in ("hello", "x" * 200_000):  # a long message comes in several reads
+                ws.send(word)
+                assert ws.recv(timeout=10) == word.upper()
+        deadline = time.monotonic() + 5
+        while not probe.disconnect and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert probe.disconnect == [1000]

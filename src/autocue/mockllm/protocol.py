@@ -588,7 +588,8 @@ class _WebSocket:
         from websockets.protocol import State
 
         if self.proto.state in (State.CLOSING, State.CLOSED) and not self.gone:
-            self._disconnect(self.proto.close_code or 1005)
+            rcvd = self.proto.close_rcvd  # the client's close frame (None: it closed with 1009, 1007, ...)
+            self._disconnect(rcvd.code if rcvd is not None else self.proto.close_code or 1006)
         if len(self.messages) > 64:
             self.conn._pause_reading()
         self._wake()
@@ -621,7 +622,8 @@ class _WebSocket:
             return {"type": "websocket.connect"}
         while not self.messages:
             if self.gone:
-                return {"type": "websocket.disconnect", "code": self.proto.close_code or 1006}
+                rcvd = self.proto.close_rcvd
+                return {"type": "websocket.disconnect", "code": rcvd.code if rcvd is not None else 1006}
             self.waiter = self.conn.loop.create_future()
             await self.waiter
             self.waiter = None

@@ -349,3 +349,16 @@ def test_the_protocol_hands_the_app_an_asgi_websocket() -> None:
         while not probe.disconnect and time.monotonic() < deadline:
             time.sleep(0.01)
     assert probe.disconnect == [1000]
+
+
+def test_a_stopping_server_closes_an_open_socket_1001(tmp_path: Path) -> None:
+    path = tmp_path / "files.yaml"
+    path.write_text(SCENARIO)
+    server = MockLLMServer(path).start()
+    try:
+        ws = raw(server)
+    finally:
+        server.stop()
+    with ws, pytest.raises(ConnectionClosed) as closed:
+        ws.recv(timeout=10)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001

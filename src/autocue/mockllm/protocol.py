@@ -570,6 +570,8 @@ class _WebSocket:
             self.app_done = True
             if not self.gone and not self.accepted:  # the app neither accepted nor answered: ASGI says 403
                 self._refuse(403, b"")
+            elif not self.gone:  # the app returned with the socket open: a normal close
+                self._close(1000, "")
 
     # ------------------------------------------------------------------ from the client
     def feed(self, data: bytes) -> None:

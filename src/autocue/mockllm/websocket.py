@@ -48,6 +48,12 @@ class Contexts:
     def __init__(self, cap: int = CONTEXTS) -> None:
         self.cap = cap
         self.items: OrderedDict[str, list[Any]] = OrderedDict()
+        self.warmups = 0
+
+    def warmup_id(self) -> str:
+        """A new response id for a warm-up (the server's n-th: deterministic for a run)."""
+        self.warmups += 1
+        return make_id("resp_", "warmup", self.warmups)
 
     def get(self, rid: str) -> list[Any] | None:
         got = self.items.get(rid)
@@ -115,7 +121,7 @@ class SocketSession:
             return
         self.turns += 1
         if not got.generate:
-            rid = make_id("resp_", f"warmup:{id(self)}:{self.turns}")
+            rid = contexts.warmup_id()
             contexts.put(rid, [*_items(got.body, self.api.history_key)])
             for event in self.mode.warmup(got.body, rid):
                 await self.event(event, got.lane)

@@ -34,7 +34,7 @@ import orjson
 
 from autocue.mockllm.asgi import Message, Receive, Request, Response, Scope, Send, StreamingResponse
 from autocue.mockllm.ids import make_id
-from autocue.mockllm.wire.api import SocketMode, SocketRefusal, WireApi, openai_error
+from autocue.mockllm.wire.api import SocketMode, SocketRefusal, WireApi
 
 CONTEXTS = 512
 """Responses whose context a server keeps for ``previous_response_id`` (least recently used go first)."""
@@ -87,7 +87,6 @@ class SocketSession:
         self.scope = scope
         self.receive = receive
         self._send = send
-        self.turns = 0
         self.open = True
 
     async def run(self) -> None:
@@ -119,11 +118,11 @@ class SocketSession:
         if isinstance(got, SocketRefusal):
             await self.refuse(got)
             return
-        self.turns += 1
-        if not got.generate:
-            rid = contexts.warmup_id()
-            contexts.put(rid, [*_items(got.body, self.api.history_key)])
-            for event in self.mode.warmup(got.body, rid):
+        if not got.generate:  # a warm-up: no scripted reply, only a response id to continue
+            for event in self.mode.warmup(got.body, contexts.warmup_id()):
+                done = self.mode.finished(event, got.body)
+                if done is not None:
+                    contexts.put(*done)
                 await self.event(event, got.lane)
             return
         call = self.api.call(self.scope["path"])
@@ -137,7 +136,7 @@ class SocketSession:
             try:
                 body = orjson.loads(response.body)
             except orjson.JSONDecodeError:
-                body = openai_error(response.status, response.body.decode(errors="replace"))
+                body = self.api.error_body(response.status, response.body.decode(errors="replace"))
             headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in response.raw_headers
                        if k not in (b"content-type", b"content-length")}
             await self.send(self.mode.error_event(response.status, body, headers, got.lane))
@@ -169,8 +168,9 @@ class SocketSession:
         await self.send_text(orjson.dumps(event).decode())
 
     async def refuse(self, refusal: SocketRefusal) -> None:
-        body = openai_error(refusal.status, refusal.message, code=refusal.code)
-        body["error"]["param"] = refusal.param
+        body = self.api.error_body(refusal.status, refusal.message, code=refusal.code)
+        if isinstance(body.get("error"), dict):
+            body["error"]["param"] = refusal.param
         await self.send(self.mode.error_event(refusal.status, body, {}, refusal.lane))
 
     async def send(self, event: dict[str, Any]) -> None:
@@ -196,13 +196,6 @@ class SocketSession:
             transport.abort()
         else:  # another server than autocue's: the nearest an ASGI app can say
             await self.close(1011, "the reply was cut")
-
-
-def _items(body: dict[str, Any], key: str) -> list[Any]:
-    v = body.get(key)
-    if isinstance(v, str):
-        return [{"role": "user", "content": v}]
-    return list(v) if isinstance(v, list) else []
 
 
 def _post(scope: Scope, raw: bytes) -> Request:

@@ -516,11 +516,12 @@ class _WebSocket:
     """One WebSocket connection: ``websockets``' sans-io ``ServerProtocol`` frames it, the app
     sees ASGI ``websocket`` messages (see the module's doc)."""
 
-    __slots__ = ("accepted", "app_done", "conn", "gone", "handshake", "messages", "proto", "rest", "scope",
+    __slots__ = ("accepted", "conn", "gone", "handshake", "messages", "proto", "rest", "scope",
                  "started", "waiter")
 
     def __init__(self, conn: DirectHttpProtocol, http_scope: Scope, url: bytes, rest: bytes) -> None:
         from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+        from websockets.http11 import Request
         from websockets.server import ServerProtocol
 
         self.conn = conn
@@ -533,14 +534,11 @@ class _WebSocket:
         self.started = False
         self.gone = False
         """The connection is closed (or closing): the app gets ``websocket.disconnect``."""
-        self.app_done = False
         head = [b"GET ", url, b" HTTP/1.1\r\n"]
         for name, value in http_scope["headers"]:
             head += [name, b": ", value, b"\r\n"]
         self.proto.receive_data(b"".join(head) + b"\r\n")
         request = next(iter(self.proto.events_received()), None)
-        from websockets.http11 import Request
-
         self.handshake = self.proto.accept(request) if isinstance(request, Request) else None
         if self.handshake is None or self.handshake.status_code != 101:  # refused by the library: the app never sees it
             if self.handshake is not None:
@@ -567,7 +565,6 @@ class _WebSocket:
                 else:
                     self._refuse(500, b"Internal Server Error")
         finally:
-            self.app_done = True
             if not self.gone and not self.accepted:  # the app neither accepted nor answered: ASGI says 403
                 self._refuse(403, b"")
             elif not self.gone:  # the app returned with the socket open: a normal close

@@ -126,3 +126,46 @@ def test_codex_speaks_websocket(scenario: str, tmp_path: Path, monkeypatch: pyte
     assert refused == []
     if scenario == "rate_limit.yaml":
         assert 429 in {s for _, s in seen}, seen
+
+
+FLAKY_SOCKET = """\
+name: flaky-socket
+initialPrompt: create hello.txt
+timeline:
+  - llmResponse:
+      - assistant: [[0, "Writing hello.txt."]]
+      - writeFile: {path: hello.txt, content: "hello from the agent\\n"}
+    chaos: "reset=3*1"
+  - assert:
+      fs: {exists: [hello.txt]}
+  - llmResponse:
+      - assistant: [[0, "Done: hello.txt is written."]]
+    chaos: "error=503*1;retry-after=10ms"
+expect:
+  exitCode: 0
+  artifacts:
+    - {type: file, pattern: hello.txt}
+"""
+
+
+@pytest.mark.slow
+def test_codex_survives_chaos_on_its_websocket(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reset mid-response drops Codex's socket (it opens another and asks again) and an injected 503
+    is an error event (it retries): each faulted step is asked for twice, every time over the socket."""
+    need("codex")
+    from autocue.mockllm.journal import Journal
+
+    seen: list[str] = []
+    add = Journal.add
+
+    def spy_add(self: Journal, req: Any, status: int, outcome: str, reply: int | None) -> None:
+        seen.append(req.transport)
+        add(self, req, status, outcome, reply)
+
+    monkeypatch.setattr(Journal, "add", spy_add)
+    scenario = tmp_path / "flaky_socket.yaml"
+    scenario.write_text(FLAKY_SOCKET)
+    report = run_scenarios(scenario, agent="codex", out=tmp_path / "runs", timeout=100, ci=False)
+    [r] = report.scenarios
+    assert r.passed, [f.line() for f in r.failures] + r.diagnostics
+    assert seen == ["websocket"] * 4

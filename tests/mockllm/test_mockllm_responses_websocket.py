@@ -178,6 +178,26 @@ def test_lanes_tag_every_event_with_their_stream_id(files: MockLLMServer) -> Non
         assert (err.type, err.stream_id) == ("error", "lane-b")
 
 
+def test_lanes_run_side_by_side_on_one_socket(tmp_path: Path) -> None:
+    """Two lanes (``stream_id``) of one socket stream at once: the second lane's reply starts before the
+    first lane's ends; each lane's events are its own, in order."""
+    path = tmp_path / "slow.yaml"
+    path.write_text("name: slow\ninitialPrompt: go\ntimeline:\n"
+                    "  - llmResponse:\n      - assistant: [[0, 'first '], [400, 'reply']]\n"
+                    "  - llmResponse:\n      - assistant: [[0, 'second '], [400, 'reply']]\n")
+    with serve(path, speed=1.0) as server, raw(server) as ws:
+        for lane in ("a", "b"):
+            ws.send(json.dumps({"type": "response.create", "input": "go", "stream_id": lane}))
+        order: list[tuple[str, str]] = []
+        while sum(t == "response.completed" for _, t in order) < 2:
+            ev = json.loads(ws.recv(timeout=10))
+            order.append((ev["stream_id"], ev["type"]))
+    assert order.index(("b", "response.created")) < order.index(("a", "response.completed"))
+    for lane in ("a", "b"):
+        mine = [t for s, t in order if s == lane]
+        assert mine[0] == "response.created" and mine[-1] == "response.completed"
+
+
 # ---------------------------------------------------------------------- what Codex sends
 def test_codex_frames_a_warm_up_then_a_turn_continuing_it(files: MockLLMServer) -> None:
     """Codex sends ``stream: true`` and first a ``generate: false`` warm-up with its instructions, which

@@ -2,8 +2,9 @@
 
 The protocol (``protocol.py``) frames the connection and hands the app an ASGI ``websocket``
 scope; ``SocketSession`` serves it for the API whose ``websocket_paths`` hold the path
-(``WireApi.socket``, a ``SocketMode``: the frames and events of that API). Per text frame, in
-order (one turn at a time; a lane id tags a turn's events):
+(``WireApi.socket``, a ``SocketMode``: the frames and events of that API). Per text frame (the
+frames of one lane, ``stream_id``, in order, one turn at a time; lanes side by side, each
+turn's events tagged with its lane):
 
 - the API's mode turns the frame into the body an HTTP ``POST`` would carry (a frame that
   continues an earlier response by its id gets that response's history in front of its new
@@ -93,24 +94,47 @@ class SocketSession:
         if (await self.receive())["type"] != "websocket.connect":
             return
         await self._send({"type": "websocket.accept"})
+        lanes: dict[str | None, asyncio.Queue[dict[str, Any]]] = {}
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            while self.open:
+                message = await self.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                text = message.get("text")
+                if text is None:
+                    await self.close(1003, "binary frames are not taken: send JSON text frames")
+                    return
+                try:
+                    frame = orjson.loads(text)
+                except orjson.JSONDecodeError as e:
+                    await self.refuse(SocketRefusal(400, f"the frame is not JSON: {e}", "invalid_json"))
+                    continue
+                if not isinstance(frame, dict):
+                    await self.refuse(SocketRefusal(400, f"the frame must be a JSON object, got "
+                                                         f"{type(frame).__name__}", "invalid_request"))
+                    continue
+                lane = frame.get("stream_id")
+                key = lane if isinstance(lane, str) else None
+                queue = lanes.get(key)
+                if queue is None:  # a lane's turns run in order; lanes run side by side
+                    queue = lanes[key] = asyncio.Queue()
+                    tasks.append(asyncio.ensure_future(self._lane(queue)))
+                queue.put_nowait(frame)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _lane(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
         while self.open:
-            message = await self.receive()
-            if message["type"] == "websocket.disconnect":
-                return
-            text = message.get("text")
-            if text is None:
-                await self.close(1003, "binary frames are not taken: send JSON text frames")
-                return
+            frame = await queue.get()
             try:
-                frame = orjson.loads(text)
-            except orjson.JSONDecodeError as e:
-                await self.refuse(SocketRefusal(400, f"the frame is not JSON: {e}", "invalid_json"))
-                continue
-            if not isinstance(frame, dict):
-                await self.refuse(SocketRefusal(400, f"the frame must be a JSON object, got {type(frame).__name__}",
-                                                "invalid_request"))
-                continue
-            await self.turn(frame)
+                await self.turn(frame)
+            except Exception:  # a bug in the server: the socket closes as the protocol says for one
+                log.exception("autocue mock LLM: internal error answering a WebSocket frame on %s", self.scope["path"])
+                if self.open:
+                    await self.close(1011, "internal error")
 
     async def turn(self, frame: dict[str, Any]) -> None:
         contexts: Contexts = self.app.socket_contexts

@@ -106,6 +106,10 @@ def unrouted(table: list[Row]) -> list[str]:
         s = r.surface
         for path in (s.path, *s.also):
             concrete = _concrete(path)
+            if s.method == "WEBSOCKET":  # an upgraded GET, served outside the router
+                if concrete not in r.api.websocket_paths:
+                    bad.append(f"{r.api.name}: WEBSOCKET {path} is not in {r.api.name}'s websocket_paths")
+                continue
             route = next((rt for rt in app.router.routes if rt.regex.match(concrete)
                           and s.method in rt.methods), None)
             if route is None or route.endpoint == app.not_found:

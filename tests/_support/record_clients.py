@@ -111,6 +111,45 @@ def openai_responses(base_url: str, key: str, prompts: list[str]) -> list[Reply]
     return out
 
 
+def openai_responses_websocket(base_url: str, key: str, prompts: list[str]) -> list[Reply]:
+    """The Responses loop over the official client's WebSocket (``responses.connect()``): each frame
+    holds only the new items and continues the last response by ``previous_response_id``."""
+    client = openai.OpenAI(base_url=base_url + "/v1", api_key=key, max_retries=0)
+    tools: Any = [{"type": "function", "name": n, "description": d, "parameters": SCHEMA} for n, d in TOOLS]
+    out: list[Reply] = []
+    prev: str | None = None
+    with client.responses.connect() as conn:
+        for prompt in prompts:
+            new: list[Any] = [{"role": "user", "content": prompt}]
+            for _ in range(MAX_CALLS):
+                more: Any = {"previous_response_id": prev} if prev else {}
+                conn.response.create(model="m", input=new, tools=tools, **more)
+                final = None
+                for ev in conn:
+                    if ev.type == "error":
+                        out.append({"error": ev.status})
+                        break
+                    if ev.type == "response.completed":
+                        final = ev.response
+                        break
+                if final is None:
+                    continue  # the same frame again: the client's retry
+                text, thinking, calls = "", "", []
+                for it in final.output:
+                    if it.type == "message":
+                        text += "".join(getattr(c, "text", "") for c in it.content)
+                    elif it.type == "reasoning":
+                        thinking += "".join(s.text for s in it.summary)
+                    elif it.type == "function_call":
+                        calls.append((it.call_id, it.name, it.arguments))
+                out.append({"text": text, "thinking": thinking, "calls": calls, "stop": final.status})
+                prev = final.id
+                new = [{"type": "function_call_output", "call_id": i, "output": f"ok {n}"} for i, n, _ in calls]
+                if not calls:
+                    break
+    return out
+
+
 def anthropic_messages(base_url: str, key: str, prompts: list[str]) -> list[Reply]:
     client = anthropic.Anthropic(base_url=base_url, api_key=key, max_retries=0)
     tools: Any = [{"name": n, "description": d, "input_schema": SCHEMA} for n, d in TOOLS]

@@ -56,6 +56,28 @@ def _responses(server: MockLLMServer, key: str) -> tuple[Calls, str]:
     return [(f.name, json.loads(f.arguments)) for f in fcs], final.output_text
 
 
+def _responses_websocket(server: MockLLMServer, key: str) -> tuple[Calls, str]:
+    c = openai.OpenAI(base_url=server.openai_base_url, api_key=key, max_retries=0)
+    tools: Any = [{"type": "function", "name": "get_weather", "parameters": SCHEMA, "strict": False}]
+
+    def until_done(conn: Any) -> Any:
+        for event in conn:
+            if event.type == "response.completed":
+                return event.response
+            assert event.type != "error", event
+        raise AssertionError("the socket closed before response.completed")
+
+    with c.responses.connect() as conn:
+        conn.response.create(model="gpt-x", input=PROMPT, tools=tools)
+        first = until_done(conn)
+        fcs = [o for o in first.output if o.type == "function_call"]
+        conn.response.create(model="gpt-x", previous_response_id=first.id, tools=tools, input=[
+            {"type": "function_call_output", "call_id": f.call_id, "output": WEATHER[json.loads(f.arguments)["city"]]}
+            for f in fcs])
+        final = until_done(conn)
+    return [(f.name, json.loads(f.arguments)) for f in fcs], final.output_text
+
+
 def _anthropic(server: MockLLMServer, key: str) -> tuple[Calls, str]:
     c = anthropic.Anthropic(base_url=server.base_url, api_key=key, max_retries=0)
     tools: Any = [{"name": "get_weather", "input_schema": SCHEMA}]
@@ -127,6 +149,7 @@ def _ollama(server: MockLLMServer, key: str) -> tuple[Calls, str]:
 DRIVERS: dict[str, Driver] = {
     "chat": _chat,
     "responses": _responses,
+    "responses-websocket": _responses_websocket,
     "anthropic": _anthropic,
     "gemini": _gemini,
     "interactions": _interactions,

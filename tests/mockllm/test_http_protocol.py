@@ -200,12 +200,22 @@ def test_a_malformed_request_gets_400_and_no_traceback(garbage: bytes, caplog: p
     assert not [rec for rec in caplog.records if rec.exc_info]
 
 
-def test_a_websocket_upgrade_gets_426_at_once() -> None:
+UPGRADE = (b"Host: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+           b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+
+
+def test_a_websocket_upgrade_without_websocket_mode_gets_426_at_once() -> None:
     with serve(_script()) as server, connect(server.port) as (s, r):
-        s.sendall(b"GET /v1/responses HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
-                  b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+        s.sendall(b"GET /v1/chat/completions HTTP/1.1\r\n" + UPGRADE)
         status, headers, body = r.response()
         assert status == 426 and headers["x-should-retry"] == "false" and b"WebSocket" in body
+
+
+def test_a_websocket_upgrade_on_the_responses_path_switches_protocols() -> None:
+    with serve(_script()) as server, connect(server.port) as (s, r):
+        s.sendall(b"GET /v1/responses HTTP/1.1\r\n" + UPGRADE)
+        head = r._until(b"\r\n\r\n").decode().lower()
+        assert head.startswith("http/1.1 101") and "sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo=" in head
 
 
 # ---------------------------------------------------------------------------- a test app

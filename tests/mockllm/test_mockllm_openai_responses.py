@@ -118,10 +118,11 @@ def test_exhaustion() -> None:
             c.responses.create(model="m", input="hi")
 
 
-def test_websocket_upgrade_gets_426_at_once() -> None:
-    """426 Upgrade Required makes Codex fall back to HTTP at once (a 404 made it retry 7 times, ~7 s)."""
+def test_websocket_upgrade_without_websocket_mode_gets_426_at_once() -> None:
+    """426 Upgrade Required makes a client fall back to HTTP at once (a 404 made Codex retry 7 times, ~7 s);
+    ``/responses`` takes the WebSocket (test_mockllm_responses_websocket.py)."""
     with serve(Script([Turn("hi", [say("one")])], name="tiny")) as server:
-        r = httpx2.get(server.openai_base_url + "/responses",
+        r = httpx2.get(server.openai_base_url + "/chat/completions",
                        headers={"upgrade": "websocket", "connection": "Upgrade", "sec-websocket-version": "13",
                                 "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
                                 "openai-beta": "responses_websockets=2026-02-06"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shlex
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from doc_blocks import ROOT
@@ -125,3 +126,77 @@ def test_every_cli_of_the_matrix_has_a_launch_profile_with_a_pinned_version() ->
         assert p.version and p.version in p.verified and p.package, name
     assert all(BUILTIN[a].tui_args is not None for a in TUI_AGENTS)
     assert PRINT == ["create_file.yaml", "edit_file.yaml", "rate_limit.yaml", "shell_answer.yaml"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", ["create_file.yaml", "rate_limit.yaml", "tui_two_turns.yaml"])
+def test_codex_speaks_websocket(scenario: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codex's launch profile lets it use the Responses WebSocket (print and TUI): every model request in
+    its journal came over the socket (a scripted 429 too, as an error event it retries), and no upgrade
+    was refused (426) and answered over HTTP instead."""
+    need("codex")
+    from autocue.mockllm.app import MockApp
+    from autocue.mockllm.journal import Journal
+
+    seen: list[tuple[str, int]] = []
+    refused: list[str] = []
+    add, refuse = Journal.add, MockApp._refuse_websocket
+
+    def spy_add(self: Journal, req: Any, status: int, outcome: str, reply: int | None) -> None:
+        seen.append((req.transport, status))
+        add(self, req, status, outcome, reply)
+
+    async def spy_refuse(self: MockApp, scope: Any, send: Any) -> None:
+        refused.append(scope["path"])
+        await refuse(self, scope, send)
+
+    monkeypatch.setattr(Journal, "add", spy_add)
+    monkeypatch.setattr(MockApp, "_refuse_websocket", spy_refuse)
+    check("codex", scenario, tmp_path, 110)
+    assert seen and {t for t, _ in seen} == {"websocket"}, seen
+    assert refused == []
+    if scenario == "rate_limit.yaml":
+        assert 429 in {s for _, s in seen}, seen
+
+
+FLAKY_SOCKET = """\
+name: flaky-socket
+initialPrompt: create hello.txt
+timeline:
+  - llmResponse:
+      - assistant: [[0, "Writing hello.txt."]]
+      - writeFile: {path: hello.txt, content: "hello from the agent\\n"}
+    chaos: "reset=3*1"
+  - assert:
+      fs: {exists: [hello.txt]}
+  - llmResponse:
+      - assistant: [[0, "Done: hello.txt is written."]]
+    chaos: "error=503*1;retry-after=10ms"
+expect:
+  exitCode: 0
+  artifacts:
+    - {type: file, pattern: hello.txt}
+"""
+
+
+@pytest.mark.slow
+def test_codex_survives_chaos_on_its_websocket(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reset mid-response drops Codex's socket (it opens another and asks again) and an injected 503
+    is an error event (it retries): each faulted step is asked for twice, every time over the socket."""
+    need("codex")
+    from autocue.mockllm.journal import Journal
+
+    seen: list[str] = []
+    add = Journal.add
+
+    def spy_add(self: Journal, req: Any, status: int, outcome: str, reply: int | None) -> None:
+        seen.append(req.transport)
+        add(self, req, status, outcome, reply)
+
+    monkeypatch.setattr(Journal, "add", spy_add)
+    scenario = tmp_path / "flaky_socket.yaml"
+    scenario.write_text(FLAKY_SOCKET)
+    report = run_scenarios(scenario, agent="codex", out=tmp_path / "runs", timeout=100, ci=False)
+    [r] = report.scenarios
+    assert r.passed, [f.line() for f in r.failures] + r.diagnostics
+    assert seen == ["websocket"] * 4

@@ -51,6 +51,8 @@ def test_recipe_writes_the_file_and_plays_the_whole_scenario(agent: Agent, tmp_p
     assert status["errors"] == [], status["errors"]
     assert (status["consumed"], status["remaining"]) == (status["total"], 0), status
     assert all(a["passed"] for a in status["assertions"]), status["assertions"]
+    if agent.name == "codex":  # its recipe lets it use the Responses WebSocket: no turn fell back to HTTP
+        assert {e["transport"] for e in status["journal"]} == {"websocket"}, status["journal"]
     print(f"{agent.name}: {run.seconds:.2f} s, {status['requests']} requests, profile {status['profile']}")
 
 
@@ -62,9 +64,10 @@ CODEX_HOME=$HOME/.codex codex exec --skip-git-repo-check --sandbox workspace-wri
 
 
 @pytest.mark.slow
-def test_codex_builtin_provider_falls_back_from_websocket_at_once_and_sends_the_lite_request(tmp_path: Path) -> None:
-    """No ``-c model``: Codex tries a WebSocket upgrade first (426: no retries; with 404 it took
-    6.5-7.4 s) and sends the Responses "lite" request, from which the codex profile is detected."""
+def test_codex_builtin_provider_speaks_websocket_and_sends_the_lite_request(tmp_path: Path) -> None:
+    """No ``-c model``: Codex's built-in provider opens the Responses WebSocket (on the ``/s/KEY``
+    prefixed path; when it was refused, 426 made it fall back at once, 404 took 6.5-7.4 s) and sends
+    the Responses "lite" request over it, from which the codex profile is detected."""
     agent = next(a for a in AGENTS if a.name == "codex")
     if find_cli(agent) is None:
         pytest.skip(skip_reason(agent))
@@ -80,4 +83,5 @@ def test_codex_builtin_provider_falls_back_from_websocket_at_once_and_sends_the_
     assert (work / "hello.txt").read_text() == "hello from codex\n"
     assert (status["profile"], status["profile_source"]) == ("codex", "detected (Codex lite request)")
     assert (status["remaining"], status["errors"], status["warnings"]) == (0, [], [])
-    assert run.seconds < 5, f"codex took {run.seconds:.1f} s: did it retry the WebSocket upgrade?\n{run.output[-2000:]}"
+    assert {e["transport"] for e in status["journal"]} == {"websocket"}, status["journal"]
+    assert run.seconds < 5, f"codex took {run.seconds:.1f} s: did it retry the WebSocket?\n{run.output[-2000:]}"

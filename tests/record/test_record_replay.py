@@ -15,7 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from record_clients import Reply, anthropic_messages, autocue_provider, openai_chat, openai_responses
+from record_clients import (
+    Reply,
+    anthropic_messages,
+    autocue_provider,
+    openai_chat,
+    openai_responses,
+    openai_responses_websocket,
+)
 
 from autocue.mockllm.server import serve
 from autocue.record import RecordingServer, Redactor
@@ -47,6 +54,7 @@ Client = Callable[[str, str, list[str]], list[Reply]]
 CLIENTS: dict[str, Client] = {
     "openai-sdk-chat": openai_chat,
     "openai-sdk-responses": openai_responses,
+    "openai-sdk-responses-websocket": openai_responses_websocket,
     "anthropic-sdk": anthropic_messages,
     "provider-chat": lambda u, k, p: autocue_provider("chat", u, k, p),
     "provider-responses": lambda u, k, p: autocue_provider("responses", u, k, p),

@@ -63,6 +63,7 @@ class JournalEntry:
             "path": req.path,
             "model": req.model,
             "stream": req.stream,
+            "transport": req.transport,
             "status": self.status,
             "outcome": self.outcome,
             "reply": self.reply,

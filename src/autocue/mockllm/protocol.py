@@ -17,8 +17,15 @@ class it builds per connection (``uvicorn.Config(http=DirectHttpProtocol)``). Pe
 - keep-alive (closed after ``timeout_keep_alive`` idle seconds); pipelined requests answered
   in order, one at a time (reading pauses while one waits); a body the app did not read is
   read and dropped, so the connection stays usable; malformed HTTP gets a plain 400 and the
-  connection closes; an ``Upgrade`` request (a WebSocket attempt) is answered as plain HTTP
-  (the app says 426) and the connection closes;
+  connection closes;
+- a WebSocket upgrade (``GET`` with ``Upgrade: websocket``, the only request on its
+  connection so far) becomes an ASGI ``websocket`` scope: the framing (handshake, masking,
+  fragments, ping/pong, ``permessage-deflate``, the closing handshake, messages above
+  ``ws_max_size`` closed with 1009) is the sans-io ``websockets.server.ServerProtocol``'s; a
+  handshake the library refuses (a missing key, a wrong version) is answered 400 without the
+  app; an app that closes before accepting answers 403, and one that sends
+  ``websocket.http.response`` answers with that response. Another ``Upgrade`` request is
+  answered as plain HTTP (the app says 426) and the connection closes;
 - the client leaving sets every waiting ``receive`` to ``http.disconnect``;
 - on shutdown an idle connection closes at once, a busy one after its answer.
 """
@@ -29,12 +36,16 @@ import asyncio
 import http
 import logging
 from collections import deque
-from typing import Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import httptools
 
 from autocue.mockllm.asgi import ASGIApp, Message, Scope
+
+if TYPE_CHECKING:
+    from websockets.server import ServerProtocol
 
 TRANSPORT_KEY = "autocue_transport"
 log = logging.getLogger("uvicorn.error")
@@ -47,6 +58,10 @@ _BAD_REQUEST = (b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=
                 b"content-length: 29\r\nconnection: close\r\n\r\nInvalid HTTP request received")
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 _DISCONNECT: Message = {"type": "http.disconnect"}
+WS_MAX_SIZE = 16 * 1024 * 1024
+"""The largest WebSocket message taken when the server's config names none (uvicorn's default)."""
+WS_CLOSE_WAIT = 2.0
+"""Seconds the server waits for the client's answer to its close frame before closing the TCP connection."""
 
 
 def _status_line(code: int) -> bytes:
@@ -223,6 +238,9 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
         self.closing = False
         self.ignore_input = False
         self.shutting_down = False
+        self.websocket: _WebSocket | None = None
+        """The WebSocket this connection became (an upgrade), else None."""
+        self.ws_max_size: int = getattr(config, "ws_max_size", WS_MAX_SIZE) or WS_MAX_SIZE
 
     # ------------------------------------------------------------------ connection
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -243,6 +261,8 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
             self.write_paused.set_result(None)
         self._cancel_keep_alive()
         self.parser = None  # type: ignore[assignment]
+        if self.websocket is not None:
+            self.websocket.lost()
 
     def eof_received(self) -> bool | None:
         return None
@@ -254,13 +274,20 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
         self.data_received(self.buffer[:nbytes])  # httptools copies what it hands on
 
     def data_received(self, data: bytes | memoryview) -> None:
+        if self.websocket is not None:
+            self.websocket.feed(bytes(data))
+            return
         if self.ignore_input:
             return
         self.idle_since = self.loop.time()
         try:
             self.parser.feed_data(data)
-        except httptools.HttpParserUpgrade:  # answered as plain HTTP (426), then the connection closes
-            self._stop_input(self.parsing)
+        except httptools.HttpParserUpgrade as e:
+            queue = self.queue  # the upgrade request is complete: the last one queued
+            if self.running is None and len(queue) == 1 and _wants_websocket(queue[0].scope):
+                self._upgrade(queue[0], bytes(data[int(e.args[0]) if e.args else len(data):]))
+                return
+            self._stop_input(self.parsing)  # answered as plain HTTP (426), then the connection closes
         except httptools.HttpParserError:
             log.warning("Invalid HTTP request received.")
             bad = self.parsing
@@ -294,6 +321,9 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
     def shutdown(self) -> None:
         """The server stops: close now when idle, else after the answer being written."""
         self.shutting_down = True
+        if self.websocket is not None:
+            self.websocket.going_away()
+            return
         if self.running is None:
             self.transport.close()
             return
@@ -333,7 +363,7 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
         """Close the connection once idle for ``timeout_keep_alive`` seconds (one timer per
         connection, moved on lazily, not one per request)."""
         self.keep_alive_timer = None
-        if self.closing or self.running is not None or self.queue:
+        if self.closing or self.running is not None or self.queue or self.websocket is not None:
             return  # the answer's end arms it again
         left = self.idle_since + self.keep_alive_timeout - self.loop.time()
         if left > 0:
@@ -401,10 +431,21 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
     # ------------------------------------------------------------------ running the app
     def _run(self, ex: _Exchange) -> None:
         self.running = ex
-        task = self.loop.create_task(self._call(ex))
+        self._task(self._call(ex))
+
+    def _task(self, work: Coroutine[Any, Any, None]) -> None:
+        task = self.loop.create_task(work)
         tasks = self.server_state.tasks
         tasks.add(task)
         task.add_done_callback(tasks.discard)
+
+    def _upgrade(self, ex: _Exchange, rest: bytes) -> None:
+        """``ex`` asks for a WebSocket: the connection is one from now on (``rest``: bytes after its head)."""
+        self.queue.clear()
+        self.parsing = None
+        self.ignore_input = True
+        self._cancel_keep_alive()
+        self.websocket = _WebSocket(self, ex.scope, self.url, rest)
 
     async def _call(self, ex: _Exchange) -> None:
         try:
@@ -460,6 +501,221 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
         self.idle_since = self.loop.time()
         if self.keep_alive_timer is None and not self.closing:
             self.keep_alive_timer = self.loop.call_later(self.keep_alive_timeout, self._idle_timeout)
+
+
+def _wants_websocket(scope: Scope) -> bool:
+    if scope["method"] != "GET":
+        return False
+    for name, value in scope["headers"]:
+        if name == b"upgrade":
+            return b"websocket" in value.lower()
+    return False
+
+
+class _WebSocket:
+    """One WebSocket connection: ``websockets``' sans-io ``ServerProtocol`` frames it, the app
+    sees ASGI ``websocket`` messages (see the module's doc)."""
+
+    __slots__ = ("accepted", "conn", "gone", "handshake", "messages", "proto", "rest", "scope",
+                 "started", "waiter")
+
+    def __init__(self, conn: DirectHttpProtocol, http_scope: Scope, url: bytes, rest: bytes) -> None:
+        from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
+        from websockets.http11 import Request
+        from websockets.server import ServerProtocol
+
+        self.conn = conn
+        self.proto: ServerProtocol = ServerProtocol(extensions=[ServerPerMessageDeflateFactory()],
+                                                    max_size=conn.ws_max_size)
+        self.rest = rest
+        self.messages: deque[Message] = deque()
+        self.waiter: asyncio.Future[None] | None = None
+        self.accepted = False
+        self.started = False
+        self.gone = False
+        """The connection is closed (or closing): the app gets ``websocket.disconnect``."""
+        head = [b"GET ", url, b" HTTP/1.1\r\n"]
+        for name, value in http_scope["headers"]:
+            head += [name, b": ", value, b"\r\n"]
+        self.proto.receive_data(b"".join(head) + b"\r\n")
+        request = next(iter(self.proto.events_received()), None)
+        self.handshake = self.proto.accept(request) if isinstance(request, Request) else None
+        if self.handshake is None or self.handshake.status_code != 101:  # refused by the library: the app never sees it
+            if self.handshake is not None:
+                self.proto.send_response(self.handshake)
+            self.gone = True
+            self.flush()
+            conn.transport.close()
+            return
+        offered = [p.strip() for name, value in http_scope["headers"] if name == b"sec-websocket-protocol"
+                   for p in value.decode("latin-1").split(",") if p.strip()]
+        self.scope: Scope = {**http_scope, "type": "websocket", "scheme": "ws", "subprotocols": offered,
+                             "extensions": {"websocket.http.response": {}}}
+        del self.scope["method"]
+        conn._task(self._call())
+
+    async def _call(self) -> None:
+        try:
+            await self.conn.app(self.scope, self.receive, self.send)
+        except Exception:
+            log.error("Exception in ASGI application", exc_info=True)
+            if not self.gone:
+                if self.accepted:
+                    self._close(1011, "internal error")
+                else:
+                    self._refuse(500, b"Internal Server Error")
+        finally:
+            if not self.gone and not self.accepted:  # the app neither accepted nor answered: ASGI says 403
+                self._refuse(403, b"")
+            elif not self.gone:  # the app returned with the socket open: a normal close
+                self._close(1000, "")
+
+    # ------------------------------------------------------------------ from the client
+    def feed(self, data: bytes) -> None:
+        from websockets.frames import Frame, Opcode
+
+        self.conn.idle_since = self.conn.loop.time()
+        self.proto.receive_data(data)
+        for event in self.proto.events_received():
+            if not isinstance(event, Frame):
+                continue
+            if event.opcode is Opcode.TEXT:  # the library checked it is UTF-8 (else it closed with 1007)
+                self.messages.append({"type": "websocket.receive", "text": bytes(event.data).decode()})
+            elif event.opcode is Opcode.BINARY:
+                self.messages.append({"type": "websocket.receive", "bytes": bytes(event.data)})
+        self.flush()
+        from websockets.protocol import State
+
+        if self.proto.state in (State.CLOSING, State.CLOSED) and not self.gone:
+            rcvd = self.proto.close_rcvd  # the client's close frame (None: it closed with 1009, 1007, ...)
+            self._disconnect(rcvd.code if rcvd is not None else self.proto.close_code or 1006)
+        if len(self.messages) > 64:
+            self.conn._pause_reading()
+        self._wake()
+
+    def lost(self) -> None:
+        """The TCP connection is gone."""
+        if not self.gone:
+            self._disconnect(1006)
+        self._wake()
+
+    def going_away(self) -> None:
+        """The server stops: close with 1001."""
+        if self.accepted and not self.gone:
+            self._close(1001, "server shutting down")
+        elif not self.accepted:
+            self.conn.transport.close()
+
+    def _disconnect(self, code: int) -> None:
+        self.gone = True
+        self.messages.append({"type": "websocket.disconnect", "code": code})
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def receive(self) -> Message:
+        if not self.started:
+            self.started = True
+            return {"type": "websocket.connect"}
+        while not self.messages:
+            if self.gone:
+                rcvd = self.proto.close_rcvd
+                return {"type": "websocket.disconnect", "code": rcvd.code if rcvd is not None else 1006}
+            self.waiter = self.conn.loop.create_future()
+            await self.waiter
+            self.waiter = None
+        message = self.messages.popleft()
+        if len(self.messages) < 16:
+            self.conn.resume_reading()
+        return message
+
+    # ------------------------------------------------------------------ to the client
+    async def send(self, message: Message) -> None:
+        kind = message["type"]
+        if not self.accepted:
+            if kind == "websocket.accept":
+                self._accept(message)
+            elif kind == "websocket.close":
+                self._refuse(403, b"")
+            elif kind == "websocket.http.response.start":
+                self.handshake = self._response(message["status"], message.get("headers", ()))
+            elif kind == "websocket.http.response.body" and self.handshake is not None:
+                self.handshake.body += message.get("body", b"")
+                if not message.get("more_body", False):
+                    self._answer(self.handshake)
+            else:
+                raise RuntimeError(f"unexpected ASGI message {kind!r} before the WebSocket is accepted")
+            return
+        if kind == "websocket.send":
+            if self.gone:
+                raise ConnectionResetError("the WebSocket is closed")
+            text = message.get("text")
+            if text is not None:
+                self.proto.send_text(text.encode())
+            else:
+                self.proto.send_binary(message.get("bytes") or b"")
+            self.flush()
+            await self.conn.drained()
+        elif kind == "websocket.close":
+            if not self.gone:
+                self._close(int(message.get("code") or 1000), str(message.get("reason") or ""))
+        else:
+            raise RuntimeError(f"unexpected ASGI message {kind!r} on an accepted WebSocket")
+
+    def _accept(self, message: Message) -> None:
+        from websockets.datastructures import Headers
+
+        response = self.handshake
+        assert response is not None
+        extra = Headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in message.get("headers") or ())
+        subprotocol = message.get("subprotocol")
+        if subprotocol:
+            extra["Sec-WebSocket-Protocol"] = subprotocol
+        response.headers.update(extra)
+        self.accepted = True
+        self.proto.send_response(response)
+        self.flush()
+        if self.rest:
+            rest, self.rest = self.rest, b""
+            self.feed(rest)
+
+    def _response(self, status: int, headers: Any) -> Any:
+        from websockets.datastructures import Headers
+        from websockets.http11 import Response
+
+        phrase = http.HTTPStatus(status).phrase if status in http.HTTPStatus._value2member_map_ else ""
+        return Response(status, phrase, Headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in headers), b"")
+
+    def _refuse(self, status: int, body: bytes) -> None:
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+        response = self._response(status, headers)
+        response.body = body
+        self._answer(response)
+
+    def _answer(self, response: Any) -> None:
+        """An HTTP answer instead of the WebSocket; the connection closes."""
+        self.gone = True
+        self.accepted = True  # nothing more to answer
+        self.proto.send_response(response)
+        self.flush()
+        self.conn.transport.close()
+
+    def _close(self, code: int, reason: str) -> None:
+        self.proto.send_close(code, reason)
+        self.gone = True
+        self.flush()
+        transport = self.conn.transport
+        self.conn.loop.call_later(WS_CLOSE_WAIT, transport.close)  # the client's close frame comes first, normally
+
+    def flush(self) -> None:
+        transport = self.conn.transport
+        for data in self.proto.data_to_send():
+            if data:
+                transport.write(data)
+            else:  # the library's end of the connection
+                transport.close()
 
 
 def _address(got: Any) -> tuple[str, int] | None:

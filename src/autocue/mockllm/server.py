@@ -5,7 +5,7 @@
 ``server.openai_base_url``). The listening socket has ``TCP_NODELAY``; uvicorn runs the server
 (sockets, signals, shutdown) with autocue's own HTTP protocol (``protocol.py``: the httptools
 parser, C, calling the app directly; uvicorn's pure-Python h11 protocol when
-``AUTOCUE_HTTP_PARSER=h11``), no WebSocket support (upgrades get 426), no access log. Leaving
+``AUTOCUE_HTTP_PARSER=h11``; it has no WebSocket support: upgrades get 426), no access log. Leaving
 the block stops the server and joins its thread.
 """
 

@@ -59,7 +59,10 @@ from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.options import DEFAULT_MAX_BODY
 from autocue.mockllm.sidecalls import side_call
 from autocue.mockllm.sources import MAX_SCENARIO_BYTES
-from autocue.mockllm.wire.registry import find
+from autocue.mockllm.websocket import TRANSPORT_KEY, Contexts
+from autocue.mockllm.wire.api import SocketMode, SocketRefusal, WireApi
+from autocue.mockllm.wire.common import sse
+from autocue.mockllm.wire.registry import find, websocket_api
 from autocue.mockllm.wire.registry import model_call_api as _model_call_api
 from autocue.record.capture import Chunk, ReplySpool, parse_reply
 from autocue.scenario.redact import Redactor
@@ -163,8 +166,10 @@ class RecordingProxy:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             return
+        if scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+            return
         if scope["type"] != "http":
-            await send({"type": "websocket.close", "code": 1008})
             return
         path: str = scope["path"]
         if path.startswith(("/s/", "/scenario/")):
@@ -231,6 +236,65 @@ class RecordingProxy:
                     self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
         with contextlib.suppress(OSError):  # a client that left after the last byte: nothing more to tell it
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    # ------------------------------------------------------------------ WebSocket
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Relay a WebSocket to the upstream's, frame by frame; each response of an API's WebSocket
+        mode (``WireApi.socket``) is recorded as the turn its HTTP request would have been."""
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import InvalidStatus
+
+        if scope["path"].startswith(("/s/", "/scenario/")):
+            scope = _strip_prefixes(scope)
+        path: str = scope["path"]
+        api = websocket_api(path)
+        if api is None or api.socket is None:
+            await _refuse(send, 426, error_body(_api_of_path(path), 426, f"{path}: the recording proxy relays a "
+                                                "WebSocket on the OpenAI Responses paths only; use HTTP POST"))
+            return
+        raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
+        qs: bytes = scope.get("query_string") or b""
+        headers_in = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw_headers}
+        query = dict(parse_qsl(qs.decode("latin-1"))) if qs else {}
+        self.options.redactor.learn_headers(headers_in, query)
+        url = re.sub(r"^http", "ws", self.upstream) + path + ("?" + qs.decode("latin-1") if qs else "")
+        forward = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw_headers
+                   if k.decode("latin-1") not in HOP_BY_HOP and not k.startswith(b"sec-websocket-")]
+        try:
+            upstream = await connect(url, additional_headers=forward, user_agent_header=None, open_timeout=10,
+                                     max_size=self.options.max_body)
+        except InvalidStatus as e:  # the upstream's refusal (a 426, a 401) goes to the client as it is
+            body = bytes(e.response.body)
+            await _refuse(send, e.response.status_code, None, body)
+            return
+        except Exception as e:
+            msg = self.options.redactor.text(f"autocue record: cannot open a WebSocket to the upstream {url}: "
+                                             f"{type(e).__name__}: {e or 'no detail'}")
+            self.log(msg)
+            await _refuse(send, 502, error_body(api.name, 502, msg))
+            return
+        relay = _SocketRelay(self, api, api.socket, scope, headers_in, query)
+        async with upstream:
+            if (await receive())["type"] != "websocket.connect":
+                return
+            await send({"type": "websocket.accept"})
+            pump = asyncio.ensure_future(relay.from_upstream(upstream, send))
+            try:
+                while True:
+                    message = await receive()
+                    if message["type"] == "websocket.disconnect":
+                        break
+                    text = message.get("text")
+                    if text is not None:
+                        relay.from_client(text)
+                        await upstream.send(text)
+                    else:
+                        await upstream.send(message.get("bytes") or b"")
+            except Exception as e:  # the upstream went away: its pump closes the client's side
+                self.log(f"autocue record: WebSocket {path}: {type(e).__name__}: {e}")
+            finally:
+                await upstream.close()
+                await asyncio.gather(pump, return_exceptions=True)
 
     async def _bad_gateway(self, send: Send, api: str, path: str, e: Exception) -> None:
         msg = self.options.redactor.text(
@@ -303,6 +367,114 @@ class RecordingProxy:
         self._written.add(path)
         if first and self.options.on_new_file is not None:
             self.options.on_new_file(rec.name, path)
+
+
+@dataclass
+class _Turn:
+    """A response in flight on a relayed WebSocket: its request as HTTP would carry it, and its events."""
+
+    body: dict[str, Any]
+    req: tuple[Incoming, str] | None
+    spool: ReplySpool
+    started: float
+
+
+class _SocketRelay:
+    """What a relayed WebSocket records: each client frame's request (rebuilt whole from the contexts
+    of earlier responses, as the mock server does), each response's events as the SSE stream HTTP
+    would have carried, each error event as the HTTP error it stands for."""
+
+    def __init__(self, proxy: RecordingProxy, api: WireApi, mode: SocketMode, scope: Scope,
+                 headers: dict[str, str], query: dict[str, str]) -> None:
+        self.proxy = proxy
+        self.api = api
+        self.mode = mode
+        self.scope = scope
+        self.headers = headers
+        self.query = query
+        self.contexts = Contexts()
+        self.turns: dict[str | None, _Turn] = {}
+
+    def from_client(self, text: str) -> None:
+        frame = _json(text.encode())
+        if not isinstance(frame, dict):
+            return
+        got = self.mode.turn(frame, self.contexts.get)
+        if isinstance(got, SocketRefusal):
+            return  # the upstream answers it; nothing to record
+        req = None
+        if got.generate:  # (a warm-up plays no scripted reply: only its context is kept)
+            raw = orjson.dumps(got.body)
+            req = self.proxy._incoming(self.api.name, self.scope, self.scope["path"], self.headers, self.query, raw,
+                                       got.body)
+        self.turns[got.lane] = _Turn(got.body, req, ReplySpool(self.proxy.options.max_reply), time.perf_counter())
+
+    async def from_upstream(self, upstream: Any, send: Send) -> None:
+        from websockets.exceptions import ConnectionClosedOK
+
+        try:
+            async for message in upstream:
+                if isinstance(message, str):
+                    await self._record(message)
+                    await send({"type": "websocket.send", "text": message})
+                else:
+                    await send({"type": "websocket.send", "bytes": message})
+        except ConnectionClosedOK:
+            pass
+        except Exception:  # closed abnormally (a reset): so is the client's socket
+            transport = self.scope.get("state", {}).get(TRANSPORT_KEY)
+            if transport is not None:
+                transport.abort()
+                return
+        code = upstream.close_code or 1000
+        with contextlib.suppress(Exception):
+            await send({"type": "websocket.close", "code": 1000 if code in (1005, 1006) else code})
+
+    async def _record(self, text: str) -> None:
+        event = _json(text.encode())
+        if not isinstance(event, dict):
+            return
+        lane = event.get("stream_id")
+        lane = lane if isinstance(lane, str) else None
+        turn = self.turns.get(lane)
+        if turn is None:
+            return
+        if event.get("type") == "error":
+            del self.turns[lane]
+            err = dict(event.get("error") or {})
+            headers = event.get("headers") or err.pop("headers", None) or {}
+            err.pop("headers", None)
+            status = int(event.get("status") or 500)
+            turn.spool.add(0.0, orjson.dumps({"error": err}))
+            await self._write(turn, status, headers)
+            return
+        shown = {k: v for k, v in event.items() if k != "stream_id"}
+        turn.spool.add(time.perf_counter() - turn.started, sse(str(event.get("type")), shown))
+        done = self.mode.finished(event, turn.body)
+        if done is not None:
+            self.contexts.put(*done)
+            del self.turns[lane]
+            await self._write(turn, 200, {"content-type": "text/event-stream"})
+
+    async def _write(self, turn: _Turn, status: int, headers: dict[str, str]) -> None:
+        if turn.req is None:
+            turn.spool.close()
+            return
+        req, key = turn.req
+        try:
+            await asyncio.get_running_loop().run_in_executor(self.proxy._writer, self.proxy._record, req, key,
+                                                             status, headers, turn.spool)
+        except OSError as e:
+            self.proxy.log(f"autocue record: WebSocket {req.path}: the reply was relayed but not recorded: {e}")
+
+
+async def _refuse(send: Send, status: int, body: Any, raw: bytes | None = None) -> None:
+    """An HTTP answer to a WebSocket upgrade (``websocket.http.response``)."""
+    data = raw if raw is not None else orjson.dumps(body)
+    await send({"type": "websocket.http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                            (b"x-should-retry", b"false")]})
+    await send({"type": "websocket.http.response.body", "body": data})
 
 
 def _json(body: bytes) -> Any:

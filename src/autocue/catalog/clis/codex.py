@@ -1,8 +1,10 @@
 """Codex (``@openai/codex``): OpenAI Responses only, through a custom provider.
 
 ``CODEX_HOME`` is a fresh dir; a custom provider (``model_providers.mock``) points at the run's
-``/v1`` URL with the session key in ``MOCK_API_KEY`` (no WebSocket attempt, unlike the built-in
-provider); analytics and the update check are off; the workspace is trusted; ``exec`` runs with
+``/v1`` URL with the session key in ``MOCK_API_KEY`` and ``supports_websockets=true``, so Codex
+speaks the Responses API over a WebSocket as with OpenAI's own provider (a ``generate: false``
+warm-up, then ``response.create`` frames continuing it by ``previous_response_id``); analytics
+and the update check are off; the workspace is trusted; ``exec`` runs with
 ``--sandbox workspace-write`` (its default sandbox is read-only: a refused write still exits 0)
 and the TUI with ``--ask-for-approval never``.
 
@@ -31,7 +33,7 @@ from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
 _CONFIG = ("-c", "model_provider=mock", "-c", "model=mock-model",
            "-c", 'model_providers.mock={name="mock",base_url="{openai_base_url}",env_key="MOCK_API_KEY",'
-                 'wire_api="responses"}',
+                 'wire_api="responses",supports_websockets=true}',
            "-c", "analytics.enabled=false", "-c", "check_for_update_on_startup=false",
            "-c", 'projects."{workspace}".trust_level="trusted"', "--sandbox", "workspace-write")
 
@@ -51,7 +53,7 @@ PROFILE = AgentProfile(
     ready="Ask Codex to do anything",
     side_requests=("title (TUI: a tool-less 'single-line task title' request)",),
     quit_input="<ctrl-c><ctrl-c>",
-    notes="Responses only (`wire_api=responses`); everything runs through exec_command",
+    notes="Responses only (`wire_api=responses`), over a WebSocket; everything runs through exec_command",
 )
 
 

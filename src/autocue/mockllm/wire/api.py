@@ -10,7 +10,8 @@ module overrides only what its API does differently.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.common import Segments
@@ -39,6 +40,52 @@ if TYPE_CHECKING:
     from autocue.mockllm.wire.fuzz import Fuzzer
     from autocue.scenario.writer import TimedReply
 
+@dataclass(slots=True)
+class SocketTurn:
+    """What one client frame of a WebSocket asks for: ``body``, the request as HTTP would carry it (the
+    whole history), the lane its events are tagged with, and whether to generate (False: a warm-up)."""
+
+    body: dict[str, Any]
+    lane: str | None = None
+    generate: bool = True
+
+
+@dataclass(slots=True)
+class SocketRefusal:
+    """A client frame refused: an error event with this HTTP status (the socket stays open)."""
+
+    status: int
+    message: str
+    code: str
+    param: str | None = None
+    lane: str | None = None
+
+
+class SocketMode(Protocol):
+    """An API's WebSocket mode (``mockllm/websocket.py`` drives it): client frames become HTTP bodies,
+    the streamed events become frames, each response's context is remembered for the next frame."""
+
+    def turn(self, frame: dict[str, Any], recall: Callable[[str], list[Any] | None]) -> SocketTurn | SocketRefusal:
+        """The request a client frame makes (``recall(id)``: the history a response id continues, or None)."""
+        ...
+
+    def finished(self, event: dict[str, Any], body: dict[str, Any]) -> tuple[str, list[Any]] | None:
+        """For the event that ends a response: its id and the history it leaves (input and output); else None."""
+        ...
+
+    def warmup(self, body: dict[str, Any], response_id: str) -> list[dict[str, Any]]:
+        """The events answering a frame that asks for no generation."""
+        ...
+
+    def error_event(self, status: int, body: Any, headers: dict[str, str], lane: str | None) -> dict[str, Any]:
+        """The error event for an HTTP error answer (``body``: the API's error body)."""
+        ...
+
+    def tag(self, event: dict[str, Any], lane: str) -> None:
+        """Mark an event as the lane's."""
+        ...
+
+
 class WireApi:
     """One wire API. ``entry`` (its catalogue entry) is set by the registry."""
 
@@ -46,6 +93,10 @@ class WireApi:
     routes: tuple[WireRoute, ...] = ()
     surfaces: tuple[Surface, ...] = ()
     """Its endpoints as its docs name them (the generated surface table of docs/mock-server.md)."""
+    websocket_paths: tuple[str, ...] = ()
+    """Paths (after the server's ``/s/``, ``/scenario/`` prefixes) where the API also takes a WebSocket
+    (an upgraded ``GET``), served by ``socket``; an upgrade elsewhere gets 426."""
+    socket: SocketMode | None = None
     history_key = "messages"
     """The body key of the history (append-only between a session's requests)."""
     tool_id_prefix = "call_"

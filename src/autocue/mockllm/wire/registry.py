@@ -63,6 +63,14 @@ def model_call_api(path: str) -> WireApi | None:
     return None
 
 
+def websocket_api(path: str) -> WireApi | None:
+    """The API that takes a WebSocket on ``path``, or None (the upgrade gets 426)."""
+    for api in all_apis():
+        if api.socket is not None and path in api.websocket_paths:
+            return api
+    return None
+
+
 def register(entry: catalog.ApiEntry, api: WireApi | None = None) -> WireApi:
     """Add (or replace) a wire API at run time: its catalogue entry and, when given, its
     ``WireApi`` (else the entry's module is imported)."""

@@ -1,4 +1,4 @@
-"""OpenAI Responses (``POST /v1/responses``).
+"""OpenAI Responses (``POST /v1/responses``; over a WebSocket on ``GET /v1/responses``: ``ResponsesSocket``).
 
 Streaming events carry ``sequence_number`` from 0 and come in the real API's order:
 ``response.created``, ``response.in_progress``, then per output item
@@ -24,12 +24,25 @@ import orjson
 
 from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
-from autocue.mockllm.wire.api import Call, Chunk, LastMessage, WireApi, WireRequest, WireRoute, flatten, with_namespaces
+from autocue.mockllm.wire.api import (
+    Call,
+    Chunk,
+    LastMessage,
+    SocketRefusal,
+    SocketTurn,
+    Surface,
+    WireApi,
+    WireRequest,
+    WireRoute,
+    flatten,
+    openai_error,
+    with_namespaces,
+)
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
-from autocue.mockllm.wire.view import Surface, deployment
+from autocue.mockllm.wire.view import deployment
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from autocue.mockllm.reply import Block, Reply
     from autocue.mockllm.wire.context import ContextBuilder
@@ -53,9 +66,13 @@ def _usage(reply: Reply) -> dict[str, Any]:
 
 def _response(reply: Reply, req: WireRequest, created: int, status: str, output: list[Any],
               usage: dict[str, Any] | None) -> dict[str, Any]:
-    b = req.body
+    return _response_object(make_id("resp_", reply.seed), req.body, req.model, created, status, output, usage)
+
+
+def _response_object(rid: str, b: dict[str, Any], model: str, created: int, status: str, output: list[Any],
+                     usage: dict[str, Any] | None) -> dict[str, Any]:
     return {
-        "id": make_id("resp_", reply.seed),
+        "id": rid,
         "object": "response",
         "created_at": created,
         "status": status,
@@ -65,7 +82,7 @@ def _response(reply: Reply, req: WireRequest, created: int, status: str, output:
         "incomplete_details": {"reason": "max_output_tokens"} if status == "incomplete" else None,
         "instructions": b.get("instructions"),
         "max_output_tokens": b.get("max_output_tokens"),
-        "model": req.model,
+        "model": model,
         "output": output,
         "parallel_tool_calls": b.get("parallel_tool_calls", True),
         "previous_response_id": b.get("previous_response_id"),
@@ -208,13 +225,101 @@ def _dumps(v: Any) -> str:
     return v if isinstance(v, str) else orjson.dumps(v).decode()
 
 
+# ---------------------------------------------------------------------- WebSocket mode
+TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
+_TRANSPORT_ONLY = ("type", "stream_id", "generate", "stream", "background")
+"""Frame fields that are no part of the HTTP body (``stream``: every answer streams)."""
+
+
+def _input_items(inp: Any) -> list[Any]:
+    if isinstance(inp, str):
+        return [{"role": "user", "content": inp}]
+    return list(inp) if isinstance(inp, list) else []
+
+
+class ResponsesSocket:
+    """OpenAI's WebSocket mode of the Responses API (``GET /v1/responses`` upgraded), as the
+    official client (``client.responses.connect()``) and Codex use it.
+
+    A text frame ``{"type": "response.create", ...}`` holds the body of ``POST /v1/responses``
+    (``stream`` and ``background`` aside: every answer streams; ``stream_id`` names a lane whose
+    events carry it). With ``previous_response_id`` its ``input`` holds only the new items: the
+    body is that response's input and output followed by them. ``generate: false`` warms up:
+    ``response.created`` and ``response.completed`` with no output, whose id a later frame can
+    continue. Errors are ``{"type": "error", "status": 429, "error": {type, code, message, param,
+    headers}}`` (``headers`` also at the top, where Codex reads them)."""
+
+    def turn(self, frame: dict[str, Any], recall: Callable[[str], list[Any] | None]) -> SocketTurn | SocketRefusal:
+        lane = frame.get("stream_id")
+        if lane is not None and not isinstance(lane, str):
+            return SocketRefusal(400, f"stream_id must be a string, got {type(lane).__name__}", "invalid_type",
+                                 "stream_id")
+        kind = frame.get("type")
+        if kind != "response.create":
+            return SocketRefusal(400, f"unsupported event type {kind!r}: this WebSocket takes 'response.create'",
+                                 "invalid_event", "type", lane)
+        if frame.get("background"):
+            return SocketRefusal(400, "background responses are not supported over WebSocket", "unsupported_parameter",
+                                 "background", lane)
+        body = {k: v for k, v in frame.items() if k not in _TRANSPORT_ONLY}
+        prev = body.get("previous_response_id")
+        if prev is not None:
+            history = recall(prev) if isinstance(prev, str) else None
+            if history is None:
+                return SocketRefusal(400, f"Previous response with id {prev!r} not found.",
+                                     "previous_response_not_found", "previous_response_id", lane)
+            body["input"] = [*history, *_input_items(body.get("input"))]
+        body["stream"] = True
+        return SocketTurn(body, lane, frame.get("generate") is not False)
+
+    def finished(self, event: dict[str, Any], body: dict[str, Any]) -> tuple[str, list[Any]] | None:
+        if event.get("type") not in TERMINAL:
+            return None
+        resp = event.get("response")
+        if not isinstance(resp, dict) or not isinstance(resp.get("id"), str):
+            return None
+        output = resp.get("output")
+        return resp["id"], [*_input_items(body.get("input")), *(output if isinstance(output, list) else [])]
+
+    def warmup(self, body: dict[str, Any], response_id: str) -> list[dict[str, Any]]:
+        created = now()
+        model = str(body.get("model") or "autocue-mock")
+        usage = {"input_tokens": 0, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 0,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 0}
+        return [
+            {"type": "response.created", "sequence_number": 0,
+             "response": _response_object(response_id, body, model, created, "in_progress", [], None)},
+            {"type": "response.completed", "sequence_number": 1,
+             "response": _response_object(response_id, body, model, created, "completed", [], usage)},
+        ]
+
+    def error_event(self, status: int, body: Any, headers: dict[str, str], lane: str | None) -> dict[str, Any]:
+        err = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(err, dict):
+            err = openai_error(status, str(body))["error"]
+        event: dict[str, Any] = {"type": "error", "status": status, "error": dict(err)}
+        if headers:
+            event["error"]["headers"] = headers
+            event["headers"] = headers
+        if lane is not None:
+            event["stream_id"] = lane
+        return event
+
+    def tag(self, event: dict[str, Any], lane: str) -> None:
+        event["stream_id"] = lane
+
+
 class ResponsesApi(WireApi):
     routes = (WireRoute("/v1/responses"), WireRoute("/responses"),
               # Azure OpenAI: the SDK's path (?api-version=...), a deployment's, and the v1 API
               WireRoute("/openai/responses"), WireRoute("/openai/deployments/{deployment}/responses"),
               WireRoute("/openai/v1/responses"))
+    websocket_paths = ("/v1/responses", "/responses")
+    socket = ResponsesSocket()
     surfaces = (
         Surface("POST", "/v1/responses", "SSE (`stream: true`)", also=("/responses",)),
+        Surface("WEBSOCKET", "/v1/responses", "one JSON text frame per event", what="`response.create` frames, "
+                "`previous_response_id` with incremental input, `stream_id` lanes", also=("/responses",)),
         Surface("POST", "/openai/responses", "SSE (`stream: true`)", what="Azure OpenAI, `?api-version=`",
                 also=("/openai/deployments/{deployment}/responses", "/openai/v1/responses")),
     )

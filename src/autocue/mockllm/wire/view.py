@@ -30,6 +30,7 @@ class Surface:
     (``scripts/surfaces.py``): ``POST /v1beta/models/{model}:streamGenerateContent``."""
 
     method: str
+    """``POST``, ``GET``, ... or ``WEBSOCKET`` (an upgraded ``GET`` on one of ``WireApi.websocket_paths``)."""
     path: str
     """The path as the API's docs write it (``{model}`` for a part the client fills in)."""
     streamed: str = ""

@@ -73,7 +73,7 @@ class Exchange:
     """One request to ``app`` on ``loop`` (see the module's doc)."""
 
     __slots__ = ("app_done", "body", "chunks", "disconnected", "error", "headers", "listeners", "loop", "more",
-                 "reset", "sent_body", "status", "task", "taken", "waiter")
+                 "reset", "sent_body", "status", "taken", "task", "waiter")
 
     def __init__(self, app: ASGIApp, scope: Scope, body: bytes, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop

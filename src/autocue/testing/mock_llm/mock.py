@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from autocue.errors import require_extra
 from autocue.mockllm.app import create_app
 from autocue.mockllm.options import server_options
 from autocue.mockllm.sources import Source
@@ -21,11 +22,11 @@ from autocue.mockllm.views import StateViews
 from autocue.testing.mock_llm.driver import Exchanged
 from autocue.testing.mock_llm.transports import AsyncTransport, Transport
 
-if TYPE_CHECKING:
-    import anthropic
-    import ollama
-    import openai
-    from google import genai
+if TYPE_CHECKING:  # aliased: the methods are named after the clients
+    import anthropic as anthropic_sdk
+    import ollama as ollama_sdk
+    import openai as openai_sdk
+    from google import genai as genai_sdk
 
     from autocue.testing.mock_llm import httpx_transports
 
@@ -85,6 +86,7 @@ class MockLLM(StateViews):
 
     def httpx_transport(self) -> httpx_transports.Transport:
         """A sync ``httpx`` 0.28 transport (``httpx.Client(transport=...)``)."""
+        _need_httpx("MockLLM.httpx_transport()")
         from autocue.testing.mock_llm.httpx_transports import Transport as HttpxTransport
 
         t = HttpxTransport(self.app, self.exchanges.append)
@@ -93,59 +95,81 @@ class MockLLM(StateViews):
 
     def async_httpx_transport(self) -> httpx_transports.AsyncTransport:
         """An async ``httpx`` 0.28 transport (``httpx.AsyncClient(transport=...)``)."""
+        _need_httpx("MockLLM.async_httpx_transport()")
         from autocue.testing.mock_llm.httpx_transports import AsyncTransport as AsyncHttpxTransport
 
         return AsyncHttpxTransport(self.app, self.exchanges.append)
 
     # ------------------------------------------------------------------ official clients
-    def openai(self, **kwargs: Any) -> openai.OpenAI:
+    def openai(self, **kwargs: Any) -> openai_sdk.OpenAI:
         """``openai.OpenAI`` on the transport (``kwargs`` go to the client: ``max_retries``, ...)."""
         import httpx2
-        import openai
+        try:
+            import openai
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "openai", "clients", "MockLLM's openai client") from None
 
         return openai.OpenAI(base_url=self.openai_base_url, api_key=self.api_key,
                              http_client=httpx2.Client(transport=self.transport()), **kwargs)
 
-    def async_openai(self, **kwargs: Any) -> openai.AsyncOpenAI:
+    def async_openai(self, **kwargs: Any) -> openai_sdk.AsyncOpenAI:
         import httpx2
-        import openai
+        try:
+            import openai
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "openai", "clients", "MockLLM's openai client") from None
 
         return openai.AsyncOpenAI(base_url=self.openai_base_url, api_key=self.api_key,
                                   http_client=httpx2.AsyncClient(transport=self.async_transport()), **kwargs)
 
-    def anthropic(self, **kwargs: Any) -> anthropic.Anthropic:
-        import anthropic
+    def anthropic(self, **kwargs: Any) -> anthropic_sdk.Anthropic:
+        try:
+            import anthropic
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "anthropic", "clients", "MockLLM's anthropic client") from None
         import httpx2
 
         return anthropic.Anthropic(base_url=self.base_url, api_key=self.api_key,
                                    http_client=httpx2.Client(transport=self.transport()), **kwargs)
 
-    def async_anthropic(self, **kwargs: Any) -> anthropic.AsyncAnthropic:
-        import anthropic
+    def async_anthropic(self, **kwargs: Any) -> anthropic_sdk.AsyncAnthropic:
+        try:
+            import anthropic
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "anthropic", "clients", "MockLLM's anthropic client") from None
         import httpx2
 
         return anthropic.AsyncAnthropic(base_url=self.base_url, api_key=self.api_key,
                                         http_client=httpx2.AsyncClient(transport=self.async_transport()), **kwargs)
 
-    def genai(self, **kwargs: Any) -> genai.Client:
+    def genai(self, **kwargs: Any) -> genai_sdk.Client:
         """``google.genai.Client`` (sync and ``.aio``) on the transports, through ``HttpOptions``."""
         import httpx2
-        from google import genai
+        try:
+            from google import genai
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "google", "clients", "MockLLM's google-genai client") from None
         from google.genai import types
 
         options = types.HttpOptions(base_url=self.base_url, httpx_client=httpx2.Client(transport=self.transport()),
                                     httpx_async_client=httpx2.AsyncClient(transport=self.async_transport()))
         return genai.Client(api_key=self.api_key, http_options=options, **kwargs)
 
-    def ollama(self, **kwargs: Any) -> ollama.Client:
+    def ollama(self, **kwargs: Any) -> ollama_sdk.Client:
         """``ollama.Client`` on the httpx 0.28 transport (its keyword arguments go to ``httpx.Client``)."""
-        import ollama
+        try:
+            import ollama
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "ollama", "clients", "MockLLM's ollama client") from None
 
         return ollama.Client(host=self.base_url, transport=self.httpx_transport(),
                              headers=self._ollama_headers(kwargs), **kwargs)
 
-    def async_ollama(self, **kwargs: Any) -> ollama.AsyncClient:
-        import ollama
+    def async_ollama(self, **kwargs: Any) -> ollama_sdk.AsyncClient:
+        try:
+            import ollama
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "ollama", "clients", "MockLLM's ollama client") from None
 
         return ollama.AsyncClient(host=self.base_url, transport=self.async_httpx_transport(),
                                   headers=self._ollama_headers(kwargs), **kwargs)
@@ -185,6 +209,13 @@ class MockLLM(StateViews):
 
     def __repr__(self) -> str:
         return f"MockLLM({self.scenario}, api_key={self.api_key!r})"
+
+
+def _need_httpx(what: str) -> None:
+    try:
+        import httpx  # noqa: F401  (the transport module imports it)
+    except ModuleNotFoundError as e:
+        raise require_extra(e, "httpx", "clients", what) from None
 
 
 def resolve(source: Any, beside: Path | None) -> Any:

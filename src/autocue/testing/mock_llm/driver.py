@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from autocue.mockllm.asgi import ASGIApp
-from autocue.testing.mock_llm.exchange import Exchange, build_scope
+from autocue.testing.mock_llm.exchange import RESET, Exchange, build_scope
 
 IN_LOOP = ("the sync transport of autocue's MockLLM cannot run inside a running event loop: use the async one "
            "(llm.async_transport(), llm.async_openai(), ...) in async code")
@@ -60,7 +60,7 @@ def note(log: Log | None, req: Request, ex: Exchange) -> None:
     """Log the exchange (its error message when the whole error body is there already)."""
     if log is None:
         return
-    status = ex.status or 0
+    status = ex.status
     reason = next((v.decode("latin-1") for k, v in ex.headers if k == b"x-autocue-error"), None)
     message = None
     if status >= 400 and not ex.more:
@@ -68,6 +68,13 @@ def note(log: Log | None, req: Request, ex: Exchange) -> None:
     elif ex.reset:
         message = "the connection was reset"
     log(Exchanged(req.method, req.target.partition(b"?")[0].decode("latin-1"), status, reason, message))
+
+
+def _head(ex: Exchange, errors: Errors) -> Exchange:
+    """``ex`` once its head came; a reset before it raises the library's read error."""
+    if not ex.status:
+        raise errors[0](RESET)
+    return ex
 
 
 def _message(body: bytes) -> str | None:
@@ -102,7 +109,7 @@ class SyncDriver:
         while not ready():
             loop.run_until_complete(ex.pending())
 
-    def open(self, req: Request) -> Exchange:
+    def open(self, req: Request, errors: Errors) -> Exchange:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -114,7 +121,7 @@ class SyncDriver:
         ex = start(self.app, req, self._loop)
         self._run(ex, ex.head_ready)
         note(self.log, req, ex)
-        return ex
+        return _head(ex, errors)
 
     def chunks(self, ex: Exchange, errors: Errors, head_only: bool) -> Iterator[bytes]:
         while True:
@@ -157,12 +164,12 @@ class AsyncDriver:
         self.app = app
         self.log = log
 
-    async def open(self, req: Request) -> Exchange:
+    async def open(self, req: Request, errors: Errors) -> Exchange:
         ex = start(self.app, req, asyncio.get_running_loop())
         while not ex.head_ready():
             await ex.pending()
         note(self.log, req, ex)
-        return ex
+        return _head(ex, errors)
 
     async def chunks(self, ex: Exchange, errors: Errors, head_only: bool) -> AsyncIterator[bytes]:
         while True:

@@ -79,7 +79,8 @@ class Exchange:
         self.loop = loop
         self.body = body
         self.sent_body = False
-        self.status: int | None = None
+        self.status = 0
+        """The answer's status (0: not started)."""
         self.headers: list[tuple[bytes, bytes]] = []
         self.chunks: deque[bytes] = deque()
         self.more = True
@@ -105,7 +106,7 @@ class Exchange:
             self.error = e
         finally:
             self.app_done = True
-            if self.status is None and not self.reset and not self.disconnected:
+            if not self.status and not self.reset and not self.disconnected:
                 self.status = 500
                 self.headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"21")]
                 self.chunks.append(b"Internal Server Error")
@@ -127,14 +128,14 @@ class Exchange:
             return
         kind = message["type"]
         if kind == "http.response.start":
-            if self.status is not None:
+            if self.status:
                 raise RuntimeError(f"unexpected ASGI message {kind!r}: the response has started")
             self.status = message["status"]
             self.headers = list(message.get("headers", ()))
         elif kind == "http.response.body":
-            if self.status is None or not self.more:
+            if not self.status or not self.more:
                 raise RuntimeError(f"unexpected ASGI message {kind!r}: " +
-                                   ("the response has not started" if self.status is None else "it is complete"))
+                                   ("the response has not started" if not self.status else "it is complete"))
             body: bytes = message.get("body", b"")
             if body:
                 self.chunks.append(body)
@@ -155,7 +156,7 @@ class Exchange:
         return fut
 
     def head_ready(self) -> bool:
-        return self.status is not None or self.reset or self.app_done
+        return bool(self.status) or self.reset or self.app_done
 
     def body_ready(self) -> bool:
         """A chunk can be taken, or the body has ended (normally or not)."""

@@ -50,8 +50,7 @@ class Transport(httpx.BaseTransport):
         self.driver = SyncDriver(app, log)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        ex = self.driver.open(_request(request, request.read()))
-        assert ex.status is not None
+        ex = self.driver.open(_request(request, request.read()), ERRORS)
         return httpx.Response(ex.status, headers=ex.headers, extensions=EXTENSIONS,
                                stream=_Stream(self.driver, ex, request.method == "HEAD"))
 
@@ -66,7 +65,6 @@ class AsyncTransport(httpx.AsyncBaseTransport):
         self.driver = AsyncDriver(app, log)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        ex = await self.driver.open(_request(request, await request.aread()))
-        assert ex.status is not None
+        ex = await self.driver.open(_request(request, await request.aread()), ERRORS)
         return httpx.Response(ex.status, headers=ex.headers, extensions=EXTENSIONS,
                                stream=_AsyncStream(self.driver, ex, request.method == "HEAD"))

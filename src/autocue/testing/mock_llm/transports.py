@@ -50,8 +50,7 @@ class Transport(httpx2.BaseTransport):
         self.driver = SyncDriver(app, log)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        ex = self.driver.open(_request(request, request.read()))
-        assert ex.status is not None
+        ex = self.driver.open(_request(request, request.read()), ERRORS)
         return httpx2.Response(ex.status, headers=ex.headers, extensions=EXTENSIONS,
                                stream=_Stream(self.driver, ex, request.method == "HEAD"))
 
@@ -66,7 +65,6 @@ class AsyncTransport(httpx2.AsyncBaseTransport):
         self.driver = AsyncDriver(app, log)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        ex = await self.driver.open(_request(request, await request.aread()))
-        assert ex.status is not None
+        ex = await self.driver.open(_request(request, await request.aread()), ERRORS)
         return httpx2.Response(ex.status, headers=ex.headers, extensions=EXTENSIONS,
                                stream=_AsyncStream(self.driver, ex, request.method == "HEAD"))

@@ -72,7 +72,7 @@ def mock_llm(request: pytest.FixtureRequest, tracked: list[Any], shown: Callable
         source = marker.args[0] if marker.args else ()
         options = dict(marker.kwargs)
     else:
-        raise pytest.UsageError(LLM_USAGE)
+        pytest.fail(LLM_USAGE, pytrace=False)
     llm = MockLLM(resolve(source, request.path.parent), **options)
     tracked.append(llm)
     with llm:

@@ -49,6 +49,7 @@ name: hangs
 timeline:
   - assistant: [[0, "one"], [30000, "never"]]
 """
+GREETING = "Hello there, how can I help you today?"
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -91,7 +92,7 @@ def test_the_async_clients_run_in_the_callers_loop() -> None:
 def test_genai_sync_and_aio_and_on_httpx_028() -> None:
     with MockLLM(scenario(HELLO), api_key="g") as llm:
         c = llm.genai()
-        assert c.models.generate_content(model="gemini-x", contents="hi").text == "Hello there, how can I help you today?"
+        assert c.models.generate_content(model="gemini-x", contents="hi").text == GREETING
 
         async def aio() -> str:
             return (await c.aio.models.generate_content(model="gemini-x", contents="again")).text or ""
@@ -100,7 +101,7 @@ def test_genai_sync_and_aio_and_on_httpx_028() -> None:
     with MockLLM(scenario(HELLO), api_key="g") as llm:  # google-genai takes an httpx 0.28 client too
         options = gtypes.HttpOptions(base_url=llm.base_url, httpx_client=httpx.Client(transport=llm.httpx_transport()))
         c = genai.Client(api_key=llm.api_key, http_options=options)
-        assert c.models.generate_content(model="gemini-x", contents="hi").text == "Hello there, how can I help you today?"
+        assert c.models.generate_content(model="gemini-x", contents="hi").text == GREETING
 
 
 def test_the_ollama_client_reaches_the_app_on_httpx_028() -> None:

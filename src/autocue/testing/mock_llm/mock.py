@@ -102,14 +102,15 @@ class MockLLM(StateViews):
 
     # ------------------------------------------------------------------ official clients
     def openai(self, **kwargs: Any) -> openai_sdk.OpenAI:
-        """``openai.OpenAI`` on the transport (``kwargs`` go to the client: ``max_retries``, ...)."""
+        """``openai.OpenAI`` on the transport. ``kwargs`` go to the client (``max_retries``, ...);
+        ``api_key`` names another session than ``self.api_key`` (so in every factory)."""
         import httpx2
         try:
             import openai
         except ModuleNotFoundError as e:
             raise require_extra(e, "openai", "clients", "MockLLM's openai client") from None
 
-        return openai.OpenAI(base_url=self.openai_base_url, api_key=self.api_key,
+        return openai.OpenAI(base_url=self.openai_base_url, api_key=kwargs.pop("api_key", self.api_key),
                              http_client=httpx2.Client(transport=self.transport()), **kwargs)
 
     def async_openai(self, **kwargs: Any) -> openai_sdk.AsyncOpenAI:
@@ -119,7 +120,7 @@ class MockLLM(StateViews):
         except ModuleNotFoundError as e:
             raise require_extra(e, "openai", "clients", "MockLLM's openai client") from None
 
-        return openai.AsyncOpenAI(base_url=self.openai_base_url, api_key=self.api_key,
+        return openai.AsyncOpenAI(base_url=self.openai_base_url, api_key=kwargs.pop("api_key", self.api_key),
                                   http_client=httpx2.AsyncClient(transport=self.async_transport()), **kwargs)
 
     def anthropic(self, **kwargs: Any) -> anthropic_sdk.Anthropic:
@@ -129,7 +130,7 @@ class MockLLM(StateViews):
             raise require_extra(e, "anthropic", "clients", "MockLLM's anthropic client") from None
         import httpx2
 
-        return anthropic.Anthropic(base_url=self.base_url, api_key=self.api_key,
+        return anthropic.Anthropic(base_url=self.base_url, api_key=kwargs.pop("api_key", self.api_key),
                                    http_client=httpx2.Client(transport=self.transport()), **kwargs)
 
     def async_anthropic(self, **kwargs: Any) -> anthropic_sdk.AsyncAnthropic:
@@ -139,7 +140,7 @@ class MockLLM(StateViews):
             raise require_extra(e, "anthropic", "clients", "MockLLM's anthropic client") from None
         import httpx2
 
-        return anthropic.AsyncAnthropic(base_url=self.base_url, api_key=self.api_key,
+        return anthropic.AsyncAnthropic(base_url=self.base_url, api_key=kwargs.pop("api_key", self.api_key),
                                         http_client=httpx2.AsyncClient(transport=self.async_transport()), **kwargs)
 
     def genai(self, **kwargs: Any) -> genai_sdk.Client:
@@ -153,7 +154,7 @@ class MockLLM(StateViews):
 
         options = types.HttpOptions(base_url=self.base_url, httpx_client=httpx2.Client(transport=self.transport()),
                                     httpx_async_client=httpx2.AsyncClient(transport=self.async_transport()))
-        return genai.Client(api_key=self.api_key, http_options=options, **kwargs)
+        return genai.Client(api_key=kwargs.pop("api_key", self.api_key), http_options=options, **kwargs)
 
     def ollama(self, **kwargs: Any) -> ollama_sdk.Client:
         """``ollama.Client`` on the httpx 0.28 transport (its keyword arguments go to ``httpx.Client``)."""
@@ -176,7 +177,8 @@ class MockLLM(StateViews):
 
     def _ollama_headers(self, kwargs: dict[str, Any]) -> dict[str, str]:
         """The session key as a bearer token (the Ollama client sends none of its own), and the caller's headers."""
-        return {"authorization": f"Bearer {self.api_key}", **(kwargs.pop("headers", None) or {})}
+        key = kwargs.pop("api_key", self.api_key)
+        return {"authorization": f"Bearer {key}", **(kwargs.pop("headers", None) or {})}
 
     # ------------------------------------------------------------------ checks
     def failure(self) -> str | None:

@@ -114,6 +114,19 @@ def test_the_ollama_client_reaches_the_app_on_httpx_028() -> None:
         assert (sent.method, sent.path) == ("POST", "/api/chat")
 
 
+def test_boto3_reaches_the_app_through_botocores_before_send_event() -> None:
+    import botocore.exceptions
+
+    with MockLLM(scenario(HELLO), api_key="AKIDEXAMPLE") as llm:
+        client = llm.boto3("bedrock-runtime")
+        try:
+            client.converse(modelId="anthropic.claude-x", messages=[{"role": "user", "content": [{"text": "hi"}]}])
+        except botocore.exceptions.ClientError as e:  # no Bedrock dialect on this server: its 404 reached boto3
+            assert e.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+        (sent,) = llm.exchanges
+        assert (sent.method, sent.path) == ("POST", "/model/anthropic.claude-x/converse")
+
+
 def test_no_socket_and_no_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a socket connection was attempted")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # aliased: the methods are named after the clients
     import openai as openai_sdk
     from google import genai as genai_sdk
 
-    from autocue.testing.mock_llm import httpx_transports
+    from autocue.testing.mock_llm import boto, httpx_transports
 
 BASE_URL = "http://autocue.mock"
 """The base URL every in-process client gets: it names no host that resolves, so a client that
@@ -55,7 +55,7 @@ class MockLLM(StateViews):
         self.api_key = api_key
         self.exchanges: list[Exchanged] = []
         """Every request the transports carried, oldest first, with its status and error message."""
-        self._transports: list[Transport | httpx_transports.Transport] = []
+        self._transports: list[Transport | httpx_transports.Transport | boto.BotocoreHook] = []
 
     @property
     def base_url(self) -> str:
@@ -180,6 +180,32 @@ class MockLLM(StateViews):
         key = kwargs.pop("api_key", self.api_key)
         return {"authorization": f"Bearer {key}", **(kwargs.pop("headers", None) or {})}
 
+    def botocore_hook(self) -> boto.BotocoreHook:
+        """A botocore ``before-send`` handler answering through the app (botocore sends with urllib3,
+        not httpx): ``client.meta.events.register("before-send", llm.botocore_hook())``."""
+        try:
+            import botocore  # noqa: F401  (the hook module imports it)
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "botocore", "clients", "MockLLM.botocore_hook()") from None
+        from autocue.testing.mock_llm.boto import BotocoreHook
+
+        hook = BotocoreHook(self.app, self.exchanges.append)
+        self._transports.append(hook)
+        return hook
+
+    def boto3(self, service: str = "bedrock-runtime", **kwargs: Any) -> Any:
+        """``boto3.client(service)`` pointed at ``base_url`` with ``botocore_hook()`` registered; the
+        access key id is ``api_key`` (``kwargs`` go to ``boto3.client``)."""
+        try:
+            import boto3
+        except ModuleNotFoundError as e:
+            raise require_extra(e, "boto3", "clients", "MockLLM.boto3()") from None
+        options: dict[str, Any] = {"endpoint_url": self.base_url, "region_name": "us-east-1",
+                                   "aws_access_key_id": self.api_key, "aws_secret_access_key": "autocue", **kwargs}
+        client = boto3.client(service, **options)
+        client.meta.events.register("before-send", self.botocore_hook())
+        return client
+
     # ------------------------------------------------------------------ checks
     def failure(self) -> str | None:
         """What went wrong, for a test's failure: the first request the scenario could not answer
@@ -198,7 +224,7 @@ class MockLLM(StateViews):
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
-        """Close the sync transports' event loops (the clients built here included)."""
+        """Close the sync transports' (and botocore hooks') event loops, the clients' built here included."""
         transports, self._transports = self._transports, []
         for t in transports:
             t.close()

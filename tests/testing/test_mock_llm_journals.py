@@ -3,8 +3,9 @@ in-process transport (``MockLLM``) leaves identical journals, for every dialect 
 speaks (issue 30 requirement 1). A dialect is one driver here, written against a ``Clients``
 (the client factories ``MockLLM`` has); the HTTP side builds the same clients on base URLs.
 
-What legitimately differs, and is left out of the comparison: each request's ``time``, and the
-``host`` header (``127.0.0.1:PORT`` against ``autocue.mock``). Bodies, paths, models, stream
+What legitimately differs, and is left out of the comparison: each request's ``time``, the
+``host`` header (``127.0.0.1:PORT`` against ``autocue.mock``), and boto3's per-request
+``x-amz-date`` and ``amz-sdk-invocation-id``. Bodies, paths, models, stream
 flags, statuses, outcomes, the replies taken, the declared tools, the last message and every
 other header are compared.
 """
@@ -17,7 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import anthropic
+import boto3
+import botocore.config
 import httpx2
+import ollama
 import openai
 import pytest
 from google import genai
@@ -36,7 +40,9 @@ CALLS = [("get_weather", {"city": "Paris", "unit": "celsius"}), ("get_weather", 
 FINAL = "Paris is sunny at 21 °C; Oslo is rainy at 9 °C."
 DIFFERS = ("time",)
 """Journal fields that legitimately differ between the two runs."""
-DIFFERING_HEADERS = ("host",)
+DIFFERING_HEADERS = ("host", "x-amz-date", "amz-sdk-invocation-id")
+"""The host, and what boto3 draws anew for each request: SigV4's date (the signature, in
+``authorization``, is redacted in both journals) and its invocation id."""
 Calls = list[tuple[str, dict[str, Any]]]
 
 
@@ -46,6 +52,10 @@ class Clients(Protocol):
     def anthropic(self, **kwargs: Any) -> anthropic.Anthropic: ...
 
     def genai(self, **kwargs: Any) -> genai.Client: ...
+
+    def boto3(self, service: str = "bedrock-runtime", **kwargs: Any) -> Any: ...
+
+    def ollama(self, **kwargs: Any) -> ollama.Client: ...
 
 
 class HttpClients:
@@ -62,6 +72,13 @@ class HttpClients:
 
     def genai(self, **kwargs: Any) -> genai.Client:
         return genai.Client(api_key=self.key, http_options=gtypes.HttpOptions(base_url=self.server.base_url), **kwargs)
+
+    def boto3(self, service: str = "bedrock-runtime", **kwargs: Any) -> Any:
+        return boto3.client(service, endpoint_url=self.server.base_url, region_name="us-east-1",
+                            aws_access_key_id=self.key, aws_secret_access_key="autocue", **kwargs)
+
+    def ollama(self, **kwargs: Any) -> ollama.Client:
+        return ollama.Client(host=self.server.base_url, headers={"authorization": f"Bearer {self.key}"}, **kwargs)
 
 
 def _chat(clients: Clients) -> tuple[Calls, str]:
@@ -123,13 +140,56 @@ def _gemini(clients: Clients) -> tuple[Calls, str]:
     return [(f.name or "", dict(f.args or {})) for f in fcs], text
 
 
+def _bedrock(clients: Clients) -> tuple[Calls, str]:
+    c = clients.boto3("bedrock-runtime", config=botocore.config.Config(retries={"total_max_attempts": 1}))
+    tools = {"tools": [{"toolSpec": {"name": "get_weather", "inputSchema": {"json": SCHEMA}}}]}
+    msgs: list[Any] = [{"role": "user", "content": [{"text": PROMPT}]}]
+    first = c.converse(modelId="anthropic.claude-x", messages=msgs, toolConfig=tools)["output"]["message"]
+    uses = [b["toolUse"] for b in first["content"] if "toolUse" in b]
+    msgs += [first, {"role": "user", "content": [{"toolResult": {"toolUseId": u["toolUseId"], "content": [
+        {"text": WEATHER[u["input"]["city"]]}]}} for u in uses]}]
+    stream = c.converse_stream(modelId="anthropic.claude-x", messages=msgs, toolConfig=tools)["stream"]
+    text = "".join(e["contentBlockDelta"]["delta"].get("text", "") for e in stream if "contentBlockDelta" in e)
+    return [(u["name"], u["input"]) for u in uses], text
+
+
+def _interactions(clients: Clients) -> tuple[Calls, str]:
+    c = clients.genai()
+    tools: Any = [{"type": "function", "name": "get_weather", "parameters": SCHEMA}]
+    first = c.interactions.create(model="gemini-x", input=PROMPT, tools=tools)
+    fcs = [s for s in first.steps if s.type == "function_call"]
+    results: Any = [{"type": "function_result", "call_id": f.id, "name": f.name, "result": WEATHER[f.arguments["city"]]}
+                    for f in fcs]
+    stream = c.interactions.create(model="gemini-x", input=results, previous_interaction_id=first.id, tools=tools,
+                                   stream=True)
+    text = "".join(e.delta.text for e in stream if e.event_type == "step.delta" and e.delta.type == "text")
+    return [(f.name, dict(f.arguments)) for f in fcs], text
+
+
+def _ollama(clients: Clients) -> tuple[Calls, str]:
+    c = clients.ollama()
+    tools: Any = [{"type": "function", "function": {"name": "get_weather", "parameters": SCHEMA}}]
+    msgs: list[Any] = [{"role": "user", "content": PROMPT}]
+    first = c.chat(model="llama-x", messages=msgs, tools=tools, stream=False).message
+    calls = [(t.function.name, dict(t.function.arguments)) for t in first.tool_calls or []]
+    msgs.append(first)
+    msgs += [{"role": "tool", "tool_name": name, "content": WEATHER[args["city"]]} for name, args in calls]
+    text = "".join(ch.message.content or "" for ch in c.chat(model="llama-x", messages=msgs, tools=tools, stream=True))
+    return calls, text
+
+
 DRIVERS: dict[str, Callable[[Clients], tuple[Calls, str]]] = {
     "chat": _chat,
     "responses": _responses,
     "anthropic": _anthropic,
     "gemini": _gemini,
+    "bedrock": _bedrock,
+    "ollama": _ollama,
+    "interactions": _interactions,
 }
-"""One driver per wire API (``autocue.mockllm.wire.registry.all_apis()``): a new dialect adds its own."""
+"""One driver per wire API (``autocue.mockllm.wire.registry.all_apis()``): a new dialect adds its own.
+``bedrock``, ``ollama`` and ``interactions`` are the dialects of issue 29's other branches: their
+drivers ran green against each branch merged onto this one, and run here once they land."""
 
 
 def comparable(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:

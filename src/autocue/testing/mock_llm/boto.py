@@ -79,6 +79,8 @@ class BotocoreHook:
             body = body.encode()
         headers = [(k.lower().encode("latin-1"), v if isinstance(v, bytes) else str(v).encode("latin-1"))
                    for k, v in request.headers.items()]
+        if not any(k == b"accept-encoding" for k, _ in headers):
+            headers.append((b"accept-encoding", b"identity"))  # what urllib3 adds on the wire
         target = (url.path or "/") + (f"?{url.query}" if url.query else "")
         ex = self.driver.open(Request(request.method, url.scheme, url.hostname or "", url.port, target.encode(),
                                       headers, body or b""), ERRORS)

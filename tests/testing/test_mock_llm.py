@@ -152,6 +152,18 @@ def test_the_sync_transport_refuses_a_running_loop_in_one_line() -> None:
     assert str(e.value) == IN_LOOP and "\n" not in IN_LOOP and "async_transport()" in IN_LOOP
 
 
+def test_sync_clients_in_several_threads_take_turns() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    steps = "".join(f'  - llmResponse: [{{assistant: [[0, "reply {k}"]]}}]\n' for k in range(40))
+    with MockLLM(scenario("name: many\ntimeline:\n" + steps)) as llm:
+        shared = llm.openai(max_retries=0)
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda k: hi(shared if k % 2 else llm.openai(max_retries=0)), range(40)))
+        assert sorted(got) == sorted(f"reply {k}" for k in range(40))
+        llm.assert_all_consumed()
+
+
 # ---------------------------------------------------------------------------- streams
 
 

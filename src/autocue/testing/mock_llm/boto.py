@@ -11,6 +11,7 @@ request to the app on the sync driver's private loop and returns an ``AWSRespons
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -67,8 +68,8 @@ class RawBody:
 class BotocoreHook:
     """A ``before-send`` handler: ``client.meta.events.register("before-send", hook)``."""
 
-    def __init__(self, app: ASGIApp, log: Log | None = None) -> None:
-        self.driver = SyncDriver(app, log)
+    def __init__(self, app: ASGIApp, log: Log | None = None, lock: threading.Lock | None = None) -> None:
+        self.driver = SyncDriver(app, log, lock)
 
     def __call__(self, request: Any, **kwargs: Any) -> AWSResponse:
         url = urlsplit(request.url)

@@ -5,6 +5,7 @@ no thread), ``AsyncDriver`` in the caller's running loop. The transports of ``tr
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -96,18 +97,26 @@ def _message(body: bytes) -> str | None:
 
 
 class SyncDriver:
-    """Runs exchanges on a private event loop, created on first use and closed by ``close()``."""
+    """Runs exchanges on a private event loop, created on first use and closed by ``close()``.
 
-    def __init__(self, app: ASGIApp, log: Log | None = None) -> None:
+    ``lock`` is held while the loop runs: the drivers of one app share one (``MockLLM`` gives
+    them its own), so clients used from several threads take turns and the app, written for one
+    event loop, never runs on two at once."""
+
+    def __init__(self, app: ASGIApp, log: Log | None = None, lock: threading.Lock | None = None) -> None:
         self.app = app
         self.log = log
+        self.lock = lock or threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _run(self, ex: Exchange, ready: Callable[[], bool]) -> None:
         loop = self._loop
         assert loop is not None
-        while not ready():
-            loop.run_until_complete(ex.pending())
+        while True:
+            with self.lock:
+                if ready():
+                    return
+                loop.run_until_complete(ex.pending())
 
     def open(self, req: Request, errors: Errors) -> Exchange:
         try:
@@ -116,9 +125,10 @@ class SyncDriver:
             pass
         else:
             raise RuntimeError(IN_LOOP)
-        if self._loop is None or self._loop.is_closed():
-            self._loop = asyncio.new_event_loop()
-        ex = start(self.app, req, self._loop)
+        with self.lock:
+            if self._loop is None or self._loop.is_closed():
+                self._loop = asyncio.new_event_loop()
+            ex = start(self.app, req, self._loop)
         self._run(ex, ex.head_ready)
         note(self.log, req, ex)
         return _head(ex, errors)
@@ -142,13 +152,18 @@ class SyncDriver:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
-        ex.disconnect()
-        if not ex.task.done():
-            loop.run_until_complete(ex.task)
+        with self.lock:
+            ex.disconnect()
+            if not ex.task.done():
+                loop.run_until_complete(ex.task)
 
     def close(self) -> None:
         loop, self._loop = self._loop, None
-        if loop is not None and not loop.is_closed():
+        if loop is None:
+            return
+        with self.lock:
+            if loop.is_closed():
+                return
             pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
             for t in pending:
                 t.cancel()

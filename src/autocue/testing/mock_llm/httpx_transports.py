@@ -4,6 +4,7 @@ takes either library): ``Transport`` and ``AsyncTransport``, the same as ``trans
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -46,8 +47,8 @@ class _AsyncStream(httpx.AsyncByteStream):
 class Transport(httpx.BaseTransport):
     """An ``httpx`` transport answering through ``app`` in process: no socket, no thread."""
 
-    def __init__(self, app: ASGIApp, log: Log | None = None) -> None:
-        self.driver = SyncDriver(app, log)
+    def __init__(self, app: ASGIApp, log: Log | None = None, lock: threading.Lock | None = None) -> None:
+        self.driver = SyncDriver(app, log, lock)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         ex = self.driver.open(_request(request, request.read()), ERRORS)

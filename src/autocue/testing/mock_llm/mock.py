@@ -10,6 +10,7 @@ bodies, chaos, journal), with no socket and no thread. See docs/testing.md, "LLM
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -55,6 +56,8 @@ class MockLLM(StateViews):
         self.api_key = api_key
         self.exchanges: list[Exchanged] = []
         """Every request the transports carried, oldest first, with its status and error message."""
+        self._lock = threading.Lock()
+        """Held while a sync transport runs the app: clients in several threads take turns."""
         self._transports: list[Transport | httpx_transports.Transport | boto.BotocoreHook] = []
 
     @property
@@ -76,7 +79,7 @@ class MockLLM(StateViews):
     def transport(self) -> Transport:
         """A sync ``httpx2`` transport (``httpx2.Client(transport=llm.transport())``); it runs the
         app on a private event loop, so it refuses to run inside a running one (use the async one)."""
-        t = Transport(self.app, self.exchanges.append)
+        t = Transport(self.app, self.exchanges.append, self._lock)
         self._transports.append(t)
         return t
 
@@ -89,7 +92,7 @@ class MockLLM(StateViews):
         _need_httpx("MockLLM.httpx_transport()")
         from autocue.testing.mock_llm.httpx_transports import Transport as HttpxTransport
 
-        t = HttpxTransport(self.app, self.exchanges.append)
+        t = HttpxTransport(self.app, self.exchanges.append, self._lock)
         self._transports.append(t)
         return t
 
@@ -189,7 +192,7 @@ class MockLLM(StateViews):
             raise require_extra(e, "botocore", "clients", "MockLLM.botocore_hook()") from None
         from autocue.testing.mock_llm.boto import BotocoreHook
 
-        hook = BotocoreHook(self.app, self.exchanges.append)
+        hook = BotocoreHook(self.app, self.exchanges.append, self._lock)
         self._transports.append(hook)
         return hook
 

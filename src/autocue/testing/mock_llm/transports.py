@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Iterator
 
 import httpx2
@@ -46,8 +47,8 @@ class _AsyncStream(httpx2.AsyncByteStream):
 class Transport(httpx2.BaseTransport):
     """An ``httpx2`` transport answering through ``app`` in process: no socket, no thread."""
 
-    def __init__(self, app: ASGIApp, log: Log | None = None) -> None:
-        self.driver = SyncDriver(app, log)
+    def __init__(self, app: ASGIApp, log: Log | None = None, lock: threading.Lock | None = None) -> None:
+        self.driver = SyncDriver(app, log, lock)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         ex = self.driver.open(_request(request, request.read()), ERRORS)

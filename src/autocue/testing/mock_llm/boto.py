@@ -20,26 +20,26 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ConnectionClosedError
 
 from autocue.mockllm.asgi import ASGIApp
-from autocue.testing.mock_llm.driver import Log, Request, SyncDriver
+from autocue.testing.mock_llm.driver import Errors, Log, Request, SyncDriver
 from autocue.testing.mock_llm.exchange import Exchange
 
 
-class Reset(ConnectionClosedError):  # type: ignore[misc]  # botocore has no type stubs
-    """The connection was reset (chaos) or the answer ended early: what urllib3's errors become in botocore."""
+def errors(url: str) -> Errors:
+    """A reset (chaos) or an answer ended early: what urllib3's errors become in botocore."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(endpoint_url=message)
+    def closed(message: str) -> Exception:
+        error: Exception = ConnectionClosedError(endpoint_url=url)
+        return error
 
-
-ERRORS = (Reset, Reset)
+    return closed, closed
 
 
 class RawBody:
     """The part of urllib3's response botocore reads: ``stream()``, ``read(amt)``, ``close()``."""
 
-    def __init__(self, driver: SyncDriver, ex: Exchange) -> None:
+    def __init__(self, driver: SyncDriver, ex: Exchange, errors: Errors) -> None:
         self.driver, self.ex = driver, ex
-        self.chunks: Iterator[bytes] = driver.chunks(ex, ERRORS, False)
+        self.chunks: Iterator[bytes] = driver.chunks(ex, errors, False)
         self.buffer = b""
 
     def stream(self, amt: int | None = None, decode_content: bool | None = None) -> Iterator[bytes]:
@@ -84,9 +84,9 @@ class BotocoreHook:
             headers.append((b"accept-encoding", b"identity"))  # what urllib3 adds on the wire
         target = (url.path or "/") + (f"?{url.query}" if url.query else "")
         ex = self.driver.open(Request(request.method, url.scheme, url.hostname or "", url.port, target.encode(),
-                                      headers, body or b""), ERRORS)
+                                      headers, body or b""), errors(request.url))
         heads = {k.decode("latin-1"): v.decode("latin-1") for k, v in ex.headers}
-        return AWSResponse(request.url, ex.status, heads, RawBody(self.driver, ex))
+        return AWSResponse(request.url, ex.status, heads, RawBody(self.driver, ex, errors(request.url)))
 
     def close(self) -> None:
         self.driver.close()

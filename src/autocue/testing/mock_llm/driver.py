@@ -17,8 +17,8 @@ from autocue.testing.mock_llm.exchange import RESET, Exchange, build_scope
 
 IN_LOOP = ("the sync transport of autocue's MockLLM cannot run inside a running event loop: use the async one "
            "(llm.async_transport(), llm.async_openai(), ...) in async code")
-Errors = tuple[type[Exception], type[Exception]]
-"""The HTTP library's (read error, protocol error): what a reset and a cut answer raise."""
+Errors = tuple[Callable[[str], Exception], Callable[[str], Exception]]
+"""The HTTP library's (read error, protocol error) from a message: what a reset and a cut answer raise."""
 
 
 @dataclass(slots=True, frozen=True)

@@ -164,6 +164,14 @@ def test_sync_clients_in_several_threads_take_turns() -> None:
         llm.assert_all_consumed()
 
 
+def test_get_and_head_go_through_the_router_too() -> None:
+    with MockLLM(scenario(HELLO)) as llm, httpx2.Client(transport=llm.transport()) as c:
+        models = c.get(llm.openai_base_url + "/models").json()
+        assert [m["id"] for m in models["data"]] == ["autocue-mock", "hello"]
+        head = c.head(llm.base_url + "/")
+        assert head.status_code == 200 and head.content == b"" and int(head.headers["content-length"]) > 0
+
+
 # ---------------------------------------------------------------------------- streams
 
 

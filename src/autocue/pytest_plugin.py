@@ -7,7 +7,8 @@ package root: the harness, the viewer and the scenario runner load on first use.
 - the harness (``autocue.testing.pytest_plugin``): ``autocue_session(**options)`` builds a
   ``TestSession`` and disposes it at teardown; a failing test's report gains an "autocue
   transcript" section per ``TestSession`` it created (fixture or not); ``--autocue-record`` sets
-  the record mode of ``create_test_session(record=...)``. The sessions a test created are
+  the record mode of ``create_test_session(record=...)``. ``autocue_llm`` is a ``MockLLM`` (the mock
+  LLM in process) for the scenario of ``@pytest.mark.autocue_llm(source, **options)``. The sessions a test created are
   ``sessions_of(item)``: the ones the fixture built, and every other one once
   ``autocue.testing`` was imported when the test started (a test module that imports it at its
   top always has).
@@ -31,6 +32,7 @@ import pytest
 
 if TYPE_CHECKING:
     from autocue.runner.pytest_plugin import ScenarioFile
+    from autocue.testing.mock_llm import MockLLM
     from autocue.testing.session import TestSession
 
 RECORD_MODES = ("all", "none", "new_episodes")
@@ -42,6 +44,8 @@ GOLDENS = "autocue_goldens"
 they reach the xdist controller too."""
 
 _SESSIONS = pytest.StashKey[list["TestSession"]]()
+_LLMS = pytest.StashKey[list["MockLLM"]]()
+_LLM_SHOWN = pytest.StashKey[bool]()
 
 
 def sessions_of(item: pytest.Item) -> list[TestSession]:
@@ -86,6 +90,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         set_default_record_mode(mode)
     config.pluginmanager.register(_GoldenTally(), "autocue-golden-tally")
+    config.addinivalue_line("markers", "autocue_llm(source, **options): the scenario (a path, a Script, a list) "
+                                       "and MockLLM options of the autocue_llm fixture")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> ScenarioFile | None:
@@ -122,6 +128,11 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
+    llms = item.stash.get(_LLMS, None)
+    if llms and report.failed and report.when == "call":
+        from autocue.testing.pytest_plugin import llm_failure_first
+
+        item.stash[_LLM_SHOWN] = llm_failure_first(report, llms)
     sessions = sessions_of(item)
     if not sessions:
         return
@@ -143,6 +154,18 @@ def autocue_session(request: pytest.FixtureRequest) -> Iterator[Callable[..., Te
     from autocue.testing.pytest_plugin import session_factory
 
     yield from session_factory(request.node.stash.setdefault(_SESSIONS, []))
+
+
+@pytest.fixture
+def autocue_llm(request: pytest.FixtureRequest) -> Iterator[MockLLM]:
+    """A ``MockLLM`` (the mock LLM in process) playing the scenario of ``@pytest.mark.autocue_llm(source,
+    **options)`` or of an indirect parametrisation; a failing test's report starts with the first
+    request it could not answer and its journal, and a passing test that left one unanswered fails
+    at teardown."""
+    from autocue.testing.pytest_plugin import mock_llm
+
+    node = request.node
+    yield from mock_llm(request, node.stash.setdefault(_LLMS, []), lambda: node.stash.get(_LLM_SHOWN, False))
 
 
 class _GoldenTally:

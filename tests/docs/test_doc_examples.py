@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import pytest
 from doc_blocks import ROOT, code_blocks, run_block
 
@@ -19,17 +22,35 @@ def test_example_runs(page: str, line: int, code: str, monkeypatch: pytest.Monke
     # A block that defines pytest tests: run them, giving fixtures the harness provides.
     for name, fn in list(ns.items()):
         if name.startswith("test_") and callable(fn):
-            from autocue.testing import create_test_session
+            run_doc_test(fn)
 
-            made = []
 
-            def factory(made: list[object] = made, **options: object) -> object:
-                t = create_test_session(**options)  # type: ignore[arg-type]
-                made.append(t)
-                return t
+def run_doc_test(fn: Any) -> None:
+    """Run a test a block defines with the fixtures it asks for: ``autocue_session`` (a factory
+    of ``TestSession``s) and ``autocue_llm`` (a ``MockLLM`` for its ``autocue_llm`` marker)."""
+    from autocue.testing import MockLLM, create_test_session
 
-            try:
-                fn(autocue_session=factory)
-            finally:
-                for t in made:
-                    t.dispose()
+    made: list[Any] = []
+
+    def factory(**options: Any) -> Any:
+        t = create_test_session(**options)
+        made.append(t)
+        return t
+
+    params = inspect.signature(fn).parameters
+    kwargs: dict[str, Any] = {}
+    llm = None
+    if "autocue_session" in params:
+        kwargs["autocue_session"] = factory
+    if "autocue_llm" in params:
+        mark = next(m for m in getattr(fn, "pytestmark", []) if m.name == "autocue_llm")
+        llm = kwargs["autocue_llm"] = MockLLM(*mark.args, **mark.kwargs)
+    try:
+        fn(**kwargs)
+        if llm is not None:
+            llm.assert_ok()
+    finally:
+        for t in made:
+            t.dispose()
+        if llm is not None:
+            llm.close()

@@ -55,3 +55,29 @@ class ServerOptions:
     session_key: str | None = None
     """Choose a recording made under this client key for a client whose own key chose none
     (``--session-key``; see ``autocue.mockllm.choice``)."""
+
+
+def server_options(*, speed: float = 0.0, strict_tools: bool = False, record_dir: str | Path | None = None,
+                   profile: str | None = None, workspace: str | Path | None = None, max_body: int = DEFAULT_MAX_BODY,
+                   admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
+                   chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
+                   session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS,
+                   session_key: str | None = None) -> ServerOptions:
+    """``ServerOptions`` from ``MockLLMServer``'s keyword arguments (a chaos or fuzz spec may be
+    its text; a negative TTL or bound is 0): the server and the in-process transport take the same."""
+    if isinstance(chaos, str):
+        from autocue.script.chaos import parse_chaos
+
+        chaos = parse_chaos(chaos)
+    if isinstance(fuzz, (str, int)):
+        from autocue.mockllm.wire.fuzz import parse_fuzz
+
+        fuzz = parse_fuzz(str(fuzz))
+    options = ServerOptions(speed=speed, strict_tools=strict_tools,
+                            record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
+                            max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
+                            chaos=chaos, fuzz=fuzz, session_ttl=max(0.0, session_ttl),
+                            max_sessions=max(0, max_sessions), session_key=session_key or None)
+    if workspace is not None:
+        options.workspace = Path(workspace)
+    return options

@@ -27,11 +27,12 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from autocue.mockllm.app import TRANSPORT_KEY, MockApp, create_app
 from autocue.mockllm.asgi import ASGIApp
 from autocue.mockllm.journal import JOURNAL_CAP
-from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, ServerOptions
+from autocue.mockllm.options import DEFAULT_MAX_BODY, MAX_SESSIONS, SESSION_TTL, server_options
 from autocue.mockllm.protocol import DirectHttpProtocol
 from autocue.mockllm.sockets import bind_socket
 from autocue.mockllm.sources import Source
 from autocue.mockllm.state import MockState
+from autocue.mockllm.views import StateViews
 
 if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
     from autocue.mockllm.wire.fuzz import FuzzSpec
@@ -171,7 +172,7 @@ class LoopbackServer:
         self.stop()
 
 
-class MockLLMServer(LoopbackServer):
+class MockLLMServer(LoopbackServer, StateViews):
     """A mock LLM API server. ``start()`` runs it in a daemon thread; ``stop()`` ends it."""
 
     what = "mock LLM server"
@@ -185,77 +186,12 @@ class MockLLMServer(LoopbackServer):
                  chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
                  session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS,
                  session_key: str | None = None) -> None:
-        if isinstance(chaos, str):
-            from autocue.script.chaos import parse_chaos
-
-            chaos = parse_chaos(chaos)
-        if isinstance(fuzz, (str, int)):
-            from autocue.mockllm.wire.fuzz import parse_fuzz
-
-            fuzz = parse_fuzz(str(fuzz))
-        options = ServerOptions(speed=speed, strict_tools=strict_tools,
-                                record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
-                                max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
-                                chaos=chaos, fuzz=fuzz, session_ttl=max(0.0, session_ttl),
-                                max_sessions=max(0, max_sessions), session_key=session_key or None)
-        if workspace is not None:
-            options.workspace = Path(workspace)
+        options = server_options(speed=speed, strict_tools=strict_tools, record_dir=record_dir, profile=profile,
+                                 workspace=workspace, max_body=max_body, admin_token=admin_token,
+                                 journal_size=journal_size, chaos=chaos, fuzz=fuzz, session_ttl=session_ttl,
+                                 max_sessions=max_sessions, session_key=session_key)
         self.state = MockState(source, options)
         super().__init__(create_app(self.state), host, port)
-
-    def url_for(self, *, session: str | None = None, scenario: str | None = None, openai: bool = False) -> str:
-        """A base URL with ``/s/{session}`` and ``/scenario/{name}`` prefixes."""
-        url = self.base_url
-        if session:
-            url += f"/s/{session}"
-        if scenario:
-            url += f"/scenario/{scenario}"
-        return url + ("/v1" if openai else "")
-
-    # ------------------------------------------------------------------ admin helpers
-    def sessions(self) -> list[dict[str, Any]]:
-        """Status of every session (consumed/remaining, assertion results, errors)."""
-        return self.state.session_status()
-
-    def session(self, sid: str = "default") -> dict[str, Any]:
-        found = self.state.session_status(sid)
-        if not found:
-            raise KeyError(self.state.no_session(sid))
-        return found[0]
-
-    def requests(self, sid: str = "default") -> list[dict[str, Any]]:
-        """The request journal of session ``sid`` (id or key), bodies included, oldest first."""
-        found = self.state.session_requests(sid)
-        if not found:
-            raise KeyError(self.state.no_session(sid))
-        return [r for f in found for r in f["requests"]]
-
-    def reset(self, sid: str | None = None) -> int:
-        return self.state.reset(sid)
-
-    def pin(self, sid: str, pinned: bool = True) -> int:
-        """Keep session ``sid`` (id or key, started or not) past the TTL and the size bound."""
-        return self.state.pin(sid, pinned)
-
-    def load(self, source: Source) -> list[str]:
-        return self.state.add(source)
-
-    def assert_all_consumed(self) -> None:
-        """Raise ``AssertionError`` unless some session started and every session played its
-        whole script without errors."""
-        __tracebackhide__ = True  # pytest shows the test's line and the problems, not this frame
-        problems: list[str] = []
-        sessions = self.sessions()
-        if not sessions and self.state.playables:
-            problems.append(f"no session started: nothing called the server at {self.base_url} (loaded: "
-                            f"{', '.join(self.state.playables)})")
-        for s in sessions:
-            if s["remaining"]:
-                problems.append(f"session {s['session']!r} left {s['remaining']} of {s['total']} replies of "
-                                f"{s['scenario']!r} unplayed (next: {s['next']})")
-            problems.extend(f"session {s['session']!r}: {e}" for e in s["errors"])
-        if problems:
-            raise AssertionError("\n".join(problems))
 
 
 @contextmanager

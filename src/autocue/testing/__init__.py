@@ -37,6 +37,7 @@ from autocue.testing.session import TestSession, create_test_session
 
 if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real types
     from autocue.sandbox import SandboxResult, verify_sandbox_install
+    from autocue.testing.mock_llm import MockLLM
     from autocue.testing.scenario_runner import run_scenario
 
 __all__ = [
@@ -47,14 +48,15 @@ __all__ = [
     "parallel", "say", "think", "when",
     "FakeMCPServer", "FakeTool", "fake_mcp_server",
     "SandboxResult", "run_scenario", "verify_sandbox_install",
-    "SubagentAction", "subagent",
+    "SubagentAction", "subagent", "MockLLM",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "autocue.testing.scenario_runner": ["run_scenario"],
     "autocue.sandbox": ["SandboxResult", "verify_sandbox_install"],
+    "autocue.testing.mock_llm": ["MockLLM"],
 })
-"""Names loaded on first use: the scenario runner and the sandbox check pull in more of autocue.
+"""Names loaded on first use: the scenario runner, the sandbox check and the mock LLM pull in more of autocue.
 The sandbox check is the package ``autocue.sandbox`` (a layer above this one, built on the
 harness); these two names are re-exported here for the callers that import them from
 ``autocue.testing`` (docs/architecture.md, "face re-exports")."""

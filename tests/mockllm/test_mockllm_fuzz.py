@@ -172,6 +172,13 @@ def assert_error_shape(api: str, status: int, body: Any) -> None:
     elif api == "gemini":
         err = body["error"]
         assert err["code"] == status and isinstance(err["status"], str) and err["message"]
+    elif api == "bedrock":
+        assert isinstance(body["message"], str) and body["message"]
+    elif api == "ollama":
+        assert isinstance(body["error"], str) and body["error"]
+    elif api == "interactions":
+        err = body["error"]
+        assert isinstance(err["code"], str) and isinstance(err["message"], str) and err["message"]
     else:
         err = body["error"]
         assert isinstance(err["message"], str) and err["message"] and isinstance(err["type"], str) and "code" in err
@@ -271,6 +278,31 @@ RICH: dict[str, tuple[str, dict[str, Any]]] = {
                      {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
                      {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"ok": 1}}}]}],
         "tools": [{"functionDeclarations": [{"name": "f", "description": "d", "parameters": {"type": "object"}}]}]}),
+    "bedrock": ("/model/anthropic.claude-x/converse", {
+        "system": [{"text": "s"}], "inferenceConfig": {"maxTokens": 5},
+        "messages": [{"role": "user", "content": [{"text": "hi"}]},
+                     {"role": "assistant", "content": [
+                         {"reasoningContent": {"reasoningText": {"text": "t", "signature": "g"}}},
+                         {"toolUse": {"toolUseId": "c1", "name": "f", "input": {}}}]},
+                     {"role": "user", "content": [{"toolResult": {"toolUseId": "c1", "status": "success",
+                                                                  "content": [{"text": "ok"}, {"json": {"a": 1}}]}}]}],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "f", "description": "d",
+                                               "inputSchema": {"json": {"type": "object"}}}}]}}),
+    "ollama": ("/api/chat", {
+        "model": "m", "stream": False, "think": True, "options": {"num_predict": 5},
+        "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"},
+                     {"role": "assistant", "content": "", "thinking": "t",
+                      "tool_calls": [{"function": {"name": "f", "arguments": {"x": 1}}}]},
+                     {"role": "tool", "tool_name": "f", "content": "ok"}],
+        "tools": [{"type": "function", "function": {"name": "f", "description": "d",
+                                                    "parameters": {"type": "object"}}}]}),
+    "interactions": ("/v1beta/interactions", {
+        "model": "m", "system_instruction": "s", "store": False, "generation_config": {"max_output_tokens": 5},
+        "input": [{"type": "user_input", "content": [{"type": "text", "text": "hi"}]},
+                  {"type": "thought", "signature": "g"},
+                  {"type": "function_call", "id": "c1", "name": "f", "arguments": {}},
+                  {"type": "function_result", "call_id": "c1", "name": "f", "result": "ok"}],
+        "tools": [{"type": "function", "name": "f", "description": "d", "parameters": {"type": "object"}}]}),
 }
 HOSTILE = [["user"], {"role": "user"}, {"parts": 1}, {"text": 1}, {"parts": [{"text": 1}]}, [{"parts": 1}],
            {"type": ["text"]}, [[]], [{}], [], {}, 1, -1, 2**70, 1.5, True, False, None, "", "x"]
@@ -293,7 +325,7 @@ def reshaped(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
     api = draw(st.sampled_from(sorted(RICH)), label="api")
     route, base = RICH[api]
     body: Any = json.loads(json.dumps(base))
-    if api != "gemini" and draw(st.booleans(), label="stream"):
+    if api not in ("gemini", "bedrock") and draw(st.booleans(), label="stream"):
         body["stream"] = True
     path = draw(st.sampled_from(list(_paths(body))), label="path")
     value = draw(st.sampled_from(HOSTILE) | json_values, label="value")

@@ -95,7 +95,7 @@ def _block(b: Any) -> dict[str, Any] | None:
                 "input": tu.get("input") if isinstance(tu.get("input"), dict) else {}}
     if isinstance(tr := b.get("toolResult"), dict):
         parts: list[Any] = tr["content"] if isinstance(tr.get("content"), list) else []
-        text = "\n".join(p["text"] if isinstance(p.get("text"), str) else orjson.dumps(p["json"]).decode()
+        text = "\n".join(p["text"] if isinstance(p.get("text"), str) else orjson.dumps(p.get("json")).decode()
                          for p in parts if isinstance(p, dict) and ("text" in p or "json" in p))
         return {"type": "tool_result", "tool_use_id": tr.get("toolUseId", ""), "content": text,
                 "is_error": tr.get("status") == "error"}
@@ -122,7 +122,9 @@ def _check_converse(body: dict[str, Any], start: int) -> None:
                 shape.string(b["toolUse"], "name", wb + ".toolUse")
             elif keys[0] == "toolResult":
                 shape.string(shape.obj(b["toolResult"], wb + ".toolResult"), "toolUseId", wb + ".toolResult")
-                shape.array(b["toolResult"].get("content"), wb + ".toolResult.content")
+                for k, c in enumerate(shape.array(b["toolResult"].get("content"), wb + ".toolResult.content")):
+                    shape.opt(shape.obj(c, f"{wb}.toolResult.content[{k}]"), "text", str, "a string",
+                              f"{wb}.toolResult.content[{k}].")
     for i, s in enumerate(shape.array(body.get("system", []), "system")):
         shape.obj(s, f"system[{i}]")
     tc = body.get("toolConfig")

@@ -187,7 +187,7 @@ def input_steps(value: Any) -> list[Any]:
 def _content(c: Any, w: str) -> None:
     shape.obj(c, w)
     kind = c.get("type", "text" if "text" in c else None)
-    if kind not in CONTENT_TYPES:
+    if not isinstance(kind, str) or kind not in CONTENT_TYPES:
         raise shape.MalformedRequestError(f"{w}.type must be one of {', '.join(sorted(CONTENT_TYPES))}, "
                                           f"got {kind!r}")
     if kind == "text":
@@ -204,6 +204,8 @@ def _step(s: Any, w: str) -> None:
                 _content(c, f"{w}.content[{j}]")
         return
     kind = s.get("type")
+    if kind is not None and not isinstance(kind, str):
+        raise shape.fail(w + ".type", "a string", kind)
     if kind not in STEP_TYPES:
         if kind in CONTENT_TYPES or "text" in s:
             _content(s, w)

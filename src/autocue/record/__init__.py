@@ -1,4 +1,4 @@
-"""``autocue record``: a recording proxy for the four wire protocols; real traffic becomes scenarios.
+"""``autocue record``: a recording proxy for the mock server's wire protocols; real traffic becomes scenarios.
 
 ``RecordingProxy`` (the ASGI app) forwards every request to an upstream unchanged, streams the
 reply back as it arrives and writes one scenario per client session; ``Redactor`` keeps secrets

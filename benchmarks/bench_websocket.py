@@ -26,11 +26,11 @@ from typing import Any
 import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from interleaved import ratio_in_rounds  # noqa: E402
+from interleaved import ratio_in_rounds
 
-from autocue.llm.types import TextContent  # noqa: E402
-from autocue.mockllm import MockLLMServer, serve  # noqa: E402
-from autocue.script import Script, ScriptedResponse, ScriptedToolCall, Turn  # noqa: E402
+from autocue.llm.types import TextContent
+from autocue.mockllm import MockLLMServer, serve
+from autocue.script import Script, ScriptedResponse, ScriptedToolCall, Turn
 
 TOOLS: Any = [{"type": "function", "name": "read", "parameters": {"type": "object"}, "strict": False}]
 

@@ -36,7 +36,7 @@ def test_prints_the_bound_url_first_then_records_a_session_that_replays(tmp_path
             assert first.startswith("autocue record proxy: http://127.0.0.1:") and first.rstrip().endswith(up.base_url)
             url = first.split()[3]
             got = openai_chat(url, "session-key-1", ["hi"])
-            lines = [proc.stdout.readline() for _ in range(3)]
+            lines = [proc.stdout.readline() for _ in range(4)]
         finally:
             proc.terminate()
             proc.wait(10)

@@ -32,7 +32,7 @@ import orjson
 
 from autocue.catalog.apis import APIS, api_names, either
 from autocue.cli.args import CliParser, fail
-from autocue.cli.serving import add_listen_options, listen, serve_forever
+from autocue.cli.serving import add_listen_options, base_url_lines, listen, serve_forever
 from autocue.record.proxy import API_CHOICES, RecordingProxy, RecordOptions
 from autocue.scenario.redact import RedactionError, Redactor
 
@@ -245,7 +245,7 @@ def main(argv: list[str]) -> int:
                   flush=True)
         else:
             print(f"autocue record proxy: {url} -> {redactor.text(args.upstream)}", flush=True)
-            print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
+            print("\n".join(base_url_lines(url)))
             print(f"  scenarios: {out}/ (one file per session)", flush=True)
 
     proxy = RecordingProxy(RecordOptions(upstream=args.upstream, out_dir=out, api=args.api, redactor=redactor,

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from autocue.cli.args import CliParser, fail, one_line
-from autocue.cli.serving import add_listen_options, listen, serve_forever
+from autocue.cli.serving import add_listen_options, base_url_lines, listen, serve_forever
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.options import MAX_SESSIONS, SESSION_TTL, ServerOptions
 
@@ -151,7 +151,7 @@ def _serve(args: argparse.Namespace, options: ServerOptions, sock: socket.socket
         else:
             print(f"autocue mock LLM server: {url}", flush=True)
             print(f"  scenarios: {', '.join(names) or 'none (load with POST /_autocue/scenarios)'}")
-            print(f"  OpenAI base URL: {url}/v1   Anthropic / Gemini base URL: {url}")
+            print("\n".join(base_url_lines(url)))
             print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
 
     return serve_forever(PROG, args, sock, create_app(state), announce)

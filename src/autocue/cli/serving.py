@@ -82,3 +82,10 @@ def serve_forever(prog: str, args: argparse.Namespace, sock: socket.socket, app:
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def base_url_lines(url: str) -> list[str]:
+    """Where each client points at a server (the mock or the recording proxy) listening at ``url``."""
+    ws = "ws" + url[4:] if url.startswith("http") else url
+    return [f"  OpenAI base URL: {url}/v1 (Responses WebSocket: {ws}/v1/responses)",
+            f"  Anthropic, Gemini, Ollama (host), Bedrock (endpoint_url) base URL: {url}"]

@@ -183,7 +183,7 @@ class _Gen:
         return self.rng.random() < 0.5
 
     def t_object(self, s: dict[str, Any], depth: int) -> dict[str, Any]:
-        props = s.get("properties") if isinstance(s.get("properties"), dict) else {}
+        props: dict[str, Any] = s["properties"] if isinstance(s.get("properties"), dict) else {}
         required = [r for r in s.get("required") or [] if isinstance(r, str)]
         out: dict[str, Any] = {}
         for name, sub in props.items():
@@ -206,8 +206,8 @@ class _Gen:
         if isinstance(items, list):  # draft 4-7 tuple form
             prefix, items = items, s.get("additionalItems", {})
         prefix = prefix if isinstance(prefix, list) else []
-        lo = s.get("minItems", 0) if isinstance(s.get("minItems"), int) else 0
-        hi = s.get("maxItems") if isinstance(s.get("maxItems"), int) else max(lo, 3)
+        lo: int = s["minItems"] if isinstance(s.get("minItems"), int) else 0
+        hi: int = s["maxItems"] if isinstance(s.get("maxItems"), int) else max(lo, 3)
         if hi < lo:
             raise _Impossible(f"minItems {lo} is more than maxItems {hi}")
         n = lo if depth >= _DEEP else self.rng.randint(max(lo, min(1, hi)), max(lo, min(hi, lo + 3)))
@@ -272,8 +272,8 @@ class _Gen:
         return lo, hi
 
     def t_string(self, s: dict[str, Any], depth: int) -> str:
-        lo = s.get("minLength", 0) if isinstance(s.get("minLength"), int) else 0
-        hi = s.get("maxLength") if isinstance(s.get("maxLength"), int) else None
+        lo: int = s["minLength"] if isinstance(s.get("minLength"), int) else 0
+        hi: int | None = s["maxLength"] if isinstance(s.get("maxLength"), int) else None
         if hi is not None and hi < lo:
             raise _Impossible(f"minLength {lo} is more than maxLength {hi}")
         fmt = s.get("format")
@@ -381,8 +381,8 @@ _FORMATS = {
     "email": lambda r: f"{r.choice(_WORDS)}@example.com",
     "uri": lambda r: f"https://example.com/{r.choice(_WORDS)}",
     "url": lambda r: f"https://example.com/{r.choice(_WORDS)}",
-    "uuid": lambda r: "%08x-%04x-4%03x-8%03x-%012x" % (r.getrandbits(32), r.getrandbits(16), r.getrandbits(12),
-                                                          r.getrandbits(12), r.getrandbits(48)),
+    "uuid": lambda r: f"{r.getrandbits(32):08x}-{r.getrandbits(16):04x}-4{r.getrandbits(12):03x}-"
+                      f"8{r.getrandbits(12):03x}-{r.getrandbits(48):012x}",
     "ipv4": lambda r: ".".join(str(r.randint(1, 254)) for _ in range(4)),
     "ipv6": lambda r: ":".join(f"{r.getrandbits(16):x}" for _ in range(8)),
     "hostname": lambda r: f"{r.choice(_WORDS)}.example.com",

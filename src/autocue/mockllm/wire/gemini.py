@@ -17,6 +17,7 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import SSE, Call, LastMessage, Surface, WireApi, WireRequest, WireRoute, parts_text
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
+from autocue.mockllm.wire.view import schema_at
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.llm.types import Tool
@@ -339,6 +340,12 @@ class GeminiApi(WireApi):
     def media_type(self, req: WireRequest) -> str:
         """``alt=sse``: an event stream, else a streamed JSON array."""
         return SSE if req.view.options.get("sse") else "application/json"
+
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``generationConfig.responseJsonSchema`` (JSON Schema) or ``responseSchema`` (OpenAPI's subset)."""
+        cfg = schema_at(body, "generationConfig") or schema_at(body, "generation_config")
+        return (schema_at(cfg, "responseJsonSchema") or schema_at(cfg, "response_json_schema")
+                or schema_at(cfg, "responseSchema") or schema_at(cfg, "response_schema"))
 
 
 API = GeminiApi()

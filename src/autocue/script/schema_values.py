@@ -18,6 +18,7 @@ private or search for a minimal example rather than a seeded one.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import string
@@ -244,9 +245,9 @@ class _Gen:
             if first > last:
                 raise _Impossible(f"no multiple of {m} lies between {lo} and {hi}")
             return self.rng.randint(first, last) * m
-        if self.rng.random() < 0.5:
-            return self.t_integer(s, depth)
         lo, hi = self.bounds(s, False)
+        if self.rng.random() < 0.5 and math.floor(hi) >= math.ceil(lo):  # a whole number fits
+            return self.t_integer(s, depth)
         return round(self.rng.uniform(lo, hi), 3) if lo < hi else lo
 
     def bounds(self, s: dict[str, Any], integer: bool) -> tuple[Any, Any]:

@@ -268,7 +268,9 @@ class GeminiApi(WireApi):
         for t in tools:
             decls = t.get("functionDeclarations") or t.get("function_declarations") if isinstance(t, dict) else None
             if isinstance(decls, list):
-                out.extend(Tool(d["name"], d.get("description", ""), d.get("parameters") or {})
+                out.extend(Tool(d["name"], d.get("description", ""),
+                                d.get("parameters") or d.get("parametersJsonSchema") or d.get("parameters_json_schema")
+                                or {})
                            for d in decls if isinstance(d, dict) and "name" in d)
             elif isinstance(t, dict):
                 out.extend(super().tool_specs([t]))

@@ -176,6 +176,10 @@ class OllamaApi(WireApi):
     )
     stream_default = True
 
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``format``: a JSON Schema (``"json"`` asks for any JSON: no schema to satisfy)."""
+        return schema_at(body, "format")
+
     def claims(self, path: str) -> bool:
         return path.startswith("/api/") and not path.startswith("/api/v1/")
 
@@ -352,10 +356,6 @@ def _add_line(msg: AssistantMessage, times: list[float], obj: dict[str, Any], t:
                                     dict(fn.get("arguments") or {})))
         times.append(t)
     return obj
-
-    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
-        """``format``: a JSON Schema (``"json"`` asks for any JSON: no schema to satisfy)."""
-        return schema_at(body, "format")
 
 
 API = OllamaApi()

@@ -73,7 +73,8 @@ def _scenario(text: str, name: str = "every.yaml") -> Any:
 
 
 def _every(seed: int = 1, then: str | None = None, parallel: bool = True, style: str = "openai") -> Any:
-    opts = [f"seed: {seed}"] + ([f"then: {json.dumps(then)}"] if then else []) + ([] if parallel else ["parallel: false"])
+    opts = [f"seed: {seed}", *([f"then: {json.dumps(then)}"] if then else []),
+            *([] if parallel else ["parallel: false"])]
     return _scenario(f"""\
 name: every
 server: {{llmApiStyle: {style}}}
@@ -248,7 +249,8 @@ def test_a_tool_schema_no_value_satisfies_is_the_dialects_error_at_once() -> Non
         client = llm.openai(max_retries=0)
         with pytest.raises(openai.InternalServerError, match=r"callEveryTool \(at every\.yaml:5\): cannot make arguments for the tool "
                                                              r"'broken'.*minimum 5 is above the maximum 1"):
-            client.chat.completions.create(model="m", messages=[{"role": "user", "content": PROMPT}], tools=bad)  # type: ignore[arg-type]
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": PROMPT}],
+                                           tools=bad)  # type: ignore[arg-type]
         assert "callEveryTool" in llm.failure()
 
 
@@ -307,13 +309,13 @@ timeline:
         r = llm.openai(max_retries=0).chat.completions.parse(
             model="gpt-x", messages=[{"role": "user", "content": "Where?"}], response_format=Address)
         assert r.choices[0].message.parsed == Address(street="Main St", zip_code="12345", country="NO")
-    with MockLLM(_scenario(ok.replace('"12345"', '"1234x"'), "value.yaml")) as llm:
-        with pytest.raises(openai.InternalServerError,
-                           match=r"structuredOutput \(at value\.yaml:5\): the scripted value does not satisfy the "
-                                 r"request's response schema: '1234x' does not match .* at /zip_code"):
-            llm.openai(max_retries=0).chat.completions.parse(
-                model="gpt-x", messages=[{"role": "user", "content": "Where?"}], response_format=Address)
-    with MockLLM(_scenario(ok, "value.yaml")) as llm:
-        with pytest.raises(anthropic.InternalServerError, match="declares no response schema"):
-            llm.anthropic(max_retries=0).messages.create(
-                model="claude-x", max_tokens=9, messages=[{"role": "user", "content": "Where?"}])
+    mismatch = (r"structuredOutput \(at value\.yaml:5\): the scripted value does not satisfy the request's "
+                r"response schema: '1234x' does not match .* at /zip_code")
+    with MockLLM(_scenario(ok.replace('"12345"', '"1234x"'), "value.yaml")) as llm, pytest.raises(
+            openai.InternalServerError, match=mismatch):
+        llm.openai(max_retries=0).chat.completions.parse(
+            model="gpt-x", messages=[{"role": "user", "content": "Where?"}], response_format=Address)
+    with MockLLM(_scenario(ok, "value.yaml")) as llm, pytest.raises(anthropic.InternalServerError,
+                                                                    match="declares no response schema"):
+        llm.anthropic(max_retries=0).messages.create(
+            model="claude-x", max_tokens=9, messages=[{"role": "user", "content": "Where?"}])

@@ -247,8 +247,8 @@ def test_a_tool_schema_no_value_satisfies_is_the_dialects_error_at_once() -> Non
         "type": "object", "properties": {"n": {"type": "integer", "minimum": 5, "maximum": 1}}, "required": ["n"]}}}]
     with MockLLM(_every()) as llm:
         client = llm.openai(max_retries=0)
-        with pytest.raises(openai.InternalServerError, match=r"callEveryTool \(at every\.yaml:5\): cannot make arguments for the tool "
-                                                             r"'broken'.*minimum 5 is above the maximum 1"):
+        why = r"callEveryTool \(at every\.yaml:5\): cannot make arguments for the tool 'broken'.*minimum 5 is above"
+        with pytest.raises(openai.InternalServerError, match=why):
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": PROMPT}],
                                            tools=bad)  # type: ignore[arg-type]
         assert "callEveryTool" in llm.failure()

@@ -83,8 +83,10 @@ class _Calls:
 
 @dataclass(slots=True)
 class _Answer:
-    """The answer after the tool results: ``then``, or a line naming the tools called."""
+    """The answer after the tool results: ``then``; else a value of the request's response schema when it
+    declares one, or a line naming the tools called."""
 
+    seed: int | str
     then: str | None
     pos: Pos | None
 
@@ -95,6 +97,8 @@ class _Answer:
     def __call__(self, ctx: Context) -> ScriptedResponse:
         if self.then is not None:
             return ScriptedResponse([TextContent(self.then)], pos=self.pos)
+        if ctx.response_schema is not None:  # the agent wants structured output: a value of its schema
+            return _Structured(self.seed, _NO_VALUE, self.pos)(ctx)
         names = list(dict.fromkeys(_calls_this_turn(ctx))) or [t.name for t in ctx.tools]
         return ScriptedResponse([TextContent("Called every tool: " + ", ".join(names) + ".")], pos=self.pos)
 
@@ -103,8 +107,9 @@ def call_every_tool(seed: int | str = 0, then: str | None = None, *, parallel: b
                     pos: Pos | None = None) -> list[Step]:
     """The two steps of "call every declared tool once, then answer": the calls (each tool's
     arguments drawn from its JSON Schema with ``seed``; all in one reply, or one reply per tool with
-    ``parallel=False``) and the answer after the results (``then``, default: the tools' names)."""
-    return [_Calls(seed, parallel, pos), _Answer(then, pos)]
+    ``parallel=False``) and the answer after the results (``then``; default: a value of the request's
+    response schema when it declares one, else a line naming the tools)."""
+    return [_Calls(seed, parallel, pos), _Answer(seed, then, pos)]
 
 
 @dataclass(slots=True)

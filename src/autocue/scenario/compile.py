@@ -63,7 +63,6 @@ from autocue.scenario.timeline import (
     UserEdits,
     UserInputs,
 )
-from autocue.script.every_tool import call_every_tool, structured_output
 from autocue.script.model import Check, ErrorKind, Script, ScriptedError, ScriptedResponse, ScriptedToolCall, Turn
 
 
@@ -208,10 +207,14 @@ class _Compiler:
         self.script.turns.append(self.turn)
 
     def every_tool(self, ev: CallEveryTool) -> None:
+        from autocue.script.every_tool import call_every_tool  # loaded by the first scenario that asks
+
         self.close()
         self.turn.steps.extend(call_every_tool(ev.seed, ev.then, parallel=ev.parallel, pos=ev.pos))
 
     def structured(self, ev: StructuredOutput) -> None:
+        from autocue.script.every_tool import structured_output
+
         self.close()
         if ev.has_value:
             self.turn.steps.append(structured_output(value=ev.value, pos=ev.pos))

@@ -28,6 +28,8 @@ from jsonschema import FormatChecker
 from jsonschema.exceptions import best_match
 from jsonschema.validators import Draft202012Validator, validator_for
 
+from autocue.script.errors import SchemaValueError
+
 try:  # the regular-expression parser (``sre_parse`` before Python 3.11, deprecated since)
     from re import _parser as sre  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover
@@ -39,10 +41,6 @@ _DEEP = 5
 _WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
           "kilo", "lima", "mike", "november", "oscar", "papa")
 _TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
-
-
-class SchemaValueError(ValueError):
-    """No value was found that the schema accepts (a contradictory schema, or one beyond the generator)."""
 
 
 def schema_value(schema: Any, seed: int | str = 0) -> Any:

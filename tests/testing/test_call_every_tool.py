@@ -319,3 +319,32 @@ timeline:
                                                                     match="declares no response schema"):
         llm.anthropic(max_retries=0).messages.create(
             model="claude-x", max_tokens=9, messages=[{"role": "user", "content": "Where?"}])
+
+
+def test_a_scenario_file_over_loopback_http_streamed_with_the_anthropic_client() -> None:
+    from autocue.mockllm import serve
+
+    tools = [{"name": t["function"]["name"], "input_schema": t["function"]["parameters"]} for t in CHAT_TOOLS[:2]]
+    schemas = {t["name"]: t["input_schema"] for t in tools}
+    with serve(FIXTURES.parent / "call_every_tool.yaml") as server:
+        client = anthropic.Anthropic(base_url=server.base_url, api_key="k", max_retries=0)
+        msgs: list[Any] = [{"role": "user", "content": "Check the weather and take a note"}]
+        called: list[tuple[str, dict[str, Any]]] = []
+        for _ in range(4):
+            with client.messages.stream(model="claude-x", max_tokens=500, messages=msgs, tools=tools) as s:  # type: ignore[arg-type]
+                m = s.get_final_message()
+            uses = [b for b in m.content if b.type == "tool_use"]
+            if not uses:
+                break
+            called += [(u.name, dict(u.input)) for u in uses]
+            msgs += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in m.content]},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": u.id, "content": "ok"}
+                                                  for u in uses]}]
+        assert [n for n, _ in called] == ["get_weather", "book_trip"]  # one per reply
+        _validate_calls(called, schemas)
+        assert [b.text for b in m.content if b.type == "text"] == ["Called every tool: get_weather, book_trip."]
+        msgs += [{"role": "assistant", "content": m.content[0].text}, {"role": "user", "content": "Now as JSON"}]  # type: ignore[union-attr]
+        fmt = {"type": "json_schema", "schema": Address.model_json_schema()}
+        j = client.messages.create(model="claude-x", max_tokens=900, messages=msgs, output_config={"format": fmt})
+        Address.model_validate_json(j.content[0].text)  # type: ignore[union-attr]
+        assert server.session("k")["remaining"] == 0

@@ -139,7 +139,7 @@ timeline:
   - callEveryTool
   - callEveryTool: true
   - callEveryTool: {seed: abc, then: done, parallel: false}
-  - {type: callEveryTool, seed: 4}
+  - {type: callEveryTool, seed: 4, outputTool: final_result}
   - structuredOutput: {seed: 3}
   - structuredOutput: {value: {a: 1}}
 """)
@@ -148,6 +148,8 @@ timeline:
                       ("StructuredOutput", 7), ("StructuredOutput", 8)]
     third = sc.timeline[2]
     assert isinstance(third, CallEveryTool) and (third.seed, third.then, third.parallel) == ("abc", "done", False)
+    tagged = sc.timeline[3]
+    assert isinstance(tagged, CallEveryTool) and tagged.output_tool == "final_result"
     last = sc.timeline[5]
     assert isinstance(last, StructuredOutput) and last.has_value and last.value == {"a": 1}
     assert [len(t.steps) for t in sc.compile().turns] == [2 + 2 + 2 + 2 + 1 + 1]
@@ -157,6 +159,8 @@ timeline:
         load_scenario_text("name: t\ntimeline:\n  - callEveryTool: {seed: [1]}\n", "bad.yaml")
     with pytest.raises(ScenarioError, match=r"^bad\.yaml:3:\d+: .*not both"):
         load_scenario_text("name: t\ntimeline:\n  - structuredOutput: {seed: 1, value: 2}\n", "bad.yaml")
+    with pytest.raises(ScenarioError, match=r"^bad\.yaml:3:\d+: .*`then` text or a call of its `outputTool`"):
+        load_scenario_text("name: t\ntimeline:\n  - callEveryTool: {then: x, outputTool: y}\n", "bad.yaml")
 
 
 # ---------------------------------------------------------------------------- through the official clients

@@ -64,7 +64,7 @@ def test_test_model_and_call_every_tool_both_call_every_tool(tmp_path: Path) -> 
     with MockLLM(Script([Turn(None, call_every_tool(seed=2))], name="every")) as llm:
         model = OpenAIChatModel("gpt-x", provider=OpenAIProvider(openai_client=llm.async_openai(max_retries=0)))
         _agent(tmp_path, again).run_sync("Weather?", model=model)
-    assert again == ours  # the same seed, the same arguments
+    assert sorted(again, key=str) == sorted(ours, key=str)  # the same seed, the same arguments (run concurrently)
 
 
 def test_a_native_output_agent_gets_a_value_of_its_output_type(tmp_path: Path) -> None:
@@ -78,4 +78,21 @@ def test_a_native_output_agent_gets_a_value_of_its_output_type(tmp_path: Path) -
         result = _agent(tmp_path, ours, NativeOutput(Report)).run_sync("Weather?", model=model)
         llm.assert_all_consumed()
     assert isinstance(result.output, Report)
+    assert sorted(n for n, _ in theirs) == sorted(n for n, _ in ours) == ["get_weather", "write_note"]
+
+
+def test_a_tool_output_agent_gets_its_output_tool_called_last(tmp_path: Path) -> None:
+    theirs: list[tuple[str, dict[str, Any]]] = []
+    expected = _agent(tmp_path, theirs, Report).run_sync("Weather?", model=TestModel())
+    assert isinstance(expected.output, Report)
+
+    ours: list[tuple[str, dict[str, Any]]] = []
+    steps = call_every_tool(seed=4, output_tool="final_result")  # pydantic-ai's output tool
+    with MockLLM(Script([Turn(None, steps)], name="every")) as llm:
+        model = OpenAIChatModel("gpt-x", provider=OpenAIProvider(openai_client=llm.async_openai(max_retries=0)))
+        result = _agent(tmp_path, ours, Report).run_sync("Weather?", model=model)
+        llm.assert_all_consumed()
+        first_tools = [t["function"]["name"] for t in llm.requests("autocue-test")[0]["body"]["tools"]]
+    assert isinstance(result.output, Report)
+    assert "final_result" in first_tools
     assert sorted(n for n, _ in theirs) == sorted(n for n, _ in ours) == ["get_weather", "write_note"]

@@ -210,7 +210,8 @@ class _Compiler:
         from autocue.script.every_tool import call_every_tool  # loaded by the first scenario that asks
 
         self.close()
-        self.turn.steps.extend(call_every_tool(ev.seed, ev.then, parallel=ev.parallel, pos=ev.pos))
+        self.turn.steps.extend(call_every_tool(ev.seed, ev.then, parallel=ev.parallel, output_tool=ev.output_tool,
+                                               pos=ev.pos))
 
     def structured(self, ev: StructuredOutput) -> None:
         from autocue.script.every_tool import structured_output

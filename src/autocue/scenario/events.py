@@ -232,20 +232,24 @@ def _on(r: EventReader, key: str, v: Node) -> None:
         r.fail(v, f"{key}: false asks for nothing: remove the event")
 
 
-_EVERY_KEYS = ("seed", "then", "parallel")
+_EVERY_KEYS = ("seed", "then", "parallel", "outputTool")
 
 
 def _every(r: EventReader, key: str, v: Node, item: Node) -> list[TimelineEvent]:
     if not v.is_map:
         _on(r, key, v)
         return [CallEveryTool(item.pos)]
-    r.map_(v, "{seed, then, parallel}", _EVERY_KEYS, "callEveryTool")
+    r.map_(v, "{seed, then, parallel, outputTool}", _EVERY_KEYS, "callEveryTool")
     return [_every_of(r, v, item)]
 
 
 def _every_of(r: EventReader, m: Node, item: Node) -> CallEveryTool:
     par = m.get("parallel")
-    return CallEveryTool(item.pos, _seed(r, m), r.opt_str(m, "then"), True if par is None else r.bool_(par))
+    ev = CallEveryTool(item.pos, _seed(r, m), r.opt_str(m, "then"), True if par is None else r.bool_(par),
+                       r.opt_str(m, "outputTool"))
+    if ev.then is not None and ev.output_tool is not None:
+        r.fail(m, "callEveryTool answers with `then` text or a call of its `outputTool`, not both")
+    return ev
 
 
 def _every_tagged(r: EventReader, key: str, item: Node) -> list[TimelineEvent]:
@@ -277,7 +281,8 @@ def _structured_tagged(r: EventReader, key: str, item: Node) -> list[TimelineEve
 
 _SEED: Schema = {"type": ["integer", "string"]}
 _EVERY_OPTIONS: Schema = {"type": "object", "properties": {"seed": _SEED, "then": {"type": "string"},
-                                                            "parallel": {"type": "boolean"}}}
+                                                            "parallel": {"type": "boolean"},
+                                                            "outputTool": {"type": "string"}}}
 _STRUCTURED_OPTIONS: Schema = {"type": "object", "properties": {"seed": _SEED, "value": {}}}
 
 _complete, _complete_tagged = _flag(Complete)

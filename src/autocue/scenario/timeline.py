@@ -207,12 +207,15 @@ class ExpectRequestStep:
 class CallEveryTool:
     """``callEveryTool``: the model calls every tool the request declares, once, with arguments drawn
     from each tool's JSON Schema with ``seed`` (all in one reply, or one reply per tool when not
-    ``parallel``), then answers ``then`` (default: a line naming the tools) after the results."""
+    ``parallel``), then answers after the results: a call of ``output_tool``, ``then``, a value of the
+    request's response schema, or a line naming the tools."""
 
     pos: Pos
     seed: int | str = 0
     then: str | None = None
     parallel: bool = True
+    output_tool: str | None = None
+    """``outputTool``: the tool the answer calls instead of text (an agent's output tool)."""
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from autocue.llm.types import AssistantMessage, Context, TextContent, ToolCall, UserMessage
+from autocue.llm.types import AssistantMessage, Context, TextContent, Tool, ToolCall, UserMessage
 from autocue.script.model import ScriptedResponse, ScriptedToolCall, Step
 from autocue.script.schema_values import SchemaValueError, json_schema, schema_value
 
@@ -48,6 +48,7 @@ class _Calls:
 
     seed: int | str
     parallel: bool
+    output_tool: str | None
     pos: Pos | None
 
     @property
@@ -55,7 +56,7 @@ class _Calls:
         return f"callEveryTool(seed={self.seed!r}{', parallel=False' if not self.parallel else ''})"
 
     def __call__(self, ctx: Context) -> ScriptedResponse:
-        tools = [t for t in ctx.tools if t.name]
+        tools = [t for t in ctx.tools if t.name and t.name != self.output_tool]
         if not tools:
             raise ValueError(f"callEveryTool{_where(self.pos)}: the request declares no tools to call")
         if not self.parallel:
@@ -67,18 +68,20 @@ class _Calls:
             again = len(left) > 1
         else:
             again = False
-        calls: list[Any] = []
-        for t in tools:
-            try:
-                args = schema_value(t.parameters or {"type": "object"}, f"{self.seed}:{t.name}")
-            except SchemaValueError as e:
-                raise ValueError(f"callEveryTool{_where(self.pos)}: cannot make arguments for the tool "
-                                 f"{t.name!r}: {e}") from None
-            if not isinstance(args, dict):
-                raise ValueError(f"callEveryTool{_where(self.pos)}: the tool {t.name!r} takes "
-                                 f"{type(args).__name__} arguments, not an object")
-            calls.append(ScriptedToolCall(t.name, args))
+        calls: list[Any] = [_call(t, self.seed, self.pos) for t in tools]
         return ScriptedResponse(calls, pos=self.pos, again=again)
+
+
+def _call(t: Tool, seed: int | str, pos: Pos | None) -> ScriptedToolCall:
+    """A call of ``t`` with arguments drawn from its schema (seeded by ``seed`` and its name)."""
+    try:
+        args = schema_value(t.parameters or {"type": "object"}, f"{seed}:{t.name}")
+    except SchemaValueError as e:
+        raise ValueError(f"callEveryTool{_where(pos)}: cannot make arguments for the tool {t.name!r}: {e}") from None
+    if not isinstance(args, dict):
+        raise ValueError(f"callEveryTool{_where(pos)}: the tool {t.name!r} takes {type(args).__name__} arguments, "
+                         "not an object")
+    return ScriptedToolCall(t.name, args)
 
 
 @dataclass(slots=True)
@@ -88,13 +91,22 @@ class _Answer:
 
     seed: int | str
     then: str | None
+    output_tool: str | None
     pos: Pos | None
 
     @property
     def label(self) -> str:
+        if self.output_tool is not None:
+            return f"callEveryTool.then(call({self.output_tool!r}))"
         return f"callEveryTool.then({self.then!r})" if self.then is not None else "callEveryTool.then()"
 
     def __call__(self, ctx: Context) -> ScriptedResponse:
+        if self.output_tool is not None:
+            tool = next((t for t in ctx.tools if t.name == self.output_tool), None)
+            if tool is None:
+                raise ValueError(f"callEveryTool{_where(self.pos)}: the output tool {self.output_tool!r} is not "
+                                 f"declared (declared: {', '.join(t.name for t in ctx.tools) or 'no tools'})")
+            return ScriptedResponse([_call(tool, self.seed, self.pos)], pos=self.pos)
         if self.then is not None:
             return ScriptedResponse([TextContent(self.then)], pos=self.pos)
         if ctx.response_schema is not None:  # the agent wants structured output: a value of its schema
@@ -104,12 +116,13 @@ class _Answer:
 
 
 def call_every_tool(seed: int | str = 0, then: str | None = None, *, parallel: bool = True,
-                    pos: Pos | None = None) -> list[Step]:
+                    output_tool: str | None = None, pos: Pos | None = None) -> list[Step]:
     """The two steps of "call every declared tool once, then answer": the calls (each tool's
     arguments drawn from its JSON Schema with ``seed``; all in one reply, or one reply per tool with
-    ``parallel=False``) and the answer after the results (``then``; default: a value of the request's
-    response schema when it declares one, else a line naming the tools)."""
-    return [_Calls(seed, parallel, pos), _Answer(seed, then, pos)]
+    ``parallel=False``) and the answer after the results: a call of ``output_tool`` when given (an
+    agent's output tool, such as pydantic-ai's ``final_result``: left out of the calls), else ``then``,
+    else a value of the request's response schema when it declares one, else a line naming the tools."""
+    return [_Calls(seed, parallel, output_tool, pos), _Answer(seed, then, output_tool, pos)]
 
 
 @dataclass(slots=True)

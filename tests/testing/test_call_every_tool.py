@@ -138,7 +138,7 @@ name: forms
 timeline:
   - callEveryTool
   - callEveryTool: true
-  - callEveryTool: {seed: abc, then: done, parallel: false}
+  - callEveryTool: {seed: abc, then: done, parallel: false, tools: [a, b]}
   - {type: callEveryTool, seed: 4, outputTool: final_result}
   - structuredOutput: {seed: 3}
   - structuredOutput: {value: {a: 1}}
@@ -147,7 +147,8 @@ timeline:
     assert events == [("CallEveryTool", 3), ("CallEveryTool", 4), ("CallEveryTool", 5), ("CallEveryTool", 6),
                       ("StructuredOutput", 7), ("StructuredOutput", 8)]
     third = sc.timeline[2]
-    assert isinstance(third, CallEveryTool) and (third.seed, third.then, third.parallel) == ("abc", "done", False)
+    assert isinstance(third, CallEveryTool)
+    assert (third.seed, third.then, third.parallel, third.tools) == ("abc", "done", False, ["a", "b"])
     tagged = sc.timeline[3]
     assert isinstance(tagged, CallEveryTool) and tagged.output_tool == "final_result"
     last = sc.timeline[5]
@@ -352,3 +353,28 @@ def test_a_scenario_file_over_loopback_http_streamed_with_the_anthropic_client()
         j = client.messages.create(model="claude-x", max_tokens=900, messages=msgs, output_config={"format": fmt})
         Address.model_validate_json(j.content[0].text)  # type: ignore[union-attr]
         assert server.session("k")["remaining"] == 0
+
+
+def test_the_harness_playbook_calls_every_tool_of_autocues_own_agent(tmp_path: Path) -> None:
+    from autocue.testing import call_every_tool, create_test_session, say, when
+
+    seen: list[tuple[str, Any]] = []
+
+    def get_weather(city: str, unit: Literal["celsius", "fahrenheit"] = "celsius") -> str:
+        """Weather in a city."""
+        seen.append(("get_weather", (city, unit)))
+        return "sunny"
+
+    def write_note(name: str, lines: list[str]) -> str:
+        """Write a note."""
+        seen.append(("write_note", (name, lines)))
+        (tmp_path / "note.txt").write_text("\n".join(lines))
+        return "written"
+
+    with create_test_session(tools=[get_weather, write_note], builtin_tools=False, cwd=tmp_path) as t:
+        every = call_every_tool(seed=3, parallel=False, tools=["get_weather", "write_note"])  # not `task`
+        t.run_sync(when("Weather and a note", [*every]), when("Thanks", [say("You're welcome.")]))
+        assert [n for n, _ in seen] == ["get_weather", "write_note"]
+        assert [r.is_error for r in t.events.tool_results] == [False, False]
+        assert (tmp_path / "note.txt").exists()
+        assert t.playbook.remaining == 0

@@ -211,7 +211,7 @@ class _Compiler:
 
         self.close()
         self.turn.steps.extend(call_every_tool(ev.seed, ev.then, parallel=ev.parallel, output_tool=ev.output_tool,
-                                               pos=ev.pos))
+                                               tools=ev.tools, pos=ev.pos))
 
     def structured(self, ev: StructuredOutput) -> None:
         from autocue.script.every_tool import structured_output

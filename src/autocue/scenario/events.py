@@ -232,14 +232,14 @@ def _on(r: EventReader, key: str, v: Node) -> None:
         r.fail(v, f"{key}: false asks for nothing: remove the event")
 
 
-_EVERY_KEYS = ("seed", "then", "parallel", "outputTool")
+_EVERY_KEYS = ("seed", "then", "parallel", "outputTool", "tools")
 
 
 def _every(r: EventReader, key: str, v: Node, item: Node) -> list[TimelineEvent]:
     if not v.is_map:
         _on(r, key, v)
         return [CallEveryTool(item.pos)]
-    r.map_(v, "{seed, then, parallel, outputTool}", _EVERY_KEYS, "callEveryTool")
+    r.map_(v, "{seed, then, parallel, outputTool, tools}", _EVERY_KEYS, "callEveryTool")
     return [_every_of(r, v, item)]
 
 
@@ -247,6 +247,8 @@ def _every_of(r: EventReader, m: Node, item: Node) -> CallEveryTool:
     par = m.get("parallel")
     ev = CallEveryTool(item.pos, _seed(r, m), r.opt_str(m, "then"), True if par is None else r.bool_(par),
                        r.opt_str(m, "outputTool"))
+    if (tools := m.get("tools")) is not None:
+        ev.tools = r.str_list(tools, "the names of the tools to call")
     if ev.then is not None and ev.output_tool is not None:
         r.fail(m, "callEveryTool answers with `then` text or a call of its `outputTool`, not both")
     return ev
@@ -282,7 +284,8 @@ def _structured_tagged(r: EventReader, key: str, item: Node) -> list[TimelineEve
 _SEED: Schema = {"type": ["integer", "string"]}
 _EVERY_OPTIONS: Schema = {"type": "object", "properties": {"seed": _SEED, "then": {"type": "string"},
                                                             "parallel": {"type": "boolean"},
-                                                            "outputTool": {"type": "string"}}}
+                                                            "outputTool": {"type": "string"},
+                                                            "tools": {"type": "array", "items": {"type": "string"}}}}
 _STRUCTURED_OPTIONS: Schema = {"type": "object", "properties": {"seed": _SEED, "value": {}}}
 
 _complete, _complete_tagged = _flag(Complete)

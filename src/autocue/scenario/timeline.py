@@ -216,6 +216,8 @@ class CallEveryTool:
     parallel: bool = True
     output_tool: str | None = None
     """``outputTool``: the tool the answer calls instead of text (an agent's output tool)."""
+    tools: list[str] | None = None
+    """The tools to call (default: every declared one but ``output_tool``)."""
 
 
 @dataclass(slots=True)

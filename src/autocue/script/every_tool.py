@@ -13,6 +13,7 @@ provider as an error reply.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +50,7 @@ class _Calls:
     seed: int | str
     parallel: bool
     output_tool: str | None
+    only: tuple[str, ...] | None
     pos: Pos | None
 
     @property
@@ -57,6 +59,12 @@ class _Calls:
 
     def __call__(self, ctx: Context) -> ScriptedResponse:
         tools = [t for t in ctx.tools if t.name and t.name != self.output_tool]
+        if self.only is not None:
+            absent = [n for n in self.only if n not in {t.name for t in tools}]
+            if absent:
+                raise ValueError(f"callEveryTool{_where(self.pos)}: the request does not declare "
+                                 f"{', '.join(absent)} (declared: {', '.join(t.name for t in tools) or 'no tools'})")
+            tools = [t for t in tools if t.name in self.only]
         if not tools:
             raise ValueError(f"callEveryTool{_where(self.pos)}: the request declares no tools to call")
         if not self.parallel:
@@ -116,13 +124,16 @@ class _Answer:
 
 
 def call_every_tool(seed: int | str = 0, then: str | None = None, *, parallel: bool = True,
-                    output_tool: str | None = None, pos: Pos | None = None) -> list[Step]:
+                    output_tool: str | None = None, tools: Sequence[str] | None = None,
+                    pos: Pos | None = None) -> list[Step]:
     """The two steps of "call every declared tool once, then answer": the calls (each tool's
     arguments drawn from its JSON Schema with ``seed``; all in one reply, or one reply per tool with
     ``parallel=False``) and the answer after the results: a call of ``output_tool`` when given (an
     agent's output tool, such as pydantic-ai's ``final_result``: left out of the calls), else ``then``,
-    else a value of the request's response schema when it declares one, else a line naming the tools."""
-    return [_Calls(seed, parallel, output_tool, pos), _Answer(seed, then, output_tool, pos)]
+    else a value of the request's response schema when it declares one, else a line naming the tools.
+    ``tools`` names the tools to call (pydantic-ai ``TestModel``'s ``call_tools``; default: every one)."""
+    only = tuple(tools) if tools is not None else None
+    return [_Calls(seed, parallel, output_tool, only, pos), _Answer(seed, then, output_tool, pos)]
 
 
 @dataclass(slots=True)

@@ -436,3 +436,5 @@ class Context:
     system_prompt: str | None
     messages: list[Message]
     tools: list[Tool] = field(default_factory=list)
+    response_schema: JSON | None = None
+    """The JSON Schema the answer must satisfy, when the request declares one (structured output)."""

@@ -376,6 +376,8 @@ class MockState:
                 msg = (f"autocue mock LLM: scripted step {taken.index + 1} of scenario {pl.label} (a response "
                        f"factory) raised {type(e).__name__}: {e}")
                 return session_error(s, req, 500, msg, "factory")
+            if step.again:  # the factory answers the next request too
+                s.give_back(taken.index)
         err = step.error
         if err is not None:
             status = err.http_status()

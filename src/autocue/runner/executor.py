@@ -58,6 +58,7 @@ from autocue.runner.workspace import WorkspaceError, missing_artifact, seed_work
 from autocue.scenario import (
     AdvanceMs,
     AssertStep,
+    CallEveryTool,
     Complete,
     ExpectRequestStep,
     LlmResponse,
@@ -66,6 +67,7 @@ from autocue.scenario import (
     Scenario,
     ScenarioError,
     Screenshot,
+    StructuredOutput,
     TimelineEvent,
     UserCommand,
     UserEdits,
@@ -683,6 +685,8 @@ TIMELINE_HANDLERS: dict[type, Callable[[Execution, Any], None]] = {
 }
 TIMELINE_IGNORED: dict[type, str] = {
     LlmResponse: "played by the program's side (the mock LLM server, or the mock agent itself)",
+    CallEveryTool: "played by the mock LLM server from the request's declared tools",
+    StructuredOutput: "played by the mock LLM server from the request's response schema",
     ExpectRequestStep: "checked by the mock LLM server on the request for the next reply",
     Complete: "a status for simulation runners", Merge: "a status for simulation runners",
     RunnerEvent: "an event for other runners, kept as written",

@@ -18,6 +18,7 @@ from autocue.scenario import (
     AgentEdits,
     AssertStep,
     AssistantPart,
+    CallEveryTool,
     Complete,
     ErrorStep,
     ExpectRequestStep,
@@ -26,6 +27,7 @@ from autocue.scenario import (
     RunnerEvent,
     Scenario,
     Screenshot,
+    StructuredOutput,
     ThinkPart,
     ToolUse,
     UserCommand,
@@ -79,6 +81,8 @@ TIMELINE_IGNORED: dict[type, str] = {
     for cls in (UserEdits, UserCommand, AdvanceMs, Screenshot, AssertStep, ExpectRequestStep, Complete, Merge,
                 RunnerEvent)
 }
+TIMELINE_IGNORED.update({cls: "built from a model request's declared tools or response schema: the mock agent "
+                          "sends no model request" for cls in (CallEveryTool, StructuredOutput)})
 check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)
 
 

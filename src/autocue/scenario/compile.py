@@ -21,6 +21,10 @@ Rules (documented in ``docs/scenarios.md``):
   retry-after (429 → ``rate_limit``, 529/503 → ``overloaded``).
 - **Expectations.** An ``expectRequest`` step is a ``Check`` like ``assert`` whose spec is a
   ``RequestExpectation`` (the mock server compares it with the request; in-process runs skip it).
+- **Replies built from the request.** ``callEveryTool`` is two steps (``script/every_tool.py``): a
+  response factory that calls every tool the request declares with arguments drawn from its schema
+  (one reply, or one per tool), then the answer; ``structuredOutput`` is one factory whose text is
+  JSON satisfying the request's response schema.
 - **Checks.** An ``assert`` step is ``Check(before_step=<replies so far in the turn>, spec=AssertSpec)``;
   ``before_step == len(turn.steps)`` means "when the turn has finished".
 - Tool names and arguments stay the scenario's canonical ones; map them with a profile
@@ -43,6 +47,7 @@ from autocue.scenario.timeline import (
     AdvanceMs,
     AssertStep,
     AssistantPart,
+    CallEveryTool,
     Complete,
     ErrorStep,
     ExpectRequestStep,
@@ -50,6 +55,7 @@ from autocue.scenario.timeline import (
     Merge,
     RunnerEvent,
     Screenshot,
+    StructuredOutput,
     ThinkPart,
     TimelineEvent,
     ToolUse,
@@ -200,6 +206,22 @@ class _Compiler:
         self.turn = Turn(prompt=prompt, pos=ev.pos)
         self.script.turns.append(self.turn)
 
+    def every_tool(self, ev: CallEveryTool) -> None:
+        from autocue.script.every_tool import call_every_tool  # loaded by the first scenario that asks
+
+        self.close()
+        self.turn.steps.extend(call_every_tool(ev.seed, ev.then, parallel=ev.parallel, output_tool=ev.output_tool,
+                                               tools=ev.tools, pos=ev.pos))
+
+    def structured(self, ev: StructuredOutput) -> None:
+        from autocue.script.every_tool import structured_output
+
+        self.close()
+        if ev.has_value:
+            self.turn.steps.append(structured_output(value=ev.value, pos=ev.pos))
+        else:
+            self.turn.steps.append(structured_output(ev.seed, pos=ev.pos))
+
     def check(self, ev: AssertStep | ExpectRequestStep) -> None:
         self.close()
         self.turn.checks.append(Check(len(self.turn.steps), ev.spec, ev.pos))
@@ -210,6 +232,8 @@ TIMELINE_HANDLERS: dict[type, Callable[[_Compiler, Any], None]] = {
     UserInputs: _Compiler.user,
     AssertStep: _Compiler.check,
     ExpectRequestStep: _Compiler.check,
+    CallEveryTool: _Compiler.every_tool,
+    StructuredOutput: _Compiler.structured,
 }
 TIMELINE_IGNORED: dict[type, str] = {
     cls: "a runner event: it compiles to no model step"

@@ -22,6 +22,7 @@ from autocue.scenario.errors import Pos, TimelineKindError
 from autocue.scenario.timeline import (
     AdvanceMs,
     AssertStep,
+    CallEveryTool,
     Complete,
     ErrorStep,
     ExpectRequestStep,
@@ -29,6 +30,7 @@ from autocue.scenario.timeline import (
     Merge,
     RunnerEvent,
     Screenshot,
+    StructuredOutput,
     TimelineEvent,
     UserCommand,
     UserEdits,
@@ -218,6 +220,74 @@ def _runner_event_tagged(r: EventReader, key: str, item: Node) -> list[TimelineE
     return _runner_event(r, key, item.without("type"), item)
 
 
+def _seed(r: EventReader, m: Node) -> int | str:
+    n = m.get("seed")
+    if n is None or isinstance(n.v, str):
+        return 0 if n is None else str(n.v)
+    return r.int_(n, "a seed (an integer or a string)", minimum=None)
+
+
+def _on(r: EventReader, key: str, v: Node) -> None:
+    if not r.bool_(v, f"true or {{seed, ...}} for {key}"):
+        r.fail(v, f"{key}: false asks for nothing: remove the event")
+
+
+_EVERY_KEYS = ("seed", "then", "parallel", "outputTool", "tools")
+
+
+def _every(r: EventReader, key: str, v: Node, item: Node) -> list[TimelineEvent]:
+    if not v.is_map:
+        _on(r, key, v)
+        return [CallEveryTool(item.pos)]
+    r.map_(v, "{seed, then, parallel, outputTool, tools}", _EVERY_KEYS, "callEveryTool")
+    return [_every_of(r, v, item)]
+
+
+def _every_of(r: EventReader, m: Node, item: Node) -> CallEveryTool:
+    par = m.get("parallel")
+    ev = CallEveryTool(item.pos, _seed(r, m), r.opt_str(m, "then"), True if par is None else r.bool_(par),
+                       r.opt_str(m, "outputTool"))
+    if (tools := m.get("tools")) is not None:
+        ev.tools = r.str_list(tools, "the names of the tools to call")
+    if ev.then is not None and ev.output_tool is not None:
+        r.fail(m, "callEveryTool answers with `then` text or a call of its `outputTool`, not both")
+    return ev
+
+
+def _every_tagged(r: EventReader, key: str, item: Node) -> list[TimelineEvent]:
+    r.unknown_keys(item, ("type", *_EVERY_KEYS), "a callEveryTool event")
+    return [_every_of(r, item, item)]
+
+
+def _structured(r: EventReader, key: str, v: Node, item: Node) -> list[TimelineEvent]:
+    if not v.is_map:
+        _on(r, key, v)
+        return [StructuredOutput(item.pos)]
+    r.map_(v, "{seed} or {value}", ("seed", "value"), "structuredOutput")
+    return [_structured_of(r, v, item)]
+
+
+def _structured_of(r: EventReader, m: Node, item: Node) -> StructuredOutput:
+    value = m.get("value")
+    if value is not None and m.get("seed") is not None:
+        r.fail(m, "structuredOutput takes a seed (a drawn value) or a value, not both")
+    if value is None:
+        return StructuredOutput(item.pos, _seed(r, m))
+    return StructuredOutput(value.pos, value=plain(value.v), has_value=True)
+
+
+def _structured_tagged(r: EventReader, key: str, item: Node) -> list[TimelineEvent]:
+    r.unknown_keys(item, ("type", "seed", "value"), "a structuredOutput event")
+    return [_structured_of(r, item, item)]
+
+
+_SEED: Schema = {"type": ["integer", "string"]}
+_EVERY_OPTIONS: Schema = {"type": "object", "properties": {"seed": _SEED, "then": {"type": "string"},
+                                                            "parallel": {"type": "boolean"},
+                                                            "outputTool": {"type": "string"},
+                                                            "tools": {"type": "array", "items": {"type": "string"}}}}
+_STRUCTURED_OPTIONS: Schema = {"type": "object", "properties": {"seed": _SEED, "value": {}}}
+
 _complete, _complete_tagged = _flag(Complete)
 _merge, _merge_tagged = _flag(Merge)
 _FLAG_SCHEMA: Schema = {"type": ["boolean", "null"]}
@@ -261,6 +331,13 @@ KINDS: list[EventKind] = [
     EventKind(AssertStep, ("assert",), _assert, {"assert": _ref("assert")}, tagged_schema=_ref("assert")),
     EventKind(ExpectRequestStep, ("expectRequest",), _expect_request, {"expectRequest": _ref("expectRequest")},
               tagged_schema=_ref("expectRequest")),
+    EventKind(CallEveryTool, ("callEveryTool",), _every,
+              {"callEveryTool": {"anyOf": [{"type": ["boolean", "null"]}, _EVERY_OPTIONS]}}, _every_tagged,
+              _EVERY_OPTIONS, bare_keys=("callEveryTool",), bare=lambda key, pos: CallEveryTool(pos)),
+    EventKind(StructuredOutput, ("structuredOutput",), _structured,
+              {"structuredOutput": {"anyOf": [{"type": ["boolean", "null"]}, _STRUCTURED_OPTIONS]}},
+              _structured_tagged, _STRUCTURED_OPTIONS, bare_keys=("structuredOutput",),
+              bare=lambda key, pos: StructuredOutput(pos)),
     EventKind(Complete, ("complete",), _complete, {"complete": _FLAG_SCHEMA}, _complete_tagged,
               bare_keys=("complete",), bare=lambda key, pos: Complete(True, pos)),
     EventKind(Merge, ("merge",), _merge, {"merge": _FLAG_SCHEMA}, _merge_tagged,

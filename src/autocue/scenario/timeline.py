@@ -204,6 +204,34 @@ class ExpectRequestStep:
 
 
 @dataclass(slots=True)
+class CallEveryTool:
+    """``callEveryTool``: the model calls every tool the request declares, once, with arguments drawn
+    from each tool's JSON Schema with ``seed`` (all in one reply, or one reply per tool when not
+    ``parallel``), then answers after the results: a call of ``output_tool``, ``then``, a value of the
+    request's response schema, or a line naming the tools."""
+
+    pos: Pos
+    seed: int | str = 0
+    then: str | None = None
+    parallel: bool = True
+    output_tool: str | None = None
+    """``outputTool``: the tool the answer calls instead of text (an agent's output tool)."""
+    tools: list[str] | None = None
+    """The tools to call (default: every declared one but ``output_tool``)."""
+
+
+@dataclass(slots=True)
+class StructuredOutput:
+    """``structuredOutput``: a reply whose text is JSON satisfying the response schema the request
+    declares: ``value`` (checked against it) when ``has_value``, else a value drawn with ``seed``."""
+
+    pos: Pos
+    seed: int | str = 0
+    value: Any = None
+    has_value: bool = False
+
+
+@dataclass(slots=True)
 class Complete:
     value: bool
     pos: Pos
@@ -227,12 +255,13 @@ class RunnerEvent:
 
 TimelineEvent: TypeAlias = (
     LlmResponse | UserInputs | UserEdits | UserCommand | AdvanceMs | Screenshot | AssertStep | Complete | Merge
-    | RunnerEvent | ExpectRequestStep
+    | RunnerEvent | ExpectRequestStep | CallEveryTool | StructuredOutput
 )
 
 __all__ = [
-    "AdvanceMs", "AgentEdits", "AgentPlan", "AssertStep", "AssistantPart", "Complete", "ErrorStep", "ExpectRequestStep",
-    "LlmResponse", "Merge", "ResponsePart", "RunnerEvent", "Screenshot", "ThinkPart", "TimedText",
+    "AdvanceMs", "AgentEdits", "AgentPlan", "AssertStep", "AssistantPart", "CallEveryTool", "Complete", "ErrorStep",
+    "ExpectRequestStep", "LlmResponse", "Merge", "ResponsePart", "RunnerEvent", "Screenshot", "StructuredOutput",
+    "ThinkPart", "TimedText",
     "TimelineEvent", "ToolExecEvent", "ToolExecution", "ToolResultPart", "ToolUse", "UserCommand",
     "UserEdits", "UserInput", "UserInputs",
 ]

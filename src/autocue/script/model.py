@@ -99,6 +99,9 @@ class ScriptedResponse:
     """Where the step was written (a scenario's ``llmResponse``): ``pos.line`` aligns replies with the timeline."""
     chaos: ChaosSpec | None = None
     """Faults and latency a mock server adds to this reply (a scenario step's ``chaos:`` key)."""
+    again: bool = False
+    """The step that made this reply (a response factory) plays again for the next request: a step
+    that answers several requests (``callEveryTool`` one tool per reply)."""
 
     @property
     def source(self) -> str | None:
@@ -148,6 +151,9 @@ Step: TypeAlias = ScriptedResponse | ResponseFactory
 def describe_step(step: Step) -> str:
     if isinstance(step, ScriptedResponse):
         return step.describe()
+    label = getattr(step, "label", None)
+    if isinstance(label, str):
+        return label
     name = getattr(step, "__name__", type(step).__name__)
     return f"<factory {name}>"
 

@@ -249,8 +249,11 @@ class ScriptedProvider:
             self.exhausted.append(ex)
             return ErrorEvent("error", error_message(model, ex.message()))
         step = self.queue.popleft()
-        self.consumed += 1
         self._last_step = step
+        if isinstance(resolved, ScriptedResponse) and resolved.again:
+            self.queue.appendleft(step)  # the factory answers the next call too
+        else:
+            self.consumed += 1
         try:
             resp = resolved if resolved is not None else step
             assert isinstance(resp, (ScriptedResponse, AssistantMessage))

@@ -26,6 +26,7 @@ from autocue.scenario import (
     AgentPlan,
     AssertStep,
     AssistantPart,
+    CallEveryTool,
     Complete,
     ErrorStep,
     ExpectRequestStep,
@@ -34,6 +35,7 @@ from autocue.scenario import (
     RunnerEvent,
     Scenario,
     Screenshot,
+    StructuredOutput,
     ThinkPart,
     ToolResultPart,
     ToolUse,
@@ -170,6 +172,8 @@ TIMELINE_HANDLERS: dict[type, Callable[[_Clock, Any], None]] = {
 }
 TIMELINE_IGNORED: dict[type, str] = {
     ExpectRequestStep: "checked by the mock server on a model request; a simulation makes none",
+    CallEveryTool: "built from a model request's declared tools; a simulation makes none",
+    StructuredOutput: "built from a model request's response schema; a simulation makes none",
 }
 check_interpreter(__name__, TIMELINE_HANDLERS, TIMELINE_IGNORED)
 

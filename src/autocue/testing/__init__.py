@@ -37,6 +37,7 @@ from autocue.testing.session import TestSession, create_test_session
 
 if TYPE_CHECKING:  # loaded on first use (see __getattr__); mypy sees the real types
     from autocue.sandbox import SandboxResult, verify_sandbox_install
+    from autocue.script.every_tool import call_every_tool, structured_output
     from autocue.testing.mock_llm import MockLLM
     from autocue.testing.scenario_runner import run_scenario
 
@@ -48,13 +49,14 @@ __all__ = [
     "parallel", "say", "think", "when",
     "FakeMCPServer", "FakeTool", "fake_mcp_server",
     "SandboxResult", "run_scenario", "verify_sandbox_install",
-    "SubagentAction", "subagent", "MockLLM",
+    "SubagentAction", "subagent", "MockLLM", "call_every_tool", "structured_output",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     "autocue.testing.scenario_runner": ["run_scenario"],
     "autocue.sandbox": ["SandboxResult", "verify_sandbox_install"],
     "autocue.testing.mock_llm": ["MockLLM"],
+    "autocue.script.every_tool": ["call_every_tool", "structured_output"],
 })
 """Names loaded on first use: the scenario runner, the sandbox check and the mock LLM pull in more of autocue.
 The sandbox check is the package ``autocue.sandbox`` (a layer above this one, built on the

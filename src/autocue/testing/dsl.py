@@ -24,7 +24,16 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from autocue.extensions.ui import CANCELLED
 from autocue.llm.types import TextContent, ThinkingContent, Usage
-from autocue.script.model import FailKind, ScriptedError, ScriptedResponse, ScriptedToolCall, Step, Turn, describe_step
+from autocue.script.model import (
+    FailKind,
+    ResponseFactory,
+    ScriptedError,
+    ScriptedResponse,
+    ScriptedToolCall,
+    Step,
+    Turn,
+    describe_step,
+)
 
 Params: TypeAlias = dict[str, Any] | Callable[[], dict[str, Any]] | None
 ThenCallback: TypeAlias = Callable[[Any], Any]
@@ -102,8 +111,9 @@ class SubagentAction:
         return self.describe()
 
 
-Action: TypeAlias = Reply | SubagentAction
-"""What ``when`` takes: replies, and the scripts of the subagents they start."""
+Action: TypeAlias = Reply | SubagentAction | ResponseFactory
+"""What ``when`` takes: replies, the scripts of the subagents they start, and response factories
+(replies built from the live context, such as ``call_every_tool(...)``'s two steps)."""
 
 
 def subagent(task_id: str, actions: Sequence[Reply]) -> SubagentAction:
@@ -191,7 +201,7 @@ class TurnSpec(Turn):
         for a in self.actions:
             if isinstance(a, SubagentAction):
                 self.subagents.setdefault(a.task_id, []).extend(a.steps)
-        Turn.__init__(self, prompt, compile_actions([a for a in self.actions if isinstance(a, Reply)]))
+        Turn.__init__(self, prompt, compile_actions([a for a in self.actions if not isinstance(a, SubagentAction)]))
 
     def compile(self) -> Turn:
         """The turn itself (it is the Script model's ``Turn``; kept for callers of the earlier API)."""
@@ -216,9 +226,9 @@ def when(prompt: str, actions: Sequence[Action]) -> TurnSpec:
                                 'call("task", ...); place it after the call that starts the subagent')
         elif isinstance(a, Reply):
             task_started = task_started or _calls_task(a)
-        else:
+        elif not callable(a) or isinstance(a, ScriptedResponse):
             raise TypeError(f"when({_short(prompt)}): action {i + 1} is {a!r}; use call(), say(), think(), "
-                            "parallel(), fail() or subagent()")
+                            "parallel(), fail(), subagent() or a response factory (*call_every_tool(...))")
     return TurnSpec(prompt, actions)
 
 
@@ -226,11 +236,18 @@ def _calls_task(r: Reply) -> bool:
     return any(isinstance(b, ScriptedToolCall) and b.name == "task" for b in r.content)
 
 
-def compile_actions(actions: Sequence[Reply]) -> list[Step]:
-    """The turn's replies: each ``think`` joins the next reply (a copy: a ``Reply`` may be reused)."""
+def compile_actions(actions: Sequence[Reply | ResponseFactory]) -> list[Step]:
+    """The turn's replies: each ``think`` joins the next reply (a copy: a ``Reply`` may be reused); a
+    response factory is a reply of its own (a ``think`` before it is a reply of its own too)."""
     out: list[Step] = []
     thinking: list[Any] = []
     for a in actions:
+        if not isinstance(a, Reply):
+            if thinking:
+                out.append(Reply(thinking, kind="think"))
+                thinking = []
+            out.append(a)
+            continue
         if a.kind == "think":
             thinking.extend(a.content)
             continue

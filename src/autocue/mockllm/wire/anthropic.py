@@ -18,6 +18,7 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import Call, LastMessage, Surface, WireApi, WireRequest, WireRoute, flatten
 from autocue.mockllm.wire.common import Segments, SegmentWriter, sse
+from autocue.mockllm.wire.view import schema_at
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.mockllm.reply import Reply
@@ -217,6 +218,10 @@ class AnthropicApi(WireApi):
 
     def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         return stream(reply, req, fuzz)
+
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``output_config: {format: {type: json_schema, schema}}`` (or the beta's ``output_format``)."""
+        return schema_at(body, "output_config", "format", "schema") or schema_at(body, "output_format", "schema")
 
 
 API = AnthropicApi()

@@ -26,6 +26,7 @@ from autocue.mockllm.wire.view import WireRequest as WireRequest
 from autocue.mockllm.wire.view import WireRoute as WireRoute
 from autocue.mockllm.wire.view import flatten as flatten
 from autocue.mockllm.wire.view import parts_text as parts_text
+from autocue.mockllm.wire.view import schema_at as schema_at
 from autocue.mockllm.wire.view import strings as strings
 from autocue.mockllm.wire.view import with_namespaces as with_namespaces
 
@@ -228,6 +229,11 @@ class WireApi:
                 headers: dict[str, str]) -> dict[str, Any]:
         return {}
 
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The JSON Schema the request declares for the answer (structured output; None: none), read
+        from the API's own field (``view.schema_at`` walks to it)."""
+        return None
+
     def normalize_last(self, m: dict[str, Any]) -> LastMessage:
         role = _ROLES.get(str(m.get("role") or ""), str(m.get("role") or "")) or "user"
         text = self.message_text(m)
@@ -242,7 +248,7 @@ class WireApi:
         for m in view.messages:
             if isinstance(m, dict):
                 self.add_to_context(b, m)
-        return Context(view.system or None, b.msgs, self.tool_specs(view.tools))
+        return Context(view.system or None, b.msgs, self.tool_specs(view.tools), view.response_schema)
 
     def add_to_context(self, b: ContextBuilder, m: dict[str, Any]) -> None:
         b.message(m)

@@ -18,7 +18,7 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import Call, Surface, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
-from autocue.mockllm.wire.view import deployment
+from autocue.mockllm.wire.view import deployment, schema_at
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.mockllm.embeddings import EmbedRequest
@@ -272,6 +272,10 @@ class ChatApi(WireApi):
 
     def stream(self, reply: Reply, req: WireRequest, fuzz: Fuzzer | None = None) -> Segments:
         return stream(reply, req, fuzz)
+
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``response_format: {type: json_schema, json_schema: {schema}}``."""
+        return schema_at(body, "response_format", "json_schema", "schema")
 
 
 API = ChatApi()

@@ -17,6 +17,7 @@ from autocue.mockllm.ids import make_id
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import SSE, Call, LastMessage, Surface, WireApi, WireRequest, WireRoute, parts_text
 from autocue.mockllm.wire.common import CHUNK, Segments, SegmentWriter, chunks
+from autocue.mockllm.wire.view import schema_at
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from autocue.llm.types import Tool
@@ -268,7 +269,9 @@ class GeminiApi(WireApi):
         for t in tools:
             decls = t.get("functionDeclarations") or t.get("function_declarations") if isinstance(t, dict) else None
             if isinstance(decls, list):
-                out.extend(Tool(d["name"], d.get("description", ""), d.get("parameters") or {})
+                out.extend(Tool(d["name"], d.get("description", ""),
+                                d.get("parameters") or d.get("parametersJsonSchema") or d.get("parameters_json_schema")
+                                or {})
                            for d in decls if isinstance(d, dict) and "name" in d)
             elif isinstance(t, dict):
                 out.extend(super().tool_specs([t]))
@@ -340,6 +343,12 @@ class GeminiApi(WireApi):
     def media_type(self, req: WireRequest) -> str:
         """``alt=sse``: an event stream, else a streamed JSON array."""
         return SSE if req.view.options.get("sse") else "application/json"
+
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``generationConfig.responseJsonSchema`` (JSON Schema) or ``responseSchema`` (OpenAPI's subset)."""
+        cfg = schema_at(body, "generationConfig") or schema_at(body, "generation_config")
+        return (schema_at(cfg, "responseJsonSchema") or schema_at(cfg, "response_json_schema")
+                or schema_at(cfg, "responseSchema") or schema_at(cfg, "response_schema"))
 
 
 API = GeminiApi()

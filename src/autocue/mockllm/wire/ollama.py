@@ -24,6 +24,7 @@ from autocue.llm.types import AssistantMessage, TextContent, ThinkingContent, To
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import Call, Chunk, Surface, WireApi, WireRequest, WireRoute
 from autocue.mockllm.wire.common import Segments, SegmentWriter
+from autocue.mockllm.wire.view import schema_at
 
 if TYPE_CHECKING:
     from autocue.mockllm.embeddings import EmbedRequest
@@ -174,6 +175,10 @@ class OllamaApi(WireApi):
         Surface("GET", "/api/version"),
     )
     stream_default = True
+
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``format``: a JSON Schema (``"json"`` asks for any JSON: no schema to satisfy)."""
+        return schema_at(body, "format")
 
     def claims(self, path: str) -> bool:
         return path.startswith("/api/") and not path.startswith("/api/v1/")

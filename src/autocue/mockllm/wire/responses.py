@@ -39,7 +39,7 @@ from autocue.mockllm.wire.api import (
     with_namespaces,
 )
 from autocue.mockllm.wire.common import Segments, SegmentWriter, now
-from autocue.mockllm.wire.view import deployment
+from autocue.mockllm.wire.view import deployment, schema_at
 
 if TYPE_CHECKING:  # fuzzing loads with the first fuzz spec
     from collections.abc import Callable, Sequence
@@ -409,6 +409,11 @@ class ResponsesApi(WireApi):
             if isinstance(b, ToolCall):
                 b.id = b.id.partition("|")[0]
         return got
+
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """``text: {format: {type: json_schema, schema}}``."""
+        fmt = schema_at(body, "text", "format")
+        return schema_at(fmt, "schema") if fmt is not None and fmt.get("type") == "json_schema" else None
 
 
 API = ResponsesApi()

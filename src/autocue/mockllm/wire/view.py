@@ -113,6 +113,8 @@ class ViewReader(Protocol):
     def options(self, body: dict[str, Any], msgs: list[Any], query: dict[str, str],
                 headers: dict[str, str]) -> dict[str, Any]: ...
 
+    def response_schema(self, body: dict[str, Any]) -> dict[str, Any] | None: ...
+
 
 class _once(Generic[T]):
     """A property computed on first access and kept in the instance (``functools.cached_property``
@@ -203,6 +205,11 @@ class RequestView:
         return self._reader.stream_default if v is None else bool(v)
 
     @_once
+    def response_schema(self) -> dict[str, Any] | None:
+        """The JSON Schema the request asks the answer to satisfy (structured output), or None."""
+        return self._reader.response_schema(self._body)
+
+    @_once
     def options(self) -> dict[str, Any]:
         """The API's own options (Chat ``include_usage``, Gemini ``sse``, Responses ``codex_lite``)."""
         return self._reader.options(self._body, self.messages, self._query, self._headers)
@@ -281,3 +288,11 @@ def strings(v: Any) -> Iterator[str]:
     elif isinstance(v, list):
         for x in v:
             yield from strings(x)
+
+
+def schema_at(node: Any, *keys: str) -> dict[str, Any] | None:
+    """The object ``node[keys[0]][keys[1]]...`` when every step is an object (a declared response
+    schema), else None."""
+    for k in keys:
+        node = node.get(k) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else None

@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue import suite_coverage
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
@@ -72,7 +73,7 @@ from autocue.scenario import (
     UserInputs,
     evaluate_assert,
 )
-from autocue.scenario.events import check_interpreter, handler
+from autocue.scenario.events import check_interpreter, handler, kind_key
 from autocue.script.model import Script, ScriptedResponse
 
 if TYPE_CHECKING:
@@ -360,17 +361,25 @@ class Execution:
     def _timeline(self, before: list[int]) -> bool:
         """Run the executor's events; False when the time limit ended the run (no end checks then)."""
         assert self.prog is not None
-        for i, ev in enumerate(self.sc.timeline):
-            if isinstance(ev, LlmResponse):
-                continue
-            try:
-                self._sync(before[i])
-                self.prog.cast.marker(f"{ev.pos} {type(ev).__name__}")
-                self._event(ev)
-            except _Deadline as e:
-                self._timeout(f"at {type(ev).__name__} ({ev.pos})" + (f", {e.where}" if e.where else ""), str(ev.pos))
-                return False
-        return True
+        reached: list[TimelineEvent] = []
+        try:
+            for i, ev in enumerate(self.sc.timeline):
+                if isinstance(ev, LlmResponse):
+                    reached.append(ev)
+                    continue
+                try:
+                    self._sync(before[i])
+                    self.prog.cast.marker(f"{ev.pos} {type(ev).__name__}")
+                    reached.append(ev)
+                    self._event(ev)
+                except _Deadline as e:
+                    self._timeout(f"at {type(ev).__name__} ({ev.pos})" + (f", {e.where}" if e.where else ""),
+                                  str(ev.pos))
+                    return False
+            return True
+        finally:
+            if suite_coverage.COLLECTOR is not None:
+                suite_coverage.COLLECTOR.timeline(kind_key(type(ev)) for ev in reached)
 
     def _sync(self, need: int) -> None:
         """Wait for the replies before an event to be served and the screen to be quiet."""

@@ -215,7 +215,7 @@ class _Coverage:
         self.worker = hasattr(config, "workerinput")
         self.path = Path(path) if Path(path).is_absolute() else config.invocation_params.dir / path
         self.minimum = minimum
-        self.collector = suite_coverage.enable()
+        self.collector = suite_coverage.enable(fresh=not self.worker)
         self.lines: list[str] = []
 
     @pytest.hookimpl(trylast=True)

@@ -173,12 +173,15 @@ def _start(folder: str) -> Collector:
     return COLLECTOR
 
 
-def enable(folder: str | os.PathLike[str] | None = None) -> Collector:
+def enable(folder: str | os.PathLike[str] | None = None, *, fresh: bool = False) -> Collector:
     """Turn coverage on in this process and the ones it starts from now on; returns the collector (the
-    one already on when the environment named a folder). ``folder``: where parts go (default: a new
-    temporary folder)."""
+    one already on when the environment named a folder, unless ``fresh``: a run that reports on its own,
+    such as a pytest controller or ``autocue run`` started inside another coverage run, starts anew).
+    ``folder``: where parts go (default: a new temporary folder)."""
     if COLLECTOR is not None:
-        return COLLECTOR
+        if not fresh:
+            return COLLECTOR
+        disable()
     path = str(folder) if folder is not None else tempfile.mkdtemp(prefix="autocue-coverage-")
     os.environ[ENV] = path
     return _start(path)

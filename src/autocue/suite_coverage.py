@@ -227,7 +227,8 @@ def merge(parts: Sequence[Mapping[str, Any]], timeline_kinds: Sequence[str] = ()
                                "profile": s["profile"]})
     out_scenarios = []
     for key, sc in sorted(scenarios.items(), key=lambda kv: _shown(kv[0])):
-        steps = [{"n": i + 1, **st, "served": i in sc["served"]} for i, st in enumerate(sc["steps"])]
+        steps = [{"n": i + 1, **st, "at": _shown_at(st["at"]), "served": i in sc["served"]}
+                 for i, st in enumerate(sc["steps"])]
         out_scenarios.append({"key": _shown(key), "scenario": sc["scenario"], "source": sc["source"],
                               "total": len(steps),
                               "served": sum(1 for st in steps if st["served"]),
@@ -270,6 +271,14 @@ def _shown(path: str) -> str:
         return Path(path).resolve().relative_to(Path.cwd()).as_posix()
     except (ValueError, OSError):
         return path
+
+
+def _shown_at(at: str | None) -> str | None:
+    """``file:line`` with the file as ``_shown`` gives it."""
+    if not at or ":" not in at:
+        return at
+    file, line = at.rsplit(":", 1)
+    return f"{_shown(file)}:{line}"
 
 
 def score(report: Mapping[str, Any]) -> dict[str, Any]:

@@ -52,8 +52,23 @@ def test_agent():
         assert r.choices[0].message.content == "Sunny in Paris."
 
 
-def test_other():
-    assert True
+def guard(api):
+    api.on("tool_call", lambda event, ctx: None)
+    api.on("user_bash", lambda event, ctx: None)  # no test types a ! command: never fired
+
+    async def ask(ctx):
+        """Ask the user."""
+        await ctx.ui.confirm("Sure?", "really")
+        return "asked"
+
+    api.register_tool(ask)
+
+
+def test_harness():
+    from autocue.testing import call, create_test_session, say, when
+
+    with create_test_session(extension_factories=[guard]) as t:
+        t.run_sync(when("go", [call("ask"), say("ok")]))
 '''
 
 
@@ -79,6 +94,11 @@ def check_report(proc: subprocess.CompletedProcess[str], report: dict[str, Any])
     assert scenario["source"].endswith("weather.yaml") and scenario["served"] == 2 and scenario["total"] == 3
     assert [s["n"] for s in scenario["unserved"]] == [3] and scenario["unserved"][0]["at"].endswith("weather.yaml:12")
     assert {t["tool"]: t["called"] for t in report["tools"]} == {"get_weather": True, "write_file": False}
+    hooks = {h["event"]: h["fired"] for h in report["hooks"]}
+    assert hooks["tool_call"] == 1 and hooks["user_bash"] == 0, report["hooks"]
+    assert "  user_bash of " in out and ": NEVER FIRED" in out, out
+    assert report["dialogs"] == [{"kind": "confirm", "title": "Sure?", "count": 1}]
+    assert "UI dialogs requested: confirm 'Sure?' ×1" in out, out
     assert report["score"] == {"replies": 3, "replies_served": 2, "tools": 2, "tools_called": 1, "percent": 60.0}
 
 

@@ -52,6 +52,25 @@ def test_agent():
         assert r.choices[0].message.content == "Sunny in Paris."
 
 
+def test_served_by_a_server_process():
+    """An ``autocue serve`` the test starts reports into the run through the environment."""
+    import json, subprocess, sys
+
+    import openai
+
+    proc = subprocess.Popen([sys.executable, "-m", "autocue", "serve", str(Path(__file__).with_name("weather.yaml")),
+                             "--json"], stdout=subprocess.PIPE, text=True)
+    try:
+        url = json.loads(proc.stdout.readline())["url"]
+        c = openai.OpenAI(base_url=url + "/v1", api_key="served", max_retries=0)
+        r = c.chat.completions.create(model="m", messages=[{"role": "user", "content": "Weather in Paris?"}],
+                                      tools=TOOLS)
+        assert r.choices[0].message.tool_calls[0].function.name == "get_weather"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 def guard(api):
     api.on("tool_call", lambda event, ctx: None)
     api.on("user_bash", lambda event, ctx: None)  # no test types a ! command: never fired
@@ -87,11 +106,12 @@ def run_pytest(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[
 def check_report(proc: subprocess.CompletedProcess[str], report: dict[str, Any]) -> None:
     out = proc.stdout
     assert "autocue coverage: 60% (2/3 scripted replies served, 1/2 declared tools called)" in out, out
-    assert "weather.yaml: 2/3 served" in out, out
+    assert "weather.yaml: 2/3 served by 2 session(s)" in out, out
     assert "not served: reply 3 at " in out and "weather.yaml:12" in out, out
     assert "write_file: NEVER CALLED by any scenario" in out and "get_weather: called" in out, out
     [scenario] = report["scenarios"]
     assert scenario["source"].endswith("weather.yaml") and scenario["served"] == 2 and scenario["total"] == 3
+    assert sorted(s["served"] for s in scenario["sessions"]) == [[0], [0, 1]]
     assert [s["n"] for s in scenario["unserved"]] == [3] and scenario["unserved"][0]["at"].endswith("weather.yaml:12")
     assert {t["tool"]: t["called"] for t in report["tools"]} == {"get_weather": True, "write_file": False}
     hooks = {h["event"]: h["fired"] for h in report["hooks"]}
@@ -113,7 +133,7 @@ def test_the_summary_and_the_json_name_the_unserved_reply_and_the_uncalled_tool(
 @pytest.mark.slow
 def test_fail_under_fails_a_green_run(tmp_path: Path) -> None:
     proc, report = run_pytest(tmp_path, "-p", "no:xdist", "--autocue-coverage-fail-under=80")
-    assert "2 passed" in proc.stdout, proc.stdout
+    assert "3 passed" in proc.stdout, proc.stdout
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "autocue coverage 60% is under --autocue-coverage-fail-under=80" in proc.stdout
     check_report(proc, report)
@@ -125,7 +145,7 @@ def test_fail_under_fails_a_green_run(tmp_path: Path) -> None:
 def test_under_xdist_the_workers_parts_are_merged(tmp_path: Path) -> None:
     pytest.importorskip("xdist")
     proc, report = run_pytest(tmp_path, "-n", "2", "--autocue-coverage-fail-under=80")
-    assert "2 passed" in proc.stdout and proc.returncode == 1, proc.stdout + proc.stderr
+    assert "3 passed" in proc.stdout and proc.returncode == 1, proc.stdout + proc.stderr
     check_report(proc, report)
 
 

@@ -217,19 +217,23 @@ def merge(parts: Sequence[Mapping[str, Any]], timeline_kinds: Sequence[str] = ()
             t = counts.setdefault("profiles", {})
             k = f"{s['profile']}\tmock LLM session"
             t[k] = t.get(k, 0) + 1
+    names: dict[str, set[str]] = {}
+    for s in sessions:
+        names.setdefault(s["source"] or s["scenario"], set()).add(s["scenario"])
     scenarios: dict[str, dict[str, Any]] = {}
     for s in sessions:
-        key = s["source"] or s["scenario"]
+        where = s["source"] or s["scenario"]
+        key = _shown(where) + (f" ({s['scenario']})" if len(names[where]) > 1 else "")
         sc = scenarios.setdefault(key, {"scenario": s["scenario"], "source": s["source"], "steps": s["steps"],
                                         "served": set(), "sessions": []})
         sc["served"].update(s["served"])
         sc["sessions"].append({"session": s["session"], "served": s["served"], "requests": s["requests"],
                                "profile": s["profile"]})
     out_scenarios = []
-    for key, sc in sorted(scenarios.items(), key=lambda kv: _shown(kv[0])):
+    for key, sc in sorted(scenarios.items()):
         steps = [{"n": i + 1, **st, "at": _shown_at(st["at"]), "served": i in sc["served"]}
                  for i, st in enumerate(sc["steps"])]
-        out_scenarios.append({"key": _shown(key), "scenario": sc["scenario"], "source": sc["source"],
+        out_scenarios.append({"key": key, "scenario": sc["scenario"], "source": sc["source"],
                               "total": len(steps),
                               "served": sum(1 for st in steps if st["served"]),
                               "unserved": [st for st in steps if not st["served"]], "steps": steps,

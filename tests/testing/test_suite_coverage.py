@@ -174,3 +174,33 @@ def test_merge_unions_the_sessions_of_a_scenario_and_fills_in_every_timeline_kin
 
 def test_nothing_played_scores_100() -> None:
     assert suite_coverage.merge([])["score"]["percent"] == 100.0
+
+
+@pytest.fixture
+def collector(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Coverage on in this process for one test (whatever was on before is back afterwards)."""
+    monkeypatch.setattr(suite_coverage, "COLLECTOR", None)
+    monkeypatch.delenv(suite_coverage.ENV, raising=False)
+    yield suite_coverage.enable(tmp_path / "parts")
+    suite_coverage.disable()
+
+
+def test_two_scenarios_of_one_file_and_a_script_in_memory_are_told_apart(collector: Any, tmp_path: Path) -> None:
+    from autocue.script.model import Script, Turn
+    from autocue.testing import MockLLM, say
+
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "two.yaml").write_text("name: one\ntimeline:\n  - assistant: [[0, One.]]\n---\n"
+                                       "name: two\ntimeline:\n  - assistant: [[0, Two.]]\n")
+    for name in ("one", "two"):
+        with MockLLM(tmp_path / "dir", api_key=name) as llm:
+            c = llm.openai(max_retries=0, default_headers={"x-scenario-name": name})
+            c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    with MockLLM(Script([Turn("hi", [say("Hello."), say("Never.")])], name="in-memory")) as llm:
+        llm.openai(max_retries=0).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    report = suite_coverage.collect()
+    keys = {s["key"]: (s["served"], s["total"]) for s in report["scenarios"]}
+    assert len(keys) == 3, keys
+    assert sorted(v for k, v in keys.items() if k.endswith(("(one)", "(two)"))) == [(1, 1), (1, 1)]
+    assert [v for k, v in keys.items() if "two.yaml" not in k] == [(1, 2)]
+    assert "timeline" not in report  # the runner played nothing

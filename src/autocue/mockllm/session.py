@@ -142,7 +142,8 @@ class Session:
         """``time.monotonic()`` when the latest scripted reply was answered (None: none yet)."""
         cov = suite_coverage.COLLECTOR
         pos = playable.script.pos
-        self.coverage = None if cov is None else cov.session(sid, playable.name, pos.file if pos else None,
+        self.coverage = None if cov is None else cov.session(sid, playable.script.name or playable.name,
+                                                              pos.file if pos else None,
                                                               playable.coverage_steps())
         """What the session served, for ``--autocue-coverage`` (None: coverage is off)."""
 

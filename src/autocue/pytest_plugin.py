@@ -45,6 +45,7 @@ GOLDENS = "autocue_goldens"
 """The ``user_properties`` name of a scenario item's golden statuses (``autocue.runner.pytest_plugin`` sets it);
 they reach the xdist controller too."""
 
+_PARTS = "autocue_coverage_parts"
 _SESSIONS = pytest.StashKey[list["TestSession"]]()
 _LLMS = pytest.StashKey[list["MockLLM"]]()
 _LLM_SHOWN = pytest.StashKey[bool]()
@@ -215,8 +216,14 @@ class _Coverage:
         self.worker = hasattr(config, "workerinput")
         self.path = Path(path) if Path(path).is_absolute() else config.invocation_params.dir / path
         self.minimum = minimum
-        self.collector = suite_coverage.enable(fresh=not self.worker)
+        parts = getattr(config, "workerinput", {}).get(_PARTS)  # an xdist worker: the controller's folder
+        self.collector = suite_coverage.enable(parts, fresh=not self.worker)
         self.lines: list[str] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """pytest-xdist: each worker writes its part into the controller's folder (remote ones too)."""
+        node.workerinput[_PARTS] = str(self.collector.folder)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -55,3 +55,19 @@ def test_without_the_flag_no_coverage_is_written(tmp_path: Path) -> None:
     proc = run(tmp_path, "-k", "tool_use")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "autocue coverage" not in proc.stdout and not (tmp_path / "autocue-coverage.json").exists()
+
+
+@pytest.mark.slow
+def test_the_mock_agent_reports_the_replies_it_played_itself(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "autocue", "run", str(EXAMPLES), "--agent", "mock", "--out",
+                           str(tmp_path / "runs"), "--autocue-coverage=cov.json", "--json"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=180,
+                          env={k: v for k, v in os.environ.items() if k != "AUTOCUE_COVERAGE_PARTS"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["passed"] == 3  # --json: stdout stays the report, the summary goes to stderr
+    assert "autocue coverage: 100% (8/8 scripted replies served" in proc.stderr, proc.stderr
+    report = json.loads((tmp_path / "cov.json").read_text())
+    assert {s["key"]: (s["served"], s["total"]) for s in report["scenarios"]} == {
+        str(EXAMPLES / "rate_limit_retry.yaml"): (2, 2), str(EXAMPLES / "thinking_text.yaml"): (2, 2),
+        str(EXAMPLES / "tool_use.yaml"): (4, 4)}
+    assert all(s["sessions"][0]["session"].startswith("mock agent: ") for s in report["scenarios"])

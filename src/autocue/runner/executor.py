@@ -74,7 +74,7 @@ from autocue.scenario import (
     evaluate_assert,
 )
 from autocue.scenario.events import check_interpreter, handler, kind_key
-from autocue.script.model import Script, ScriptedResponse
+from autocue.script.model import Script, ScriptedResponse, describe_step
 
 if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
@@ -179,7 +179,21 @@ class Execution:
         finally:
             self._clean_up()
             r.duration_s = time.monotonic() - t0
+            if suite_coverage.COLLECTOR is not None:
+                self._cover_own_replies(suite_coverage.COLLECTOR)
         return r
+
+    def _cover_own_replies(self, cov: suite_coverage.Collector) -> None:
+        """Suite coverage of the replies a program played itself (the mock agent: no server session saw
+        them), from the progress it reported."""
+        if self.llm is not None or self.progress_file is None:
+            return
+        self._read_progress()
+        steps = [{"at": s.source if isinstance(s, ScriptedResponse) else None, "step": describe_step(s)}
+                 for turn in self.sc.compile().turns for s in turn.steps]
+        rec = cov.session(f"mock agent: {self.sc.name}", self.sc.name, self.sc.file, steps)
+        rec.request((), None, (), None)
+        rec.served.update(range(min(self.progress_done, len(steps))))
 
     def _execute(self) -> None:
         """Set up, start the program, play the timeline, check the end (a set-up problem raises ``_SetupFailed``)."""

@@ -83,7 +83,7 @@ def test_running_and_failing_a_test_that_does_not_use_autocue_imports_only_the_e
 def test_the_options_are_there_at_start(tmp_path: Path) -> None:
     modules, out = run_child(tmp_path, "", "--help")
     for option in ("--autocue-record", "--autocue-html", "--autocue-scenarios", "--autocue-agent-override",
-                   "--autocue-timeout", "autocue_scenarios"):
+                   "--autocue-timeout", "autocue_scenarios", "--autocue-coverage", "--autocue-coverage-fail-under"):
         assert option in out
     assert modules == AT_START
 
@@ -104,8 +104,10 @@ def test_the_entry_points_spelled_out_names_match_their_sources() -> None:
     from autocue import pytest_plugin
     from autocue.runner.pytest_plugin import GOLDENS
     from autocue.scenario import SCENARIO_SUFFIXES
+    from autocue.suite_coverage import DEFAULT_PATH
     from autocue.testing.recorded import RECORD_MODES
 
+    assert pytest_plugin.COVERAGE_PATH == DEFAULT_PATH
     assert pytest_plugin.RECORD_MODES == RECORD_MODES
     assert pytest_plugin.SCENARIO_SUFFIXES == SCENARIO_SUFFIXES
     assert pytest_plugin.GOLDENS == GOLDENS

@@ -39,10 +39,13 @@ RECORD_MODES = ("all", "none", "new_episodes")
 """``autocue.testing.recorded.RECORD_MODES``, written out so the options need no import (a test checks both)."""
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 """``autocue.scenario.SCENARIO_SUFFIXES``, likewise."""
+COVERAGE_PATH = "autocue-coverage.json"
+"""``autocue.suite_coverage.DEFAULT_PATH``, likewise."""
 GOLDENS = "autocue_goldens"
 """The ``user_properties`` name of a scenario item's golden statuses (``autocue.runner.pytest_plugin`` sets it);
 they reach the xdist controller too."""
 
+_PARTS = "autocue_coverage_parts"
 _SESSIONS = pytest.StashKey[list["TestSession"]]()
 _LLMS = pytest.StashKey[list["MockLLM"]]()
 _LLM_SHOWN = pytest.StashKey[bool]()
@@ -81,6 +84,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "CI variable is set to a true value)")
     group.addoption("--autocue-timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
     parser.addini("autocue_scenarios", "globs of scenario files to collect as tests", type="args", default=[])
+    group = parser.getgroup("autocue coverage")
+    group.addoption("--autocue-coverage", nargs="?", const=COVERAGE_PATH, default=None, metavar="PATH",
+                    help="print what the suite exercised (scripted replies served, declared tools called, extension "
+                         f"hooks fired, UI dialogs, tool profiles, timeline events) and write it as JSON to PATH "
+                         f"(default {COVERAGE_PATH}); see 'Coverage' in docs/testing.md")
+    group.addoption("--autocue-coverage-fail-under", type=float, default=None, metavar="N",
+                    help="fail the run when the coverage (replies served + declared tools called, in percent of "
+                         "scripted replies + declared tools) is under N; implies --autocue-coverage")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -90,6 +101,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
         set_default_record_mode(mode)
     config.pluginmanager.register(_GoldenTally(), "autocue-golden-tally")
+    minimum = config.getoption("--autocue-coverage-fail-under", None)
+    path = config.getoption("--autocue-coverage", None) or (COVERAGE_PATH if minimum is not None else None)
+    if path is not None:
+        config.pluginmanager.register(_Coverage(config, path, minimum), "autocue-coverage")
     config.addinivalue_line("markers", "autocue_llm(source, **options): the scenario (a path, a Script, a list) "
                                        "and MockLLM options of the autocue_llm fixture")
 
@@ -188,3 +203,53 @@ class _GoldenTally:
             from autocue.runner.report import golden_counts, goldens_line
 
             terminalreporter.write_line(f"autocue {goldens_line(golden_counts(self.statuses))}")
+
+
+class _Coverage:
+    """``--autocue-coverage``: turns the collector on (xdist workers inherit it through the environment),
+    writes each worker's part at its end, and on the controller merges the parts, writes the JSON,
+    prints the summary and applies ``--autocue-coverage-fail-under``."""
+
+    def __init__(self, config: pytest.Config, path: str, minimum: float | None) -> None:
+        from autocue import suite_coverage
+
+        self.worker = hasattr(config, "workerinput")
+        self.path = Path(path) if Path(path).is_absolute() else config.invocation_params.dir / path
+        self.minimum = minimum
+        parts = getattr(config, "workerinput", {}).get(_PARTS)  # an xdist worker: the controller's folder
+        self.collector = suite_coverage.enable(parts, fresh=not self.worker)
+        self.lines: list[str] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """pytest-xdist: each worker writes its part into the controller's folder (remote ones too)."""
+        node.workerinput[_PARTS] = str(self.collector.folder)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        import shutil
+
+        from autocue import suite_coverage
+
+        if self.worker:
+            self.collector.write_part()
+            return
+        from autocue.scenario.events import kind_keys
+
+        self.collector.written = True  # the controller's own data goes into the report, not into a part
+        report = suite_coverage.collect(kind_keys())
+        shutil.rmtree(self.collector.folder, ignore_errors=True)
+        suite_coverage.disable()
+        suite_coverage.write_report(report, self.path)
+        self.lines = [*suite_coverage.summary(report), f"autocue coverage written to {self.path}"]
+        failed = suite_coverage.fails_under(report, self.minimum)
+        if failed is not None:
+            self.lines.append(failed)
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.lines:
+            terminalreporter.section("autocue coverage")
+            for line in self.lines:
+                terminalreporter.write_line(line)

@@ -72,6 +72,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", action="store_true", help="keep every workspace (failed runs keep theirs anyway)")
     p.add_argument("-j", dest="jobs", type=int, default=1, metavar="N", help="run N scenarios at once")
     p.add_argument("--shard", metavar="I/N", help="run the I-th of N stable slices of the selection")
+    p.add_argument("--autocue-coverage", nargs="?", const="autocue-coverage.json", default=None, metavar="PATH",
+                   help="print what the run exercised (timeline events by kind, scripted replies served, declared "
+                        "tools called, tool profiles) and write it as JSON to PATH (default autocue-coverage.json; "
+                        "see 'Coverage' in docs/testing.md)")
+    p.add_argument("--autocue-coverage-fail-under", type=float, default=None, metavar="N",
+                   help="exit 1 when the coverage (replies served + declared tools called, in percent of scripted "
+                        "replies + declared tools) is under N; implies --autocue-coverage")
     p.add_argument("--merge-reports", action="store_true",
                    help="combine the JSON reports (and JUnit files) given as paths instead of running")
     return p
@@ -168,6 +175,12 @@ def main(argv: list[str]) -> int:
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
                          llm_api=args.llm_api, ci=ci_from_env() if args.ci is None else args.ci)
+    coverage = args.autocue_coverage or ("autocue-coverage.json" if args.autocue_coverage_fail_under is not None
+                                         else None)
+    if coverage is not None:
+        from autocue import suite_coverage
+
+        suite_coverage.enable(fresh=True)
     stop = Interrupt()
     try:
         with stop.handling():
@@ -205,6 +218,32 @@ def main(argv: list[str]) -> int:
         print(report.summary())
     if note:
         print(f"{PROG}: {note}", file=sys.stderr)
+    under = _coverage(coverage, args.autocue_coverage_fail_under, sys.stderr if args.json else sys.stdout)
     if any(f.kind == "setup" for s in report.scenarios for f in s.failures):
         return 2
-    return 0 if report.ok else 1
+    return 0 if report.ok and not under else 1
+
+
+def _coverage(path: str | None, minimum: float | None, out: Any) -> bool:
+    """``--autocue-coverage``: merge, write and print the run's coverage; whether it is under ``minimum``."""
+    if path is None:
+        return False
+    import shutil
+
+    from autocue import suite_coverage
+    from autocue.scenario.events import kind_keys
+
+    collector = suite_coverage.COLLECTOR
+    report = suite_coverage.collect(kind_keys())
+    if collector is not None:
+        collector.written = True
+        shutil.rmtree(collector.folder, ignore_errors=True)
+    suite_coverage.disable()
+    written = suite_coverage.write_report(report, path)
+    for line in suite_coverage.summary(report):
+        print(line, file=out)
+    print(f"autocue coverage written to {written}", file=out)
+    failed = suite_coverage.fails_under(report, minimum)
+    if failed is not None:
+        print(f"{PROG}: {failed}", file=out)
+    return failed is not None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -154,4 +155,12 @@ def _serve(args: argparse.Namespace, options: ServerOptions, sock: socket.socket
             print("\n".join(base_url_lines(url)))
             print(f"  sessions: GET {url}/_autocue/sessions", flush=True)
 
+    from autocue import suite_coverage
+
+    if suite_coverage.COLLECTOR is not None:  # its part is written at exit: SIGTERM ends the process by exiting
+        signal.signal(signal.SIGTERM, _exit_on_signal)
     return serve_forever(PROG, args, sock, create_app(state), announce)
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    sys.exit(128 + signum)

@@ -26,6 +26,7 @@ import traceback
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from autocue import suite_coverage
 from autocue.agent.loop import AfterToolCallResult, BeforeToolCallResult
 from autocue.casing import MISSING, field
 from autocue.extensions.events import (
@@ -92,7 +93,8 @@ class ExtensionRunner:
         for ext in self.extensions:
             for name, fns in ext.handlers.items():
                 by.setdefault(name, []).extend((ext, fn) for fn in fns)
-        self.by_event = by
+        cov = suite_coverage.COLLECTOR
+        self.by_event = by if cov is None else cov.hooks(by)  # coverage: a dispatch that finds handlers is noted
 
     def changed(self) -> None:
         self.rebuild()

@@ -20,6 +20,7 @@ import asyncio
 from collections.abc import Awaitable, Sequence
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, runtime_checkable
 
+from autocue import suite_coverage
 from autocue.llm.abort import AbortSignal
 
 T = TypeVar("T")
@@ -113,23 +114,31 @@ class BaseUI(ExtensionUIContext):
     async def select(
         self, title: str, options: Sequence[str], *, timeout: float | None = None, signal: AbortSignal | None = None
     ) -> str | Cancelled | None:
+        if suite_coverage.COLLECTOR is not None:
+            suite_coverage.COLLECTOR.dialog("select", title)
         return await self._text("select", title, options, timeout, signal)
 
     async def confirm(
         self, title: str, message: str = "", *, timeout: float | None = None, signal: AbortSignal | None = None
     ) -> bool | Cancelled:
+        if suite_coverage.COLLECTOR is not None:
+            suite_coverage.COLLECTOR.dialog("confirm", title)
         return await self._confirm(title, message, timeout, signal)
 
     async def input(
         self, title: str, placeholder: str | None = None, *, timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
+        if suite_coverage.COLLECTOR is not None:
+            suite_coverage.COLLECTOR.dialog("input", title)
         return await self._text("input", title, placeholder, timeout, signal)
 
     async def editor(
         self, title: str, prefill: str | None = None, *, timeout: float | None = None,
         signal: AbortSignal | None = None,
     ) -> str | Cancelled | None:
+        if suite_coverage.COLLECTOR is not None:
+            suite_coverage.COLLECTOR.dialog("editor", title)
         return await self._text("editor", title, prefill, timeout, signal)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue import suite_coverage
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
@@ -88,6 +89,11 @@ class Playable:
     def describe_at(self, index: int) -> str:
         return describe_step(self.positions[index].step) if 0 <= index < len(self.positions) else ""
 
+    def coverage_steps(self) -> list[dict[str, Any]]:
+        """Each scripted reply's ``file:line`` (None: not known) and DSL form, for suite coverage."""
+        return [{"at": p.step.source if isinstance(p.step, ScriptedResponse) else None,
+                 "step": describe_step(p.step)} for p in self.positions]
+
 
 @dataclass(slots=True)
 class Taken:
@@ -134,6 +140,12 @@ class Session:
         """``time.monotonic()`` of the session's last request (``MockState`` expires by it)."""
         self.last_reply_at: float | None = None
         """``time.monotonic()`` when the latest scripted reply was answered (None: none yet)."""
+        cov = suite_coverage.COLLECTOR
+        pos = playable.script.pos
+        self.coverage = None if cov is None else cov.session(sid, playable.script.name or playable.name,
+                                                              pos.file if pos else None,
+                                                              playable.coverage_steps())
+        """What the session served, for ``--autocue-coverage`` (None: coverage is off)."""
 
     def take(self, req: Incoming, workspace: Path) -> Taken | ChecksFailed | Exhausted:
         pl = self.playable

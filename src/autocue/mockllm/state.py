@@ -326,6 +326,10 @@ class MockState:
         reason = out.headers.get("x-autocue-error")
         got.note(req, out.status, reason or ("reply" if out.taken is not None else "side-call"),
                  None if out.taken is None else out.taken + 1)
+        if got.coverage is not None:
+            calls = [b.name for b in out.reply.blocks if b.kind == "call"] if out.reply is not None else []
+            got.coverage.request(req.declared_tools(), out.taken, calls,
+                                 got.profile.name if got.profile is not None else None)
         return out
 
     def _answer(self, s: Session, req: Incoming) -> Outcome:

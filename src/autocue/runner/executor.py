@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue import suite_coverage
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
@@ -74,8 +75,8 @@ from autocue.scenario import (
     UserInputs,
     evaluate_assert,
 )
-from autocue.scenario.events import check_interpreter, handler
-from autocue.script.model import Script, ScriptedResponse
+from autocue.scenario.events import check_interpreter, handler, kind_key
+from autocue.script.model import Script, ScriptedResponse, describe_step
 
 if TYPE_CHECKING:
     from autocue.runner.llm import LlmRun
@@ -180,7 +181,21 @@ class Execution:
         finally:
             self._clean_up()
             r.duration_s = time.monotonic() - t0
+            if suite_coverage.COLLECTOR is not None:
+                self._cover_own_replies(suite_coverage.COLLECTOR)
         return r
+
+    def _cover_own_replies(self, cov: suite_coverage.Collector) -> None:
+        """Suite coverage of the replies a program played itself (the mock agent: no server session saw
+        them), from the progress it reported."""
+        if self.llm is not None or self.progress_file is None:
+            return
+        self._read_progress()
+        steps = [{"at": s.source if isinstance(s, ScriptedResponse) else None, "step": describe_step(s)}
+                 for turn in self.sc.compile().turns for s in turn.steps]
+        rec = cov.session(f"mock agent: {self.sc.name}", self.sc.name, self.sc.file, steps)
+        rec.request((), None, (), None)
+        rec.served.update(range(min(self.progress_done, len(steps))))
 
     def _execute(self) -> None:
         """Set up, start the program, play the timeline, check the end (a set-up problem raises ``_SetupFailed``)."""
@@ -362,17 +377,25 @@ class Execution:
     def _timeline(self, before: list[int]) -> bool:
         """Run the executor's events; False when the time limit ended the run (no end checks then)."""
         assert self.prog is not None
-        for i, ev in enumerate(self.sc.timeline):
-            if isinstance(ev, LlmResponse):
-                continue
-            try:
-                self._sync(before[i])
-                self.prog.cast.marker(f"{ev.pos} {type(ev).__name__}")
-                self._event(ev)
-            except _Deadline as e:
-                self._timeout(f"at {type(ev).__name__} ({ev.pos})" + (f", {e.where}" if e.where else ""), str(ev.pos))
-                return False
-        return True
+        reached: list[TimelineEvent] = []
+        try:
+            for i, ev in enumerate(self.sc.timeline):
+                if isinstance(ev, LlmResponse):
+                    reached.append(ev)
+                    continue
+                try:
+                    self._sync(before[i])
+                    self.prog.cast.marker(f"{ev.pos} {type(ev).__name__}")
+                    reached.append(ev)
+                    self._event(ev)
+                except _Deadline as e:
+                    self._timeout(f"at {type(ev).__name__} ({ev.pos})" + (f", {e.where}" if e.where else ""),
+                                  str(ev.pos))
+                    return False
+            return True
+        finally:
+            if suite_coverage.COLLECTOR is not None:
+                suite_coverage.COLLECTOR.timeline(kind_key(type(ev)) for ev in reached)
 
     def _sync(self, need: int) -> None:
         """Wait for the replies before an event to be served and the screen to be quiet."""

@@ -367,6 +367,16 @@ TIMELINE_EVENTS: tuple[str, ...] = tuple(key for kind in KINDS for key in kind.k
 """The built-in keys that name a timeline event (``timeline_keys()`` adds the kinds registered later)."""
 
 
+def kind_key(cls: type) -> str:
+    """The first YAML key of the kind whose class is ``cls`` (its class name when no kind has it)."""
+    return next((k.keys[0] for k in KINDS if k.cls is cls), cls.__name__)
+
+
+def kind_keys() -> list[str]:
+    """The first YAML key of every kind with a class, built-in and registered, in order."""
+    return [k.keys[0] for k in KINDS if k.cls is not None]
+
+
 def register(kind: EventKind) -> EventKind:
     """Add a kind (its keys must be new); ``unregister`` removes it again."""
     _index(kind)

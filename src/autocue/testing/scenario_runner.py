@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue import suite_coverage
 from autocue.llm.types import AssistantMessage, Context, TextContent, ToolResultMessage
 from autocue.scenario import AssertReport, AssertSpec, Scenario, apply_profile, evaluate_assert, load_scenario
 from autocue.script.model import ScriptedResponse, Step, Turn
@@ -160,6 +161,8 @@ def run_scenario(
     __tracebackhide__ = hide_harness_frame  # pytest: the test's line and the failed checks, not this frame
     scenario = path if isinstance(path, Scenario) else load_scenario(Path(path))
     script = apply_profile(scenario.compile(), profile)
+    if suite_coverage.COLLECTOR is not None:
+        suite_coverage.COLLECTOR.profile(profile, "run_scenario")
     t = create_test_session(
         extensions=extensions, mock_tools=mock_tools, mock_ui=mock_ui, cwd=cwd, auto_assert=auto_assert,
         **session_options,

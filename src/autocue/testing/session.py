@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from autocue import suite_coverage
 from autocue.agent.tool import AgentTool, tool_from_function
 from autocue.dicts import deep_merge
 from autocue.extensions.events import EMITTED_ONLY_BY
@@ -41,7 +42,7 @@ from autocue.testing.errors import (
 )
 from autocue.testing.events import EventCollector, TestEvents
 from autocue.testing.mock_tools import MockHandler, build_mock_tools
-from autocue.testing.mock_ui import MockUI, RecordingNoUI
+from autocue.testing.mock_ui import UI_OPTIONS, MockUI, Recorder, RecordingNoUI
 from autocue.testing.playbook import Playbook
 from autocue.testing.recorded import RecordReplayProvider
 from autocue.testing.subagents import SubagentScripts
@@ -171,7 +172,10 @@ class TestSession:
         self.collector = EventCollector(
             self.events, self.playbook, is_mocked=self._is_mocked, known_tools=self._known_tools
         )
-        ui = MockUI(mock_ui, self.collector.record_ui) if has_ui else RecordingNoUI(self.collector.record_ui)
+        record_ui: Recorder = self.collector.record_ui
+        if suite_coverage.COLLECTOR is not None:
+            record_ui = _dialogs_covered(record_ui)
+        ui = MockUI(mock_ui, record_ui) if has_ui else RecordingNoUI(record_ui)
         self.session = AgentSession(
             provider=self.recorder if self.recorder is not None else self.provider,
             model=self._model or scripted_model(),
@@ -440,3 +444,15 @@ def _looks_like_path(spec: str | os.PathLike[str]) -> bool:
 
 create_test_session = TestSession
 """Build a ``TestSession``: the same keyword options (see the module docstring and docs/testing.md)."""
+
+
+def _dialogs_covered(record: Recorder) -> Recorder:
+    """``record`` that also tells suite coverage (``--autocue-coverage``) of each dialog the UI was asked for."""
+
+    def covered(name: str, args: list[Any], value: Any) -> None:
+        cov = suite_coverage.COLLECTOR
+        if cov is not None and name in UI_OPTIONS:
+            cov.dialog(name, str(args[0]) if args else "")
+        record(name, args, value)
+
+    return covered

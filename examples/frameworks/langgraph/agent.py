@@ -27,6 +27,8 @@ WIRING = ("ChatOpenAI(model='gpt-4o', base_url=llm.openai_base_url, api_key=llm.
           "ChatAnthropic takes no HTTP client: ChatAnthropic(model=..., base_url=server.base_url) "
           "with autocue.mockllm.serve")
 """The one line docs/frameworks.md shows."""
+DIALECTS = "OpenAI Chat (in process), Anthropic Messages (loopback)"
+"""The wire dialects the example plays the scenario over."""
 
 WEATHER = {"paris": "sunny, 21 C", "oslo": "rain, 9 C"}
 

@@ -12,10 +12,9 @@ import pytest
 
 pytest.importorskip("langgraph", reason="pip install -r requirements.txt (or scripts/frameworks.sh --only langgraph)")
 
-from agent import run  # noqa: E402  (after the skip: the agent imports the framework)
-
-from autocue.mockllm import serve  # noqa: E402
-from autocue.testing import MockLLM  # noqa: E402
+from agent import run
+from autocue.mockllm import serve
+from autocue.testing import MockLLM
 
 SCENARIO = Path(__file__).resolve().parent.parent / "weather_report.yaml"
 ANSWER = "Saved the report to report.txt: Paris is sunny, 21 C."

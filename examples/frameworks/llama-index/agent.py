@@ -18,6 +18,8 @@ WIRING = ("OpenAI(model='gpt-4o', api_base=llm.openai_base_url, api_key=llm.api_
           "http_client=httpx.Client(transport=llm.httpx_transport()), "
           "async_http_client=httpx.AsyncClient(transport=llm.async_httpx_transport()))")
 """The one line docs/frameworks.md shows."""
+DIALECTS = "OpenAI Chat (streamed)"
+"""The wire dialects the example plays the scenario over."""
 
 WEATHER = {"paris": "sunny, 21 C", "oslo": "rain, 9 C"}
 

@@ -23,6 +23,8 @@ from autocue.testing import MockLLM
 WIRING = ("OpenAIResponsesModel('gpt-4o', openai_client=AsyncOpenAI(base_url=llm.openai_base_url, "
           "api_key=llm.api_key, http_client=httpx2.AsyncClient(transport=llm.async_transport())))")
 """The one line docs/frameworks.md shows (OpenAIChatCompletionsModel takes the same client)."""
+DIALECTS = "OpenAI Responses, OpenAI Chat"
+"""The wire dialects the example plays the scenario over."""
 
 WEATHER = {"paris": "sunny, 21 C", "oslo": "rain, 9 C"}
 

@@ -11,9 +11,8 @@ import pytest
 
 pytest.importorskip("agents", reason="pip install -r requirements.txt (or scripts/frameworks.sh --only openai-agents)")
 
-from agent import run  # noqa: E402  (after the skip: the agent imports the framework)
-
-from autocue.testing import MockLLM  # noqa: E402
+from agent import run
+from autocue.testing import MockLLM
 
 ANSWER = "Saved the report to report.txt: Paris is sunny, 21 C."
 

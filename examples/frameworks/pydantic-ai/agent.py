@@ -17,6 +17,8 @@ from autocue.testing import MockLLM
 WIRING = ("OpenAIChatModel('gpt-4o', provider=OpenAIProvider(base_url=llm.openai_base_url, api_key=llm.api_key, "
           "http_client=httpx2.AsyncClient(transport=llm.async_transport())))")
 """The one line docs/frameworks.md shows (AnthropicProvider takes the same ``http_client``)."""
+DIALECTS = "OpenAI Chat, Anthropic Messages"
+"""The wire dialects the example plays the scenario over."""
 
 WEATHER = {"paris": "sunny, 21 C", "oslo": "rain, 9 C"}
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pydantic_ai", reason="pip install -r requirements.txt (or scripts/frameworks.sh --only pydantic-ai)")
+pytest.importorskip("pydantic_ai",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only pydantic-ai)")
 
-from agent import run  # noqa: E402  (after the skip: the agent imports the framework)
-
-from autocue.testing import MockLLM  # noqa: E402
+from agent import run
+from autocue.testing import MockLLM
 
 ANSWER = "Saved the report to report.txt: Paris is sunny, 21 C."
 

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip("langgraph", reason="pip install -r requirements.txt (or scripts/frameworks.sh --only langgraph)")
+pytest.importorskip("langchain.agents", reason="pip install -r requirements.txt")
+pytest.importorskip("langchain_anthropic", reason="pip install -r requirements.txt")
 
 from agent import run
 from autocue.mockllm import serve

@@ -61,6 +61,7 @@ def test_the_docs_table_lists_every_example() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # a framework's imports alone take seconds on a loaded 2-core machine
 @pytest.mark.parametrize("name", NAMES)
 def test_the_example_passes_in_its_own_venv(name: str) -> None:
     if not matrix.python_of(name).exists():

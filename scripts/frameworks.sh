@@ -61,12 +61,14 @@ ensure_venv() {  # make or refresh .frameworks/<name> when its stamp is stale
 }
 
 if [ -n "$install" ]; then
-  for n in $(names_of "$install"); do ensure_venv "$n"; done
+  names=$(names_of "$install") || exit 2
+  for n in $names; do ensure_venv "$n"; done
   exit 0
 fi
 
 failed=0
-for n in $(names_of "${only:-all}"); do
+names=$(names_of "${only:-all}") || exit 2
+for n in $names; do
   ensure_venv "$n"
   t0=$SECONDS
   if ".frameworks/$n/bin/python" -m pytest -q -p no:cacheprovider "$EXAMPLES/$n" ${pytest_args[@]+"${pytest_args[@]}"} \

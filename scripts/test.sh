@@ -6,6 +6,9 @@ source "$ROOT/scripts/_chromium.sh"
 ensure_chromium
 echo "== ruff"; ruff check --no-cache src tests benchmarks examples
 echo "== mypy"; mypy
+# The framework matrix's examples each in their own venv (.frameworks/, never .venv: the frameworks'
+# pins could clash with ours); tests/frameworks runs them and skips those not installed.
+echo "== frameworks"; bash scripts/frameworks.sh --install pydantic-ai,openai-agents,langgraph,llama-index
 echo "== pytest"
 set +e
 pytest -n auto -q -p no:cacheprovider "$@"

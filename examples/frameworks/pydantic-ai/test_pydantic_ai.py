@@ -1,0 +1,33 @@
+"""The pydantic-ai agent plays the shared weather scenario in process, over OpenAI's Chat
+Completions and over Anthropic's Messages: its real tools run, the file is written, the answer is
+the scenario's, and the journal shows what the agent sent back after each scripted tool call."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pydantic_ai",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only pydantic-ai)")
+
+from agent import run
+from autocue.testing import MockLLM
+
+ANSWER = "Saved the report to report.txt: Paris is sunny, 21 C."
+
+
+@pytest.mark.parametrize("dialect", ["openai", "anthropic"])
+@pytest.mark.autocue_llm("../weather_report.yaml")
+def test_weather_report(autocue_llm: MockLLM, tmp_path: Path, dialect: str) -> None:
+    answer = asyncio.run(run(autocue_llm, tmp_path, dialect))
+
+    assert answer == ANSWER
+    assert (tmp_path / "report.txt").read_text() == "Paris: sunny, 21 C\n"
+    journal = autocue_llm.requests(autocue_llm.api_key)
+    assert [r["api"] for r in journal] == [{"openai": "chat", "anthropic": "anthropic"}[dialect]] * 3
+    assert all(r["tools"] == ["get_weather", "write_file"] for r in journal)
+    # what the agent sent back after each scripted call: the real tools' results
+    assert [r["last"]["toolResult"] for r in journal[1:]] == ["sunny, 21 C", "wrote 19 bytes to report.txt"]
+    autocue_llm.assert_all_consumed()

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from autocue.catalog.registry import detect_profile, get_profile
 from autocue.catalog.tools import ToolProfile as Profile
+from autocue.catalog.tools import canonical_tool_name
+from autocue.mockllm.reply import CallMapper
 
 
 @dataclass(slots=True)
@@ -46,4 +49,20 @@ def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference
     return ToolDifference(sorted(expected - got), sorted(got - expected))
 
 
-__all__ = ["Profile", "ToolDifference", "detect_profile", "get_profile", "tool_difference"]
+def as_declared(mapper: CallMapper | None, declared: list[str]) -> CallMapper | None:
+    """``mapper`` (a profile's, or None), then: a call of a tool the request does not declare under
+    that name but under a spelling the scenario loader rewrites to it (it loads ``write_file`` as
+    ``writeFile``) goes out under the declared spelling."""
+    spellings = {canonical_tool_name(d): d for d in declared if canonical_tool_name(d) != d}
+    if not spellings:
+        return mapper
+    known = set(declared)
+
+    def mapped(name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        name, args = mapper(name, args) if mapper is not None else (name, args)
+        return (spellings.get(name, name) if name not in known else name), args
+
+    return mapped
+
+
+__all__ = ["as_declared", "Profile", "ToolDifference", "detect_profile", "get_profile", "tool_difference"]

@@ -76,3 +76,8 @@ def test_bench_scenario_big_prints_every_stage_and_the_ratio() -> None:
     for stage in ("floor", "yamlpos", "scenario", "playable"):
         assert f"  {stage:<9}" in out and "MB peak (traced)" in out
     assert "ratio playable / floor: " in out
+
+
+def test_bench_websocket_prints_both_sides_and_the_ratio() -> None:
+    out = _run("bench_websocket.py", "--turns", "3", "--rounds", "1")
+    assert "Responses over HTTP" in out and "Responses over WebSocket" in out and "ratio WebSocket / HTTP" in out

@@ -78,3 +78,22 @@ def test_malformed_scripted_vectors_name_file_line_col(block: str, where: str, m
     with pytest.raises(ScenarioError) as e:
         load_scenario_text(text, "rag.yaml")
     assert str(e.value).startswith(where + ": server.embeddings.vectors.") and message in str(e.value)
+
+
+def test_scripted_vectors_reach_google_genai_and_boto3_too(rag: Path) -> None:
+    import json
+
+    import boto3
+    from google import genai
+    from google.genai import types
+
+    with serve(rag) as server:
+        g = genai.Client(api_key="g-emb", http_options=types.HttpOptions(base_url=server.base_url))
+        got = g.models.embed_content(model="text-embedding-004", contents=["How do I reset my password?"])
+        assert got.embeddings is not None and got.embeddings[0].values == [1.0, 0.0, 0.0, 0.0]
+        b = boto3.client("bedrock-runtime", endpoint_url=server.base_url, region_name="us-east-1",
+                         aws_access_key_id="AKIDEMB", aws_secret_access_key="any")
+        titan = json.loads(b.invoke_model(modelId="amazon.titan-embed-text-v2:0",
+                                          body=json.dumps({"inputText": "reset password"}))["body"].read())
+        assert titan["embedding"] == [1.0, 0.0, 0.0, 0.0]
+        assert [r["outcome"] for r in server.requests("g-emb") + server.requests("AKIDEMB")] == ["embeddings"] * 2

@@ -30,7 +30,7 @@ import orjson
 from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
-from autocue.mockllm.embeddings import DEFAULT_DIMENSIONS, vectors
+from autocue.mockllm.embeddings import vectors
 from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import MalformedRequestError
 from autocue.mockllm.history import HistoryCache
@@ -199,7 +199,7 @@ class MockApp:
             return _json(session.body, session.status, session.headers)
         spec = session.playable.embeddings if session is not None else None
         try:
-            vecs = vectors(req, (spec.dimensions if spec is not None else None) or DEFAULT_DIMENSIONS,
+            vecs = vectors(req, (spec.dimensions if spec is not None else None) or req.default_dimensions,
                            spec.vectors if spec is not None else None)
         except ValueError as e:
             if session is not None:

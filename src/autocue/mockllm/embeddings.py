@@ -34,6 +34,8 @@ class EmbedRequest:
     """The dimensions asked for (None: the API's default)."""
     options: dict[str, Any] = field(default_factory=dict)
     """What the API's answer repeats (OpenAI's ``encoding_format``, Cohere's ``input_type``)."""
+    default_dimensions: int = DEFAULT_DIMENSIONS
+    """The API's dimensions when the request asks for none (and the scenario scripts none)."""
 
     @property
     def input_tokens(self) -> int:

@@ -371,20 +371,22 @@ class BedrockApi(WireApi):
             text = body.get("inputText")
             if not isinstance(text, str):
                 raise shape.fail("inputText", "a string", text)
-            dims = body.get("dimensions", 1536 if "text-v1" in model or "image" in model else 1024)
-            if type(dims) is not int or dims not in (256, 384, 512, 1024, 1536):
+            dims = body.get("dimensions")
+            if dims is not None and (type(dims) is not int or dims not in (256, 384, 512, 1024, 1536)):
                 raise shape.fail("dimensions", "256, 512 or 1024", dims)
-            return EmbedRequest([text], model, dims, {"family": "titan"})
+            return EmbedRequest([text], model, dims, {"family": "titan"},
+                                default_dimensions=1536 if "text-v1" in model or "image" in model else 1024)
         texts = body.get("texts")
         if not (isinstance(texts, list) and texts and all(isinstance(t, str) for t in texts)):
             raise shape.fail("texts", "a non-empty array of strings", texts)
         types = body.get("embedding_types")
         if types is not None and not (isinstance(types, list) and all(t == "float" for t in types)):
             raise shape.fail("embedding_types", "['float'] (the mock serves float embeddings)", types)
-        dims = body.get("output_dimension", 1536 if "v4" in model else 1024)
-        if type(dims) is not int or dims < 1:
+        dims = body.get("output_dimension")
+        if dims is not None and (type(dims) is not int or dims < 1):
             raise shape.fail("output_dimension", "a positive integer", dims)
-        return EmbedRequest(list(texts), model, dims, {"family": "cohere", "by_type": types is not None})
+        return EmbedRequest(list(texts), model, dims, {"family": "cohere", "by_type": types is not None},
+                            default_dimensions=1536 if "v4" in model else 1024)
 
     def embed_body(self, vectors: list[list[float]], req: EmbedRequest) -> dict[str, Any]:
         if req.options.get("family") == "titan":

@@ -228,7 +228,8 @@ class GeminiApi(WireApi):
         dims = {d for _, d in got}
         if len(dims) > 1:
             raise shape.MalformedRequestError("every request of a batch must ask for the same outputDimensionality")
-        return EmbedRequest([t for t, _ in got], call.model or "", dims.pop() or EMBED_DIMENSIONS, {"batch": batch})
+        return EmbedRequest([t for t, _ in got], call.model or "", dims.pop() or None, {"batch": batch},
+                            default_dimensions=EMBED_DIMENSIONS)
 
     def embed_body(self, vectors: list[list[float]], req: EmbedRequest) -> dict[str, Any]:
         if req.options.get("batch"):

@@ -4,7 +4,9 @@ calls (``runCmd``, ``readFile``, ...) become that agent's tool calls.
 The profiles are the catalogue's (``autocue.catalog``: ``get_profile``, ``detect_profile``,
 ``ToolProfile.map_call``; ``Profile`` is ``ToolProfile``). A session's profile is, in order: the
 server's ``--profile``, the request's ``x-autocue-profile`` header, or the profile detected
-from the tools the request declares. No profile means tool calls pass through unchanged; so does a tool name the
+from the tools the request declares. No profile means tool calls pass through unchanged (but for the
+request's own spelling of a name the scenario loader made canonical: ``write_file`` stays
+``write_file`` when the request declares it, ``declared_spelling``); so does a tool name the
 profile does not know.
 
 ``tool_difference(profile, declared)`` is the detail ``--strict-tools`` reports: the profile's
@@ -13,14 +15,25 @@ tools the request does not declare, and declared tools the profile does not know
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from autocue.catalog.registry import detect_profile, get_profile
 from autocue.catalog.tools import ToolProfile as Profile
 from autocue.catalog.tools import canonical_tool_name
-from autocue.mockllm.reply import CallMapper
+
+
+def declared_spelling(declared: Iterable[str]) -> Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]]] | None:
+    """With no profile: a call mapper giving a scenario tool the request's spelling of it. The loader
+    makes ``write_file`` the canonical ``writeFile``; an agent that declares ``write_file`` (and not
+    ``writeFile``) gets ``write_file`` back. None when no declared name is such an alias."""
+    names = set(declared)
+    spelled = {canonical_tool_name(n): n for n in names if canonical_tool_name(n) != n}
+    spelled = {c: n for c, n in spelled.items() if c not in names}
+    if not spelled:
+        return None
+    return lambda name, args: (spelled.get(name, name), args)
 
 
 @dataclass(slots=True)
@@ -49,20 +62,4 @@ def tool_difference(profile: Profile, declared: Iterable[str]) -> ToolDifference
     return ToolDifference(sorted(expected - got), sorted(got - expected))
 
 
-def as_declared(mapper: CallMapper | None, declared: list[str]) -> CallMapper | None:
-    """``mapper`` (a profile's, or None), then: a call of a tool the request does not declare under
-    that name but under a spelling the scenario loader rewrites to it (it loads ``write_file`` as
-    ``writeFile``) goes out under the declared spelling."""
-    spellings = {canonical_tool_name(d): d for d in declared if canonical_tool_name(d) != d}
-    if not spellings:
-        return mapper
-    known = set(declared)
-
-    def mapped(name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        name, args = mapper(name, args) if mapper is not None else (name, args)
-        return (spellings.get(name, name) if name not in known else name), args
-
-    return mapped
-
-
-__all__ = ["as_declared", "Profile", "ToolDifference", "detect_profile", "get_profile", "tool_difference"]
+__all__ = ["Profile", "ToolDifference", "detect_profile", "get_profile", "tool_difference"]

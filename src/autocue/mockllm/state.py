@@ -29,7 +29,7 @@ from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import PinLimitError as PinLimitError
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
-from autocue.mockllm.profiles import Profile, as_declared, detect_profile, get_profile, tool_difference
+from autocue.mockllm.profiles import Profile, declared_spelling, detect_profile, get_profile, tool_difference
 from autocue.mockllm.reply import Reply, build_reply
 from autocue.mockllm.session import ChecksFailed, Exhausted, Playable, Session
 from autocue.mockllm.sidecalls import side_call
@@ -387,7 +387,7 @@ class MockState:
             body = err.body if err.body is not None else error_body(req.api, status, err.message, kind=err.kind)
             headers["x-autocue-error"] = "scripted"
             return Outcome(status, body=body, headers=headers, taken=taken.index)
-        mapper = as_declared(s.profile.map_call if s.profile is not None else None, req.declared_tools())
+        mapper = s.profile.map_call if s.profile is not None else declared_spelling(req.declared_tools())
         reply = build_reply(step, api=req.api, seed=f"{seed}:{taken.index}", input_tokens=req.raw_size // 4,
                             mapper=mapper, speed=self.options.speed, tool_id_prefix=req.wire.tool_id_prefix)
         if reply.has_calls:

@@ -22,6 +22,7 @@ from autocue.testing import MockLLM
 
 WIRING = ("openai.OpenAI(base_url=llm.openai_base_url, api_key=llm.api_key, "
           "http_client=httpx2.Client(transport=llm.transport()))  # the other clients: see agent.py")
+DIALECTS = "OpenAI Chat, Anthropic Messages, Gemini generateContent, Ollama, Bedrock Converse"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 MAX_TURNS = 5

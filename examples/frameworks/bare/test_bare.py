@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 for _module in ("openai", "anthropic", "google.genai", "ollama", "boto3"):
-    pytest.importorskip(_module, reason="pip install -r examples/frameworks/bare/requirements.txt")
+    pytest.importorskip(_module,
+                        reason="pip install -r requirements.txt (or scripts/frameworks.sh --only bare)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("bare_example_agent", HERE / "agent.py")

@@ -19,6 +19,7 @@ from autocue.testing import MockLLM
 WIRING = ('LLM(model="gemini/gemini-2.5-flash", api_key=llm.api_key, client_params={"http_options": types.HttpOptions('
           'base_url=llm.base_url, httpx_client=httpx.Client(transport=llm.httpx_transport()), '
           'httpx_async_client=httpx.AsyncClient(transport=llm.async_httpx_transport()))})')
+DIALECTS = "Gemini generateContent"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 

@@ -11,7 +11,8 @@ import pytest
 
 for _off in ("OTEL_SDK_DISABLED", "CREWAI_DISABLE_TELEMETRY"):  # no telemetry calls home from a test
     os.environ.setdefault(_off, "true")
-pytest.importorskip("crewai", reason="pip install -r examples/frameworks/crewai/requirements.txt")
+pytest.importorskip("crewai",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only crewai)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("crewai_example_agent", HERE / "agent.py")

@@ -16,6 +16,7 @@ from autocue.testing import MockLLM
 
 WIRING = ('litellm.client_session = httpx.Client(transport=llm.httpx_transport()); dspy.LM("openai/gpt-4o", '
           'engine="litellm", api_base=llm.openai_base_url, api_key=llm.api_key)')
+DIALECTS = "OpenAI Chat (text fields, no tool calls)"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of litellm's price list at import
-pytest.importorskip("dspy", reason="pip install -r examples/frameworks/dspy/requirements.txt")
+pytest.importorskip("dspy",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only dspy)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("dspy_example_agent", HERE / "agent.py")

@@ -18,6 +18,7 @@ from autocue.testing import MockLLM
 
 WIRING = ('instructor.from_openai(openai.OpenAI(base_url=llm.openai_base_url, api_key=llm.api_key, '
           'http_client=httpx2.Client(transport=llm.transport())), mode=instructor.Mode.PARALLEL_TOOLS)')
+DIALECTS = "OpenAI Chat"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("instructor", reason="pip install -r examples/frameworks/instructor/requirements.txt")
+pytest.importorskip("instructor",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only instructor)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("instructor_example_agent", HERE / "agent.py")

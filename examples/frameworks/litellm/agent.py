@@ -17,6 +17,7 @@ from autocue.testing import MockLLM
 
 WIRING = ('litellm.completion(model="openai/gpt-4o", messages=..., client=openai.OpenAI(base_url=llm.openai_base_url, '
           'api_key=llm.api_key, http_client=httpx2.Client(transport=llm.transport())))')
+DIALECTS = "OpenAI Chat"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 

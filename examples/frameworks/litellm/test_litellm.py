@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of the price list at import
-pytest.importorskip("litellm", reason="pip install -r examples/frameworks/litellm/requirements.txt")
+pytest.importorskip("litellm",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only litellm)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("litellm_example_agent", HERE / "agent.py")

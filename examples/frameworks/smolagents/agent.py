@@ -13,6 +13,7 @@ from autocue.testing import MockLLM
 
 WIRING = ('OpenAIServerModel("gpt-4o", api_base=llm.openai_base_url, api_key=llm.api_key, '
           'client_kwargs={"http_client": httpx2.Client(transport=llm.transport())})')
+DIALECTS = "OpenAI Chat"
 
 
 @tool

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("smolagents", reason="pip install -r examples/frameworks/smolagents/requirements.txt")
+pytest.importorskip("smolagents",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only smolagents)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("smolagents_example_agent", HERE / "agent.py")

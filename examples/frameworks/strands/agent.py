@@ -16,6 +16,7 @@ from autocue.testing import MockLLM
 
 WIRING = ('model = BedrockModel(model_id="anthropic.claude-x", endpoint_url=llm.base_url, boto_session=...); '
           'model.client.meta.events.register("before-send", llm.botocore_hook())')
+DIALECTS = "Bedrock Converse (streamed)"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 

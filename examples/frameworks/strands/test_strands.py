@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("strands", reason="pip install -r examples/frameworks/strands/requirements.txt")
+pytest.importorskip("strands",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only strands)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("strands_example_agent", HERE / "agent.py")

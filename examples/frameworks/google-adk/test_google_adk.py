@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("google.adk", reason="pip install -r examples/frameworks/google_adk/requirements.txt")
+pytest.importorskip("google.adk",
+                    reason="pip install -r requirements.txt (or scripts/frameworks.sh --only google-adk)")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("google_adk_example_agent", HERE / "agent.py")

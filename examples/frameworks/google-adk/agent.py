@@ -19,6 +19,7 @@ from autocue.testing import MockLLM
 
 WIRING = ('Gemini(model="gemini-2.5-flash", client=genai.Client(api_key=llm.api_key, http_options=types.HttpOptions('
           'base_url=llm.base_url, httpx_async_client=httpx2.AsyncClient(transport=llm.async_transport()))))')
+DIALECTS = "Gemini generateContent"
 
 PROMPT = "What's the weather in Paris? Save a one-line report to report.txt."
 

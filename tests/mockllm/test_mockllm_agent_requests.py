@@ -131,3 +131,21 @@ def test_autocue_serve_prints_the_warning_on_stderr(tmp_path: Path) -> None:
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert "autocue mock LLM: warning: session 'srv-1': reply 1 of scenario 'deploy' calls Bash" in err, err
+
+
+def test_a_call_goes_out_under_the_declared_spelling_the_loader_rewrote() -> None:
+    """A scenario's ``write_file`` is loaded as ``writeFile``; a request declaring ``write_file`` gets
+    its call by that name (no profile maps it), not an undeclared ``writeFile``."""
+    from autocue.scenario import load_scenario_text
+
+    scenario = load_scenario_text("name: w\ntimeline:\n  - llmResponse:\n      - agentToolUse: {toolName: write_file, "
+                                  "args: {path: a.txt, content: x}}\n", "w.yaml")
+    tools: Any = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+                  for n in ("get_weather", "write_file")]
+    with serve(scenario) as server:
+        c = openai.OpenAI(base_url=server.openai_base_url, api_key="spell-1")
+        reply = c.chat.completions.create(model="m", messages=[{"role": "user", "content": "go"}], tools=tools)
+        status = server.session("spell-1")
+    [tc] = reply.choices[0].message.tool_calls or []
+    assert (tc.function.name, json.loads(tc.function.arguments)) == ("write_file", {"path": "a.txt", "content": "x"})
+    assert status["warnings"] == [] and status["profile"] is None

@@ -37,6 +37,35 @@ SCHEMA = {"type": "object", "properties": {"command": {"type": "string"}, "path"
 MAX_CALLS = 20
 
 
+def upstream_loop(name: str, style: str | None = None) -> str:
+    """The scenario an upstream plays in the record-and-replay tests (thinking, a tool call, two parallel
+    calls, a 429, unicode, a second user turn), named ``name``, in ``style`` when given; the user
+    sends ``LOOP_PROMPTS``."""
+    server = f"server: {{llmApiStyle: {style}}}\n" if style else ""
+    return f"name: {name}\n{server}{_LOOP}"
+
+
+_LOOP = """\
+initialPrompt: "list the files, my token is TOKEN-XYZZY-123"
+timeline:
+  - llmResponse:
+      - think: [[0, "Let me look around."]]
+      - assistant: [[0, "Listing."]]
+      - agentToolUse: {toolName: bash, toolCallId: call_ls, args: {command: ls}}
+  - llmResponse:
+      - agentToolUse: {toolName: read, toolCallId: call_a, args: {path: a.txt}}
+      - agentToolUse: {toolName: read, toolCallId: call_b, args: {path: b.txt}}
+  - llmResponse:
+      - error: {statusCode: 429, message: slow down, retryAfterSeconds: 0}
+  - llmResponse:
+      - assistant: [[0, "Both files say hello. Ünïcödé ✓ 👋"]]
+  - userInputs: [[0, "now summarize"]]
+  - llmResponse:
+      - assistant: [[0, "Summary: hello twice."]]
+"""
+LOOP_PROMPTS = ["list the files, my token is TOKEN-XYZZY-123", "now summarize"]
+
+
 def openai_chat(base_url: str, key: str, prompts: list[str]) -> list[Reply]:
     client = openai.OpenAI(base_url=base_url + "/v1", api_key=key, max_retries=0)
     tools: Any = [{"type": "function", "function": {"name": n, "description": d, "parameters": SCHEMA}}

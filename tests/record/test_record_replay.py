@@ -16,38 +16,22 @@ from pathlib import Path
 
 import pytest
 from record_clients import (
+    LOOP_PROMPTS,
     Reply,
     anthropic_messages,
     autocue_provider,
     openai_chat,
     openai_responses,
     openai_responses_websocket,
+    upstream_loop,
 )
 
 from autocue.mockllm.server import serve
 from autocue.record import RecordingServer, Redactor
 from autocue.scenario import load_scenario
 
-UPSTREAM = """\
-name: upstream-loop
-initialPrompt: "list the files, my token is TOKEN-XYZZY-123"
-timeline:
-  - llmResponse:
-      - think: [[0, "Let me look around."]]
-      - assistant: [[0, "Listing."]]
-      - agentToolUse: {toolName: bash, toolCallId: call_ls, args: {command: ls}}
-  - llmResponse:
-      - agentToolUse: {toolName: read, toolCallId: call_a, args: {path: a.txt}}
-      - agentToolUse: {toolName: read, toolCallId: call_b, args: {path: b.txt}}
-  - llmResponse:
-      - error: {statusCode: 429, message: slow down, retryAfterSeconds: 0}
-  - llmResponse:
-      - assistant: [[0, "Both files say hello. Ünïcödé ✓ 👋"]]
-  - userInputs: [[0, "now summarize"]]
-  - llmResponse:
-      - assistant: [[0, "Summary: hello twice."]]
-"""
-PROMPTS = ["list the files, my token is TOKEN-XYZZY-123", "now summarize"]
+UPSTREAM = upstream_loop("upstream-loop")
+PROMPTS = LOOP_PROMPTS
 KEY = "sk-live-0123456789abcdefghijklmnop"
 
 Client = Callable[[str, str, list[str]], list[Reply]]

@@ -407,8 +407,9 @@ class ScenarioAgent:
         await self._send(s, start_tool_call(cid, title, kind=kind, status="pending",  # type: ignore[arg-type]
                                             locations=locations, raw_input=t["args"]))
         if not await self._permitted(s, t, cid, title, kind):
-            await self._send(s, update_tool_call(cid, status="failed", content=[tool_content(text_block(
-                f"{t['name']}: the client rejected the permission request; not run"))]))
+            rejected = ToolOutcome(f"{t['name']}: the client rejected the permission request; not run", False)
+            await self._send(s, update_tool_call(cid, status="failed", content=[tool_content(text_block(rejected.text))]))
+            self._check(s, t, rejected)
             return
         await self._send(s, update_tool_call(cid, status="in_progress"))
         content: list[Any] = []

@@ -1,5 +1,5 @@
 """An ACP client built on the official ``acp`` package (``ClientSideConnection`` through
-``spawn_agent_process``), used by tests/runner/test_acp_agent*.py and examples/acp-client as the judge of ``autocue acp-agent``:
+``spawn_agent_process``), used by tests/runner/test_acp_agent*.py as the judge of ``autocue acp-agent``:
 it serves ``fs/*`` from the disk and ``terminal/*`` with real processes (each in its own process
 group), answers permission requests from a list, and records what it saw."""
 

@@ -40,7 +40,8 @@ async def test_a_scripted_session_with_permission_fs_and_terminal_served_by_the_
                                                      ("execute", "runCmd grep -c a notes.txt"),
                                                      ("edit", "editFile notes.txt")]
         assert calls[0].locations[0].path == notes
-        ends = [u for u in client.updates if u.session_update == "tool_call_update" and u.status in ("completed", "failed")]
+        ends = [u for u in client.updates
+                if u.session_update == "tool_call_update" and u.status in ("completed", "failed")]
         assert [u.status for u in ends] == ["completed"] * 4
         grep_end = ends[2]
         assert grep_end.content[-1].content.text == "2" and grep_end.content[0].type == "terminal"

@@ -41,7 +41,8 @@ def test_malformed_requests_get_json_rpc_errors_and_the_agent_keeps_serving(tmp_
     err = proc.stderr.splitlines()
     assert "Traceback" not in proc.stderr and len(err) == 5, err
     assert err[0].startswith("autocue acp-agent: parse error (-32700)")
-    assert err[2] == "autocue acp-agent: no/such_method (id 2): error -32601 Method not found {\"method\": \"no/such_method\"}"
+    assert err[2] == ('autocue acp-agent: no/such_method (id 2): error -32601 Method not found '
+                      '{"method": "no/such_method"}')
     assert "session/new (id 3): error -32602 Invalid params cwd: Input should be a valid string" in err[3]
 
 
@@ -62,7 +63,8 @@ def test_end_of_input_cancels_a_prompt_waiting_for_the_gone_client(tmp_path: Pat
 
 def test_a_scenario_the_acp_agent_cannot_play_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
-    bad.write_text("name: bad\ntimeline:\n  - llmResponse:\n      - assistant: [[0, hi]]\n    _meta: {stopReason: nap}\n")
+    bad.write_text("name: bad\ntimeline:\n  - llmResponse:\n      - assistant: [[0, hi]]\n"
+                   "    _meta: {stopReason: nap}\n")
     proc = subprocess.run([sys.executable, "-m", "autocue", "mock-agent", "--format", "acp", str(bad)],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""

@@ -37,7 +37,7 @@ import logging
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp import PROTOCOL_VERSION, RequestError
 from acp._transport import NdjsonTransport
@@ -177,7 +177,8 @@ class LineTransport(NdjsonTransport):
         while True:
             raw = await self._read_line()
             if not raw:
-                return await self._end()
+                await self._end()
+                return None
             line = raw.decode("utf-8", "replace").strip()
             if not line:
                 continue
@@ -408,7 +409,8 @@ class ScenarioAgent:
                                             locations=locations, raw_input=t["args"]))
         if not await self._permitted(s, t, cid, title, kind):
             rejected = ToolOutcome(f"{t['name']}: the client rejected the permission request; not run", False)
-            await self._send(s, update_tool_call(cid, status="failed", content=[tool_content(text_block(rejected.text))]))
+            await self._send(s, update_tool_call(cid, status="failed",
+                                                 content=[tool_content(text_block(rejected.text))]))
             self._check(s, t, rejected)
             return
         await self._send(s, update_tool_call(cid, status="in_progress"))
@@ -425,7 +427,7 @@ class ScenarioAgent:
             return True
         if name in s.rejected:
             return False
-        if t.get("permission") != "ask" and not ({name, "all"} & self.ask) or t.get("permission") == "allow":
+        if (t.get("permission") != "ask" and not ({name, "all"} & self.ask)) or t.get("permission") == "allow":
             return True
         resp = await self._ask(s, "request_permission", options=PERMISSION_OPTIONS,
             tool_call=ToolCallUpdate(tool_call_id=cid, title=title, kind=kind, status="pending",  # type: ignore[arg-type]
@@ -589,7 +591,8 @@ async def serve(agent: ScenarioAgent) -> None:
         reader, writer = await stdio._windows_stdio_streams(asyncio.get_running_loop())
     supervisor = TaskSupervisor(source="autocue.acp-agent")
     transport = LineTransport(reader, MessageSender(writer, supervisor), on_eof=agent.end_of_input)
-    conn = AgentSideConnection(agent, transport, listening=False, observers=[agent.observe])
+    # it answers only what it implements: the methods it lacks (session/list, session/fork, ...) are -32601
+    conn = AgentSideConnection(cast(Any, agent), transport, listening=False, observers=[agent.observe])
     try:
         await conn.listen()
     finally:

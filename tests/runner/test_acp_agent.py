@@ -10,6 +10,7 @@ import pytest
 from acp import RequestError
 from acp_judge import PROTOCOL_VERSION, JudgeClient, capabilities, spawn_acp_agent, text_block
 
+pytestmark = pytest.mark.slow  # each test starts the agent (about a second: acp.schema builds its models)
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "acp"
 SESSION = FIXTURES / "session.yaml"
 
@@ -153,3 +154,38 @@ async def test_cancel_mid_terminal_command_kills_and_releases_the_clients_termin
         assert (await prompt).stop_reason == "cancelled"
         assert client.methods()[-2:] == ["terminal/kill", "terminal/release"]
         assert not _alive(pid) and client.terminals == {}
+
+
+async def test_agent_edits_stop_reasons_and_a_scripted_model_error(tmp_path: Path) -> None:
+    scenario = tmp_path / "edits.yaml"
+    scenario.write_text("""\
+name: acp_edits
+initialPrompt: Update the changelog
+timeline:
+  - llmResponse:
+      - assistant: [[0, "Updating."]]
+  - agentEdits: {path: CHANGELOG.md, linesAdded: 2, linesRemoved: 1}
+  - llmResponse:
+      - assistant: [[0, "Out of room"]]
+    _meta: {stopReason: length}
+  - userInputs: [[0, "again"]]
+  - llmResponse:
+      - error: {statusCode: 429, message: slow down}
+""")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "CHANGELOG.md").write_text("old\nkept\n")
+    client = JudgeClient()
+    async with spawn_acp_agent(client, scenario) as (conn, _proc):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities())
+        sid = (await conn.new_session(cwd=str(ws), mcp_servers=[])).session_id
+        first = await conn.prompt(session_id=sid, prompt=[text_block("Update the changelog")])
+        with pytest.raises(RequestError) as err:
+            await conn.prompt(session_id=sid, prompt=[text_block("again")])
+    assert first.stop_reason == "max_tokens" and first.field_meta is None
+    assert client.methods() == ["fs/read_text_file", "fs/write_text_file"]
+    assert (ws / "CHANGELOG.md").read_text() == ("line 1 added by the autocue mock agent\n"
+                                                 "line 2 added by the autocue mock agent\nkept\n")
+    [edit] = [u for u in client.updates if u.session_update == "tool_call"]
+    assert (edit.kind, edit.title) == ("edit", "Edit CHANGELOG.md")
+    assert err.value.code == -32603 and "the scripted model call failed: 429 slow down" in str(err.value)

@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # each test starts the agent (about a second: acp.schema builds its models)
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "acp"
 
 
@@ -70,3 +73,9 @@ def test_a_scenario_the_acp_agent_cannot_play_is_one_line(tmp_path: Path) -> Non
     assert proc.returncode == 2 and proc.stdout == ""
     [line] = proc.stderr.splitlines()
     assert line.startswith(f"autocue mock-agent: {bad}: {bad}:3:") and "_meta.stopReason 'nap'" in line
+
+
+def test_an_empty_input_from_dev_null_exits_0() -> None:
+    proc = subprocess.run([sys.executable, "-m", "autocue", "acp-agent", str(FIXTURES / "session.yaml")],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")

@@ -583,11 +583,11 @@ async def serve(agent: ScenarioAgent) -> None:
 
     def pipe_like(fd: int) -> bool:
         mode = os.fstat(fd).st_mode
-        return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+        return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
     if pipe_like(sys.stdin.fileno()) and pipe_like(sys.stdout.fileno()):
         reader, writer = await stdio.stdio_streams()
-    else:  # a regular file (``< requests.jsonl > out.jsonl``) has no event-loop pipe: the package's thread feeder
+    else:  # a file, /dev/null or a terminal cannot be watched by the event loop: the package's thread feeder
         reader, writer = await stdio._windows_stdio_streams(asyncio.get_running_loop())
     supervisor = TaskSupervisor(source="autocue.acp-agent")
     transport = LineTransport(reader, MessageSender(writer, supervisor), on_eof=agent.end_of_input)

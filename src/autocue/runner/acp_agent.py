@@ -265,6 +265,8 @@ class ScenarioAgent:
         msg = event.message
         if event.direction.value == "incoming" and "method" in msg and "id" in msg:
             self.methods[msg["id"]] = msg["method"]
+        elif event.direction.value == "outgoing" and "result" in msg and "method" not in msg:
+            self.methods.pop(msg.get("id"), None)
         elif event.direction.value == "outgoing" and "error" in msg and "method" not in msg:
             err = msg["error"] or {}
             data = err.get("data")

@@ -33,6 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "view": ("autocue.cli.view", "render a session, loop recording, run or live stream as one HTML page"),
     "run": ("autocue.cli.run", "run scenarios as end-to-end tests of a terminal program"),
     "mock-agent": ("autocue.cli.mock_agent", "a deterministic agent CLI that plays a scenario"),
+    "acp-agent": ("autocue.cli.acp_agent", "a deterministic ACP agent (stdio) that plays a scenario"),
     "agents": ("autocue.cli.agents", "list the real agent CLIs (versions, verified) or install pinned ones"),
 }
 

@@ -93,3 +93,44 @@ def test_recorded_print_run_replays_green(tmp_path: Path, name: str) -> None:
     assert f'agent: "{name}"' in text and 'expect: {"exitCode":0}' in text and "toolResult" in text
     ok = _autocue("run", "print.yaml", "--out", "out", cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+MCP_UPSTREAM = """\
+name: upstream
+initialPrompt: echo through the notes server
+timeline:
+  - llmResponse:
+      - agentToolUse: {toolName: mcp__notes__echo, toolCallId: toolu_m1, args: {text: hi}}
+  - llmResponse:
+      - writeFile: {path: out.txt, content: "done\\n"}
+  - llmResponse:
+      - assistant: [[0, "Echoed."]]
+"""
+
+
+@pytest.mark.slow
+def test_claude_mcp_calls_are_recorded_through_the_tee(tmp_path: Path) -> None:
+    import json
+
+    from autocue.testing import fake_mcp_server
+
+    _agent("claude")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_support"))
+    import mcp_handlers
+
+    (tmp_path / "up.yaml").write_text(MCP_UPSTREAM, encoding="utf-8")
+    (tmp_path / "up-ws").mkdir()
+    allow = "--agent-arg=--allowedTools", "--agent-arg=mcp__notes__echo"
+    with fake_mcp_server({"echo": mcp_handlers.echo}, transport="stdio") as srv, \
+            autocue_serve(tmp_path / "up.yaml", tmp_path / "up-ws") as up:
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"notes": srv.config}}), encoding="utf-8")
+        r = _autocue("record", "--upstream", up.url, "--agent", "claude", "--mcp-config", str(config), *allow,
+                     "--out", "rec.yaml", "--", "echo", "through", "the", "notes", "server", cwd=tmp_path)
+        assert r.returncode == 0, r.stdout + r.stderr
+        text = (tmp_path / "rec.yaml").read_text(encoding="utf-8")
+        assert '"mcp":[{"server":"notes","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}' in text
+        assert '"result":{"content":[{"text":"echo hi from pid' in text
+        ok = _autocue("run", "rec.yaml", "--out", "out", *allow, "--agent-arg=--mcp-config",
+                      f"--agent-arg={config}", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr

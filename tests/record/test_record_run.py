@@ -121,3 +121,36 @@ def test_bad_options_are_one_line(tmp_path: Path, args: list[str], message: str)
     r = autocue("record", "--upstream", "http://127.0.0.1:9", *args, cwd=tmp_path)
     assert r.returncode == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_mcp_tee_relays_a_stdio_server_for_the_official_client_and_logs_its_calls(tmp_path: Path) -> None:
+    import asyncio
+    import os
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from autocue.record.mcp_tee import read_calls, wrap_servers
+    from autocue.testing import fake_mcp_server
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_support"))
+    import mcp_handlers
+
+    log = tmp_path / "tee.jsonl"
+    with fake_mcp_server({"echo": mcp_handlers.echo}, transport="stdio") as srv:
+        cfg = wrap_servers({"mcpServers": {"notes": srv.config}})["mcpServers"]["notes"]
+        assert cfg["args"][:4] == ["-m", "autocue.record.mcp_tee", "--name", "notes"]
+
+        async def go() -> str:
+            env = {**os.environ, **(cfg.get("env") or {}), "AUTOCUE_MCP_TEE_LOG": str(log)}
+            async with stdio_client(StdioServerParameters(command=cfg["command"], args=cfg["args"], env=env)) as (r, w), \
+                    ClientSession(r, w) as s:
+                await s.initialize()
+                res = await s.call_tool("echo", {"text": "hi"})
+                return str(res.content[0].text)  # type: ignore[union-attr]
+
+        said = asyncio.run(go())
+    assert said.startswith("echo hi from pid")
+    (call,) = read_calls(log)
+    assert call["server"] == "notes" and call["method"] == "tools/call"
+    assert call["params"]["arguments"] == {"text": "hi"} and call["result"]["content"][0]["text"] == said

@@ -180,6 +180,9 @@ def parser() -> argparse.ArgumentParser:
                      help="the wire protocol the agent speaks, as server.llmApiStyle (default: its profile's first)")
     run.add_argument("--workspace", default=None, metavar="DIR",
                      help="copy DIR into the run's workspace first (the scenario seeds replays from it: repo.dir)")
+    run.add_argument("--mcp-config", default=None, metavar="FILE",
+                     help='an {"mcpServers": ...} file: its stdio servers run behind a JSON-RPC tee and the calls are '
+                          "recorded (Claude Code: --mcp-config; --cmd: $AUTOCUE_MCP_CONFIG)")
     run.add_argument("--timeout", type=float, default=300.0, metavar="S",
                      help="seconds the whole run may take (default 300)")
     run.add_argument("--name", default=None, help="the scenario's name (default: the file's stem)")
@@ -209,7 +212,8 @@ def _run_agent(args: argparse.Namespace, redactor: Redactor) -> int:
             upstream=args.upstream, out=out, prompt=" ".join(args.prompt), agent=args.agent, cmd=args.cmd,
             via=args.via, inputs=list(args.input), agent_args=tuple(args.agent_arg),
             agents_files=tuple(args.agents_file), llm_api=args.llm_api,
-            workspace=Path(args.workspace) if args.workspace else None, timeout=args.timeout, name=args.name,
+            workspace=Path(args.workspace) if args.workspace else None,
+            mcp_config=Path(args.mcp_config) if args.mcp_config else None, timeout=args.timeout, name=args.name,
             redactor=redactor))
     except RunCaptureError as e:
         return fail(PROG, str(e))

@@ -78,6 +78,9 @@ class CaptureOptions:
     timeout: float = 300.0
     name: str | None = None
     redactor: Redactor = field(default_factory=Redactor)
+    mcp_config: Path | None = None
+    """An ``{"mcpServers": ...}`` file: each stdio server runs behind ``autocue.record.mcp_tee`` and the agent
+    gets the wrapped file (Claude Code: ``--mcp-config``; a ``--cmd`` program: ``$AUTOCUE_MCP_CONFIG``)."""
     mcp_log: Path | None = None
     """Where ``autocue.record.mcp_tee`` wrappers of this run log (set by the capture)."""
 
@@ -238,6 +241,7 @@ def record_run(opt: CaptureOptions) -> Path:
         if tui and choice.agent is not None and choice.agent.tui_args is None:
             raise RunCaptureError(f"--via tui: {choice.runner} has no interactive mode in its profile (use --via "
                                   "print)")
+        choice = _with_mcp(choice, opt, root)
         rec_dir = root / "recordings"
         rec_dir.mkdir()
         proxy = RecordingProxy(RecordOptions(upstream=opt.upstream, out_dir=rec_dir, redactor=opt.redactor))
@@ -253,6 +257,8 @@ def record_run(opt: CaptureOptions) -> Path:
             except LaunchError as e:
                 raise RunCaptureError(str(e)) from None
             launch.env["AUTOCUE_MCP_TEE_LOG"] = str(opt.mcp_log)
+            if opt.mcp_config is not None and opt.cmd is not None:
+                launch.env["AUTOCUE_MCP_CONFIG"] = str(root / "mcp.json")
             argv = launch.argv
             cast = CastWriter(root / "session.cast", terminal.width, terminal.height, title="autocue record")
             try:
@@ -281,6 +287,37 @@ def record_run(opt: CaptureOptions) -> Path:
     finally:
         with contextlib.suppress(OSError):
             shutil.rmtree(root, ignore_errors=True)
+
+
+MCP_ARGS = {"claude": ("--mcp-config", "{config}")}
+"""How an agent CLI is given an MCP config file, by launch profile (the wrapped file as ``{config}``)."""
+
+
+def _with_mcp(choice: Any, opt: CaptureOptions, root: Path) -> Any:
+    """``choice`` with the agent pointed at ``opt.mcp_config``'s servers, each behind the tee."""
+    import dataclasses
+    import json
+
+    from autocue.record.mcp_tee import wrap_servers
+
+    if opt.mcp_config is None:
+        return choice
+    name = choice.runner if choice.profile is None else choice.profile
+    if opt.cmd is None and name not in MCP_ARGS:
+        raise RunCaptureError(f"--mcp-config: autocue record gives MCP servers to {', '.join(MCP_ARGS)} and --cmd "
+                              f"programs ($AUTOCUE_MCP_CONFIG), not to {name}")
+    try:
+        config = json.loads(opt.mcp_config.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RunCaptureError(f"--mcp-config {opt.mcp_config}: cannot read it as JSON: {e}") from None
+    if not isinstance(config, dict) or not isinstance(config.get("mcpServers"), dict):
+        raise RunCaptureError(f"--mcp-config {opt.mcp_config}: expected {{\"mcpServers\": {{NAME: {{command, args}}}}}}")
+    wrapped = root / "mcp.json"
+    wrapped.write_text(json.dumps(wrap_servers(config)), encoding="utf-8")
+    if opt.cmd is not None:
+        return choice
+    extra = tuple(a.replace("{config}", str(wrapped)) for a in MCP_ARGS[name])
+    return dataclasses.replace(choice, agent_args=(*choice.agent_args, *extra))
 
 
 def choice_line(choice: Any, opt: CaptureOptions) -> dict[str, Any]:

@@ -279,7 +279,10 @@ def record_run(opt: CaptureOptions) -> Path:
                     s.snap()
             finally:
                 prog.close()
-            time.sleep(0.05)
+        if s.tap.requests == 0:
+            screen = " | ".join(ln for ln in prog.last_screen().splitlines() if ln.strip())[-400:]
+            raise RunCaptureError(f"{choice.runner} sent no request to the recording proxy (exit status "
+                                  f"{prog.exit_code}); nothing was recorded; its last screen: {screen or '(empty)'}")
         text = assemble(opt, choice_line(choice, opt), s, ends, tui=tui, exit_code=prog.exit_code)
         opt.out.parent.mkdir(parents=True, exist_ok=True)
         opt.out.write_text(text, encoding="utf-8")

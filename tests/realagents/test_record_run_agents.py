@@ -129,7 +129,8 @@ def test_claude_mcp_calls_are_recorded_through_the_tee(tmp_path: Path) -> None:
                      "--out", "rec.yaml", "--", "echo", "through", "the", "notes", "server", cwd=tmp_path)
         assert r.returncode == 0, r.stdout + r.stderr
         text = (tmp_path / "rec.yaml").read_text(encoding="utf-8")
-        assert '"mcp":[{"server":"notes","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}' in text
+        assert '"mcp":[{"server":"notes","method":"tools/call","params":{"name":"echo",' in text
+        assert '"arguments":{"text":"hi"}' in text
         assert '"result":{"content":[{"text":"echo hi from pid' in text
         ok = _autocue("run", "rec.yaml", "--out", "out", *allow, "--agent-arg=--mcp-config",
                       f"--agent-arg={config}", cwd=tmp_path)

@@ -143,8 +143,8 @@ def test_mcp_tee_relays_a_stdio_server_for_the_official_client_and_logs_its_call
 
         async def go() -> str:
             env = {**os.environ, **(cfg.get("env") or {}), "AUTOCUE_MCP_TEE_LOG": str(log)}
-            async with stdio_client(StdioServerParameters(command=cfg["command"], args=cfg["args"], env=env)) as (r, w), \
-                    ClientSession(r, w) as s:
+            params = StdioServerParameters(command=cfg["command"], args=cfg["args"], env=env)
+            async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
                 await s.initialize()
                 res = await s.call_tool("echo", {"text": "hi"})
                 return str(res.content[0].text)  # type: ignore[union-attr]

@@ -206,7 +206,7 @@ def record_run(opt: CaptureOptions) -> Path:
     from autocue.mockllm.server import LoopbackServer
     from autocue.runner.cast import CastWriter
     from autocue.runner.errors import LaunchError
-    from autocue.runner.extras import RunnerSpec, terminal_profile
+    from autocue.runner.extras import RunnerExtras, terminal_profile
     from autocue.runner.launch import build, choose
     from autocue.runner.pty import PtyProgram, SpawnError
     from autocue.scenario import ScenarioError, load_scenario_text
@@ -234,7 +234,7 @@ def record_run(opt: CaptureOptions) -> Path:
         stub_file.write_text(_stub_text(opt, tui), encoding="utf-8")
         try:
             stub = load_scenario_text(stub_file.read_text(encoding="utf-8"), str(stub_file))
-            choice = choose(stub, RunnerSpec(), cmd=opt.cmd, agent=opt.agent, agent_args=opt.agent_args,
+            choice = choose(stub, RunnerExtras(), cmd=opt.cmd, agent=opt.agent, agent_args=opt.agent_args,
                             agents_files=opt.agents_files)
         except (ScenarioError, LaunchError) as e:
             raise RunCaptureError(str(e)) from None
@@ -314,7 +314,8 @@ def _with_mcp(choice: Any, opt: CaptureOptions, root: Path) -> Any:
     except (OSError, ValueError) as e:
         raise RunCaptureError(f"--mcp-config {opt.mcp_config}: cannot read it as JSON: {e}") from None
     if not isinstance(config, dict) or not isinstance(config.get("mcpServers"), dict):
-        raise RunCaptureError(f"--mcp-config {opt.mcp_config}: expected {{\"mcpServers\": {{NAME: {{command, args}}}}}}")
+        raise RunCaptureError(f"--mcp-config {opt.mcp_config}: expected "
+                              '{"mcpServers": {NAME: {command, args}}}')
     wrapped = root / "mcp.json"
     wrapped.write_text(json.dumps(wrap_servers(config)), encoding="utf-8")
     if opt.cmd is not None:
@@ -349,13 +350,14 @@ def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list
 
     rec, items = _recording(s.proxy)
     replies = [i for i in items if "llmResponse" in i]
-    head: list[str] = [f"# recorded by autocue record ({'--agent ' + str(launch['agent']) if 'agent' in launch else '--cmd'}"
-                       f", --via {opt.via}): the model turns, the typed inputs, each turn's workspace changes"]
+    program = f"--agent {launch['agent']}" if "agent" in launch else "--cmd"
+    head: list[str] = [f"# recorded by autocue record ({program}, --via {opt.via}): the model turns, the typed "
+                       "inputs, each turn's workspace changes"]
     name = opt.name or opt.out.stem
     head.append(f"name: {flow(name)}")
     for k, v in launch.items():
         head.append(f"{k}: {flow(v)}")
-    if tui and opt.cmd is None or not tui:
+    if (tui and opt.cmd is None) or not tui:
         head.append(f"initialPrompt: {flow(s.options.redactor.text(opt.prompt))}")
     if opt.workspace is not None:
         head.append(f"repo: {flow({'dir': str(opt.workspace.resolve())})}")
@@ -384,7 +386,8 @@ def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list
                 if "assert" in check:
                     body.append(f"  - assert: {flow(check['assert'])}\n    _meta: {flow(check['_meta'])}\n")
                 else:
-                    body.append(f"  # turn {turn}: only skipped files changed: {orjson.dumps(check['_meta']).decode()}\n")
+                    skipped = orjson.dumps(check["_meta"]).decode()
+                    body.append(f"  # turn {turn}: only skipped files changed: {skipped}\n")
         if turn < len(ends):
             body.append(f"  - userInputs: [[0, {flow(opt.inputs[turn - 1])}]]\n")
     for item in replies[start:]:
@@ -407,7 +410,8 @@ def _render_reply(item: dict[str, Any], s: Session, extra: dict[str, Any] | None
             cid = str(use["toolCallId"])
             res = s.tap.results.get(cid)
             if res is not None:
-                out.append(f"      - toolResult: {flow({'toolCallId': cid, 'content': red.text(clip(res.text)), 'isError': res.is_error})}\n")
+                result = {"toolCallId": cid, "content": red.text(clip(res.text)), "isError": res.is_error}
+                out.append(f"      - toolResult: {flow(result)}\n")
             entry = shell_entry(str(use.get("toolName")), cid, use.get("args"), res)
             if entry is not None:
                 shell.append(red.value(entry))

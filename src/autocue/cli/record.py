@@ -217,6 +217,9 @@ def _run_agent(args: argparse.Namespace, redactor: Redactor) -> int:
             redactor=redactor))
     except RunCaptureError as e:
         return fail(PROG, str(e))
+    except KeyboardInterrupt:
+        fail(PROG, "interrupted: the agent was stopped and nothing was written")
+        return 130
     except OSError as e:
         return fail(PROG, f"--out {out}: cannot write the scenario: {e.strerror or e}")
     print(f"recorded {path} (replay: autocue run {path})")

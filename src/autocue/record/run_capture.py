@@ -23,8 +23,11 @@ launch (``agent: NAME``, or ``ah: {cmd}``), and in print mode ``expect: {exitCod
 made through ``autocue.record.mcp_tee`` wrappers are kept under the top-level ``_meta.mcp``.
 ``autocue run FILE`` replays it with the same agent.
 
-A new ``--via`` (``acp``) is a ``Driver``: a function given the ``Session`` (program, tap,
-workspace) that plays the turns and returns, per turn, the replies recorded when it ended.
+A new ``--via`` (``acp``) is a ``Driver`` in ``DRIVERS``: a function given the ``Session`` (the
+launch the runner built, the tap, the workspace, ``snap()``) that starts the program (``print`` and
+``tui`` call ``start_pty``; an ACP driver would start the profile's ACP command on pipes and set
+``Session.prog``), plays the turns, snapshots after each, and returns per turn the replies
+recorded when it ended.
 """
 
 from __future__ import annotations
@@ -90,11 +93,20 @@ class Session:
     """A run being recorded, as a driver sees it."""
 
     options: CaptureOptions
-    prog: Any
-    """The program (``runner.pty.PtyProgram``)."""
+    launch: Any
+    """The program's launch as the runner builds it (``runner.launch.Launch``: argv, env)."""
+    choice: Any
+    """The launch profile chosen (``runner.launch.Choice``)."""
+    terminal: Any
+    """The terminal size (``runner.extras.TerminalProfile``)."""
     tap: TrafficTap
     proxy: RecordingProxy
     workspace: Path
+    root: Path
+    """The run's private folder (the workspace, the agent's home, the cast)."""
+    prog: Any = None
+    """The program once a driver started it (``start_pty``: a ``runner.pty.PtyProgram``); another driver may
+    start its own with ``close()``, ``exit_code``, ``exited`` and ``last_screen()``."""
     ready: str = ""
     quit_input: str = "<ctrl-d>"
     key_gap: float = 0.0
@@ -104,6 +116,25 @@ class Session:
     mcp_marks: list[int] = field(default_factory=list)
     """Bytes of the MCP tee log at each snapshot."""
     git_dir: Path = Path()
+
+    def start_pty(self) -> None:
+        """Start the launched program in the runner's pseudo-terminal (recorded to ``session.cast``)."""
+        from autocue.runner.cast import CastWriter
+        from autocue.runner.pty import PtyProgram, SpawnError
+
+        t = self.terminal
+        cast = CastWriter(self.root / "session.cast", t.width, t.height, title="autocue record")
+        try:
+            self.prog = PtyProgram(self.launch.argv, cwd=self.workspace, env=self.launch.env, width=t.width,
+                                   height=t.height, cast=cast)
+        except SpawnError as e:
+            cast.close()
+            raise RunCaptureError(f"{e} (the program to record)") from None
+
+    def close(self) -> None:
+        """Stop the program (its process group: the MCP servers and tees it started too)."""
+        if self.prog is not None:
+            self.prog.close()
 
     def replies(self) -> int:
         """Replies (and failed calls) recorded so far over every session of the proxy."""
@@ -148,6 +179,7 @@ Driver = Callable[[Session], list[int]]
 
 def drive_print(s: Session) -> list[int]:
     """One turn: the prompt is on the command line; it ends with the program."""
+    s.start_pty()
     while not s.prog.exited:
         s.pump(0.1)
     s.prog.wait_exit(time.monotonic() + 5)
@@ -157,6 +189,7 @@ def drive_print(s: Session) -> list[int]:
 def drive_tui(s: Session) -> list[int]:
     """Type the prompt once the input box is ready, each ``--input`` after the previous turn, then quit."""
     ends: list[int] = []
+    s.start_pty()
     s.quiet(max(s.settle, 0.3))
     if s.ready:
         while s.ready not in s.prog.screen.text():
@@ -204,11 +237,9 @@ def _stub_text(opt: CaptureOptions, tui: bool) -> str:
 def record_run(opt: CaptureOptions) -> Path:
     """Record one run of the agent (or command) and write its scenario to ``opt.out``; returns it."""
     from autocue.mockllm.server import LoopbackServer
-    from autocue.runner.cast import CastWriter
     from autocue.runner.errors import LaunchError
     from autocue.runner.extras import RunnerExtras, terminal_profile
     from autocue.runner.launch import build, choose
-    from autocue.runner.pty import PtyProgram, SpawnError
     from autocue.scenario import ScenarioError, load_scenario_text
 
     driver = DRIVERS.get(opt.via)
@@ -259,16 +290,9 @@ def record_run(opt: CaptureOptions) -> Path:
             launch.env["AUTOCUE_MCP_TEE_LOG"] = str(opt.mcp_log)
             if opt.mcp_config is not None and opt.cmd is not None:
                 launch.env["AUTOCUE_MCP_CONFIG"] = str(root / "mcp.json")
-            argv = launch.argv
-            cast = CastWriter(root / "session.cast", terminal.width, terminal.height, title="autocue record")
-            try:
-                prog = PtyProgram(argv, cwd=ws, env=launch.env, width=terminal.width, height=terminal.height,
-                                  cast=cast)
-            except SpawnError as e:
-                cast.close()
-                raise RunCaptureError(f"{e} (the program to record)") from None
             agent = choice.agent if choice.profile is None else None
-            s = Session(opt, prog, tap, proxy, ws, ready=agent.ready if agent is not None else "",
+            s = Session(opt, launch, choice, terminal, tap, proxy, ws, root,
+                        ready=agent.ready if agent is not None else "",
                         quit_input=agent.quit_input if agent is not None else "<ctrl-d>",
                         key_gap=choice.key_gap, settle=choice.settle,
                         deadline=time.monotonic() + opt.timeout, git_dir=root / "ignore-check")
@@ -278,7 +302,8 @@ def record_run(opt: CaptureOptions) -> Path:
                 if opt.via == "print":
                     s.snap()
             finally:
-                prog.close()
+                s.close()
+        prog = s.prog
         if s.tap.requests == 0:
             screen = " | ".join(ln for ln in prog.last_screen().splitlines() if ln.strip())[-400:]
             raise RunCaptureError(f"{choice.runner} sent no request to the recording proxy (exit status "

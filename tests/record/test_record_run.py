@@ -154,3 +154,34 @@ def test_mcp_tee_relays_a_stdio_server_for_the_official_client_and_logs_its_call
     (call,) = read_calls(log)
     assert call["server"] == "notes" and call["method"] == "tools/call"
     assert call["params"]["arguments"] == {"text": "hi"} and call["result"]["content"][0]["text"] == said
+
+
+def test_a_seeded_workspace_is_copied_and_named_for_the_replay(tmp_path: Path) -> None:
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    (seed / "README.md").write_text("seeded\n")
+    (seed / "hello.txt").write_text("old\n")  # the run changes it
+    out = tmp_path / "seeded.yaml"
+    with serve(FIXTURES / "upstream.yaml") as up:
+        record_run(CaptureOptions(upstream=up.base_url, out=out, prompt=PROMPT, cmd=f"{AGENT} {{prompt}}",
+                                  workspace=seed))
+    assert (seed / "hello.txt").read_text() == "old\n"  # the seed folder itself is never written
+    sc = load_scenario(out)
+    assert sc.repo is not None and Path(sc.repo.dir or "") == seed.resolve()
+    (check,) = (e for e in sc.timeline if type(e).__name__ == "AssertStep")
+    assert check.spec.fs_contents == {"hello.txt": "hello\nworld\n"}  # type: ignore[attr-defined]
+    ok = autocue("run", out.name, "--out", "o", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+
+
+def test_a_run_past_its_timeout_is_one_line_and_leaves_no_process(tmp_path: Path) -> None:
+    import os
+
+    pid_file = tmp_path / "pid"
+    cmd = f"{{python}} -c \"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)\""
+    r = autocue("record", "--upstream", "http://127.0.0.1:9", "--cmd", cmd, "--timeout", "1", "--", "hi", cwd=tmp_path)
+    assert r.returncode == 2 and "the run did not finish within 1 s (--timeout)" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

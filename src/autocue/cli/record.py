@@ -222,7 +222,10 @@ def _run_agent(args: argparse.Namespace, redactor: Redactor) -> int:
         return 130
     except OSError as e:
         return fail(PROG, f"--out {out}: cannot write the scenario: {e.strerror or e}")
-    print(f"recorded {path} (replay: autocue run {path})")
+    if args.json:
+        print(orjson.dumps({"file": str(path)}).decode())
+    else:
+        print(f"recorded {path} (replay: autocue run {path})")
     return 0
 
 

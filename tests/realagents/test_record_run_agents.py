@@ -37,8 +37,8 @@ PROMPT = "create hello.txt and count its lines"
 EXIT_3 = {"claude": '"exitCode":3', "codex": '"exitCode":3', "pi": '"exitCode":3'}
 
 
-def _autocue(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "AUTOCUE_AGENTS_DIR": str(agents_dir())}
+def _autocue(*args: str, cwd: Path, **env_vars: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "AUTOCUE_AGENTS_DIR": str(agents_dir()), **env_vars}
     return subprocess.run([sys.executable, "-m", "autocue.cli.main", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300)
 
@@ -133,5 +133,7 @@ def test_claude_mcp_calls_are_recorded_through_the_tee(tmp_path: Path) -> None:
         assert '"arguments":{"text":"hi"}' in text
         assert '"result":{"content":[{"text":"echo hi from pid' in text
         ok = _autocue("run", "rec.yaml", "--out", "out", *allow, "--agent-arg=--mcp-config",
-                      f"--agent-arg={config}", cwd=tmp_path)
-    assert ok.returncode == 0, ok.stdout + ok.stderr
+                      f"--agent-arg={config}", cwd=tmp_path, MCP_CONNECTION_NONBLOCKING="0")
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        calls = [c for c in srv.calls if c[0] == "echo"]
+    assert len(calls) == 2  # the recorded run's call and the replay's: the server was reached both times

@@ -46,8 +46,10 @@ from autocue.record.errors import RunCaptureError
 from autocue.record.proxy import RecordingProxy, RecordOptions
 from autocue.record.run_parts import Snapshot, TrafficTap, changes, clip, shell_entry, snapshot
 from autocue.scenario.redact import Redactor
-from autocue.scenario.writer import Recording, flow
+from autocue.scenario.writer import flow
 
+_REPLY = "\n  - llmResponse:"
+"""How each recorded reply (or failed call) starts in a recording's text."""
 IDLE = 2.0
 """Seconds without model traffic or screen change after which a TUI turn counts as ended."""
 QUIT_WAIT = 5.0
@@ -136,13 +138,21 @@ class Session:
         if self.prog is not None:
             self.prog.close()
 
+    def recorded(self) -> str:
+        """The scenario text of the session the conversation is recorded in (the one with most replies): the
+        proxy's recording in memory, else the file it wrote (a recording it flushed and dropped)."""
+        texts = [r.dumps() for r in self.proxy.recordings.values()]
+        if not texts:
+            texts = [p.read_text(encoding="utf-8") for p in sorted(self.proxy.options.out_dir.glob("*.yaml"))]
+        return max(texts, key=lambda t: t.count(_REPLY), default="")
+
     def replies(self) -> int:
-        """Replies (and failed calls) recorded so far over every session of the proxy."""
-        return sum(r.replies + r.errors for r in self.proxy.recordings.values())
+        """Replies (and failed calls) recorded so far."""
+        return self.recorded().count(_REPLY)
 
     def last_asked_tool(self) -> bool:
-        recs = [r for r in self.proxy.recordings.values() if r.items]
-        return bool(recs) and '"stopReason":"toolUse"' in recs[-1].items[-1]
+        text = self.recorded()
+        return '"stopReason":"toolUse"' in text[text.rfind(_REPLY):] if _REPLY in text else False
 
     def pump(self, seconds: float) -> None:
         if time.monotonic() > self.deadline:
@@ -219,8 +229,8 @@ def _await_turn(s: Session, before_requests: int) -> None:
         now = time.monotonic()
         if s.prog.exited:
             return
-        if (s.tap.requests > before_requests and not s.tap.busy() and not s.last_asked_tool()
-                and now - s.tap.last_activity >= IDLE and now - s.prog.last_change >= min(IDLE, 1.0)):
+        if (s.tap.requests > before_requests and not s.tap.busy() and now - s.tap.last_activity >= IDLE
+                and now - s.prog.last_change >= min(IDLE, 1.0) and not s.last_asked_tool()):
             return
 
 
@@ -290,6 +300,8 @@ def record_run(opt: CaptureOptions) -> Path:
             launch.env["AUTOCUE_MCP_TEE_LOG"] = str(opt.mcp_log)
             if opt.mcp_config is not None and opt.cmd is not None:
                 launch.env["AUTOCUE_MCP_CONFIG"] = str(root / "mcp.json")
+            elif opt.mcp_config is not None:
+                launch.env.update(MCP_ENV.get(choice.runner, {}))
             agent = choice.agent if choice.profile is None else None
             s = Session(opt, launch, choice, terminal, tap, proxy, ws, root,
                         ready=agent.ready if agent is not None else "",
@@ -319,6 +331,8 @@ def record_run(opt: CaptureOptions) -> Path:
 
 MCP_ARGS = {"claude": ("--mcp-config", "{config}")}
 """How an agent CLI is given an MCP config file, by launch profile (the wrapped file as ``{config}``)."""
+MCP_ENV = {"claude": {"MCP_CONNECTION_NONBLOCKING": "0"}}
+"""Its environment for MCP (Claude Code: connect the servers before the first request, not meanwhile)."""
 
 
 def _with_mcp(choice: Any, opt: CaptureOptions, root: Path) -> Any:
@@ -357,15 +371,15 @@ def choice_line(choice: Any, opt: CaptureOptions) -> dict[str, Any]:
     return out
 
 
-def _recording(proxy: RecordingProxy) -> tuple[Recording | None, list[dict[str, Any]]]:
-    """The session the agent's conversation was recorded in (the one with most replies) and its items."""
+def _recording(s: Session) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The recorded session's head (``server.recording``, ...) and its timeline items."""
     from ruamel.yaml import YAML
 
-    recs = sorted(proxy.recordings.values(), key=lambda r: r.replies + r.errors, reverse=True)
-    if not recs:
-        return None, []
-    doc = YAML(typ="safe", pure=True).load(recs[0].dumps())
-    return recs[0], list(doc.get("timeline") or [])
+    text = s.recorded()
+    doc = YAML(typ="safe", pure=True).load(text) if text else None
+    if not isinstance(doc, dict):
+        return {}, []
+    return doc, list(doc.get("timeline") or [])
 
 
 def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list[int], *, tui: bool,
@@ -373,7 +387,7 @@ def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list
     """The scenario text of a recorded run."""
     import orjson
 
-    rec, items = _recording(s.proxy)
+    recorded, items = _recording(s)
     replies = [i for i in items if "llmResponse" in i]
     program = f"--agent {launch['agent']}" if "agent" in launch else "--cmd"
     head: list[str] = [f"# recorded by autocue record ({program}, --via {opt.via}): the model turns, the typed "
@@ -387,8 +401,9 @@ def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list
     if opt.workspace is not None:
         head.append(f"repo: {flow({'dir': str(opt.workspace.resolve())})}")
     server: dict[str, Any] = {}
-    if rec is not None and rec.traits is not None:
-        server["recording"] = s.options.redactor.value(rec.traits)
+    traits = (recorded.get("server") or {}).get("recording")
+    if traits:
+        server["recording"] = traits
     if opt.llm_api:
         server["llmApiStyle"] = opt.llm_api
     if server:

@@ -44,7 +44,7 @@ from typing import Any
 
 from autocue.record.errors import RunCaptureError
 from autocue.record.proxy import RecordingProxy, RecordOptions
-from autocue.record.run_parts import Snapshot, TrafficTap, changes, clip, shell_entry, snapshot
+from autocue.record.run_parts import UNSTATED_IS_ZERO, Snapshot, TrafficTap, changes, clip, shell_entry, snapshot
 from autocue.scenario.redact import Redactor
 from autocue.scenario.writer import flow
 
@@ -452,7 +452,8 @@ def _render_reply(item: dict[str, Any], s: Session, extra: dict[str, Any] | None
             if res is not None:
                 result = {"toolCallId": cid, "content": red.text(clip(res.text)), "isError": res.is_error}
                 out.append(f"      - toolResult: {flow(result)}\n")
-            entry = shell_entry(str(use.get("toolName")), cid, use.get("args"), res)
+            entry = shell_entry(str(use.get("toolName")), cid, use.get("args"), res,
+                                unstated_is_zero=s.choice.runner in UNSTATED_IS_ZERO)
             if entry is not None:
                 shell.append(red.value(entry))
     if shell:

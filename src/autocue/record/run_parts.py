@@ -46,7 +46,7 @@ SHELL_TOOLS = frozenset({"Bash", "bash", "exec_command", "shell", "local_shell",
 """Tool names whose calls are shell commands (Claude Code, pi, Codex, Gemini CLI, autocue's)."""
 _EXIT = (re.compile(r"Process exited with code (-?\d+)"),          # Codex exec_command
          re.compile(r"Command exited with code (-?\d+)"),          # pi bash
-         re.compile(r"(?im)^\s*exit(?:ed with)? code:?\s*(-?\d+)"))  # Claude Code Bash ("Exit code 1"), others
+         re.compile(r"(?i)exit code:?\s*(-?\d+)"))  # Claude Code ("Exit code 1"), Gemini CLI ("Exit Code: 1")
 _WS_DONE = frozenset({"response.completed", "response.failed", "response.incomplete", "response.done", "error"})
 
 
@@ -188,7 +188,13 @@ def exit_code(result: ToolResult) -> int | None:
     return None
 
 
-def shell_entry(name: str, call_id: str, args: Any, result: ToolResult | None) -> dict[str, Any] | None:
+UNSTATED_IS_ZERO = frozenset({"claude", "codex", "pi", "gemini"})
+"""Agents whose shell results state every non-zero exit code (a result without one exited 0); others'
+(opencode's: its output only) give ``exitCode: null`` when the result states none."""
+
+
+def shell_entry(name: str, call_id: str, args: Any, result: ToolResult | None, *,
+                unstated_is_zero: bool = True) -> dict[str, Any] | None:
     """``{toolCallId, command, exitCode}`` of a shell tool call (None: not a shell tool)."""
     if name not in SHELL_TOOLS or not isinstance(args, dict):
         return None
@@ -201,7 +207,9 @@ def shell_entry(name: str, call_id: str, args: Any, result: ToolResult | None) -
         entry["note"] = "no tool result was sent back (the run ended first)"
     else:
         code = exit_code(result)
-        entry["exitCode"] = code if code is not None else (1 if result.is_error else 0)
+        entry["exitCode"] = code if code is not None else (0 if unstated_is_zero and not result.is_error else None)
+        if code is None and (result.is_error or not unstated_is_zero):
+            entry["note"] = "the tool result states no exit code"
     return entry
 
 

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from autocue.catalog.apis import provider_api_for_style
 from autocue.errors import nearest
@@ -39,7 +39,6 @@ from autocue.scenario import Scenario, UserInputs
 
 if TYPE_CHECKING:
     from autocue.catalog.launch import AgentProfile
-    from autocue.runner.llm import LlmRun
     from autocue.script.model import Script
 
 PROFILES = ("autocue", "mock")
@@ -50,6 +49,20 @@ API_FOR_STYLE = provider_api_for_style()
 """``Model.api`` of autocue's provider per ``server.llmApiStyle`` (aliases included)."""
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
+
+
+class Endpoint(Protocol):
+    """Where a launched program reaches its model: a run's mock-server session (``LlmRun``), or the
+    recording proxy of ``autocue record --agent`` (``autocue.record.run_capture``)."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def openai_base_url(self) -> str: ...
+
+    @property
+    def key(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +198,7 @@ _AGENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CLAUDE_", "CO
                    "AZURE_", "AWS_", "LITELLM_")
 
 
-def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
+def base_env(terminal: TerminalProfile, workspace: Path, llm: Endpoint | None, *,
              agent: bool = False) -> dict[str, str]:
     """The program's environment: no ``CI`` variables (Gemini CLI exits 42 under ``CI=true``); for a
     real agent also none of the developer's model-provider settings."""
@@ -201,7 +214,7 @@ def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: LlmRun | None, llm_api: str | None = None) -> Launch:
+          llm: Endpoint | None, llm_api: str | None = None) -> Launch:
     if choice.agent is not None and choice.profile is None:
         return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
                              state_dir=state_dir, llm=llm, llm_api=llm_api)
@@ -249,7 +262,7 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
-                  workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None) -> Launch:
+                  workspace: Path, state_dir: Path, llm: Endpoint | None, llm_api: str | None) -> Launch:
     from autocue.catalog.launch import API_ALIASES
     from autocue.runner.agents.base import RunValues, find_binary, prepare
 

@@ -157,7 +157,12 @@ def _definitions() -> Schema:
     assertion: Schema = {
         "type": "object",
         "properties": {
-            "fs": {"type": "object", "properties": {"exists": _str_or_list(), "notExists": _str_or_list()}},
+            "fs": {"type": "object", "properties": {
+                "exists": _str_or_list(), "notExists": _str_or_list(),
+                "contents": {"type": "object", "additionalProperties": {"type": "string"}},
+                "sha256": {"type": "object",
+                           "additionalProperties": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"}},
+            }},
             "text": {"type": "object", "properties": {"contains": _str_or_list()}},
             "json": {"type": "object", "properties": {"file": _one_or_many({
                 "type": "object", "required": ["path"],

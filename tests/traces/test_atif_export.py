@@ -19,7 +19,7 @@ from autocue.llm.types import Model
 from autocue.mockllm import serve
 from autocue.session.manager import SessionManager
 from autocue.testing import call, create_test_session, say, think, when
-from autocue.traces import TraceError, export_atif, import_atif
+from autocue.traces import TraceError, export_atif
 
 
 def _export(path: Path, out: Path) -> dict[str, Any]:

@@ -308,8 +308,8 @@ class Execution:
             return
         journals = self.llm.server.state.session_requests(self.llm.handle.session_id)
         try:
-            (Path(self.result.out_dir) / "requests.json").write_text(json.dumps(
-                {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name, "sessions": journals}, default=str), "utf-8")
+            saved = {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name, "sessions": journals}
+            (Path(self.result.out_dir) / "requests.json").write_text(json.dumps(saved, default=str), "utf-8")
         except OSError as e:
             print(f"autocue run: could not write requests.json: {e}", file=sys.stderr)
 

@@ -126,7 +126,7 @@ def _requests_file(p: Path) -> Path:
         if len(dirs) != 1:
             raise TraceError(f"{p}: the report holds {len(dirs)} scenario runs: pass the run folder of one "
                              "(its out_dir)")
-        p = Path(dirs[0])
+        p = Path(str(dirs[0]))
     found = sorted(p.rglob("requests.json"))
     if not found:
         raise TraceError(f"{p}: no requests.json in this folder: pass a run folder of autocue run (a scenario's "

@@ -12,12 +12,12 @@ autocue's built-in tools, which ``autocue run --agent autocue`` runs for real in
 
 | trajectory's tool | becomes |
 |---|---|
-| ``execute_bash``, ``bash_command``, ``bash``, ``shell``, ``run_shell_command``, ``exec_command`` | ``bash {command}`` (``keystrokes`` without its final newline) |
+| a shell (``execute_bash``, ``bash_command``, ``bash``, ``shell``, ...: ``SHELL_TOOLS``) | ``bash {command}`` |
 | ``str_replace_editor`` / ``str_replace_based_edit_tool`` ``create`` | ``write {path, content}`` |
 | the same, ``str_replace`` | ``edit {path, oldText, newText}`` |
 | the same, ``view`` | ``read {path}`` |
 | ``think`` | a ``think`` block |
-| ``finish``, ``mark_task_complete``, ``task_complete``, ``submit`` | no call: ``finish``'s message is the reply's text when it has none |
+| ``finish``, ``mark_task_complete``, ... (``DONE_TOOLS``) | no call (``finish``'s message: the reply's text) |
 | autocue's own tools (``read``, ``write``, ``edit``, ``bash``, ``grep``, ``find``, ``ls``) | kept |
 | anything else | kept as named, with a comment |
 

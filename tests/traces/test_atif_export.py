@@ -172,3 +172,50 @@ def test_round_trip_harbors_trajectories_import_run_export(tmp_path: Path) -> No
     (rerun,) = _run([again], tmp_path / "runs2")
     second = _export(Path(rerun["out_dir"]), tmp_path / "again.atif.json")
     assert _comparable(second) == _comparable(oh)
+
+
+HELLO = """\
+name: hello
+initialPrompt: Create hello.txt
+timeline:
+  - llmResponse:
+      - think: [[0, "A file, then a look."]]
+      - assistant: [[0, "I will write it."]]
+      - agentToolUse: {toolName: write, toolCallId: c1, args: {path: hello.txt, content: "Hello, world!"}}
+    _meta: {usage: {input: 300, output: 20, cacheRead: 100, cacheWrite: 0}}
+  - llmResponse:
+      - agentToolUse: {toolName: bash, toolCallId: c2, args: {command: cat hello.txt}}
+  - llmResponse:
+      - assistant: [[0, "Done."]]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("style", "api"), [("openai", "chat"), ("responses", "responses"),
+                                           ("anthropic", "anthropic"), ("gemini", "gemini")])
+def test_a_run_over_each_api_exports_what_the_agent_sent_and_its_tools_returned(
+        tmp_path: Path, style: str, api: str) -> None:
+    sc = tmp_path / "hello.yaml"
+    sc.write_text(HELLO.replace("timeline:", f"server: {{llmApiStyle: {style}}}\ntimeline:"))  # the agent's API
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2] / "src"),
+                                                        os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-m", "autocue", "run", str(sc), "--agent", "autocue",
+                        "--out", str(tmp_path / "runs"), "--json", "--timeout", "60"],
+                       capture_output=True, text=True, env=env, timeout=110, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    # the report of one scenario stands for its run folder
+    data = _export(tmp_path / "runs" / "report.json", tmp_path / "hello.atif.json")
+    assert [s["source"] for s in data["steps"]] == ["system", "user", "agent", "agent", "agent"]
+    assert data["extra"]["source"]["api"] == api
+    first, second, last = _agent_steps(data)
+    assert first["message"] == "I will write it." and first["reasoning_content"] == "A file, then a look."
+    assert first["metrics"] == {"prompt_tokens": 400, "completion_tokens": 20, "cached_tokens": 100}
+    assert _calls(data) == [("write", {"path": "hello.txt", "content": "Hello, world!"}),
+                            ("bash", {"command": "cat hello.txt"})]
+    call_id = "call_1" if api == "gemini" else "c1"  # Gemini's history carries no call ids: numbered in order
+    assert first["tool_calls"][0]["tool_call_id"] == call_id
+    assert first["observation"]["results"] == [{"source_call_id": call_id,
+                                                "content": "Successfully wrote 13 bytes to hello.txt"}]
+    assert second["observation"]["results"][0]["content"].strip() == "Hello, world!"  # cat ran in the workspace
+    assert last["message"] == "Done." and "observation" not in last
+    assert first["timestamp"] <= second["timestamp"] <= last["timestamp"]

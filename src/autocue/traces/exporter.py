@@ -175,6 +175,7 @@ class _History:
         self.system: list[str] = []
         self.messages: list[Message] = []
         self.names: dict[str, str] = {}
+        self.answered: set[str] = set()
 
     def assistant(self, content: list[TextContent | ThinkingContent | ToolCall]) -> None:
         for b in content:
@@ -183,6 +184,7 @@ class _History:
         self.messages.append(AssistantMessage(content, timestamp=0))
 
     def result(self, call_id: str, text: str, is_error: bool = False) -> None:
+        self.answered.add(call_id)
         self.messages.append(ToolResultMessage(call_id, self.names.get(call_id, ""), [TextContent(text)],
                                                is_error=is_error, timestamp=0))
 
@@ -284,13 +286,17 @@ class _History:
                                        else TextContent(part["text"]))
                 self.assistant(content)
                 continue
-            open_calls = [i for i, name in self.names.items()]
+            open_calls = list(self.names)
             texts = []
             for part in parts:
                 if "functionResponse" in part:
                     fr = part["functionResponse"]
-                    cid = str(fr.get("id") or next((i for i in open_calls if self.names[i] == fr.get("name")), ""))
-                    self.result(cid, _part_text(fr.get("response")))
+                    cid = str(fr.get("id") or next((i for i in open_calls if self.names[i] == fr.get("name")
+                                                    and i not in self.answered), ""))
+                    resp = fr.get("response")
+                    if isinstance(resp, dict) and len(resp) == 1 and isinstance(next(iter(resp.values())), str):
+                        resp = next(iter(resp.values()))  # {"output": TEXT}: what autocue's Gemini client sends
+                    self.result(cid, _part_text(resp))
                 elif isinstance(part.get("text"), str):
                     texts.append(part["text"])
             if texts:

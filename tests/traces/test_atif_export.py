@@ -219,3 +219,36 @@ def test_a_run_over_each_api_exports_what_the_agent_sent_and_its_tools_returned(
     assert second["observation"]["results"][0]["content"].strip() == "Hello, world!"  # cat ran in the workspace
     assert last["message"] == "Done." and "observation" not in last
     assert first["timestamp"] <= second["timestamp"] <= last["timestamp"]
+
+
+def test_a_scenario_with_turns_and_a_failed_call(tmp_path: Path) -> None:
+    sc = tmp_path / "turns.yaml"
+    sc.write_text("""\
+name: turns
+initialPrompt: list the files
+timeline:
+  - llmResponse:
+      - error: {statusCode: 429, message: slow down}
+  - llmResponse:
+      - agentToolUse: {toolName: ls, toolCallId: call_ls, args: {path: .}}
+    _meta: {model: gpt-5, usage: {input: 10, output: 2, cacheRead: 0, cacheWrite: 0}}
+  - llmResponse:
+      - assistant: [[0, "Two files."]]
+  - userInputs: [[0, "now summarize"]]
+  - llmResponse:
+      - assistant: [[0, "Hello twice."]]
+""")
+    data = _export(sc, tmp_path / "turns.atif.json")
+    assert [(s["source"], s["message"]) for s in data["steps"]] == [
+        ("user", "list the files"), ("agent", ""), ("agent", ""), ("agent", "Two files."),
+        ("user", "now summarize"), ("agent", "Hello twice.")]
+    assert "429" in data["steps"][1]["extra"]["error"]
+    assert data["agent"]["model_name"] == "gpt-5" and data["final_metrics"]["total_prompt_tokens"] == 10
+
+
+def test_a_report_of_several_runs_asks_for_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"scenarios": [{"name": "a", "out_dir": str(tmp_path / "a")},
+                                                {"name": "b", "out_dir": str(tmp_path / "b")}]}))
+    assert main(["export", "--atif", str(report)]) == 2
+    assert "the report holds 2 scenario runs: pass the run folder of one" in capsys.readouterr().err

@@ -301,12 +301,18 @@ class Execution:
                 shutil.rmtree(self.root, ignore_errors=True)
 
     def _save_requests(self) -> None:
-        """The model requests of the run (the server session's journal, bodies included) as the run
-        folder's ``requests.json``: what ``autocue export --atif RUN_DIR`` reads."""
+        """The model requests of the run (the server session's journal; the body of the last answered
+        request only, which holds the whole history) as the run folder's ``requests.json``: what
+        ``autocue export --atif RUN_DIR`` reads."""
         assert self.llm is not None
         if not self.result.out_dir:
             return
         journals = self.llm.server.state.session_requests(self.llm.handle.session_id)
+        for j in journals:  # the last reply's request holds the whole history: the others keep no body
+            answered = [r for r in j.get("requests") or [] if r.get("outcome") == "reply"]
+            for r in j.get("requests") or []:
+                if answered and r is not answered[-1]:
+                    r.pop("body", None)
         try:
             saved = {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name, "sessions": journals}
             (Path(self.result.out_dir) / "requests.json").write_text(json.dumps(saved, default=str), "utf-8")

@@ -309,10 +309,10 @@ def _from_run(requests_file: Path) -> dict[str, Any]:
     except (OSError, ValueError) as e:
         raise TraceError(f"{requests_file}: cannot read the run's requests ({e})") from None
     requests = [r for s in data.get("sessions") or [] for r in s.get("requests") or []
-                if isinstance(r, dict) and r.get("outcome") == "reply" and isinstance(r.get("body"), dict)]
-    if not requests:
-        raise TraceError(f"{requests_file}: the run made no model request that got a reply")
+                if isinstance(r, dict) and r.get("outcome") == "reply"]
     requests.sort(key=lambda r: int(r.get("n") or 0))
+    if not requests or not isinstance(requests[-1].get("body"), dict):
+        raise TraceError(f"{requests_file}: the run made no model request that got a reply")
     last = requests[-1]
     h = _History()
     api = str(last.get("api") or "chat")
@@ -326,7 +326,8 @@ def _from_run(requests_file: Path) -> dict[str, Any]:
     # the k-th reply answered the k-th request: its model, time and scripted usage
     scripted = _scenario_replies(data, requests_file)
     replies = [m for m in h.messages if isinstance(m, AssistantMessage)]
-    for msg, req in zip(replies, requests, strict=False):
+    # aligned from the end: the journal keeps the last requests only (``journal_size``)
+    for msg, req in zip(reversed(replies), reversed(requests), strict=False):
         msg.model = str(req.get("model") or "")
         msg.timestamp = int(float(req.get("time") or 0) * 1000)
         idx = int(req.get("reply") or 0) - 1

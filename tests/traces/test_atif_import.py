@@ -109,3 +109,22 @@ def test_the_cli_writes_a_scenario_that_checks_strict(tmp_path: Path, capsys: py
     assert "wrote" in capsys.readouterr().err
     assert main(["scenario", "check", "--strict", str(out)]) == 0
     assert load_scenario_text(out.read_text(), str(out)).name == "hello"
+
+
+def test_claude_codes_and_codexs_tools_map_onto_autocues(tmp_path: Path) -> None:
+    steps: list[dict[str, object]] = [{"step_id": 1, "source": "user", "message": "fix it"}]
+    calls = [("Write", {"file_path": "/app/a.txt", "content": "x"}),
+             ("Edit", {"file_path": "/app/a.txt", "old_string": "x", "new_string": "y"}),
+             ("Read", {"file_path": "/app/a.txt"}), ("Bash", {"command": "ls"}),
+             ("exec_command", {"cmd": "cat a.txt"})]
+    for i, (name, args) in enumerate(calls):
+        steps.append({"step_id": i + 2, "source": "agent", "message": "",
+                      "tool_calls": [{"tool_call_id": f"t{i}", "function_name": name, "arguments": args}]})
+    steps.append({"step_id": len(steps) + 1, "source": "agent", "message": "Fixed."})
+    trajectory = {"schema_version": "ATIF-v1.6", "agent": {"name": "claude-code", "version": "2"}, "steps": steps}
+    validate(trajectory)
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(trajectory))
+    assert _calls(import_atif(p).text) == [
+        ("write", {"path": "a.txt", "content": "x"}), ("edit", {"path": "a.txt", "oldText": "x", "newText": "y"}),
+        ("read", {"path": "a.txt"}), ("bash", {"command": "ls"}), ("bash", {"command": "cat a.txt"})]

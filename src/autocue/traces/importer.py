@@ -12,7 +12,8 @@ autocue's built-in tools, which ``autocue run --agent autocue`` runs for real in
 
 | trajectory's tool | becomes |
 |---|---|
-| a shell (``execute_bash``, ``bash_command``, ``bash``, ``shell``, ...: ``SHELL_TOOLS``) | ``bash {command}`` |
+| a shell (``execute_bash``, ``bash_command``, ``Bash``, ``shell``, ...: ``SHELL_TOOLS``) | ``bash {command}`` |
+| Claude Code's ``Read``, ``Write``, ``Edit`` (``file_path``, ``old_string``, ...) | ``read``, ``write``, ``edit`` |
 | ``str_replace_editor`` / ``str_replace_based_edit_tool`` ``create`` | ``write {path, content}`` |
 | the same, ``str_replace`` | ``edit {path, oldText, newText}`` |
 | the same, ``view`` | ``read {path}`` |
@@ -108,11 +109,21 @@ def _strip_root(value: Any, root: str) -> Any:
 def _map_call(name: str, args: dict[str, Any], root: str) -> tuple[str, dict[str, Any]] | str | None:
     """``(tool, args)`` in autocue's tools, ``"think"`` / ``"done"`` for a call that is not one, or
     None when it does not map (kept as named)."""
+    low = name.lower()
+    if low in AUTOCUE_TOOLS and "file_path" in args and "path" not in args:  # Claude Code's Read, Write, Edit
+        path = _strip_root(args["file_path"], root)
+        if low == "write":
+            return "write", {"path": path, "content": str(args.get("content") or "")}
+        if low == "edit":
+            return "edit", {"path": path, "oldText": str(args.get("old_string") or ""),
+                            "newText": str(args.get("new_string") or "")}
+        if low == "read":
+            return "read", {"path": path}
     if name in AUTOCUE_TOOLS:
         if "path" in args:
             args = {**args, "path": _strip_root(args["path"], root)}
         return name, args
-    if name in SHELL_TOOLS:
+    if low in SHELL_TOOLS:
         cmd = args.get("command", args.get("keystrokes", args.get("cmd")))
         if isinstance(cmd, list):
             cmd = " ".join(str(c) for c in cmd)

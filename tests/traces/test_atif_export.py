@@ -203,6 +203,10 @@ def test_a_run_over_each_api_exports_what_the_agent_sent_and_its_tools_returned(
                         "--out", str(tmp_path / "runs"), "--json", "--timeout", "60"],
                        capture_output=True, text=True, env=env, timeout=110, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    [saved] = (tmp_path / "runs").rglob("requests.json")
+    rows = json.loads(saved.read_text())["sessions"][0]["requests"]
+    assert [r["reply"] for r in rows] == [1, 2, 3] and {r["api"] for r in rows} == {api}
+    assert ["body" in r for r in rows] == [False, False, True]  # the last answered request holds the history
     # the report of one scenario stands for its run folder
     data = _export(tmp_path / "runs" / "report.json", tmp_path / "hello.atif.json")
     assert [s["source"] for s in data["steps"]] == ["system", "user", "agent", "agent", "agent"]

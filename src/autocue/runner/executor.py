@@ -307,14 +307,9 @@ class Execution:
         assert self.llm is not None
         if not self.result.out_dir:
             return
-        journals = self.llm.server.state.session_requests(self.llm.handle.session_id)
-        for j in journals:  # the last reply's request holds the whole history: the others keep no body
-            answered = [r for r in j.get("requests") or [] if r.get("outcome") == "reply"]
-            for r in j.get("requests") or []:
-                if answered and r is not answered[-1]:
-                    r.pop("body", None)
         try:
-            saved = {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name, "sessions": journals}
+            saved = {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name,
+                     "sessions": [self.llm.handle.trace()]}
             (Path(self.result.out_dir) / "requests.json").write_text(json.dumps(saved, default=str), "utf-8")
         except OSError as e:
             print(f"autocue run: could not write requests.json: {e}", file=sys.stderr)

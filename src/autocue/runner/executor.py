@@ -37,6 +37,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from bisect import bisect_left
@@ -289,6 +290,7 @@ class Execution:
         if self.llm is not None:
             if r.runner not in ("", "mock", "autocue", "cmd"):  # a real agent CLI: diagnostics, side requests
                 self._diagnose()
+            self._save_requests()
             self.llm.release()
         if self.root is not None:
             if self.opt.keep or (r.failures and not self.interrupted):
@@ -297,6 +299,20 @@ class Execution:
                     self.stop.kept.append(r.workspace)
             else:
                 shutil.rmtree(self.root, ignore_errors=True)
+
+    def _save_requests(self) -> None:
+        """The model requests of the run (the server session's journal; the body of the last answered
+        request only, which holds the whole history) as the run folder's ``requests.json``: what
+        ``autocue export --atif RUN_DIR`` reads."""
+        assert self.llm is not None
+        if not self.result.out_dir:
+            return
+        try:
+            saved = {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name,
+                     "sessions": [self.llm.handle.trace()]}
+            (Path(self.result.out_dir) / "requests.json").write_text(json.dumps(saved, default=str), "utf-8")
+        except OSError as e:
+            print(f"autocue run: could not write requests.json: {e}", file=sys.stderr)
 
     def _type_prompt(self, prompt: str, choice: Choice) -> bool:
         """A real agent's TUI: wait for its input box (``ready`` text, else a quiet screen), then type the

@@ -62,6 +62,19 @@ def test_a_session_file_of_the_harness(tmp_path: Path) -> None:
     assert data["final_metrics"]["total_steps"] == 4
 
 
+def test_an_old_session_file_is_read_not_migrated_on_disk(tmp_path: Path) -> None:
+    """Exporting reads the user's file: a v1 file is migrated in memory, never rewritten or backed up."""
+    p = tmp_path / "v1.jsonl"
+    old = (b'{"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}\n'
+           b'{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"a",'
+           b'"timestamp":1}}\n')
+    p.write_bytes(old)
+    data = _export(p, tmp_path / "v1.atif.json")
+    assert [s["message"] for s in data["steps"]] == ["a"]
+    assert p.read_bytes() == old
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["v1.atif.json", "v1.jsonl"]
+
+
 def test_a_recording_of_the_in_process_recorder(tmp_path: Path) -> None:
     upstream_file = tmp_path / "upstream.yaml"
     upstream_file.write_text("""\

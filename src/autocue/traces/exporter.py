@@ -52,7 +52,7 @@ def _from_session(p: Path) -> dict[str, Any]:
     from autocue.session.manager import SessionManager
 
     try:
-        sm = SessionManager.open(p)
+        sm = SessionManager.open(p, read_only=True)  # the user's file: never migrated on disk
     except SessionError as e:
         raise TraceError(str(e)) from None
     ctx = sm.build_session_context()

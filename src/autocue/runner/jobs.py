@@ -12,9 +12,10 @@ job killed at any point (SIGKILL included) holds only whole results; running it 
 ``DIR`` skips the cells that have one. ``job_report(DIR)`` assembles the report from the directory alone
 (``autocue run --merge-reports DIR...`` takes job directories).
 
-Retries (``--retry N --retry-on setup,timeout,infra``): a cell whose failures are all of the retried kinds
-runs again, up to N more times; the report keeps the earlier attempts (``"attempts"``). A failure of the
-scenario itself (``assert``, ``golden``, ``exit_code``, ``artifact``, ``tool_result``, ``llm``) is never
+Retries (``--retry N --retry-on setup,timeout,infra``): a cell with a failure of a retried kind runs again,
+up to N more times (its other failures followed from that one: a program that timed out left its checks an
+incomplete screen); the report keeps the earlier attempts (``"attempts"``). A cell that failed only the
+scenario's own checks (``assert``, ``golden``, ``exit_code``, ``artifact``, ``tool_result``, ``llm``) is never
 retried. ``infra`` is the runner failing on the cell (an exception outside the scenario's checks).
 
 The deadline (``--deadline``): no cell starts after it; cells running then finish within their own
@@ -191,7 +192,9 @@ def _run_attempt(cell: Cell, options: RunOptions, stop: Interrupt) -> ScenarioRe
 
 
 def _retryable(r: ScenarioResult, kinds: frozenset[str]) -> bool:
-    return bool(r.failures) and all(f.kind in kinds for f in r.failures)
+    """A failure of a retried kind (the others of the attempt followed from it: a program that timed out left
+    its checks an incomplete screen); a cell that failed only its own checks is never retried."""
+    return any(f.kind in kinds for f in r.failures)
 
 
 def run_cell(cell: Cell, options: RunOptions, plan: Plan, stop: Interrupt) -> ScenarioResult:

@@ -246,7 +246,8 @@ def split(cells: Sequence[Cell], n: int, durations: dict[str, float] | None = No
         mean = sum(known) / len(known) if known else 1.0
         timed = [(_duration(c, durations), i, c) for i, c in enumerate(cells)]
         heap = [(0.0, g) for g in range(n)]
-        for d, i, c in sorted(timed, key=lambda t: -(t[0] if t[0] is not None else mean)):
+        by_id = sorted(timed, key=lambda t: t[2].id)  # ties: by id, as pytest-split (by name)
+        for d, i, c in sorted(by_id, key=lambda t: -(t[0] if t[0] is not None else mean)):
             total, g = heapq.heappop(heap)
             groups[g].append((i, c))
             heapq.heappush(heap, (total + (d if d is not None else mean), g))

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
 SLOW = """\
 name: {name}
 agent: mock

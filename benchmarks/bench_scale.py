@@ -98,7 +98,9 @@ def matrix(work: Path, cells: int, jobs: list[int], sandbox: str | None, rounds:
     why = sandbox_missing(sandbox, env) if sandbox else ""
     if sandbox and why:
         print(f"--sandbox {sandbox}: skipped ({why})")
-    modes = [("none", [])] + ([(sandbox, ["--sandbox", sandbox])] if sandbox and not why else [])
+    modes: list[tuple[str, list[str]]] = [("none", [])]
+    if sandbox and not why:
+        modes.append((sandbox, ["--sandbox", sandbox]))
     times: dict[tuple[int, str], list[float]] = {}
     for r in range(rounds):
         for j in jobs:

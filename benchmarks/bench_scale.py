@@ -150,7 +150,7 @@ def resume(work: Path, cells: int, left: int, env: dict[str, str]) -> None:
 
 def in_process(work: Path, job: Path, left: int) -> None:
     """The time from ``run_cells`` to the first remaining cell starting, in this process."""
-    import autocue.runner as runner
+    import autocue.runner.jobs as jobs
     from autocue.runner import RunOptions, collect
     from autocue.runner.interrupt import Interrupt
     from autocue.runner.jobs import Plan, cell_file, run_cells
@@ -165,19 +165,19 @@ def in_process(work: Path, job: Path, left: int) -> None:
         for c in cells[::max(1, len(cells) // left)][:left]:
             cell_file(job, c.id).unlink()
         starts: list[float] = []
-        real = runner.run_one
+        real = jobs._run_attempt
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             starts.append(time.perf_counter())
             return real(*args, **kwargs)
 
-        runner.run_one = timed  # type: ignore[assignment]
+        jobs._run_attempt = timed
         try:
             t1 = time.perf_counter()
             report = run_cells(cells, RunOptions(out=work / "out-inproc"), Plan(job=job), Interrupt())
             total = time.perf_counter() - t1
         finally:
-            runner.run_one = real  # type: ignore[assignment]
+            jobs._run_attempt = real
         own = sum(s.duration_s for s in report.scenarios if s.out_dir and "out-inproc" in s.out_dir)
         print(f"resume in-process: {len(cells)} scenarios loaded in {loaded:.3f} s; {len(starts)} cells ran; the "
               f"first started {starts[0] - t1:.3f} s after run_cells was called; run_cells took {total:.2f} s, the "

@@ -107,7 +107,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from autocue.runner.report import ReportError, merge_junit, merge_reports
+    from autocue.runner.jobs import merge_paths
+    from autocue.runner.report import ReportError, merge_junit
 
     paths = [Path(x) for x in args.paths]
     xml = [x for x in paths if x.suffix == ".xml"]
@@ -117,7 +118,7 @@ def _merge(args: argparse.Namespace) -> int:
     if xml and not args.junit:
         return fail(PROG, "JUnit files to merge need --junit MERGED.xml for the result")
     try:
-        merged = merge_reports(reports)
+        merged = merge_paths(reports)
         if xml:
             merge_junit(xml, Path(args.junit))
     except ReportError as e:
@@ -230,7 +231,8 @@ def _plan_cells(args: argparse.Namespace, items: list[Any], tags: list[str],
     ``ReportError``)."""
     from autocue.runner import collect
     from autocue.runner.errors import MatrixError
-    from autocue.runner.matrix import axis, cells_of, durations_of, load_matrix, split
+    from autocue.runner.jobs import durations_of
+    from autocue.runner.matrix import axis, cells_of, load_matrix, split
 
     agents, apis, vias = axis(args.agent), axis(args.llm_api), axis(getattr(args, "via", None))
     exclude: list[dict[str, str]] = []

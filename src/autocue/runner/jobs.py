@@ -176,13 +176,41 @@ def job_report(job: Path) -> dict[str, Any]:
     return report.to_json()
 
 
+def load_reports(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """The reports of JSON report files and job directories (raises ``ReportError``)."""
+    from autocue.runner.report import load_report
+
+    return [job_report(p) if p.is_dir() else load_report(p) for p in paths]
+
+
+def merge_paths(paths: Sequence[Path]) -> dict[str, Any]:
+    """``autocue run --merge-reports``: report files and job directories, merged (``merge_report_data``)."""
+    from autocue.runner.report import merge_report_data
+
+    return merge_report_data(load_reports(paths))
+
+
+def durations_of(report: str | Path) -> dict[str, float]:
+    """Seconds per cell id (and per ``file::name``, for a report of a run without cells) of a JSON report or a
+    job directory; raises ``ReportError``."""
+    from autocue.runner.matrix import shown_path
+
+    out: dict[str, float] = {}
+    for s in merge_paths([Path(report)])["scenarios"]:
+        if isinstance(s, dict) and isinstance(s.get("duration_s"), (int, float)):
+            key = s.get("cell") or f"{shown_path(str(s.get('file')))}::{s.get('name')}"
+            out[str(key)] = float(s["duration_s"])
+    return out
+
+
 def _run_attempt(cell: Cell, options: RunOptions, stop: Interrupt) -> ScenarioResult:
     """One attempt; an exception of the runner itself (not the scenario's checks) is an ``infra`` failure."""
-    from autocue.runner import run_one
+    from autocue.runner.executor import Execution
     from autocue.runner.report import ScenarioResult
 
     try:
-        return run_one(cell.selected, cell.options(options), stop)
+        stop.check()
+        return Execution(cell.selected.scenario, cell.selected.extras, cell.options(options), stop).run()
     except Interrupted:
         raise
     except Exception as e:  # the runner failing on this cell: reported (and retried with --retry-on infra)
@@ -270,5 +298,5 @@ def run_cells(cells: Sequence[Cell], options: RunOptions, plan: Plan, stop: Inte
     return report
 
 
-__all__ = ["NEVER_RETRIED", "RETRY_KINDS", "Plan", "cell_file", "job_report", "open_job", "parse_deadline",
-           "parse_retry_on", "read_cell", "run_cell", "run_cells"]
+__all__ = ["NEVER_RETRIED", "RETRY_KINDS", "Plan", "cell_file", "durations_of", "job_report", "load_reports",
+           "merge_paths", "open_job", "parse_deadline", "parse_retry_on", "read_cell", "run_cell", "run_cells"]

@@ -19,7 +19,7 @@ scenario and the other flags say. Its ``id`` is stable across runs and machines:
         - {scenario: "scenarios/slow/*", mode: tui}   # scenario (a glob of the file), name (of the scenario)
 
 ``split(cells, n, durations)`` is ``--shard I/N`` over cells: pytest-split's least-duration split
-when recorded durations are given (``durations_of(report)``), else a round-robin by id. See
+when recorded durations are given (``autocue.runner.jobs.durations_of``), else a round-robin by id. See
 docs/scale.md, "Matrices and shards".
 """
 
@@ -223,19 +223,6 @@ def _glob(base: Path, pattern: str) -> list[Path]:
             if Path(x).is_dir() or Path(x).suffix in (".yaml", ".yml")]
 
 
-def durations_of(report: str | Path) -> dict[str, float]:
-    """Seconds per cell id (and per ``file::name``, for a report of a run without cells) of a JSON report or a
-    job directory; raises ``ReportError``."""
-    from autocue.runner.report import merge_reports
-
-    out: dict[str, float] = {}
-    for s in merge_reports([Path(report)])["scenarios"]:
-        if isinstance(s, dict) and isinstance(s.get("duration_s"), (int, float)):
-            key = s.get("cell") or f"{shown_path(str(s.get('file')))}::{s.get('name')}"
-            out[str(key)] = float(s["duration_s"])
-    return out
-
-
 def split(cells: Sequence[Cell], n: int, durations: dict[str, float] | None = None) -> list[list[Cell]]:
     """``n`` groups of ``cells``, each in the cells' order. With ``durations`` (seconds by cell id): pytest-split's
     least-duration algorithm (longest first, each to the group with the least total; a cell with no recorded
@@ -269,5 +256,5 @@ def list_lines(cells: Iterable[Cell], as_json: bool) -> str:
     return "\n".join(c.id for c in cells)
 
 
-__all__ = ["AXES", "Cell", "Matrix", "axis", "cells_of", "check_via", "durations_of", "list_lines", "load_matrix",
+__all__ = ["AXES", "Cell", "Matrix", "axis", "cells_of", "check_via", "list_lines", "load_matrix",
            "shown_path", "split"]

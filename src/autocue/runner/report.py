@@ -188,11 +188,9 @@ class RunReport:
         ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
-def _load(path: Path) -> dict[str, Any]:
-    if path.is_dir():
-        from autocue.runner.jobs import job_report
-
-        return job_report(path)
+def load_report(path: Path) -> dict[str, Any]:
+    """A JSON report file (raises ``ReportError`` naming the file); a job directory is read by
+    ``autocue.runner.jobs.load_reports``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -222,10 +220,13 @@ def goldens_line(counts: dict[str, int]) -> str:
 
 
 def merge_reports(paths: list[Path]) -> dict[str, Any]:
+    """The report files of ``paths`` merged (``merge_report_data``)."""
+    return merge_report_data([load_report(p) for p in paths])
+
+
+def merge_report_data(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """One report of several: scenarios in order; a cell (``"cell"`` id) that two reports ran is the later
-    one's; a cell one lists as not run is not run only when no report ran it. A job directory (``--job``)
-    counts as its report (``autocue.runner.jobs.job_report``)."""
-    reports = [_load(p) for p in paths]
+    one's; a cell one lists as not run is not run only when no report ran it."""
     by_cell: dict[str, int] = {}
     scenarios: list[dict[str, Any]] = []
     for s in (s for r in reports for s in r["scenarios"]):

@@ -30,7 +30,7 @@ import fnmatch
 import heapq
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,19 +62,20 @@ class Cell:
     agent: str | None = None
     api: str | None = None
     via: str | None = None
+    file: str = field(init=False)
+    """The scenario file as the id names it (``shown_path``)."""
+    id: str = field(init=False)
+    """The stable id: ``FILE::NAME`` and, when the cell sets an axis, ``[agent=...,api=...,via=...]``."""
 
-    @property
-    def file(self) -> str:
-        return shown_path(self.selected.scenario.file)
+    def __post_init__(self) -> None:
+        file = shown_path(self.selected.scenario.file)
+        axes = ",".join(f"{k}={v}" for k, v in zip(AXES, (self.agent, self.api, self.via), strict=True) if v)
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "id", f"{file}::{self.name}" + (f"[{axes}]" if axes else ""))
 
     @property
     def name(self) -> str:
         return self.selected.scenario.name
-
-    @property
-    def id(self) -> str:
-        axes = ",".join(f"{k}={v}" for k, v in zip(AXES, (self.agent, self.api, self.via), strict=True) if v)
-        return f"{self.file}::{self.name}" + (f"[{axes}]" if axes else "")
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "file": self.file, "name": self.name, "agent": self.agent, "api": self.api,

@@ -199,3 +199,37 @@ def test_an_iso_deadline_in_the_past_runs_nothing(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert done.returncode == 1 and report["passed"] == 0 and len(report["not_run"]) == 2
     assert os.path.exists(tmp_path / "autocue-runs" / "report.json")
+
+
+def test_a_runner_failure_is_an_infra_failure_retried_with_infra(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from autocue.runner import RunOptions, collect
+    from autocue.runner.executor import Execution
+    from autocue.runner.interrupt import Interrupt
+    from autocue.runner.jobs import Plan, parse_retry_on, run_cells
+    from autocue.runner.matrix import cells_of
+
+    write_scenarios(tmp_path / "sc", 1, sleep=0)
+    real = Execution.run
+    calls: list[int] = []
+
+    def once_broken(self: Execution) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("out of something")
+        return real(self)
+
+    monkeypatch.setattr(Execution, "run", once_broken)
+    cells = cells_of(collect([tmp_path / "sc"]))
+    options = RunOptions(out=tmp_path / "out", ci=False)
+    report = run_cells(cells, options, Plan(job=tmp_path / "job", retry=1, retry_on=parse_retry_on("infra")),
+                       Interrupt())
+    [result] = report.scenarios
+    assert result.passed and len(calls) == 2
+    [attempt] = result.attempts
+    assert attempt["failures"][0]["kind"] == "infra"
+    assert attempt["failures"][0]["message"] == "the runner failed on this cell: RuntimeError: out of something"
+    calls.clear()
+    again = run_cells(cells, options, Plan(job=tmp_path / "job2", retry=1, retry_on=parse_retry_on("timeout")),
+                      Interrupt())
+    assert [f.kind for f in again.scenarios[0].failures] == ["infra"] and len(calls) == 1  # not a kind retried

@@ -154,3 +154,23 @@ def test_shard_by_recorded_durations_balances_a_previous_jobs_times(tmp_path: Pa
     assert ["sc/slow.yaml::slow"] in timed  # the slow cell alone on one machine, the four quick ones on the other
     bad = autocue("sc", "--list", "--shard", "1/2", "--durations", "missing.json", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.strip() == "autocue run: missing.json: no such report file"
+
+
+def test_the_matrix_of_docs_scale_md_loads(tmp_path: Path) -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "scale.md").read_text(encoding="utf-8")
+    block = page.split("## Matrices and shards", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    scenarios(tmp_path / "scenarios", "hello")
+    scenarios(tmp_path / "scenarios" / "slow", "long")
+    (tmp_path / "matrix.yaml").write_text(block, encoding="utf-8")
+    from autocue.runner.errors import MatrixError
+    from autocue.runner.matrix import load_matrix
+
+    m = load_matrix(tmp_path / "matrix.yaml")
+    assert (m.agents, m.apis, m.vias) == (["claude", "codex", "gemini"], ["openai", "anthropic"], ["print", "tui"])
+    assert m.exclude == [{"agent": "gemini", "api": "anthropic"}, {"scenario": "scenarios/slow/*", "mode": "tui"}]
+    try:
+        cells = cells_of(collect(m.scenarios), agents=m.agents, apis=m.apis, vias=m.vias, exclude=m.exclude)
+    except MatrixError as e:  # this autocue has no --via yet
+        assert "need an autocue whose runner has --via" in str(e)
+    else:
+        assert len(cells) == 2 * 3 * 2 * 2 - 2 * 2 - 3 * 2 + 1 * 1  # less gemini×anthropic, less slow×tui (overlap)

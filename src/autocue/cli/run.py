@@ -218,9 +218,15 @@ def main(argv: list[str]) -> int:
     return _finish(args, report, coverage)
 
 
+def _via(args: argparse.Namespace) -> str | None:
+    """``--via`` (the mode flag, when this autocue has it) as given, None when left at its default."""
+    via = getattr(args, "via", None)
+    return None if via is None or via == parser().get_default("via") else str(via)
+
+
 def _cell_run(args: argparse.Namespace) -> bool:
     """Whether this run is a run of cells (``autocue.runner.jobs``) rather than of scenarios."""
-    axes = (args.agent, args.llm_api, getattr(args, "via", None))  # --via: the mode flag, when this autocue has it
+    axes = (args.agent, args.llm_api, _via(args))
     return bool(args.job or args.matrix or args.list or args.retry or args.deadline or args.durations
                 or any("," in (a or "") for a in axes))
 
@@ -234,7 +240,7 @@ def _plan_cells(args: argparse.Namespace, items: list[Any], tags: list[str],
     from autocue.runner.jobs import durations_of
     from autocue.runner.matrix import axis, cells_of, load_matrix, split
 
-    agents, apis, vias = axis(args.agent), axis(args.llm_api), axis(getattr(args, "via", None))
+    agents, apis, vias = axis(args.agent), axis(args.llm_api), axis(_via(args))
     exclude: list[dict[str, str]] = []
     if args.matrix:
         m = load_matrix(args.matrix)

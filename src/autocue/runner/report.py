@@ -8,7 +8,9 @@
       "goldens": [{"label", "status", "golden", "actual"}], "transcript": ["LINE", ...]}]}
 
 plus ``"ended_by_runner": "quit input" | "SIGTERM" | "SIGKILL"`` for a program the executor ended
-after its timeline (it was still running and the scenario has no ``expect.exitCode``).
+after its timeline (it was still running and the scenario has no ``expect.exitCode``), ``"sandbox": NAME``
+for a run in a sandbox (``--sandbox``) and ``"egress": [{"destination", "count"}]`` when the program
+tried to reach a host other than the mock server (``autocue.isolation``).
 
 ``merge_reports`` combines the JSON reports of shards; ``merge_junit`` their JUnit files.
 """
@@ -28,7 +30,7 @@ from autocue.runner.errors import ReportError as ReportError
 if TYPE_CHECKING:
     from autocue.runner.goldens import GoldenResult
 
-FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup"]
+FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "egress"]
 FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 
@@ -76,6 +78,10 @@ class ScenarioResult:
     warnings: list[str] = field(default_factory=list)
     """The scenario file's warnings (``file:line:col: ...``: keys it ignores, an assert with no check),
     shown with the result so a run never passes on something it silently left out."""
+    sandbox: str = ""
+    """The sandbox provider the program ran in (``--sandbox``; ``none``: a local process)."""
+    egress: list[dict[str, Any]] = field(default_factory=list)
+    """What the program tried to reach besides the mock server: ``{"destination", "count"}`` each (``autocue.isolation``)."""
     ended_by_runner: str = ""
     """How the executor ended a program still running after its timeline (no ``expect.exitCode``):
     ``quit input``, ``SIGTERM`` or ``SIGKILL`` (its process group); empty when it exited by itself."""
@@ -98,6 +104,8 @@ class ScenarioResult:
                 "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
                 "goldens": [g.to_json() for g in self.goldens], "transcript": list(self.transcript),
                 **({"ended_by_runner": self.ended_by_runner} if self.ended_by_runner else {}),
+                **({"sandbox": self.sandbox} if self.sandbox not in ("", "none") else {}),
+                **({"egress": list(self.egress)} if self.egress else {}),
                 **({"warnings": list(self.warnings)} if self.warnings else {}),
                 **({"side_requests": self.side_requests} if self.side_requests else {}),
                 **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {})}

@@ -20,6 +20,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from abc import ABC, abstractmethod
@@ -177,6 +178,8 @@ class ControlDir:
                 except OSError:
                     pass
             self._listener = None
+        if os.environ.get("AUTOCUE_SANDBOX_DEBUG"):
+            print(self.log.read_text(encoding="utf-8", errors="replace"), file=sys.stderr)
         shutil.rmtree(self.path, ignore_errors=True)
 
 

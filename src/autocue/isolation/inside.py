@@ -260,6 +260,7 @@ def main(args: list[str] | None = None) -> int:
         except InterruptedError:
             continue
     watch.finish()
+    log.write(json.dumps({"exit": code}) + "\n")
     log.close()
     if code < 0:  # killed by a signal: end the same way, so the runner sees it
         signal.signal(-code, signal.SIG_DFL)

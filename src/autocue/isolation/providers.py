@@ -58,6 +58,12 @@ def private_home(env: Mapping[str, str], spec: SandboxSpec) -> dict[str, str]:
     return {**env, "HOME": str(own)}
 
 
+_DEAF = ("sh", "-c", "trap '' INT QUIT TERM HUP; exec \"$@\"", "sh")
+"""bwrap shares the program's process group: a Ctrl-C typed, or the runner's SIGTERM, must reach the program
+and not kill bwrap (which would take the program down at once). Ignored here, the signals stay ignored in
+bwrap; ``inside.py`` handles them itself, so the program starts with their default actions."""
+
+
 class _Bwrap(Sandbox):
     def __init__(self, spec: SandboxSpec, bwrap: str) -> None:
         super().__init__(spec)
@@ -74,7 +80,7 @@ class _Bwrap(Sandbox):
                "--cap-drop", "ALL", "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_NET_RAW", "--cap-add",
                "CAP_SETPCAP", "--chdir", str(cwd), "--"]
         first = [sys.executable, "-I", "-S", str(INSIDE), *self.ctl.inside_args(s.mock_port), "--"]
-        return Wrapped([*box, *first, *argv], private_home(env, s), cwd)
+        return Wrapped([*_DEAF, *box, *first, *argv], private_home(env, s), cwd)
 
     def egress(self) -> list[Egress]:
         return self.ctl.egress()

@@ -257,7 +257,7 @@ class Execution:
             self.llm.server.state.options.speed = self.opt.speed
         try:
             launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,
-                           llm_api=self.opt.llm_api)
+                           llm_api=self.opt.llm_api, sandboxed=self.opt.sandbox != "none")
         except LaunchError as e:
             raise _SetupFailed(str(e)) from None
         self.progress_file = launch.progress_file

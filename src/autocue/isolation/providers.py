@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -154,7 +155,8 @@ class _Container(Sandbox):
 
     def close(self) -> None:
         for name in self.names:  # a killed client leaves its container running: remove it
-            subprocess.run([self.engine, "rm", "-f", name], capture_output=True, check=False)
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                subprocess.run([self.engine, "rm", "-f", name], capture_output=True, check=False, timeout=30)
         self.names.clear()
         self.ctl.close()
 

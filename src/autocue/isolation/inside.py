@@ -22,20 +22,20 @@ outlives them until the program exits.
 
 from __future__ import annotations
 
-import argparse
-import ipaddress
-import json
 import os
 import select
-import shutil
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import threading
-from typing import IO, Any
 
+TYPE_CHECKING = False  # `typing` costs this process 4 ms; mypy reads the block below
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+# Only modules a bare interpreter loads fast: this process starts every sandboxed run (no argparse, json,
+# ipaddress, subprocess or shutil, which pull in ``re``).
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 _CHUNK = 65536
@@ -103,6 +103,19 @@ def _dns_name(payload: bytes) -> str | None:
     return None
 
 
+def _quote(text: str) -> str:
+    """``text`` as a JSON string literal."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch < " " or ch > "~":
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else "?")
+        else:
+            out.append(ch)
+    return "".join(out) + '"'
+
+
 def attempt(packet: bytes) -> str | None:
     """The egress destination a packet seen leaving on ``lo`` tries to reach, or None (local, or not an opening)."""
     if not packet:
@@ -110,14 +123,18 @@ def attempt(packet: bytes) -> str | None:
     version = packet[0] >> 4
     if version == 4 and len(packet) >= 20:
         ihl = (packet[0] & 15) * 4
-        proto, dst = packet[9], ipaddress.ip_address(packet[16:20])
-        body, host = packet[ihl:], str(dst)
+        proto = packet[9]
+        if packet[16] == 127:  # 127.0.0.0/8
+            return None
+        body, host = packet[ihl:], socket.inet_ntop(socket.AF_INET, packet[16:20])
     elif version == 6 and len(packet) >= 40:
-        proto, dst = packet[6], ipaddress.ip_address(packet[24:40])
-        body, host = packet[40:], f"[{dst}]"
+        proto = packet[6]
+        if packet[24:40] == b"\0" * 15 + b"\1":  # ::1
+            return None
+        body, host = packet[40:], f"[{socket.inet_ntop(socket.AF_INET6, packet[24:40])}]"
     else:
         return None
-    if dst.is_loopback or len(body) < 8:
+    if len(body) < 8:
         return None
     port = struct.unpack("!H", body[2:4])[0]
     if proto == 6:  # TCP: a SYN without ACK opens a connection
@@ -138,9 +155,9 @@ class Watch:
     def __init__(self, log: IO[str]) -> None:
         self.log = log
         self.sock: socket.socket | None = None
-        try:
-            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))  # type: ignore[attr-defined]
-            self.sock.bind(("lo", 0))
+        try:  # no protocol until bound: a hook made at creation and moved by bind costs an RCU grace period
+            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, 0)  # type: ignore[attr-defined]
+            self.sock.bind(("lo", ETH_P_ALL))  # Python puts it in network order
         except (OSError, AttributeError) as e:  # no CAP_NET_RAW: the network stays closed, unwatched
             self.note(f"egress is closed but not watched: {e}")
             self.sock = None
@@ -148,7 +165,7 @@ class Watch:
         self.thread: threading.Thread | None = None
 
     def note(self, text: str) -> None:
-        self.log.write(json.dumps({"note": text}) + "\n")
+        self.log.write('{"note": ' + _quote(text) + "}\n")
         self.log.flush()
 
     def run(self) -> None:
@@ -188,26 +205,44 @@ class Watch:
         if addr[2] == PACKET_OUTGOING:
             dest = attempt(data)
             if dest is not None:
-                self.log.write(json.dumps({"destination": dest}) + "\n")
+                self.log.write('{"destination": ' + _quote(dest) + "}\n")
                 self.log.flush()
         return True
 
 
+def which(name: str, *fallbacks: str) -> str | None:
+    for d in [*os.environ.get("PATH", "").split(os.pathsep), *fallbacks]:
+        path = os.path.join(d, name)
+        if d and os.access(path, os.X_OK) and not os.path.isdir(path):
+            return path
+    return None
+
+
+def run(argv: list[str]) -> int:
+    """Run ``argv`` to its end (its output discarded); its exit code."""
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=[
+            (os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
+    finally:
+        os.close(devnull)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
 def close_routes(watch: Watch) -> None:
     """Every address local (a reset at once, and the SYN visible on ``lo``); a note when ``ip`` cannot."""
-    ip = shutil.which("ip") or next((p for p in ("/usr/sbin/ip", "/sbin/ip") if os.path.exists(p)), None)
+    ip = which("ip", "/usr/sbin", "/sbin")
     if ip is None:
         watch.note("no `ip` command: connections fail with 'network unreachable' and are not reported")
         return
-    for args in (["route", "add", "local", "0.0.0.0/0", "dev", "lo"], ["-6", "route", "add", "local", "::/0", "dev", "lo"]):
-        r = subprocess.run([ip, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
-        if r.returncode != 0 and args[0] != "-6":
-            watch.note(f"ip {' '.join(args)}: {r.stderr.decode(errors='replace').strip()}")
+    if run([ip, "route", "add", "local", "0.0.0.0/0", "dev", "lo"]) != 0:
+        watch.note("`ip route add local 0.0.0.0/0 dev lo` failed: connections fail unreported")
+    run([ip, "-6", "route", "add", "local", "::/0", "dev", "lo"])  # no IPv6 here: nothing to close
 
 
 def drop_caps(argv: list[str]) -> list[str]:
     """``argv`` run without capabilities (``setpriv``), when this process has any to drop."""
-    setpriv = shutil.which("setpriv")
+    setpriv = which("setpriv", "/usr/bin", "/bin")
     if setpriv is None:
         return argv
     return [setpriv, "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--", *argv]
@@ -217,17 +252,36 @@ def _ignore(signum: int, frame: object) -> None:
     """A handler, not ``SIG_IGN``: ``exec`` resets it, so the program gets the signal's default action."""
 
 
+USAGE = "usage: inside.py [--port PORT --socket PATH] --log PATH [--no-route] -- PROGRAM [ARGS...]"
+
+
+class Options:
+    port = 0
+    socket = ""
+    log = ""
+    no_route = False
+    argv: list[str]
+
+    def __init__(self, args: list[str]) -> None:
+        i = 0
+        while i < len(args) and args[i] != "--":
+            key = args[i]
+            if key == "--no-route":
+                self.no_route = True
+            elif key in ("--port", "--socket", "--log") and i + 1 < len(args):
+                i += 1
+                setattr(self, key[2:], int(args[i]) if key == "--port" else args[i])
+            else:
+                raise SystemExit(f"{USAGE}\nunknown option {key!r}")
+            i += 1
+        self.argv = args[i + 1:]
+        if not self.argv or not self.log:
+            raise SystemExit(USAGE)
+
+
 def main(args: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="inside.py")
-    p.add_argument("--port", type=int, default=0, help="the mock server's port, forwarded from 127.0.0.1")
-    p.add_argument("--socket", default="", help="the Unix socket that reaches the mock server")
-    p.add_argument("--log", required=True, help="where egress attempts go (JSON lines)")
-    p.add_argument("--no-route", action="store_true", help="leave the routes alone")
-    p.add_argument("argv", nargs=argparse.REMAINDER)
-    ns = p.parse_args(args)
-    argv = ns.argv[1:] if ns.argv[:1] == ["--"] else ns.argv
-    if not argv:
-        p.error("no program to run after --")
+    ns = Options(sys.argv[1:] if args is None else args)
+    argv = ns.argv
     log = open(ns.log, "a", encoding="utf-8")  # noqa: SIM115 (open for the whole run)
     watch = Watch(log)
     if not ns.no_route:
@@ -249,18 +303,22 @@ def main(args: list[str] | None = None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(sig, _ignore)
     try:
-        child = subprocess.Popen(drop_caps(argv), close_fds=True)
+        cmd = drop_caps(argv)
+        exe = cmd[0] if "/" in cmd[0] else which(cmd[0])
+        if exe is None:
+            raise FileNotFoundError(2, "no such program on PATH")
+        pid = os.posix_spawn(exe, cmd, dict(os.environ))
     except OSError as e:
         sys.stderr.write(f"autocue sandbox: cannot start {argv[0]!r}: {e.strerror or e}\n")
         return 127
     while True:
         try:
-            code = child.wait()
+            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
             break
         except InterruptedError:
             continue
     watch.finish()
-    log.write(json.dumps({"exit": code}) + "\n")
+    log.write(f'{{"exit": {code}}}\n')
     log.close()
     if code < 0:  # killed by a signal: end the same way, so the runner sees it
         signal.signal(-code, signal.SIG_DFL)

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from interleaved import run_rounds  # noqa: E402
+from interleaved import run_rounds
 
-from autocue.isolation import find  # noqa: E402
-from autocue.runner import run_scenarios  # noqa: E402
+from autocue.isolation import find
+from autocue.runner import run_scenarios
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "agents"
 TARGET_MS = 50.0

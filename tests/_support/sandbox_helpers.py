@@ -1,4 +1,5 @@
-"""Shared parts of the sandbox-provider tests (tests/isolation, tests/realagents/test_sandbox_agents.py): the egress probe and a skip when bwrap cannot run here."""
+"""Shared parts of the sandbox-provider tests (tests/isolation, tests/realagents/test_sandbox_agents.py): the
+egress probe and a skip when bwrap cannot run here."""
 
 from __future__ import annotations
 

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from sandbox_helpers import PROBE, bwrap_or_skip
 
 from autocue.isolation import SandboxSpec, find
 from autocue.mockllm.server import MockLLMServer
 from autocue.process import capture_sync
-from sandbox_helpers import PROBE, bwrap_or_skip
 
 
 @pytest.fixture
@@ -103,8 +103,8 @@ def test_nothing_of_the_sandbox_outlives_a_stop(tmp_path: Path) -> None:
     box = find("bwrap").start(spec)
     marker = f"autocue-orphan-{tmp_path.name}"
     try:
-        child = box.exec(["bash", "-c", f"(exec -a {marker} sleep 300) & exec -a {marker} sleep 300"], env={"PATH": "/usr/bin:/bin"},
-                         cwd=spec.workspace)
+        script = f"(exec -a {marker} sleep 300) & exec -a {marker} sleep 300"
+        child = box.exec(["bash", "-c", script], env={"PATH": "/usr/bin:/bin"}, cwd=spec.workspace)
         assert child.reap(0.3) is None
 
         def wait(seconds: float) -> bool:

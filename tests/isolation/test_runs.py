@@ -36,7 +36,7 @@ def test_expect_egress_none_fails_the_scenario_naming_each_destination(tmp_path:
     assert isinstance(failures, list) and [f["kind"] for f in failures] == ["egress"]
     message = failures[0]["message"]
     assert "1.1.1.1:443 (1x)" in message and "10.1.2.3:80 (1x)" in message and "dns:example.com" in message
-    assert failures[0]["position"].endswith(f"closed.yaml:5:9")
+    assert failures[0]["position"].endswith("closed.yaml:5:9")
     assert result["sandbox"] == "bwrap"
 
 

@@ -15,6 +15,7 @@ processes overrides ``exec`` and returns its own ``Child``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -171,12 +172,9 @@ class ControlDir:
 
     def close(self) -> None:
         if self._listener is not None:
-            # shutdown wakes the relay's blocked accept (close alone does not)
-            for step in (lambda: self._listener.shutdown(socket.SHUT_RDWR), self._listener.close):  # type: ignore[union-attr]
-                try:
-                    step()
-                except OSError:
-                    pass
+            with contextlib.suppress(OSError):  # shutdown wakes the relay's blocked accept (close alone does not)
+                self._listener.shutdown(socket.SHUT_RDWR)
+            self._listener.close()
             self._listener = None
         if os.environ.get("AUTOCUE_SANDBOX_DEBUG"):
             print(self.log.read_text(encoding="utf-8", errors="replace"), file=sys.stderr)

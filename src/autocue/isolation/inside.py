@@ -32,7 +32,8 @@ import threading
 
 TYPE_CHECKING = False  # `typing` costs this process 4 ms; mypy reads the block below
 if TYPE_CHECKING:
-    from typing import IO, Any
+    from collections.abc import Callable
+    from typing import IO
 
 # Only modules a bare interpreter loads fast: this process starts every sandboxed run (no argparse, json,
 # ipaddress, subprocess or shutil, which pull in ``re``).
@@ -58,7 +59,7 @@ def pump(src: socket.socket, dst: socket.socket) -> None:
             pass
 
 
-def relay(conn: socket.socket, connect: Any) -> None:
+def relay(conn: socket.socket, connect: Callable[[], socket.socket]) -> None:
     """Join ``conn`` to a new connection made by ``connect()`` (two pumps; both sockets closed after)."""
     try:
         other = connect()
@@ -77,7 +78,7 @@ def relay(conn: socket.socket, connect: Any) -> None:
     other.close()
 
 
-def serve(listener: socket.socket, connect: Any) -> None:
+def serve(listener: socket.socket, connect: Callable[[], socket.socket]) -> None:
     """Accept on ``listener`` forever, relaying each connection (a daemon thread each)."""
     while True:
         try:
@@ -91,7 +92,8 @@ def _dns_name(payload: bytes) -> str | None:
     """The first question's name of a DNS query (None: not one)."""
     if len(payload) < 13:
         return None
-    labels, i = [], 12
+    labels: list[str] = []
+    i = 12
     while i < len(payload):
         n = payload[i]
         if n == 0:
@@ -174,7 +176,7 @@ class Watch:
         if sock is None:
             return
         while True:
-            ready, _, _ = select.select([sock, self.wake_r], [], [])
+            ready, _, _ = select.select([sock.fileno(), self.wake_r], [], [])
             if self.wake_r in ready:
                 return
             self._take(sock)

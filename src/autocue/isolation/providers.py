@@ -162,7 +162,8 @@ class _Container(Sandbox):
 
 
 class ContainerProvider:
-    """``--sandbox docker`` / ``podman``: the image from ``--sandbox-image`` (or the profile's); it needs ``python3``."""
+    """``--sandbox docker`` / ``podman``: the image of ``--sandbox-image``, else the launch profile's ``image``
+    (it needs ``python3``)."""
 
     def __init__(self, engine: str) -> None:
         self.name = engine
@@ -175,8 +176,8 @@ class ContainerProvider:
 
     def start(self, spec: SandboxSpec) -> Sandbox:
         if not spec.image:
-            raise SandboxUnavailableError(f"--sandbox {self.name} needs an image: pass --sandbox-image IMAGE (one with "
-                                          "python3 and the agent CLI installed)")
+            raise SandboxUnavailableError(f"--sandbox {self.name} needs an image: pass --sandbox-image IMAGE (one "
+                                          "with python3 and the agent CLI installed)")
         why = self.unavailable()
         if why is not None:
             raise SandboxUnavailableError(f"--sandbox {self.name}: {why}")

@@ -3,6 +3,7 @@ counts what reached it (``CONNECT host:port``, or a plain request's URL host).""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections import Counter
@@ -76,8 +77,6 @@ class RefusingProxy:
                 return
 
     def close(self) -> None:
-        for step in (lambda: self._sock.shutdown(socket.SHUT_RDWR), self._sock.close):
-            try:
-                step()
-            except OSError:
-                pass
+        with contextlib.suppress(OSError):  # shutdown wakes the blocked accept (close alone does not)
+            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.close()

@@ -24,7 +24,8 @@ _loaded = False
 def register(provider: SandboxProvider) -> SandboxProvider:
     """Make ``provider`` available as ``--sandbox NAME`` (returned, so it works as a decorator's last step)."""
     if not isinstance(provider, SandboxProvider):
-        raise IsolationError(f"{provider!r} is not a sandbox provider: it needs `name`, `unavailable()` and `start(spec)`")
+        raise IsolationError(f"{provider!r} is not a sandbox provider: it needs `name`, `unavailable()` and "
+                             "`start(spec)`")
     with _lock:
         _providers[provider.name] = provider
     return provider
@@ -45,8 +46,9 @@ def _load_entry_points() -> None:
             continue  # a built-in, registered below
         try:
             obj = ep.load()
-        except Exception as e:  # noqa: BLE001 (a broken plug-in: one line naming it)
-            raise IsolationError(f"sandbox provider {ep.name!r} ({ep.value}): cannot load: {type(e).__name__}: {e}") from None
+        except Exception as e:
+            raise IsolationError(f"sandbox provider {ep.name!r} ({ep.value}): cannot load: "
+                                 f"{type(e).__name__}: {e}") from None
         provider = obj() if isinstance(obj, type) or (callable(obj) and not isinstance(obj, SandboxProvider)) else obj
         register(provider)
 

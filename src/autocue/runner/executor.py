@@ -164,6 +164,8 @@ class Execution:
         """A launch profile's text on screen once its input box takes keys (empty: none)."""
         self.ready_waited = False
         """True once the first input waited for ``ready``: later inputs do not."""
+        self.choice_image = ""
+        """The launch profile's container image (``AgentProfile.image``), for a container sandbox."""
         self.box: Sandbox | None = None
         """The run's sandbox (``--sandbox``; ``none``: a local process with the refusing proxy)."""
 
@@ -219,6 +221,7 @@ class Execution:
         tui = choice.agent is not None and interactive(self.sc)  # print mode shows no input box
         self.ready = choice.agent.ready if choice.agent is not None and tui else ""
         run_dir = self._prepare(choice, terminal)
+        self.choice_image = choice.agent.image if choice.agent is not None else ""
         launch = self._launch(choice, terminal)
         self._start(launch, choice, terminal, run_dir)
         typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
@@ -285,7 +288,8 @@ class Execution:
         assert self.root is not None
         port = self.llm.server.port if self.llm is not None else None
         try:
-            self.box = find(self.opt.sandbox).start(SandboxSpec(self.ws, self.root, port, self.opt.sandbox_image))
+            image = self.opt.sandbox_image or (self.choice_image or None)
+            self.box = find(self.opt.sandbox).start(SandboxSpec(self.ws, self.root, port, image))
         except IsolationError as e:
             cast.close()
             raise _SetupFailed(str(e)) from None

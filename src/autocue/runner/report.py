@@ -81,7 +81,8 @@ class ScenarioResult:
     sandbox: str = ""
     """The sandbox provider the program ran in (``--sandbox``; ``none``: a local process)."""
     egress: list[dict[str, Any]] = field(default_factory=list)
-    """What the program tried to reach besides the mock server: ``{"destination", "count"}`` each (``autocue.isolation``)."""
+    """What the program tried to reach besides the mock server: ``{"destination", "count"}`` each
+    (``autocue.isolation``)."""
     ended_by_runner: str = ""
     """How the executor ended a program still running after its timeline (no ``expect.exitCode``):
     ``quit input``, ``SIGTERM`` or ``SIGKILL`` (its process group); empty when it exited by itself."""

@@ -116,3 +116,28 @@ def test_nothing_of_the_sandbox_outlives_a_stop(tmp_path: Path) -> None:
     left = capture_sync(["pgrep", "-f", marker]).stdout.strip()
     assert not left, f"processes left: {left}"
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True, check=False).returncode == 1
+
+
+def test_a_stdio_program_talks_over_pipes_as_an_acp_agent_would(tmp_path: Path, server: MockLLMServer) -> None:
+    """``exec`` with pipes: lines written to the program's stdin come back on its stdout while it runs (the way
+    the ACP mode drives an agent's JSON-RPC over stdio), and it reaches the mock server meanwhile."""
+    bwrap_or_skip()
+    spec = _spec(tmp_path, server.port)
+    box = find("bwrap").start(spec)
+    echo = ("import sys, urllib.request\n"
+            "for line in sys.stdin:\n"
+            "    status = urllib.request.urlopen(line.strip()).status\n"
+            "    print(f'{status} {line.strip()}', flush=True)\n")
+    try:
+        child = box.exec([sys.executable, "-c", echo], env={"PATH": "/usr/bin:/bin"}, cwd=spec.workspace,
+                         stdin=subprocess.PIPE)
+        assert child.proc.stdin is not None and child.proc.stdout is not None
+        url = f"{server.openai_base_url}/models"
+        for _ in range(2):
+            child.proc.stdin.write(f"{url}\n".encode())
+            child.proc.stdin.flush()
+            assert child.proc.stdout.readline().decode().strip() == f"200 {url}"
+        child.proc.stdin.close()
+        assert child.reap(30) == 0
+    finally:
+        box.close()

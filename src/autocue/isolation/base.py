@@ -131,13 +131,23 @@ def _copy(src: Path, dest: Path) -> None:
 
 class ControlDir:
     """A run's control folder, shared with the sandbox: ``mock.sock`` (the relay to the mock server, served
-    here while the run lasts) and ``egress.jsonl`` (what ``inside.py`` saw)."""
+    here while the run lasts), ``watch.sock`` (where ``inside.py`` hands over its packet socket on the
+    sandbox's ``lo``, read here) and ``egress.jsonl`` (the attempts seen)."""
 
     def __init__(self, mock_port: int | None) -> None:
         self.path = Path(tempfile.mkdtemp(prefix="autocue-sbx-"))
         self.socket = self.path / "mock.sock"
+        self.watch_socket = self.path / "watch.sock"
         self.log = self.path / "egress.jsonl"
         self.log.touch()
+        self._log = self.log.open("a", encoding="utf-8")
+        self._watches: list[inside.Watch] = []
+        self._lock = threading.Lock()
+        self._watcher = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._watcher.bind(str(self.watch_socket))
+        self._watcher.listen(4)
+        os.chmod(self.watch_socket, 0o666)
+        threading.Thread(target=self._take_watches, daemon=True, name="autocue-sandbox-watch").start()
         self._listener: socket.socket | None = None
         if mock_port is not None:
             self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -151,12 +161,38 @@ class ControlDir:
             threading.Thread(target=inside.serve, args=(self._listener, connect), daemon=True,
                              name=f"autocue-sandbox-relay:{mock_port}").start()
 
+    def _take_watches(self) -> None:
+        """Accept each packet socket a sandboxed ``inside.py`` hands over, and watch it."""
+        while True:
+            try:
+                conn, _ = self._watcher.accept()
+            except OSError:
+                return
+            with conn:
+                try:
+                    _, fds, _, _ = socket.recv_fds(conn, 16, 1)
+                except OSError:
+                    continue
+                for fd in fds:
+                    w = inside.Watch(self._log, socket.socket(fileno=fd))
+                    with self._lock:
+                        self._watches.append(w)
+                    w.start()
+                with contextlib.suppress(OSError):
+                    conn.sendall(b"k")
+
     def inside_args(self, mock_port: int | None) -> list[str]:
         """``inside.py``'s options for this run."""
         port = ["--port", str(mock_port), "--socket", str(self.socket)] if mock_port is not None else []
-        return [*port, "--log", str(self.log)]
+        return [*port, "--log", str(self.log), "--watch", str(self.watch_socket)]
 
     def egress(self) -> list[Egress]:
+        """The attempts so far: the packets still queued are read first (the program has ended, or is still
+        running: then more may come)."""
+        with self._lock:
+            watches = list(self._watches)
+        for w in watches:
+            w.drain()
         return read_egress(self.log)
 
     def notes(self) -> list[str]:
@@ -171,6 +207,19 @@ class ControlDir:
         return out
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._watcher.shutdown(socket.SHUT_RDWR)
+        self._watcher.close()
+        with self._lock:
+            watches, self._watches = self._watches, []
+        for w in watches:
+            w.finish()
+        # closing a packet socket waits for an RCU grace period (10 to 20 ms): not on the run's critical path
+        socks = [w.sock for w in watches if w.sock is not None]
+        if socks:
+            threading.Thread(target=lambda: [s.close() for s in socks], daemon=True,
+                             name="autocue-sandbox-watch-close").start()
+        self._log.close()
         if self._listener is not None:
             with contextlib.suppress(OSError):  # shutdown wakes the relay's blocked accept (close alone does not)
                 self._listener.shutdown(socket.SHUT_RDWR)

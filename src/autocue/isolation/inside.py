@@ -3,10 +3,11 @@
 Standard library only, and runnable as a file (``python3 inside.py ...``), so a container image
 with any Python 3.8+ runs it without autocue installed. Inside the sandbox's network namespace it:
 
-1. makes every address local (``ip route add local 0.0.0.0/0 dev lo``, and ``::/0``), so a connect
+1. makes every address local (``ip route add local 0.0.0.0/0 dev lo``, and ``::/0``, over rtnetlink), so a connect
    to any host gets a reset at once instead of waiting for a timeout (the namespace has no other
    interface: nothing can leave it either way);
-2. watches the loopback interface with an ``AF_PACKET`` socket: each TCP SYN, and each UDP
+2. watches the loopback interface with an ``AF_PACKET`` socket (handed over to the host's watcher
+   with ``--watch``, so its close at the end costs the run nothing): each TCP SYN, and each UDP
    datagram, to an address outside 127.0.0.0/8 and ``::1`` is an egress attempt, written as one
    JSON line to ``--log`` (``{"destination": "1.1.1.1:443"}``, or ``"dns:example.com"`` for a DNS
    query, with its name read from the packet);
@@ -151,20 +152,37 @@ def attempt(packet: bytes) -> str | None:
     return None
 
 
+def packet_socket() -> socket.socket:
+    """An ``AF_PACKET`` socket seeing every packet on ``lo`` (needs ``CAP_NET_RAW``)."""
+    # no protocol until bound: a hook made at creation and moved by bind costs an RCU grace period
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, 0)  # type: ignore[attr-defined]
+    sock.bind(("lo", ETH_P_ALL))  # Python puts it in network order
+    return sock
+
+
+def hand_off(path: str, sock: socket.socket) -> bool:
+    """Send ``sock`` to the host's watcher at ``path`` (a Unix socket of the run's control folder). The host
+    reads it, and closes it after the run, off its critical path: removing a packet hook waits for an RCU grace
+    period (10 to 20 ms), which this process would otherwise pay at its exit. Our descriptor can then go."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
+            c.connect(path)
+            socket.send_fds(c, [b"watch"], [sock.fileno()])
+            return c.recv(1) == b"k"  # the host holds it now
+    except OSError:
+        return False
+
+
 class Watch:
     """Egress attempts seen on ``lo``, appended to a log as JSON lines."""
 
-    def __init__(self, log: IO[str]) -> None:
+    def __init__(self, log: IO[str], sock: socket.socket | None) -> None:
+        """Watch ``sock``, a packet socket on ``lo`` (None: nothing to watch here)."""
         self.log = log
-        self.sock: socket.socket | None = None
-        try:  # no protocol until bound: a hook made at creation and moved by bind costs an RCU grace period
-            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, 0)  # type: ignore[attr-defined]
-            self.sock.bind(("lo", ETH_P_ALL))  # Python puts it in network order
-        except (OSError, AttributeError) as e:  # no CAP_NET_RAW: the network stays closed, unwatched
-            self.note(f"egress is closed but not watched: {e}")
-            self.sock = None
+        self.sock = sock
         self.wake_r, self.wake_w = os.pipe()
         self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()
 
     def note(self, text: str) -> None:
         self.log.write('{"note": ' + _quote(text) + "}\n")
@@ -179,7 +197,10 @@ class Watch:
             ready, _, _ = select.select([sock.fileno(), self.wake_r], [], [])
             if self.wake_r in ready:
                 return
-            self._take(sock)
+            with self.lock:
+                sock.setblocking(False)
+                self._take(sock)
+                sock.setblocking(True)
 
     def start(self) -> None:
         if self.sock is not None:
@@ -190,12 +211,23 @@ class Watch:
         """Stop the thread, then log the packets still queued (sent on ``lo`` before the program ended)."""
         if self.sock is None:
             return
-        os.write(self.wake_w, b"x")
         if self.thread is not None:
+            os.write(self.wake_w, b"x")
             self.thread.join()
-        self.sock.setblocking(False)
-        while self._take(self.sock):
-            pass
+            self.thread = None
+        self.drain()
+        os.close(self.wake_r)
+        os.close(self.wake_w)
+
+    def drain(self) -> None:
+        """Log the packets queued now (the thread, if it runs, takes the ones that come later)."""
+        if self.sock is None:
+            return
+        with self.lock:
+            self.sock.setblocking(False)
+            while self._take(self.sock):
+                pass
+            self.sock.setblocking(True)
 
     def _take(self, sock: socket.socket) -> bool:
         try:
@@ -220,26 +252,34 @@ def which(name: str, *fallbacks: str) -> str | None:
     return None
 
 
-def run(argv: list[str]) -> int:
-    """Run ``argv`` to its end (its output discarded); its exit code."""
-    devnull = os.open(os.devnull, os.O_RDWR)
-    try:
-        pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=[
-            (os.POSIX_SPAWN_DUP2, devnull, 1), (os.POSIX_SPAWN_DUP2, devnull, 2)])
-    finally:
-        os.close(devnull)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+def local_route(family: int) -> int:
+    """``ip route add local default dev lo`` (``family``'s), said over rtnetlink: 0, or the kernel's errno."""
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0) as nl:  # NETLINK_ROUTE
+        # rtmsg: family, dst_len 0, src_len, tos, table RT_TABLE_LOCAL, protocol RTPROT_BOOT, scope
+        # RT_SCOPE_HOST, type RTN_LOCAL, flags; one attribute: RTA_OIF = lo's index
+        body = struct.pack("=BBBBBBBBI", family, 0, 0, 0, 255, 3, 254, 2, 0)
+        body += struct.pack("=HHI", 8, 4, socket.if_nametoindex("lo"))
+        flags = 0x1 | 0x4 | 0x400 | 0x200  # NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL
+        nl.send(struct.pack("=IHHII", 16 + len(body), 24, flags, 1, 0) + body)  # RTM_NEWROUTE
+        reply = nl.recv(4096)
+    if len(reply) >= 20 and struct.unpack("=H", reply[4:6])[0] == 2:  # NLMSG_ERROR (0: the ack)
+        return -struct.unpack("=i", reply[16:20])[0]
+    return 0
 
 
 def close_routes(watch: Watch) -> None:
-    """Every address local (a reset at once, and the SYN visible on ``lo``); a note when ``ip`` cannot."""
-    ip = which("ip", "/usr/sbin", "/sbin")
-    if ip is None:
-        watch.note("no `ip` command: connections fail with 'network unreachable' and are not reported")
-        return
-    if run([ip, "route", "add", "local", "0.0.0.0/0", "dev", "lo"]) != 0:
-        watch.note("`ip route add local 0.0.0.0/0 dev lo` failed: connections fail unreported")
-    run([ip, "-6", "route", "add", "local", "::/0", "dev", "lo"])  # no IPv6 here: nothing to close
+    """Every address local (a reset at once, and the SYN visible on ``lo``); a note when it cannot be."""
+    try:
+        err = local_route(socket.AF_INET)
+    except OSError as e:
+        err = e.errno or -1
+    if err:
+        watch.note(f"cannot route 0.0.0.0/0 to lo ({os.strerror(err) if err > 0 else 'netlink'}): connections "
+                   "fail with 'network unreachable' and are not reported")
+    try:  # no IPv6 in this namespace: nothing to close
+        local_route(socket.AF_INET6)
+    except OSError:
+        pass
 
 
 def drop_caps(argv: list[str]) -> list[str]:
@@ -254,13 +294,14 @@ def _ignore(signum: int, frame: object) -> None:
     """A handler, not ``SIG_IGN``: ``exec`` resets it, so the program gets the signal's default action."""
 
 
-USAGE = "usage: inside.py [--port PORT --socket PATH] --log PATH [--no-route] -- PROGRAM [ARGS...]"
+USAGE = "usage: inside.py [--port PORT --socket PATH] --log PATH [--watch PATH] [--no-route] -- PROGRAM [ARGS...]"
 
 
 class Options:
     port = 0
     socket = ""
     log = ""
+    watch = ""
     no_route = False
     argv: list[str]
 
@@ -270,7 +311,7 @@ class Options:
             key = args[i]
             if key == "--no-route":
                 self.no_route = True
-            elif key in ("--port", "--socket", "--log") and i + 1 < len(args):
+            elif key in ("--port", "--socket", "--log", "--watch") and i + 1 < len(args):
                 i += 1
                 setattr(self, key[2:], int(args[i]) if key == "--port" else args[i])
             else:
@@ -285,7 +326,15 @@ def main(args: list[str] | None = None) -> int:
     ns = Options(sys.argv[1:] if args is None else args)
     argv = ns.argv
     log = open(ns.log, "a", encoding="utf-8")  # noqa: SIM115 (open for the whole run)
-    watch = Watch(log)
+    try:
+        sock: socket.socket | None = packet_socket()
+    except (OSError, AttributeError) as e:  # no CAP_NET_RAW: the network stays closed, unwatched
+        sock = None
+        log.write('{"note": ' + _quote(f"egress is closed but not watched: {e}") + "}\n")
+    if sock is not None and ns.watch and hand_off(ns.watch, sock):
+        sock.close()  # the host's descriptor keeps it open: no hook removed here
+        sock = None
+    watch = Watch(log, sock)
     if not ns.no_route:
         close_routes(watch)
     watch.start()

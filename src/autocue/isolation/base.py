@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
@@ -146,6 +147,7 @@ class ControlDir:
         self._watcher = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._watcher.bind(str(self.watch_socket))
         self._watcher.listen(4)
+        self._watcher.setblocking(False)
         os.chmod(self.watch_socket, 0o666)
         threading.Thread(target=self._take_watches, daemon=True, name="autocue-sandbox-watch").start()
         self._listener: socket.socket | None = None
@@ -162,24 +164,35 @@ class ControlDir:
                              name=f"autocue-sandbox-relay:{mock_port}").start()
 
     def _take_watches(self) -> None:
-        """Accept each packet socket a sandboxed ``inside.py`` hands over, and watch it."""
+        """Take each packet socket a sandboxed ``inside.py`` hands over as it comes (a thread's body)."""
         while True:
             try:
-                conn, _ = self._watcher.accept()
-            except OSError:
+                select.select([self._watcher], [], [])
+            except (OSError, ValueError):
                 return
-            with conn:
+            if not self._accept_pending():
+                return
+
+    def _accept_pending(self) -> bool:
+        """Watch the packet sockets handed over and not taken yet; False once the watcher is closed."""
+        with self._lock:
+            while True:
                 try:
-                    _, fds, _, _ = socket.recv_fds(conn, 16, 1)
+                    conn, _ = self._watcher.accept()
+                except BlockingIOError:
+                    return True
                 except OSError:
-                    continue
+                    return False
+                with conn:
+                    conn.setblocking(True)
+                    try:
+                        _, fds, _, _ = socket.recv_fds(conn, 16, 1)
+                    except OSError:
+                        continue
                 for fd in fds:
                     w = inside.Watch(self._log, socket.socket(fileno=fd))
-                    with self._lock:
-                        self._watches.append(w)
+                    self._watches.append(w)
                     w.start()
-                with contextlib.suppress(OSError):
-                    conn.sendall(b"k")
 
     def inside_args(self, mock_port: int | None) -> list[str]:
         """``inside.py``'s options for this run."""
@@ -189,6 +202,7 @@ class ControlDir:
     def egress(self) -> list[Egress]:
         """The attempts so far: the packets still queued are read first (the program has ended, or is still
         running: then more may come)."""
+        self._accept_pending()  # one handed over a moment ago, before the thread took it
         with self._lock:
             watches = list(self._watches)
         for w in watches:
@@ -207,10 +221,11 @@ class ControlDir:
         return out
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._watcher.shutdown(socket.SHUT_RDWR)
-        self._watcher.close()
+        self._accept_pending()
         with self._lock:
+            with contextlib.suppress(OSError):
+                self._watcher.shutdown(socket.SHUT_RDWR)
+            self._watcher.close()
             watches, self._watches = self._watches, []
         for w in watches:
             w.finish()

@@ -163,12 +163,12 @@ def packet_socket() -> socket.socket:
 def hand_off(path: str, sock: socket.socket) -> bool:
     """Send ``sock`` to the host's watcher at ``path`` (a Unix socket of the run's control folder). The host
     reads it, and closes it after the run, off its critical path: removing a packet hook waits for an RCU grace
-    period (10 to 20 ms), which this process would otherwise pay at its exit. Our descriptor can then go."""
+    period (10 to 20 ms), which this process would otherwise pay at its exit. Our descriptor can then go at
+    once: a descriptor in flight keeps the socket open (and its hook seeing packets) until the host takes it."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as c:
             c.connect(path)
-            socket.send_fds(c, [b"watch"], [sock.fileno()])
-            return c.recv(1) == b"k"  # the host holds it now
+            return socket.send_fds(c, [b"watch"], [sock.fileno()]) > 0
     except OSError:
         return False
 

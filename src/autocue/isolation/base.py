@@ -232,8 +232,7 @@ class ControlDir:
         # closing a packet socket waits for an RCU grace period (10 to 20 ms): not on the run's critical path
         socks = [w.sock for w in watches if w.sock is not None]
         if socks:
-            threading.Thread(target=lambda: [s.close() for s in socks], daemon=True,
-                             name="autocue-sandbox-watch-close").start()
+            threading.Thread(target=_close_all, args=(socks,), daemon=True, name="autocue-sandbox-watch-close").start()
         self._log.close()
         if self._listener is not None:
             with contextlib.suppress(OSError):  # shutdown wakes the relay's blocked accept (close alone does not)
@@ -243,6 +242,11 @@ class ControlDir:
         if os.environ.get("AUTOCUE_SANDBOX_DEBUG"):
             print(self.log.read_text(encoding="utf-8", errors="replace"), file=sys.stderr)
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _close_all(socks: list[socket.socket]) -> None:
+    for s in socks:
+        s.close()
 
 
 def read_egress(log: Path) -> list[Egress]:

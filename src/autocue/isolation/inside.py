@@ -263,7 +263,8 @@ def local_route(family: int) -> int:
         nl.send(struct.pack("=IHHII", 16 + len(body), 24, flags, 1, 0) + body)  # RTM_NEWROUTE
         reply = nl.recv(4096)
     if len(reply) >= 20 and struct.unpack("=H", reply[4:6])[0] == 2:  # NLMSG_ERROR (0: the ack)
-        return -struct.unpack("=i", reply[16:20])[0]
+        code: int = struct.unpack("=i", reply[16:20])[0]
+        return -code
     return 0
 
 

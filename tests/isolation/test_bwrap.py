@@ -51,7 +51,11 @@ def test_egress_fails_at_once_and_is_reported_while_the_mock_server_answers(tmp_
         assert results[what]["outcome"] != "connected" and not results[what]["outcome"].startswith("resolved")
         assert results[what]["seconds"] < 2.0, results[what]  # refused at once, not a timeout (20 s)
     assert egress.get("1.1.1.1:443") == 1 and egress.get("10.1.2.3:80") == 1
-    assert egress.get("dns:example.com", 0) >= 1
+    assert egress.get("dns:example.com", 0) >= 1 and egress.get("dns:example.org") == 1
+    # a resolver that cannot see ICMP errors gets an answer at once: NXDOMAIN from the server it asked
+    raw = results["dns:example.org (unconnected UDP)"]
+    assert raw["outcome"].startswith("answer rcode 3 from") and raw["outcome"].endswith("(server matches)"), raw
+    assert raw["seconds"] < 2.0, raw
     assert not any(d.startswith("127.") for d in egress)  # the forwarded mock server is not egress
 
 

@@ -24,8 +24,6 @@ EXAMPLES = ROOT / "examples" / "agents"
 SCENARIOS = ["create_file.yaml", "shell_answer.yaml", "tui_two_turns.yaml"]
 AGENTS = ["claude", "codex", "opencode", "pi", "gemini", "aider", "autocue", "mock"]
 NOT_APPLICABLE = {("aider", "shell_answer.yaml"): "aider makes no tool calls: it cannot run a shell command"}
-KNOWN = {("codex", "tui_two_turns.yaml"): "codex 0.169 in bwrap takes over 0.2 s to exit after its first Ctrl-C, so "
-         "the profile's second Ctrl-C of <quit> reaches it in cooked mode (SIGINT: exit 130)"}
 
 
 def run_in_bwrap(agent: str, scenario: str, tmp_path: Path) -> ScenarioResult:
@@ -47,8 +45,6 @@ def test_agent_in_bwrap(agent: str, scenario: str, tmp_path: Path) -> None:
     if agent in BUILTIN and find_binary(BUILTIN[agent]) is None:
         pytest.skip(f"{BUILTIN[agent].binary} is not installed: `autocue agents install {agent}`")
     r = run_in_bwrap(agent, scenario, tmp_path)
-    if (agent, scenario) in KNOWN and not r.passed:
-        pytest.xfail(KNOWN[agent, scenario])
     lines = [f.line() for f in r.failures] + r.diagnostics + ["last screen:", r.last_screen]
     assert r.passed, f"{agent} {scenario} in bwrap:\n" + "\n".join(lines)
     assert r.sandbox == "bwrap"

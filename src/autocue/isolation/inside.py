@@ -17,6 +17,8 @@ with any Python 3.8+ runs it without autocue installed. Inside the sandbox's net
 4. runs the program (after ``--``) with no capabilities (``setpriv`` drops the two network ones
    this process was given), waits for it, reads the packets still queued, and exits with its code.
 
+Besides, every DNS query gets an NXDOMAIN answer at once (``refuse_dns``).
+
 Signals the terminal or the runner sends to the process group reach the program; this process
 outlives them until the program exits.
 """
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
 # ipaddress, subprocess or shutil, which pull in ``re``).
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
+IP_PKTINFO = getattr(socket, "IP_PKTINFO", 8)  # Linux; not every Python names it
 _CHUNK = 65536
 
 
@@ -87,6 +90,38 @@ def serve(listener: socket.socket, connect: Callable[[], socket.socket]) -> None
         except OSError:
             return
         threading.Thread(target=relay, args=(conn, connect), daemon=True).start()
+
+
+def refuse_dns() -> None:
+    """Answer every DNS query sent to any address on UDP port 53 with NXDOMAIN, at once (a thread's body).
+
+    Every address being local, a query to the resolver of ``/etc/resolv.conf`` arrives here. A resolver on
+    an unconnected socket (musl's: Codex's binary) ignores the ICMP "port unreachable" that would otherwise
+    come back, and waits out its timeout (2.5 s a try); an NXDOMAIN answer ends its lookup at once (musl
+    ignores a REFUSED one and waits on). The answer
+    leaves from the address the query was sent to (``IP_PKTINFO``), as a resolver checks."""
+    try:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.setsockopt(socket.IPPROTO_IP, IP_PKTINFO, 1)
+        sock.bind(("0.0.0.0", 53))
+    except OSError:
+        return
+    while True:
+        try:
+            data, anc, _, client = sock.recvmsg(4096, 256)
+        except OSError:
+            return
+        if len(data) < 12:
+            continue
+        dst = next((d[4:8] for lvl, typ, d in anc if lvl == socket.IPPROTO_IP and typ == IP_PKTINFO), None)
+        # header: the query's id, QR=1, its opcode and RD, RA=1, RCODE=3 (NXDOMAIN); the question echoed
+        flags = 0x8000 | (data[2] & 0x79) << 8 | 0x80 | 3
+        reply = data[:2] + struct.pack("!HHHHH", flags, struct.unpack("!H", data[4:6])[0], 0, 0, 0) + data[12:]
+        pktinfo = [(socket.IPPROTO_IP, IP_PKTINFO, struct.pack("=I4s4s", 0, dst, b"\0" * 4))] if dst else []
+        try:
+            sock.sendmsg([reply], pktinfo, 0, client)
+        except OSError:
+            continue
 
 
 def _dns_name(payload: bytes) -> str | None:
@@ -140,6 +175,8 @@ def attempt(packet: bytes) -> str | None:
     if len(body) < 8:
         return None
     port = struct.unpack("!H", body[2:4])[0]
+    if proto == 17 and struct.unpack("!H", body[0:2])[0] == 53:  # an answer of ``refuse_dns``
+        return None
     if proto == 6:  # TCP: a SYN without ACK opens a connection
         flags = body[13] if len(body) > 13 else 0
         return f"{host}:{port}" if flags & 0x02 and not flags & 0x10 else None
@@ -338,6 +375,7 @@ def main(args: list[str] | None = None) -> int:
     watch = Watch(log, sock)
     if not ns.no_route:
         close_routes(watch)
+        threading.Thread(target=refuse_dns, daemon=True).start()
     watch.start()
     if ns.port:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

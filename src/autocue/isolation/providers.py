@@ -79,7 +79,7 @@ class _Bwrap(Sandbox):
         box = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
                "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent",
                "--cap-drop", "ALL", "--cap-add", "CAP_NET_ADMIN", "--cap-add", "CAP_NET_RAW", "--cap-add",
-               "CAP_SETPCAP", "--chdir", str(cwd), "--"]
+               "CAP_NET_BIND_SERVICE", "--cap-add", "CAP_SETPCAP", "--chdir", str(cwd), "--"]
         first = [sys.executable, "-I", "-S", str(INSIDE), *self.ctl.inside_args(s.mock_port), "--"]
         return Wrapped([*_DEAF, *box, *first, *argv], private_home(env, s), cwd)
 
@@ -144,7 +144,8 @@ class _Container(Sandbox):
         for path in dict.fromkeys((s.state_dir, s.workspace, self.ctl.path)):
             mounts += ["-v", f"{path}:{path}"]
         run = [self.engine, "run", "--rm", "-i", *(["-t"] if terminal else []), "--name", name, "--network", "none",
-               "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW", "--env-file", str(envfile), *mounts,
+               "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW", "--cap-add", "NET_BIND_SERVICE",
+               "--env-file", str(envfile), *mounts,
                "-v", f"{INSIDE}:/autocue-inside.py:ro", "-w", str(cwd), self.image,
                "python3", "/autocue-inside.py", *self.ctl.inside_args(s.mock_port), "--", *argv]
         return Wrapped(run, {k: v for k, v in env.items() if k in ("PATH", "HOME", "DOCKER_HOST", "XDG_RUNTIME_DIR",

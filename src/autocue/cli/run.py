@@ -50,6 +50,12 @@ def parser() -> argparse.ArgumentParser:
                    f"{', '.join(e.agent_api for e in APIS.values())} (default: the scenario's server.llmApiStyle)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
+    p.add_argument("--sandbox", default="none", metavar="NAME", help="run the program under test in a sandbox: none "
+                   "(default: a local process, proxy variables at a refusing proxy), bwrap (read-only root, private "
+                   "network reaching only the mock server), docker, podman, or an autocue.sandboxes entry point "
+                   "(see docs/scale.md)")
+    p.add_argument("--sandbox-image", metavar="IMAGE", help="container image of --sandbox docker|podman (it needs "
+                   "python3 and the agent CLI)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "
                    "terminalRef, else 100x30)")
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
@@ -198,7 +204,16 @@ def main(argv: list[str]) -> int:
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
-                         llm_api=args.llm_api, ci=ci_from_env() if args.ci is None else args.ci)
+                         llm_api=args.llm_api, ci=ci_from_env() if args.ci is None else args.ci,
+                         sandbox=args.sandbox, sandbox_image=args.sandbox_image)
+    from autocue.isolation import IsolationError, find
+
+    try:
+        why = find(args.sandbox).unavailable()
+    except IsolationError as e:
+        return fail(PROG, str(e))
+    if why is not None:
+        return fail(PROG, f"--sandbox {args.sandbox}: {why}")
     coverage = args.autocue_coverage or ("autocue-coverage.json" if args.autocue_coverage_fail_under is not None
                                          else None)
     if coverage is not None and not args.list:

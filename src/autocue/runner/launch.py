@@ -214,10 +214,11 @@ def base_env(terminal: TerminalProfile, workspace: Path, llm: Endpoint | None, *
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: Endpoint | None, llm_api: str | None = None) -> Launch:
+          llm: Endpoint | None, llm_api: str | None = None, sandboxed: bool = False) -> Launch:
+    """The program's command line and environment (``sandboxed``: it runs in an autocue sandbox)."""
     if choice.agent is not None and choice.profile is None:
         return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
-                             state_dir=state_dir, llm=llm, llm_api=llm_api)
+                             state_dir=state_dir, llm=llm, llm_api=llm_api, sandboxed=sandboxed)
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
@@ -262,7 +263,8 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
-                  workspace: Path, state_dir: Path, llm: Endpoint | None, llm_api: str | None) -> Launch:
+                  workspace: Path, state_dir: Path, llm: Endpoint | None, llm_api: str | None,
+                  sandboxed: bool = False) -> Launch:
     from autocue.catalog.launch import API_ALIASES
     from autocue.runner.agents.base import RunValues, find_binary, prepare
 
@@ -284,7 +286,7 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
                           "needs `initialPrompt:`")
     values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
                        openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
-                       api_style=llm_api or scenario.server.llm_api_style)
+                       api_style=llm_api or scenario.server.llm_api_style, sandboxed=sandboxed)
     argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args)
     env = base_env(terminal, workspace, llm, agent=True)
     env.update(extra)

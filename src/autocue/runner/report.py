@@ -8,7 +8,9 @@
       "goldens": [{"label", "status", "golden", "actual"}], "transcript": ["LINE", ...]}]}
 
 plus ``"ended_by_runner": "quit input" | "SIGTERM" | "SIGKILL"`` for a program the executor ended
-after its timeline (it was still running and the scenario has no ``expect.exitCode``). A run of cells
+after its timeline (it was still running and the scenario has no ``expect.exitCode``), ``"sandbox": NAME``
+for a run in a sandbox (``--sandbox``) and ``"egress": [{"destination", "count"}]`` when the program
+tried to reach a host other than the mock server (``autocue.isolation``). A run of cells
 (``--job``, ``--matrix``: ``autocue.runner.jobs``) adds each scenario's ``"cell"`` id and, when it was
 retried, ``"attempts"`` (the earlier attempts' objects), and a top-level ``"not_run"`` list of the cells
 it did not run (``{"cell", "name", "file", "reason"}``).
@@ -31,7 +33,7 @@ from autocue.runner.errors import ReportError as ReportError
 if TYPE_CHECKING:
     from autocue.runner.goldens import GoldenResult
 
-FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "infra"]
+FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "infra", "egress"]
 FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 
@@ -79,6 +81,11 @@ class ScenarioResult:
     warnings: list[str] = field(default_factory=list)
     """The scenario file's warnings (``file:line:col: ...``: keys it ignores, an assert with no check),
     shown with the result so a run never passes on something it silently left out."""
+    sandbox: str = ""
+    """The sandbox provider the program ran in (``--sandbox``; ``none``: a local process)."""
+    egress: list[dict[str, Any]] = field(default_factory=list)
+    """What the program tried to reach besides the mock server: ``{"destination", "count"}`` each
+    (``autocue.isolation``)."""
     ended_by_runner: str = ""
     """How the executor ended a program still running after its timeline (no ``expect.exitCode``):
     ``quit input``, ``SIGTERM`` or ``SIGKILL`` (its process group); empty when it exited by itself."""
@@ -105,6 +112,8 @@ class ScenarioResult:
                 "failures": [f.to_json() for f in self.failures], "screenshots": dict(self.screenshots),
                 "goldens": [g.to_json() for g in self.goldens], "transcript": list(self.transcript),
                 **({"ended_by_runner": self.ended_by_runner} if self.ended_by_runner else {}),
+                **({"sandbox": self.sandbox} if self.sandbox not in ("", "none") else {}),
+                **({"egress": list(self.egress)} if self.egress else {}),
                 **({"warnings": list(self.warnings)} if self.warnings else {}),
                 **({"side_requests": self.side_requests} if self.side_requests else {}),
                 **({"diagnostics": self.diagnostics, "last_screen": self.last_screen} if self.diagnostics else {}),
@@ -120,7 +129,8 @@ class ScenarioResult:
                 transcript=list(d.get("transcript") or ()), side_requests=list(d.get("side_requests") or ()),
                 diagnostics=list(d.get("diagnostics") or ()), last_screen=str(d.get("last_screen") or ""),
                 warnings=list(d.get("warnings") or ()), ended_by_runner=str(d.get("ended_by_runner") or ""),
-                cell=str(d.get("cell") or ""), attempts=list(d.get("attempts") or ()))
+                cell=str(d.get("cell") or ""), attempts=list(d.get("attempts") or ()),
+                sandbox=str(d.get("sandbox") or ""), egress=list(d.get("egress") or ()))
         r.failures = [Failure(f["kind"], f["message"], f.get("position") or "", f.get("diff") or "")
                       for f in d.get("failures") or ()]
         r.goldens = [GoldenResult(g["label"], Path(g["golden"]), g["status"],

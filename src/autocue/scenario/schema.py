@@ -319,6 +319,8 @@ def scenario_json_schema() -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "exitCode": {"type": "integer"},
+                    "egress": {"const": "none",
+                               "description": "fail on any attempt to reach a host but the mock server"},
                     "artifacts": {"type": "array", "items": {
                         "type": "object", "required": ["pattern"],
                         "properties": {"type": {"type": "string", "default": "any", "examples": list(ARTIFACT_TYPES)},

@@ -33,7 +33,8 @@ from autocue.runner.errors import ReportError as ReportError
 if TYPE_CHECKING:
     from autocue.runner.goldens import GoldenResult
 
-FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "infra", "egress"]
+FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "infra",
+                      "egress"]
 FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 

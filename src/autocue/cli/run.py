@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from autocue.catalog.apis import APIS
 from autocue.cli.args import fail
+from autocue.cli.otel import add_options as add_otel_options
+from autocue.cli.otel import start as start_otel
 
 if TYPE_CHECKING:
     from autocue.runner.interrupt import Interrupt
@@ -79,6 +81,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--autocue-coverage-fail-under", type=float, default=None, metavar="N",
                    help="exit 1 when the coverage (replies served + declared tools called, in percent of scripted "
                         "replies + declared tools) is under N; implies --autocue-coverage")
+    add_otel_options(p)
     p.add_argument("--merge-reports", action="store_true",
                    help="combine the JSON reports (and JUnit files) given as paths instead of running")
     return p
@@ -181,12 +184,18 @@ def main(argv: list[str]) -> int:
         from autocue import suite_coverage
 
         suite_coverage.enable(fresh=True)
+    if start_otel(PROG, args, "autocue-run"):
+        return 2
     stop = Interrupt()
     try:
         with stop.handling():
             report = run_selected(items, options, stop)
     except Interrupted:
         pass
+    finally:
+        from autocue import telemetry
+
+        telemetry.shutdown()  # every span exported before the exit
     if stop.signum is not None:
         return fail(PROG, _interrupted(stop), stop.exit_code)
     if args.junit:

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import openai
 import pytest
-from otel_collector import Collector, Receiver
+from otel_collector import Collector, Receiver, Span
 
 from autocue import telemetry
 from autocue.errors import MissingExtraError
@@ -61,7 +61,7 @@ def test_the_server_spans_join_the_clients_trace_and_a_tool_call_spans_until_its
         traceparent = f"00-{CLIENT_TRACE}-{CLIENT_SPAN}-01"
         first = _chat(client, [{"role": "user", "content": "Read the README."}],
                       extra_headers={"traceparent": traceparent})
-        call = first.choices[0].message.tool_calls[0]  # type: ignore[attr-defined]
+        call = first.choices[0].message.tool_calls[0]
         _chat(client, [{"role": "user", "content": "Read the README."},
                        {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
                        {"role": "tool", "tool_call_id": call.id, "content": "# Demo"}],
@@ -82,7 +82,7 @@ def test_the_server_spans_join_the_clients_trace_and_a_tool_call_spans_until_its
     assert a["autocue.api"] == "chat" and a["autocue.stream"] is False and a["autocue.step"] == 0
     assert a["gen_ai.conversation.id"] == session_id("sk-secret-key")  # the key itself is never exported
     assert "sk-secret-key" not in json.dumps([s.attributes for s in collector.spans])
-    assert a["gen_ai.response.id"] == first.id or a["gen_ai.response.id"].startswith("req_")  # type: ignore[attr-defined]
+    assert a["gen_ai.response.id"] == first.id or a["gen_ai.response.id"].startswith("req_")
     assert a["server.address"] == "127.0.0.1" and a["server.port"] == server.port
     assert two.attributes["autocue.stream"] is True and two.attributes["gen_ai.response.finish_reasons"] == ["stop"]
     tool, = collector.named("execute_tool ")
@@ -103,7 +103,7 @@ def test_a_scripted_error_is_an_error_span_and_a_failed_tool_result_an_error_too
     telemetry.configure(endpoint=collector.url)
     with MockLLMServer(tmp_path / "s.yaml") as server:
         client = openai.OpenAI(base_url=server.url_for(openai=True), api_key="k", max_retries=0)
-        call = _chat(client, [{"role": "user", "content": "go"}]).choices[0].message.tool_calls[0]  # type: ignore[attr-defined]
+        call = _chat(client, [{"role": "user", "content": "go"}]).choices[0].message.tool_calls[0]
         with pytest.raises(openai.RateLimitError):
             _chat(client, [{"role": "user", "content": "go"},
                            {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
@@ -169,13 +169,13 @@ open(sys.argv[1], "w").write(os.environ["TRACEPARENT"])
 """
 
 
-def _tree(collector: Collector) -> tuple[list[object], ...]:
+def _tree(collector: Collector) -> tuple[Span, list[Span], list[Span]]:
+    """The run span, its request spans and their tool spans, checked to be one trace."""
     runs = collector.named("invoke_agent")
     assert len(runs) == 1, [s.name for s in collector.spans]
     run = runs[0]
-    chats, tools = collector.named("chat "), collector.named("execute_tool ")
     assert {s.trace_id for s in collector.spans} == {run.trace_id}  # one trace
-    return runs, chats, tools  # type: ignore[return-value]
+    return run, collector.named("chat "), collector.named("execute_tool ")
 
 
 def test_autocue_run_otel_puts_the_runs_requests_and_tool_calls_under_the_scenario_span(tmp_path: Path) -> None:
@@ -184,18 +184,18 @@ def test_autocue_run_otel_puts_the_runs_requests_and_tool_calls_under_the_scenar
     (tmp_path / "agent.py").write_text(AGENT)
     with Receiver() as collector:
         env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url}
-        proc = _cli("run", str(tmp_path / "s.yaml"), "--cmd", f"{sys.executable} {tmp_path / 'agent.py'} "
-                    f"{tmp_path / 'traceparent.txt'} {{openai_base_url}}", "--out", str(tmp_path / "runs"), env=env, cwd=tmp_path)
+        cmd = f"{sys.executable} {tmp_path / 'agent.py'} {tmp_path / 'traceparent.txt'} {{openai_base_url}}"
+        proc = _cli("run", str(tmp_path / "s.yaml"), "--cmd", cmd, "--out", str(tmp_path / "runs"), env=env,
+                    cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr
-        runs, chats, tools = _tree(collector)
-    run = runs[0]
-    assert run.name == "invoke_agent cmd" and run.attributes["autocue.run.result"] == "passed"  # type: ignore[attr-defined]
-    assert run.attributes["autocue.scenario.name"] == "otel_demo" and run.service == "autocue-run"  # type: ignore[attr-defined]
+        run, chats, tools = _tree(collector)
+    assert run.name == "invoke_agent cmd" and run.attributes["autocue.run.result"] == "passed"
+    assert run.attributes["autocue.scenario.name"] == "otel_demo" and run.service == "autocue-run"
     # the agent got TRACEPARENT naming the run's span, and sent it: its requests are the run's children
-    assert (tmp_path / "traceparent.txt").read_text().split("-")[1:3] == [run.trace_id, run.span_id]  # type: ignore[attr-defined]
-    assert len(chats) == 2 and all(c.parent_id == run.span_id for c in chats)  # type: ignore[attr-defined]
+    assert (tmp_path / "traceparent.txt").read_text().split("-")[1:3] == [run.trace_id, run.span_id]
+    assert len(chats) == 2 and all(c.parent_id == run.span_id for c in chats)
     tool, = tools
-    assert tool.parent_id == chats[0].span_id and tool.attributes["gen_ai.tool.call.id"] == "call_readme"  # type: ignore[attr-defined]
+    assert tool.parent_id == chats[0].span_id and tool.attributes["gen_ai.tool.call.id"] == "call_readme"
 
 
 def test_autocue_run_binds_an_agent_that_sends_no_traceparent_and_records_a_failed_run(tmp_path: Path) -> None:
@@ -206,14 +206,13 @@ def test_autocue_run_binds_an_agent_that_sends_no_traceparent_and_records_a_fail
         proc = _cli("run", str(tmp_path / "s.yaml"), "--agent", "autocue", "--out", str(tmp_path / "runs"),
                     env=env, cwd=tmp_path)
         assert proc.returncode == 1, proc.stdout + proc.stderr
-        runs, chats, tools = _tree(collector)
-    run = runs[0]
-    assert run.name == "invoke_agent autocue" and run.status == 2  # type: ignore[attr-defined]
-    assert run.attributes["autocue.run.result"] == "failed" and run.attributes["autocue.run.failures"] >= 1  # type: ignore[attr-defined]
-    assert any("missing.txt" in m for m in run.attributes["autocue.run.failure_messages"])  # type: ignore[attr-defined]
-    assert len(chats) >= 2 and all(c.parent_id == run.span_id for c in chats)  # type: ignore[attr-defined]
-    assert [t.parent_id for t in tools] == [chats[0].span_id]  # type: ignore[attr-defined]
-    assert tools[0].attributes["gen_ai.tool.call.id"] == "call_readme"  # type: ignore[attr-defined]
+        run, chats, tools = _tree(collector)
+    assert run.name == "invoke_agent autocue" and run.status == 2
+    assert run.attributes["autocue.run.result"] == "failed" and run.attributes["autocue.run.failures"] >= 1
+    assert any("missing.txt" in m for m in run.attributes["autocue.run.failure_messages"])
+    assert len(chats) >= 2 and all(c.parent_id == run.span_id for c in chats)
+    assert [t.parent_id for t in tools] == [chats[0].span_id]
+    assert tools[0].attributes["gen_ai.tool.call.id"] == "call_readme"
 
 
 def test_otel_without_the_sdk_names_the_extra(tmp_path: Path) -> None:

@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from autocue.telemetry.sdk import RunSpan, SessionSpan, Telemetry
 
+__all__ = ["ENDPOINT_ENV", "TRACER", "TRACES_ENDPOINT_ENV", "agent_env", "bind",
+           "configure", "headers_parent", "shutdown", "start_run", "start_session", "wanted"]
+
 ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_ENDPOINT"
 TRACES_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 
@@ -41,9 +44,14 @@ def configure(*, file: str | None = None, endpoint: str | None = None, service: 
     from autocue.errors import require_extra
 
     try:
-        from autocue.telemetry.sdk import Telemetry
+        import opentelemetry.sdk.trace  # the extra's packages, checked before autocue's module loads them
+
+        if file is None:
+            import opentelemetry.exporter.otlp.proto.http  # noqa: F401
     except ModuleNotFoundError as e:
         raise require_extra(e, "opentelemetry", "otel", "OpenTelemetry export (--otel)") from None
+    from autocue.telemetry.sdk import Telemetry
+
     TRACER = Telemetry.start(file=file, endpoint=endpoint, service=service)
     return TRACER
 

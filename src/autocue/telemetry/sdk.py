@@ -37,7 +37,7 @@ _PROPAGATOR = TraceContextTextMapPropagator()
 
 
 def _file_line(span: ReadableSpan) -> str:
-    return span.to_json(indent=None) + "\n"
+    return str(span.to_json(indent=None)) + "\n"
 
 
 @dataclass(slots=True)

@@ -242,3 +242,32 @@ def test_with_telemetry_off_nothing_of_opentelemetry_is_imported() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert proc.stdout.strip() == "[]", proc.stderr
+
+
+HARNESS_TESTS = '''
+from autocue.testing import call, say, when
+
+
+def test_two_turns(autocue_session):
+    t = autocue_session(mock_tools={"bash": "ok"})
+    t.run_sync(when("List files", [call("bash", {"command": "ls"}), say("Done.")]),
+               when("Again", [say("Still done.")]))
+
+
+def test_no_session():
+    pass
+'''
+
+
+def test_the_pytest_option_exports_a_span_per_test_session(tmp_path: Path) -> None:
+    (tmp_path / "test_child.py").write_text(HARNESS_TESTS)
+    with Receiver() as collector:
+        env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.url}
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
+                               "--autocue-otel", "test_child.py"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=120, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    span, = collector.spans
+    assert span.name == "invoke_agent autocue" and span.service == "autocue-pytest"
+    assert span.attributes["autocue.test"] == "test_child.py::test_two_turns"
+    assert span.attributes["autocue.session.turns"] == 2 and span.attributes["autocue.session.tool_failures"] == 0

@@ -13,14 +13,13 @@ the request's session key (``bind``: the runner's in-process server); else a new
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from autocue.telemetry.sdk import RunSpan, SessionSpan, Telemetry
 
 __all__ = ["ENDPOINT_ENV", "TRACER", "TRACES_ENDPOINT_ENV", "agent_env", "bind",
-           "configure", "headers_parent", "shutdown", "start_run", "start_session", "wanted"]
+           "configure", "shutdown", "start_run", "start_session", "wanted"]
 
 ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_ENDPOINT"
 TRACES_ENDPOINT_ENV = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
@@ -87,9 +86,3 @@ def agent_env(env: dict[str, str], run: RunSpan | None) -> dict[str, str]:
     if run is None:
         return env
     return {**env, **run.child_env()}
-
-
-def headers_parent(headers: Mapping[str, str]) -> Any:
-    """The OpenTelemetry context a request's ``traceparent`` names (``None`` without one or when off)."""
-    t = TRACER
-    return None if t is None or "traceparent" not in headers else t.extract(headers)

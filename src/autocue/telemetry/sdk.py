@@ -123,8 +123,10 @@ class Telemetry:
 
     @classmethod
     def start(cls, *, file: str | None, endpoint: str | None, service: str) -> Telemetry:
-        provider = TracerProvider(resource=Resource.create({"service.name": service,
-                                                            "service.version": __version__}))
+        attrs = {"service.version": __version__}
+        if not os.environ.get("OTEL_SERVICE_NAME"):  # the SDK's variable names the service when set
+            attrs["service.name"] = service
+        provider = TracerProvider(resource=Resource.create(attrs))
         out: IO[str] | None = None
         exporter: SpanExporter
         if file is not None:

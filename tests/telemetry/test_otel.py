@@ -96,6 +96,28 @@ def test_the_server_spans_join_the_clients_trace_and_a_tool_call_spans_until_its
     assert emb.parent_id == ""
 
 
+
+def test_a_responses_websocket_turn_has_its_spans_too(tmp_path: Path, collector: Collector) -> None:
+    (tmp_path / "s.yaml").write_text(SCENARIO)
+    telemetry.configure(endpoint=collector.url)
+    tools = [{"type": "function", "name": "read", "parameters": {"type": "object", "properties": {}}}]
+    with MockLLMServer(tmp_path / "s.yaml") as server:
+        client = openai.OpenAI(base_url=server.url_for(openai=True), api_key="k", max_retries=0)
+        with client.responses.connect(extra_headers={"traceparent": f"00-{CLIENT_TRACE}-{CLIENT_SPAN}-01"}) as conn:
+            conn.response.create(model="m-ws", input="go", tools=tools)  # type: ignore[arg-type]
+            done = next(e for e in conn if e.type == "response.completed").response
+            call = next(o for o in done.output if o.type == "function_call")
+            conn.response.create(model="m-ws", previous_response_id=done.id, tools=tools,  # type: ignore[arg-type]
+                                 input=[{"type": "function_call_output", "call_id": call.call_id, "output": "ok"}])
+            next(e for e in conn if e.type == "response.completed")
+    telemetry.shutdown()
+    chats = collector.named("chat m-ws")
+    assert [(c.attributes["autocue.transport"], c.attributes["autocue.api"]) for c in chats] == [
+        ("websocket", "responses")] * 2
+    assert {(c.trace_id, c.parent_id) for c in chats} == {(CLIENT_TRACE, CLIENT_SPAN)}  # the handshake's traceparent
+    tool, = collector.named("execute_tool ")
+    assert tool.parent_id == chats[0].span_id and tool.attributes["gen_ai.tool.call.id"] == call.call_id
+
 def test_a_scripted_error_is_an_error_span_and_a_failed_tool_result_an_error_tool_span(
         tmp_path: Path, collector: Collector) -> None:
     (tmp_path / "s.yaml").write_text(SCENARIO.replace("      - assistant: [[0, \"Done.\"]]",

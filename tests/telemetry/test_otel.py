@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
+import anthropic
 import httpx
 import openai
 import pytest
@@ -123,19 +124,26 @@ def test_a_scripted_error_is_an_error_span_and_a_failed_tool_result_an_error_too
     (tmp_path / "s.yaml").write_text(SCENARIO.replace("      - assistant: [[0, \"Done.\"]]",
                                                       "      - error: {statusCode: 429, message: slow}"))
     telemetry.configure(endpoint=collector.url)
+    tools = [{"name": "read", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
     with MockLLMServer(tmp_path / "s.yaml") as server:
-        client = openai.OpenAI(base_url=server.url_for(openai=True), api_key="k", max_retries=0)
-        call = _chat(client, [{"role": "user", "content": "go"}]).choices[0].message.tool_calls[0]
-        with pytest.raises(openai.RateLimitError):
-            _chat(client, [{"role": "user", "content": "go"},
-                           {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
-                           {"role": "tool", "tool_call_id": call.id, "content": "Error: no such file"}])
+        client = anthropic.Anthropic(base_url=server.url_for(), api_key="k", max_retries=0)
+        ask = [{"role": "user", "content": "go"}]
+        first = client.messages.create(model="claude-test", max_tokens=100, messages=ask, tools=tools)  # type: ignore[arg-type]
+        use = next(b for b in first.content if b.type == "tool_use")
+        with pytest.raises(anthropic.RateLimitError):
+            client.messages.create(model="claude-test", max_tokens=100, tools=tools, messages=[  # type: ignore[arg-type]
+                *ask, {"role": "assistant", "content": [b.model_dump() for b in first.content]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "is_error": True,
+                                              "content": "no such file"}]}])
     telemetry.shutdown()
-    failed = [s for s in collector.named("chat ") if s.status == 2]
-    assert len(failed) == 1 and failed[0].attributes["error.type"] == "429"
-    assert failed[0].attributes["http.response.status_code"] == 429
+    ok, failed = collector.named("chat ")
+    assert ok.status != 2 and ok.attributes["gen_ai.provider.name"] == "anthropic"
+    assert failed.status == 2 and failed.attributes["error.type"] == "429"
+    assert failed.attributes["http.response.status_code"] == 429 and failed.attributes["autocue.error.reason"]
     tool, = collector.named("execute_tool ")
-    assert tool.attributes["gen_ai.tool.call.id"] == "call_readme"
+    assert tool.attributes["gen_ai.tool.call.id"] == use.id and tool.parent_id == ok.span_id
+    assert tool.attributes["autocue.tool.is_error"] is True and tool.status == 2
+    assert tool.attributes["error.type"] == "tool_error"
 
 
 def test_a_tool_call_without_a_result_is_exported_unanswered_at_shutdown(tmp_path: Path, collector: Collector) -> None:
@@ -248,11 +256,8 @@ def test_otel_without_the_sdk_names_the_extra(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("autocue serve: OpenTelemetry export (--otel) needs the 'opentelemetry' package, "
                                    "which is not installed: pip install 'autocue[otel]'")
-    sys_modules = {"opentelemetry": None}
-    with pytest.MonkeyPatch.context() as mp:
-        for k, v in sys_modules.items():
-            mp.setitem(sys.modules, k, v)
-        mp.delitem(sys.modules, "autocue.telemetry.sdk", raising=False)
+    with pytest.MonkeyPatch.context() as mp:  # in process too: the error names the extra, telemetry stays off
+        mp.setitem(sys.modules, "opentelemetry", None)
         with pytest.raises(MissingExtraError) as e:
             telemetry.configure()
     assert e.value.extra == "otel" and telemetry.TRACER is None

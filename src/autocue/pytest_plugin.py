@@ -112,8 +112,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Coverage(config, path, minimum), "autocue-coverage")
     if config.getoption("--autocue-otel", False) or config.getoption("--autocue-otel-file", None):
         from autocue import telemetry
+        from autocue.errors import MissingExtraError
 
-        telemetry.configure(file=config.getoption("--autocue-otel-file", None), service="autocue-pytest")
+        try:
+            telemetry.configure(file=config.getoption("--autocue-otel-file", None), service="autocue-pytest")
+        except (MissingExtraError, OSError) as e:
+            raise pytest.UsageError(f"--autocue-otel: {e}") from None
         config.add_cleanup(telemetry.shutdown)
     config.addinivalue_line("markers", "autocue_llm(source, **options): the scenario (a path, a Script, a list) "
                                        "and MockLLM options of the autocue_llm fixture")

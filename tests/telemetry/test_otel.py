@@ -298,3 +298,22 @@ def test_the_pytest_option_exports_a_span_per_test_session(tmp_path: Path) -> No
     assert span.name == "invoke_agent autocue" and span.service == "autocue-pytest"
     assert span.attributes["autocue.test"] == "test_child.py::test_two_turns"
     assert span.attributes["autocue.session.turns"] == 2 and span.attributes["autocue.session.tool_failures"] == 0
+
+
+def test_autocue_run_otel_file_with_the_mock_agent_writes_the_run_span(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text(SCENARIO.replace("toolName: read", "toolName: readFile"))
+    out = tmp_path / "spans.jsonl"
+    proc = _cli("run", str(tmp_path / "s.yaml"), "--agent", "mock", "--otel-file", str(out), "--out",
+                str(tmp_path / "runs"), cwd=tmp_path, env={k: v for k, v in os.environ.items()
+                                                           if not k.startswith("OTEL_")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run, = [json.loads(line) for line in out.read_text().splitlines()]  # the mock agent plays its replies itself
+    assert run["name"] == "invoke_agent mock" and run["parent_id"] is None
+    assert run["attributes"]["autocue.run.result"] == "passed" and run["attributes"]["autocue.run.failures"] == 0
+    assert run["resource"]["attributes"]["service.name"] == "autocue-run"
+
+
+def test_an_otel_file_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    proc = _cli("serve", "--otel-file", str(tmp_path / "no" / "spans.jsonl"))
+    assert proc.returncode == 2
+    assert proc.stderr == f"autocue serve: --otel-file {tmp_path / 'no' / 'spans.jsonl'}: No such file or directory\n"

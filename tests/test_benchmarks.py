@@ -81,3 +81,9 @@ def test_bench_scenario_big_prints_every_stage_and_the_ratio() -> None:
 def test_bench_websocket_prints_both_sides_and_the_ratio() -> None:
     out = _run("bench_websocket.py", "--turns", "3", "--rounds", "1")
     assert "Responses over HTTP" in out and "Responses over WebSocket" in out and "ratio WebSocket / HTTP" in out
+
+
+def test_bench_otel_prints_both_sides_and_the_exports() -> None:
+    out = _run("bench_otel.py", "--rounds", "1", "--sessions", "1", "--steps", "2")
+    assert "client wall ms/request: off" in out and "server CPU  ms/request: off" in out
+    assert " 0 OTLP exports" not in out  # the --otel server's spans reached the sink

@@ -94,6 +94,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="print what the suite exercised (scripted replies served, declared tools called, extension "
                          f"hooks fired, UI dialogs, tool profiles, timeline events) and write it as JSON to PATH "
                          f"(default {COVERAGE_PATH}); see 'Coverage' in docs/testing.md")
+    group.addoption("--autocue-otel", action="store_true",
+                    help="export OpenTelemetry GenAI spans of the harness and the mock LLM over OTLP/HTTP "
+                         "($OTEL_EXPORTER_OTLP_ENDPOINT; needs autocue[otel]; docs/telemetry.md)")
+    group.addoption("--autocue-otel-file", default=None, metavar="PATH",
+                    help="write those OpenTelemetry spans to PATH, one JSON object a line")
     group.addoption("--autocue-coverage-fail-under", type=float, default=None, metavar="N",
                     help="fail the run when the coverage (replies served + declared tools called, in percent of "
                          "scripted replies + declared tools) is under N; implies --autocue-coverage")
@@ -110,6 +115,15 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--autocue-coverage", None) or (COVERAGE_PATH if minimum is not None else None)
     if path is not None:
         config.pluginmanager.register(_Coverage(config, path, minimum), "autocue-coverage")
+    if config.getoption("--autocue-otel", False) or config.getoption("--autocue-otel-file", None):
+        from autocue import telemetry
+        from autocue.errors import MissingExtraError
+
+        try:
+            telemetry.configure(file=config.getoption("--autocue-otel-file", None), service="autocue-pytest")
+        except (MissingExtraError, OSError) as e:
+            raise pytest.UsageError(f"--autocue-otel: {e}") from None
+        config.add_cleanup(telemetry.shutdown)
     config.addinivalue_line("markers", "autocue_llm(source, **options): the scenario (a path, a Script, a list) "
                                        "and MockLLM options of the autocue_llm fixture")
 

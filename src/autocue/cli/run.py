@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from autocue.catalog.apis import APIS
 from autocue.cli.args import fail
+from autocue.cli.otel import add_options as add_otel_options
+from autocue.cli.otel import start as start_otel
 
 if TYPE_CHECKING:
     from autocue.runner import RunOptions
@@ -88,6 +90,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--autocue-coverage-fail-under", type=float, default=None, metavar="N",
                    help="exit 1 when the coverage (replies served + declared tools called, in percent of scripted "
                         "replies + declared tools) is under N; implies --autocue-coverage")
+    add_otel_options(p)
     p.add_argument("--merge-reports", action="store_true",
                    help="combine the JSON reports (and JUnit files, and --job directories) given as paths instead "
                         "of running")
@@ -220,14 +223,25 @@ def main(argv: list[str]) -> int:
         from autocue import suite_coverage
 
         suite_coverage.enable(fresh=True)
+    if start_otel(PROG, args, "autocue-run"):
+        return 2
     if cells:
-        return _run_cells(args, items, options, shard, tags, coverage)
+        try:
+            return _run_cells(args, items, options, shard, tags, coverage)
+        finally:
+            from autocue import telemetry
+
+            telemetry.shutdown()  # every span exported before the exit
     stop = Interrupt()
     try:
         with stop.handling():
             report = run_selected(items, options, stop)
     except Interrupted:
         pass
+    finally:
+        from autocue import telemetry
+
+        telemetry.shutdown()  # every span exported before the exit
     if stop.signum is not None:
         return fail(PROG, _interrupted(stop), stop.exit_code)
     return _finish(args, report, coverage)

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 import orjson
 
 from autocue.cli.args import CliParser, fail, one_line
+from autocue.cli.otel import add_options as add_otel_options
+from autocue.cli.otel import start as start_otel
 from autocue.cli.serving import add_listen_options, base_url_lines, listen, serve_forever
 from autocue.mockllm.journal import JOURNAL_CAP
 from autocue.mockllm.options import MAX_SESSIONS, SESSION_TTL, ServerOptions
@@ -93,6 +95,7 @@ def parser() -> argparse.ArgumentParser:
                    help="replay the recording made under client key KEY to clients whose own key chose none "
                         "(docs/record.md)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
+    add_otel_options(p)
     return p
 
 
@@ -124,6 +127,8 @@ def main(argv: list[str]) -> int:
                             max_sessions=max(0, args.max_sessions), session_key=args.session_key or None)
     if args.workspace:
         options.workspace = Path(args.workspace)
+    if start_otel(PROG, args, "autocue-serve"):
+        return 2
     sock = listen(PROG, args)
     if sock is None:
         return 2

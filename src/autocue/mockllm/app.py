@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 import orjson
 
+from autocue import telemetry
 from autocue.mockllm.admin import AdminApi
 from autocue.mockllm.asgi import Receive, Request, Response, Route, Router, Scope, Send, StreamingResponse, lifespan
 from autocue.mockllm.chaos import ChaosPlan, ChaosTracker, body_delay, reset_connection, shape
@@ -179,6 +181,7 @@ class MockApp:
         """Answer an embeddings request: per input, the vector its session's scenario scripts
         (``server.embeddings``), else the text's deterministic hash vector (``embeddings``). The
         request is journaled in its session, when it has one."""
+        start = time.time_ns() if telemetry.TRACER is not None else 0  # telemetry: the request's span starts
         got = await self._parse(request, api.name, check=False)
         if isinstance(got, Response):
             return got
@@ -207,6 +210,10 @@ class MockApp:
             return error_response(api.name, 400, str(e), code="invalid_request")
         if session is not None:
             session.note(inc, 200, "embeddings", None)
+        if start:
+            from autocue.mockllm.otel import embeddings_span
+
+            embeddings_span(inc, 200, start)
         return _json(api.embed_body(vecs, req))
 
     def stored(self, request: Request, api: WireApi, key: str) -> Response:
@@ -254,6 +261,7 @@ class MockApp:
 
     async def handle(self, request: Request, api: ApiName, model: str | None, stream: bool | None) -> Response:
         """Answer a model call of ``api``; ``model`` and ``stream`` when the path says them."""
+        start = time.time_ns() if telemetry.TRACER is not None else 0  # telemetry: the request's span starts
         scope = request.scope
         headers = request.headers  # decoded once, also for ``_parse``
         query = request.query if scope.get("query_string") else {}
@@ -311,7 +319,12 @@ class MockApp:
                 keep = wire.keep(req, out.reply)
                 if keep is not None:
                     self.kept.put(keep[0], Kept(keep[1], out.reply, req))
-            return await self.render(req, out, chaos, scope, fuzz)
+            response = await self.render(req, out, chaos, scope, fuzz)
+            if start:
+                from autocue.mockllm.otel import request_span
+
+                request_span(req, out, start)
+            return response
         except Exception as e:  # a bug in the server: still an answer the client's SDK can parse
             log.exception("autocue mock LLM: internal error answering %s %s", request.method, scope["path"])
             return error_response(api, 500, f"autocue mock LLM: internal error answering this request "

@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autocue import suite_coverage
+from autocue import suite_coverage, telemetry
 from autocue.process import capture_sync
 from autocue.runner.cast import CastWriter
 from autocue.runner.extras import RunnerExtras, TerminalProfile, terminal_profile
@@ -175,6 +175,7 @@ class Execution:
         t0 = time.monotonic()
         self.deadline = t0 + self.opt.timeout
         r = self.result
+        self.otel = telemetry.start_run(self.sc.name, self.sc.file)  # None unless --otel
         try:
             self._execute()
         except _SetupFailed as e:
@@ -189,6 +190,10 @@ class Execution:
             r.duration_s = time.monotonic() - t0
             if suite_coverage.COLLECTOR is not None:
                 self._cover_own_replies(suite_coverage.COLLECTOR)
+            if self.otel is not None:
+                self.otel.end(runner=r.runner, failures=[(f.kind, f.message) for f in r.failures],
+                              interrupted=self.interrupted)
+                self.otel.close()
         return r
 
     def _cover_own_replies(self, cov: suite_coverage.Collector) -> None:
@@ -259,6 +264,7 @@ class Execution:
             tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
             self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
             self.llm.server.state.options.speed = self.opt.speed
+            telemetry.bind(self.llm.key, self.otel)  # the run's requests are children of its span
         try:
             launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,
                            llm_api=self.opt.llm_api, sandboxed=self.opt.sandbox != "none")
@@ -273,6 +279,7 @@ class Execution:
         """The program in its pseudo-terminal, recorded to ``session.cast``."""
         cast = CastWriter(run_dir / "session.cast", terminal.width, terminal.height, title=self.sc.name)
         masks, literals = self.extras.masks, self.literals
+        launch.env = telemetry.agent_env(launch.env, self.otel)  # TRACEPARENT: an instrumented agent joins the trace
         argv, env = self._sandboxed(launch, cast)
         try:
             self.prog = PtyProgram(argv, cwd=self.ws, env=env, width=terminal.width,

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from autocue import suite_coverage
+from autocue import suite_coverage, telemetry
 from autocue.agent.tool import AgentTool, tool_from_function
 from autocue.dicts import deep_merge
 from autocue.extensions.events import EMITTED_ONLY_BY
@@ -122,6 +122,7 @@ class TestSession:
         self._owns_cwd = cwd is None
         self.cwd = Path(tempfile.mkdtemp(prefix="autocue-test-")) if cwd is None else Path(cwd).resolve()
         self._disposed = False
+        self._otel = telemetry.start_session()  # None unless telemetry is on (--autocue-otel)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._mcp_servers = mcp_servers
         self.mcp: HarnessMCP | None = None
@@ -263,6 +264,8 @@ class TestSession:
             if not isinstance(turn, Turn):
                 raise TypeError(f"run() takes when(...) turns, got {turn!r}")
             self.playbook.begin_turn(turn)
+            if self._otel is not None:
+                self._otel.turns += 1
             self.subagents.begin_turn(turn.prompt, turn.subagents if isinstance(turn, TurnSpec) else {})
             failures_before = len(self.collector.failures)
             unknown_before = len(self.collector.unknown_tools)
@@ -344,6 +347,8 @@ class TestSession:
             # collector into this object
             self.provider.on_played = None
             self.collector.detach()
+            if self._otel is not None:
+                self._otel.end([f.describe() for f in self.collector.failures])
             self.subagents.detach()
             if self.session.subagents is not None:
                 self.session.subagents.provider_for = None

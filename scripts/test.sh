@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Install everything the suite needs into .venv, then run ruff, mypy (strict on src/) and pytest.
 source "$(dirname "$0")/_venv.sh"
-# The viewer's browser tests use Debian's Chromium: installed with apt when we may (root), else they skip.
+# The viewer's browser tests use Debian's Chromium, the sandbox tests bubblewrap: installed with apt when we may
+# (root), else they skip.
 source "$ROOT/scripts/_chromium.sh"
 ensure_chromium
+ensure_bubblewrap
 echo "== ruff"; ruff check --no-cache src tests benchmarks examples
 echo "== mypy"; mypy
 # The framework matrix's examples each in their own venv (.frameworks/, never .venv: the frameworks'

@@ -62,9 +62,11 @@ def test_nothing_is_installed_when_chromium_is_there_or_we_are_not_root(tmp_path
     (tmp_path / "chromium").unlink()
     out, calls = ensure(tmp_path, apt_exit=0, installs=True, uid=1000)
     assert "installing it takes root and apt-get: the browser tests of tests/view will be skipped" in out
+    assert "install Debian's chromium package" in out
     assert calls == ""
 
 
 def test_the_test_script_uses_it() -> None:
     text = (ROOT / "scripts" / "test.sh").read_text()
-    assert 'source "$ROOT/scripts/_chromium.sh"\nensure_chromium\n' in text and "apt-get" not in text
+    assert 'source "$ROOT/scripts/_chromium.sh"\nensure_chromium\nensure_bubblewrap\n' in text
+    assert "apt-get" not in text

@@ -217,6 +217,11 @@ class Execution:
         self.ready = choice.agent.ready if choice.agent is not None and tui else ""
         run_dir = self._prepare(choice, terminal)
         launch = self._launch(choice, terminal)
+        if self.opt.via == "acp":  # the runner is the agent's ACP client: its own driver plays the timeline
+            from autocue.runner.acp_client import drive
+
+            drive(self, launch, choice, run_dir)
+            return
         self._start(launch, choice, terminal, run_dir)
         typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
         played = self.llm.script if self.llm is not None else None
@@ -254,7 +259,7 @@ class Execution:
             self.llm.server.state.options.speed = self.opt.speed
         try:
             launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,
-                           llm_api=self.opt.llm_api)
+                           llm_api=self.opt.llm_api, via=self.opt.via)
         except LaunchError as e:
             raise _SetupFailed(str(e)) from None
         self.progress_file = launch.progress_file

@@ -70,7 +70,7 @@ class ScenarioItem(pytest.Item):
         options = RunOptions(agent=c.getoption("--autocue-agent-override"),
                              cmd=c.getoption("--autocue-cmd-override"), default_agent=c.getoption("--autocue-agent"),
                              default_cmd=c.getoption("--autocue-cmd"), flags=dict(PYTEST_FLAGS),
-                             timeout=c.getoption("--autocue-timeout"),
+                             timeout=c.getoption("--autocue-timeout"), via=c.getoption("--autocue-via"),
                              update_goldens=c.getoption("--autocue-update-goldens"),
                              ci=ci_from_env() if (ci := c.getoption("--autocue-ci")) is None else ci,
                              out=Path(out) if out else c.rootpath / "autocue-runs")
@@ -97,7 +97,8 @@ class ScenarioItem(pytest.Item):
         if r.workspace:
             lines.append(f"workspace: {r.workspace}")
         if r.out_dir:
-            lines.append(f"recording: {r.out_dir}/session.cast")
+            acp = Path(r.out_dir) / "acp.jsonl"
+            lines.append(f"recording: {acp if acp.exists() else f'{r.out_dir}/session.cast'}")
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -28,7 +28,7 @@ from autocue.runner.errors import ReportError as ReportError
 if TYPE_CHECKING:
     from autocue.runner.goldens import GoldenResult
 
-FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup"]
+FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "acp"]
 FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 

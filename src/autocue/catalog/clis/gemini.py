@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, all_of, any_of, schema_mentions
-from autocue.catalog.launch import AgentProfile
+from autocue.catalog.launch import AcpProfile, AgentProfile
 from autocue.catalog.shell import cwd, glob_pattern, sed_cmd, some
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
@@ -46,6 +46,8 @@ PROFILE = AgentProfile(
     ready="Type your message",
     quit_input="/exit<enter>",
     notes="Gemini API only; exits 42 with CI=true; re-launches itself as a second process",
+    acp=AcpProfile("gemini", ("-m", "gemini-2.5-flash", "--acp"),
+                   notes="its own ACP server (`--acp`); asks the client before writes and commands"),
 )
 
 

@@ -28,6 +28,9 @@ class AcpProfile:
     env: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     """Files written under ``{home}`` besides the CLI's own (templates)."""
+    client_fs: bool = True
+    """Whether the runner offers it the client's ``fs/*`` methods (``initialize``'s client capabilities); False:
+    it reads and writes the workspace itself."""
     package: str = ""
     """The adapter's npm package (empty: the ACP server is the CLI's own binary)."""
     version: str = ""

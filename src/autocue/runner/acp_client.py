@@ -142,7 +142,7 @@ class AcpDriver:
                     t.cancel()
                     with contextlib.suppress(BaseException):
                         await t
-            await self._stop()
+            await self._stop(kill=bool(r.failures) and not main.done())
             await self.host.close()
             if self.conn is not None:
                 with contextlib.suppress(Exception):
@@ -239,7 +239,9 @@ class AcpDriver:
         lib = asyncio.StreamReader(limit=STREAM_LIMIT)
         self.pump = asyncio.ensure_future(self._pump(raw, lib))
         self.conn = ClientSideConnection(client_for(self.host), writer, lib, observers=[self._outgoing])
-        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True), terminal=True)
+        agent = self.choice.agent
+        fs = agent is None or agent.acp is None or agent.acp.client_fs
+        caps = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=True)
         from autocue import __version__
 
         await self._call("initialize", self.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps,
@@ -389,9 +391,10 @@ class AcpDriver:
                 r.fail("artifact", missing, str(ex.sc.pos))
         ex._check_replies()
 
-    async def _stop(self) -> int | None:
-        """End the agent: stdin closed, ``EXIT_GRACE`` seconds, then SIGTERM / SIGKILL to its group. Its exit
-        code when it exited by itself (None: it had to be stopped)."""
+    async def _stop(self, *, kill: bool = False) -> int | None:
+        """End the agent: stdin closed, ``EXIT_GRACE`` seconds, then SIGTERM / SIGKILL to its group (``kill``: its
+        group SIGKILLed at once, after a fault or the timeout). Its exit code when it exited by itself (None: it
+        had to be stopped)."""
         if self.child is None or self.exited is None:
             return None
         r = self.ex.result
@@ -399,6 +402,13 @@ class AcpDriver:
             r.exit_code = self.exited.result()
             return r.exit_code if self.closing else None
         self.closing = True
+        if kill:
+            self.child.signal_group()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.exited), 2.0)
+            r.ended_by_runner = "SIGKILL"
+            r.exit_code = self.exited.result() if self.exited.done() else None
+            return None
         with contextlib.suppress(Exception):
             if hasattr(self, "writer"):
                 self.writer.close()

@@ -46,8 +46,10 @@ PROFILE = AgentProfile(
     ready="Type your message",
     quit_input="/exit<enter>",
     notes="Gemini API only; exits 42 with CI=true; re-launches itself as a second process",
-    acp=AcpProfile("gemini", ("-m", "gemini-2.5-flash", "--acp"),
-                   notes="its own ACP server (`--acp`); asks the client before writes and commands"),
+    acp=AcpProfile("gemini", ("-m", "gemini-2.5-flash", "--acp"), client_fs=False,
+                   notes="its own ACP server (`--acp`); asks the client before writes and commands; not offered the "
+                         "client's fs: 0.61.0 takes the client's not-found error of fs/read_text_file (a plain "
+                         "JSON-RPC error object, not an Error) as a failure, so it could not create a file"),
 )
 
 

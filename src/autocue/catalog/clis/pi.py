@@ -42,7 +42,7 @@ PROFILE = AgentProfile(
     ready="escape interrupt",
     notes="tools read, bash, edit, write",
     acp=AcpProfile("pi-acp", files={"pi/settings.json": '{"defaultProvider": "mock", "defaultModel": "mock"}\n'},
-                   package="pi-acp", version="0.0.34", notes="the adapter spawns `pi --mode rpc`"),
+                   package="pi-acp", version="0.0.24", notes="the adapter spawns `pi --mode rpc`"),
 )
 
 

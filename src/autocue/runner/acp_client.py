@@ -97,6 +97,8 @@ class AcpDriver:
         self.fault: asyncio.Future[str] | None = None
         self.closing = False
         self.quit = False
+        self.prompting = ""
+        """The prompt running now, as messages name it."""
         default, tools = "allow", {}
         acp = ex.sc.acp or {}
         try:
@@ -137,12 +139,13 @@ class AcpDriver:
                 r.fail("timeout", f"the scenario did not finish within {self.ex.opt.timeout:g} s ({self.doing}; "
                        f"last ACP message: {self.log.name()}); the agent's process group was killed", self.position)
         finally:
+            kill = bool(r.failures) and not main.done()
             for t in (main, watch, self.prompt_task):
                 if t is not None and not t.done():
                     t.cancel()
                     with contextlib.suppress(BaseException):
                         await t
-            await self._stop(kill=bool(r.failures) and not main.done())
+            await self._stop(kill=kill)
             await self.host.close()
             if self.conn is not None:
                 with contextlib.suppress(Exception):
@@ -270,13 +273,13 @@ class AcpDriver:
         await self._sync(before[-1], f"after the timeline's last event, waiting for the scripted replies "
                                      f"({before[-1]} in all)")
         if self.prompt_task is not None:
-            self.doing = "waiting for the last prompt to end"
+            self.doing = f"waiting for {self.prompting} to end"
             await self.prompt_task
         await self._end(end_spec)
 
     async def _prompt(self, text: str, pos: str) -> None:
         if self.prompt_task is not None:
-            self.doing = f"waiting for the prompt before {text[:40]!r} to end"
+            self.doing = f"waiting for {self.prompting} to end before the next prompt"
             await self.prompt_task
         assert self.conn is not None
         conn, session = self.conn, self.session
@@ -285,7 +288,7 @@ class AcpDriver:
             await self._call(f"session/prompt {text[:40]!r} (from {pos})",
                              conn.prompt(session_id=session, prompt=[text_block(text)]))
 
-        self.doing = f"session/prompt {text[:40]!r} (from {pos})"
+        self.doing = self.prompting = f"session/prompt {text[:40]!r} (from {pos})"
         self.prompt_task = asyncio.ensure_future(one())
         await asyncio.sleep(0)
 

@@ -59,8 +59,9 @@ def overhead(pairs: int, only: set[str]) -> int:
                     print(f"{name} {via}: FAIL {[f.line() for f in r.failures]}", file=sys.stderr)
                 times[via].append(r.duration_s)
         p, a = times["print"], times["acp"]
-        print(f"| {name} | {pairs} | {statistics.mean(p):.2f} / {statistics.median(p):.2f} | "
-              f"{statistics.mean(a):.2f} / {statistics.median(a):.2f} | {statistics.median(a) - statistics.median(p):+.2f} |")
+        mp, ma = statistics.median(p), statistics.median(a)
+        print(f"| {name} | {pairs} | {statistics.mean(p):.2f} / {mp:.2f} | {statistics.mean(a):.2f} / {ma:.2f} | "
+              f"{ma - mp:+.2f} |")
     return 0
 
 

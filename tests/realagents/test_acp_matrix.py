@@ -48,5 +48,6 @@ def test_over_acp(agent: str, scenario: str, tmp_path: Path) -> None:
     updates = [m["params"]["update"] for m in msgs if m.get("method") == "session/update"]
     calls = [u for u in updates if u.get("sessionUpdate") in ("tool_call", "tool_call_update")]
     assert calls, f"{agent} reported no tool call over ACP"  # the scripted writeFile / runCmd, seen as ACP events
-    stops = [m["result"].get("stopReason") for m in msgs if isinstance(m.get("result"), dict) and "stopReason" in m["result"]]
+    results = [m["result"] for m in msgs if isinstance(m.get("result"), dict)]
+    stops = [res["stopReason"] for res in results if "stopReason" in res]
     assert stops == ["end_turn"]

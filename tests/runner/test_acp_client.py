@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from runner_helpers import one, scenario
 
 from autocue.runner.acp_client_host import Host
-from runner_helpers import one, scenario
 
 FAKE = Path(__file__).resolve().parents[1] / "fixtures" / "acp" / "fake_agent.py"
 
@@ -47,7 +47,7 @@ def write_scenario(tmp: Path, *, extra: str = "", mid: str = "", expect: str = "
 
 
 def log(result: object) -> list[dict[str, object]]:
-    out_dir = Path(getattr(result, "out_dir"))
+    out_dir = Path(result.out_dir)
     return [json.loads(x) for x in (out_dir / "acp.jsonl").read_text().splitlines()]
 
 
@@ -57,7 +57,8 @@ def test_a_session_over_acp_plays_the_scenario_and_records_every_message(tmp_pat
            "        permissions: {count: 1, tools: [write]}\n")
     expect = ("  exitCode: 0\n  artifacts: [{type: file, pattern: hello.txt}]\n  acp:\n"
               "    stopReasons: [end_turn, end_turn]\n    plan: [create hello.txt, now show it]\n"
-              "    text: {regex: 'Done: hello\\.txt'}\n    toolCalls: [{kind: execute, title: cat, status: completed}]\n"
+              "    text: {regex: 'Done: hello\\.txt'}\n"
+              "    toolCalls: [{kind: execute, title: cat, status: completed}]\n"
               "    toolCallCount: 2\n")
     r = one(write_scenario(tmp_path, mid=mid, expect=expect), cmd=fake(), via="acp", keep=True)
     assert r.passed, [f.message for f in r.failures]

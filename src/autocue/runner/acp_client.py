@@ -39,7 +39,16 @@ from typing import TYPE_CHECKING, Any
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.client.connection import ClientSideConnection
 from acp.connection import StreamDirection, StreamEvent
-from acp.schema import ClientCapabilities, EnvVariable, FileSystemCapabilities, Implementation, McpServerStdio
+from acp.schema import (
+    AcpMcpServer,
+    ClientCapabilities,
+    EnvVariable,
+    FileSystemCapabilities,
+    HttpMcpServer,
+    Implementation,
+    McpServerStdio,
+    SseMcpServer,
+)
 
 from autocue.process import Child, exit_future, spawn
 from autocue.runner.acp_client_checks import AcpSpecError, check, seen, validate
@@ -99,7 +108,7 @@ class AcpDriver:
         self.quit = False
         self.prompting = ""
         """The prompt running now, as messages name it."""
-        default, tools = "allow", {}
+        default, tools = "allow", dict[str, str]()
         acp = ex.sc.acp or {}
         try:
             default, tools = policy_of(acp.get("permissions"))
@@ -125,7 +134,8 @@ class AcpDriver:
         main = asyncio.ensure_future(self._session())
         watch = asyncio.ensure_future(self._watch_exit())
         try:
-            done, _ = await asyncio.wait({main, self.fault}, timeout=max(0.0, self.ex.deadline - time.monotonic()),
+            waits: set[asyncio.Future[Any]] = {main, self.fault}
+            done, _ = await asyncio.wait(waits, timeout=max(0.0, self.ex.deadline - time.monotonic()),
                                          return_when=asyncio.FIRST_COMPLETED)
             if self.fault.done():
                 r.fail("acp", self.fault.result(), self.position)
@@ -184,8 +194,10 @@ class AcpDriver:
             try:
                 msg: Any = json.loads(text)
                 why = malformed(msg)
-            except ValueError as e:
+            except json.JSONDecodeError as e:
                 msg, why = None, f"not JSON ({e.msg})"
+            except ValueError as e:
+                msg, why = None, f"not JSON ({e})"
             if why is not None:
                 i = self.log.add("in", raw=text, error=why)
                 if not self.fault.done():
@@ -431,8 +443,8 @@ class AcpDriver:
         return code
 
 
-def _mcp_servers(acp: dict[str, Any]) -> list[McpServerStdio]:
-    out = []
+def _mcp_servers(acp: dict[str, Any]) -> list[HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio]:
+    out: list[HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio] = []
     for s in acp.get("mcpServers") or []:
         if isinstance(s, dict):
             env = s.get("env") or {}

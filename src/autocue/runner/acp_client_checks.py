@@ -87,11 +87,11 @@ def seen(entries: list[dict[str, Any]], workspace: Path) -> Seen:
         if e["dir"] != "in" or not isinstance(params, dict):
             continue
         if method == "session/request_permission":
-            tc = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+            tc: dict[str, Any] = params["toolCall"] if isinstance(params.get("toolCall"), dict) else {}
             call = s.calls.get(str(tc.get("toolCallId")))
             title = str(tc.get("title") or (call.title if call else ""))
-            kind = str(tc.get("kind") or (call.kind if call else ""))
-            s.permissions.append((e["i"], f"{title} {kind}"))
+            tool_kind = str(tc.get("kind") or (call.kind if call else ""))
+            s.permissions.append((e["i"], f"{title} {tool_kind}"))
             continue
         update = params.get("update")
         if method != "session/update" or not isinstance(update, dict):
@@ -105,8 +105,9 @@ def seen(entries: list[dict[str, Any]], workspace: Path) -> Seen:
                 if update.get(key):
                     setattr(call, key, str(update[key]))
             for loc in update.get("locations") or []:
-                if isinstance(loc, dict) and loc.get("path") and _rel(str(loc["path"]), workspace) not in call.locations:
-                    call.locations.append(_rel(str(loc["path"]), workspace))
+                path = _rel(str(loc["path"]), workspace) if isinstance(loc, dict) and loc.get("path") else None
+                if path is not None and path not in call.locations:
+                    call.locations.append(path)
         elif kind == "plan":
             s.plan += [c for x in update.get("entries") or [] if isinstance(x, dict)
                        and (c := str(x.get("content", ""))) not in s.plan]

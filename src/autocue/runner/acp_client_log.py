@@ -58,7 +58,7 @@ class AcpLog:
         if self._fh is not None:
             self._fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
             self._fh.flush()
-        return entry["i"]
+        return len(self.entries) - 1
 
     def method(self, entry: dict[str, Any]) -> str:
         """``session/update``, or ``response to session/prompt`` for a response, or ``malformed line``."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -210,3 +211,25 @@ def test_via_acp_needs_an_agent_with_an_acp_server(tmp_path: Path) -> None:
     r = one(write_scenario(tmp_path), agent="mock", via="acp")
     [f] = r.failures
     assert f.kind == "setup" and "--via acp drives an ACP server" in f.message
+
+
+def test_autocue_view_shows_an_acp_run_as_a_timeline_of_messages(tmp_path: Path) -> None:
+    from autocue.view.sources import load_doc
+
+    r = one(write_scenario(tmp_path), cmd=fake(), via="acp")
+    assert r.passed, [f.message for f in r.failures]
+    alone = load_doc(str(Path(r.out_dir) / "acp.jsonl"))
+    texts = [e["text"] for e in alone.events if e["type"] == "info" and e.get("kind") == "acp"]
+    assert len(texts) == alone.summary["acp messages"] == len(log(r))
+    assert texts[0].startswith("#0 client → agent initialize: {")
+    assert any(t.startswith("#1 agent → client response to initialize: ") for t in texts)
+    assert any(" agent → client session/update tool_call: " in t for t in texts)
+    times = [e["t"] for e in alone.events]
+    assert times == sorted(times)
+    out = tmp_path / "cli-out"  # `autocue run` writes the report the run's page reads
+    proc = subprocess.run([sys.executable, "-m", "autocue.cli.main", "run", str(tmp_path / "s.yaml"), "--via", "acp",
+                           "--cmd", fake(), "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = load_doc(str(out))  # the run's page: the scenario, then its ACP messages
+    acp = [e for e in run.events if e.get("kind") == "acp"]
+    assert len(acp) == len(texts) and all(e["scenario"] == "acp-write" for e in acp)

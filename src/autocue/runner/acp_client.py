@@ -34,7 +34,7 @@ import subprocess
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.client.connection import ClientSideConnection
@@ -51,9 +51,10 @@ from acp.schema import (
 )
 
 from autocue.process import Child, exit_future, spawn
-from autocue.runner.acp_client_checks import AcpSpecError, check, seen, validate
-from autocue.runner.acp_client_host import Host, PolicyError, client_for, policy_of
+from autocue.runner.acp_client_checks import check, seen, validate
+from autocue.runner.acp_client_host import Host, client_for, policy_of
 from autocue.runner.acp_client_log import LOG_NAME, AcpLog, malformed
+from autocue.runner.errors import AcpSpecError
 from autocue.runner.keys import parse_input
 from autocue.scenario import (
     AdvanceMs,
@@ -74,8 +75,29 @@ from autocue.scenario import (
 from autocue.scenario.events import check_interpreter, handler
 
 if TYPE_CHECKING:
-    from autocue.runner.executor import Execution
     from autocue.runner.launch import Choice, Launch
+    from autocue.runner.llm import LlmRun
+    from autocue.runner.options import RunOptions
+    from autocue.runner.report import ScenarioResult
+    from autocue.scenario import Scenario, TimelineEvent
+
+
+class Execution(Protocol):
+    """What the ACP driver uses of the executor's run (``autocue.runner.executor.Execution``)."""
+
+    sc: Scenario
+    ws: Path
+    result: ScenarioResult
+    opt: RunOptions
+    deadline: float
+    settle: float
+    llm: LlmRun | None
+
+    def _served(self) -> int: ...
+    def _note(self, ev: TimelineEvent, what: str) -> None: ...
+    def _user_command(self, ev: UserCommand) -> None: ...
+    def _user_edits(self, ev: UserEdits) -> None: ...
+    def _check_replies(self) -> None: ...
 
 STREAM_LIMIT = 50 * 1024 * 1024
 """Bytes of one JSON-RPC line at most (the library's default for stdio)."""
@@ -91,8 +113,10 @@ class _Fault(Exception):
 
 
 class AcpDriver:
-    def __init__(self, ex: Execution, launch: Launch, choice: Choice, run_dir: Path) -> None:
+    def __init__(self, ex: Execution, launch: Launch, choice: Choice, run_dir: Path, before: list[int]) -> None:
         self.ex = ex
+        self.before = before
+        """For each timeline event, then for the end, how many replies are served before it (``replies_before``)."""
         self.launch = launch
         self.choice = choice
         self.log = AcpLog(run_dir / LOG_NAME)
@@ -112,7 +136,7 @@ class AcpDriver:
         acp = ex.sc.acp or {}
         try:
             default, tools = policy_of(acp.get("permissions"))
-        except PolicyError as e:
+        except AcpSpecError as e:
             self.setup_error: str | None = str(e)
         else:
             self.setup_error = None
@@ -265,10 +289,7 @@ class AcpDriver:
         new = await self._call("session/new", self.conn.new_session(cwd=str(ex.ws.resolve()),
                                                                     mcp_servers=_mcp_servers(sc.acp or {})))
         self.session = new.session_id
-        played = ex.llm.script if ex.llm is not None else None
-        from autocue.runner.executor import replies_before
-
-        before = replies_before(sc, self.choice, played)
+        before = self.before
         if sc.initial_prompt:
             await self._prompt(sc.initial_prompt, str(sc.pos))
         for i, ev in enumerate(sc.timeline):
@@ -374,9 +395,11 @@ class AcpDriver:
             self.ex._note(ev, f"{ev.kind}: not executed over ACP")
 
     async def _side(self, ev: UserCommand | UserEdits) -> None:
-        fn: Callable[[Any], None] = self.ex._user_command if isinstance(ev, UserCommand) else self.ex._user_edits
         self.doing = f"running {type(ev).__name__}"
-        await asyncio.to_thread(fn, ev)
+        if isinstance(ev, UserCommand):
+            await asyncio.to_thread(self.ex._user_command, ev)
+        else:
+            await asyncio.to_thread(self.ex._user_edits, ev)
 
     async def _advance(self, ev: AdvanceMs) -> None:
         if self.ex.opt.speed > 0:
@@ -454,9 +477,10 @@ def _mcp_servers(acp: dict[str, Any]) -> list[HttpMcpServer | SseMcpServer | Acp
     return out
 
 
-def drive(ex: Execution, launch: Launch, choice: Choice, run_dir: Path) -> None:
-    """Play ``ex``'s scenario against ``launch`` (an ACP server) as its client; failures go to ``ex.result``."""
-    asyncio.run(AcpDriver(ex, launch, choice, run_dir).run())
+def drive(ex: Execution, launch: Launch, choice: Choice, run_dir: Path, before: list[int]) -> None:
+    """Play ``ex``'s scenario against ``launch`` (an ACP server) as its client; failures go to ``ex.result``.
+    ``before``: the replies served before each timeline event, then in all (``executor.replies_before``)."""
+    asyncio.run(AcpDriver(ex, launch, choice, run_dir, before).run())
 
 
 ACP_HANDLERS: dict[type, Callable[[AcpDriver, Any], Awaitable[None]]] = {

@@ -24,12 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autocue.runner.errors import AcpSpecError
+
 KEYS = ("toolCalls", "toolCallCount", "permissions", "plan", "stopReasons", "text")
 CALL_KEYS = ("kind", "title", "status", "locations")
-
-
-class AcpSpecError(ValueError):
-    """An ``acp:`` block that cannot be checked: the message says what to write instead."""
 
 
 @dataclass(slots=True)
@@ -210,4 +208,4 @@ def _call_matches(want: dict[str, Any], c: ToolCall) -> bool:
                for p in _list(want.get("locations")))
 
 
-__all__ = ["CALL_KEYS", "KEYS", "AcpSpecError", "Miss", "Seen", "ToolCall", "check", "seen", "validate"]
+__all__ = ["CALL_KEYS", "KEYS", "Miss", "Seen", "ToolCall", "check", "seen", "validate"]

@@ -44,13 +44,10 @@ from acp.schema import (
 )
 
 from autocue.process import Child, exit_future, spawn
+from autocue.runner.errors import AcpSpecError
 
 TERM_GRACE = 1.0
 OUTPUT_LIMIT = 1_000_000
-
-
-class PolicyError(ValueError):
-    """A ``permissions:`` policy that cannot be applied."""
 
 
 def policy_of(spec: object) -> tuple[str, dict[str, str]]:
@@ -62,9 +59,9 @@ def policy_of(spec: object) -> tuple[str, dict[str, str]]:
     if isinstance(spec, dict) and set(spec) <= {"default", "tools"}:
         tools = spec.get("tools") or {}
         if not isinstance(tools, dict):
-            raise PolicyError(f"acp.permissions.tools: expected {{NAME_OR_KIND: allow | deny}}, got {tools!r}")
+            raise AcpSpecError(f"acp.permissions.tools: expected {{NAME_OR_KIND: allow | deny}}, got {tools!r}")
         return str(spec.get("default", "allow")), {str(k).lower(): str(v) for k, v in tools.items()}
-    raise PolicyError(f"acp.permissions: expected allow, deny or {{default: ..., tools: {{NAME: allow|deny}}}}, "
+    raise AcpSpecError(f"acp.permissions: expected allow, deny or {{default: ..., tools: {{NAME: allow|deny}}}}, "
                       f"got {spec!r}")
 
 
@@ -313,4 +310,4 @@ def client_for(host: Host, on_update: Any = None) -> Any:
     return RunnerClient()
 
 
-__all__ = ["Host", "PolicyError", "client_for", "pick", "policy_of"]
+__all__ = ["Host", "client_for", "pick", "policy_of"]

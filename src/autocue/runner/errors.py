@@ -34,6 +34,11 @@ class Interrupted(RunnerError):
     """The run stopped because ``autocue run`` was interrupted (raised in the run's thread)."""
 
 
+class AcpSpecError(RunnerError, ValueError):
+    """An ``acp:`` block of a scenario (checks, permissions policy) that an ACP run cannot apply (the message says
+    what to write instead)."""
+
+
 class ReportError(RunnerError, ValueError):
     """A report file to merge is missing or not a report (message names the file)."""
 

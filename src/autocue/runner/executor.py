@@ -220,7 +220,7 @@ class Execution:
         if self.opt.via == "acp":  # the runner is the agent's ACP client: its own driver plays the timeline
             from autocue.runner.acp_client import drive
 
-            drive(self, launch, choice, run_dir)
+            drive(self, launch, choice, run_dir, replies_before(self.sc, choice, self.llm.script if self.llm else None))
             return
         self._start(launch, choice, terminal, run_dir)
         typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)

@@ -96,10 +96,15 @@ def test_acp_checks_fail_naming_the_position_and_the_message(tmp_path: Path) -> 
 
 
 def test_a_deny_policy_and_a_timeline_answer_decide_the_permission_requests(tmp_path: Path) -> None:
-    extra = "acp: {permissions: {default: allow, tools: {edit: deny}}}\n"
+    extra = ("acp:\n  permissions: {default: allow, tools: {edit: deny}}\n"
+             "  mcpServers: [{name: files, command: /bin/true, args: [x], env: {A: b}}]\n")
     mid = "  - assert:\n      fs: {notExists: [hello.txt]}\n      acp: {toolCalls: [{kind: edit, status: failed}]}\n"
     r = one(write_scenario(tmp_path, extra=extra, mid=mid), cmd=fake(), via="acp", keep=True)
     assert r.passed, [f.message for f in r.failures]
+    [new] = [e["msg"]["params"] for e in log(r) if e["msg"].get("method") == "session/new"]
+    assert new["mcpServers"] == [{"name": "files", "command": "/bin/true", "args": ["x"],
+                                  "env": [{"name": "A", "value": "b"}]}]
+    assert new["cwd"] == str(Path(r.workspace).resolve())
     assert any("write hello.txt: deny -> no" in t for t in r.transcript)
     # the timeline's answer goes to the next request, over the policy
     mid = ("  - agentPermissionRequest: always\n" + mid.replace("notExists", "exists").replace("failed", "completed"))

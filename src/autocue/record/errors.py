@@ -9,4 +9,9 @@ class CheckError(AutocueError):
     """A recording that cannot be checked (a reply built by a factory, no reply at all)."""
 
 
-__all__ = ["CheckError"]
+class RunCaptureError(AutocueError):
+    """A whole agent run that cannot be recorded (``autocue record --agent``: bad options, a launch
+    failure, the time limit)."""
+
+
+__all__ = ["CheckError", "RunCaptureError"]

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from autocue.catalog.apis import provider_api_for_style
 from autocue.errors import nearest
@@ -39,7 +39,6 @@ from autocue.scenario import Scenario, UserInputs
 
 if TYPE_CHECKING:
     from autocue.catalog.launch import AgentProfile
-    from autocue.runner.llm import LlmRun
     from autocue.script.model import Script
 
 PROFILES = ("autocue", "mock")
@@ -50,6 +49,20 @@ API_FOR_STYLE = provider_api_for_style()
 """``Model.api`` of autocue's provider per ``server.llmApiStyle`` (aliases included)."""
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
+
+
+class Endpoint(Protocol):
+    """Where a launched program reaches its model: a run's mock-server session (``LlmRun``), or the
+    recording proxy of ``autocue record --agent`` (``autocue.record.run_capture``)."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def openai_base_url(self) -> str: ...
+
+    @property
+    def key(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +198,7 @@ _AGENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CLAUDE_", "CO
                    "AZURE_", "AWS_", "LITELLM_")
 
 
-def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
+def base_env(terminal: TerminalProfile, workspace: Path, llm: Endpoint | None, *,
              agent: bool = False) -> dict[str, str]:
     """The program's environment: no ``CI`` variables (Gemini CLI exits 42 under ``CI=true``); for a
     real agent also none of the developer's model-provider settings."""
@@ -201,12 +214,12 @@ def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: LlmRun | None, llm_api: str | None = None, via: str | None = None) -> Launch:
-    """The command line and env of ``choice``'s program (``via="acp"``: a real agent's ACP server, or a
-    command that is one)."""
+          llm: Endpoint | None, llm_api: str | None = None, sandboxed: bool = False, via: str | None = None) -> Launch:
+    """The program's command line and environment (``sandboxed``: it runs in an autocue sandbox; ``via="acp"``: a
+    real agent's ACP server, or a command that is one)."""
     if choice.agent is not None and choice.profile is None:
         return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
-                             state_dir=state_dir, llm=llm, llm_api=llm_api, acp=via == "acp")
+                             state_dir=state_dir, llm=llm, llm_api=llm_api, sandboxed=sandboxed, acp=via == "acp")
     if via == "acp" and choice.profile is not None:
         raise LaunchError(f"{choice.source} {choice.profile}: --via acp drives an ACP server: a real agent CLI's "
                           "(--agent gemini|claude|codex|opencode|pi) or a command that is one (--cmd)")
@@ -254,8 +267,8 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
-                  workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None,
-                  acp: bool = False) -> Launch:
+                  workspace: Path, state_dir: Path, llm: Endpoint | None, llm_api: str | None,
+                  sandboxed: bool = False, acp: bool = False) -> Launch:
     from autocue.catalog.launch import API_ALIASES
     from autocue.runner.agents.base import RunValues, find_binary, prepare
 
@@ -284,7 +297,7 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
                           "needs `initialPrompt:`")
     values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
                        openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
-                       api_style=llm_api or scenario.server.llm_api_style)
+                       api_style=llm_api or scenario.server.llm_api_style, sandboxed=sandboxed)
     argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args, acp=acp)
     env = base_env(terminal, workspace, llm, agent=True)
     env.update(extra)

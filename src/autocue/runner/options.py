@@ -54,6 +54,11 @@ class RunOptions:
     via: str | None = None
     """How the program is driven: ``print`` / ``tui`` (None: by the scenario, as before) or ``acp`` (the agent's
     ACP server, the runner its client: ``autocue.runner.acp_client``)."""
+    sandbox: str = "none"
+    """The sandbox provider the program runs in (``--sandbox``: ``none``, ``bwrap``, ``docker``, ``podman`` or an
+    ``autocue.sandboxes`` entry point; ``autocue.isolation``)."""
+    sandbox_image: str | None = None
+    """The container image of a container sandbox (``--sandbox-image``)."""
     flags: dict[str, str] = field(default_factory=dict)
     """How the caller spells the option of a field in messages, by field name (pytest:
     ``{"update_goldens": "--autocue-update-goldens", ...}``); see ``flag``."""

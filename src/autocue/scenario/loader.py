@@ -275,7 +275,11 @@ class ScenarioLoader(EventReader):
 
     def expect(self, n: Node) -> Expect:
         self.map_(n, "the expect block (a mapping)")
-        e = Expect()
+        e = Expect(pos=n.pos)
+        if (x := n.get("egress")) is not None and x.v is not None:
+            if x.v != "none":
+                self.fail(x, f"expect.egress: expected `none` (the run fails on any egress attempt), got {x.v!r}")
+            e.egress = "none"
         if (x := n.get("exitCode")) is not None and x.v is not None:
             e.exit_code = self.int_(x, "an exit code", minimum=None)
         if (x := n.get("artifacts")) is not None and x.v is not None:
@@ -293,7 +297,7 @@ class ScenarioLoader(EventReader):
             self.map_(x, "the ACP checks of an `--via acp` run (toolCalls, permissions, plan, stopReasons, text, ...)")
             e.acp = plain(x.v)
         for k in n.key_names():
-            if k not in ("exitCode", "artifacts", "acp"):
+            if k not in ("exitCode", "artifacts", "egress", "acp"):
                 self.warn(n.key_pos(k), n.key_path(k),
                           f"unknown key {k!r} in expect is kept but not checked by autocue")
                 e.extra[str(k)] = plain(n.v[k])

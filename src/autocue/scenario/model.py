@@ -94,6 +94,9 @@ class Expect:
     acp: dict[str, Any] | None = None
     """Checks of an ACP run (``autocue run --via acp``) on its whole session: ``autocue.runner.acp_client_checks``."""
     extra: dict[str, Any] = field(default_factory=dict)
+    egress: str | None = None
+    """``none``: the run fails when the program tried to reach any host but the mock server (``--sandbox``)."""
+    pos: Pos | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,3 +238,27 @@ def test_autocue_view_shows_an_acp_run_as_a_timeline_of_messages(tmp_path: Path)
     run = load_doc(str(out))  # the run's page: the scenario, then its ACP messages
     acp = [e for e in run.events if e.get("kind") == "acp"]
     assert len(acp) == len(texts) and all(e["scenario"] == "acp-write" for e in acp)
+
+
+def test_the_runner_drives_autocues_own_mock_acp_agent(tmp_path: Path) -> None:
+    """Both sides of ACP in autocue: ``autocue acp-agent`` plays the scenario, the runner is its client."""
+    path = scenario(tmp_path, """\
+        name: both-sides
+        initialPrompt: create hello.txt
+        timeline:
+          - llmResponse:
+              - assistant: [[0, "Writing hello.txt."]]
+              - writeFile: {path: hello.txt, content: "hello\\n"}
+          - assert:
+              fs: {exists: [hello.txt]}
+              acp: {permissions: {count: 1}}
+          - llmResponse:
+              - assistant: [[0, "Done."]]
+        expect:
+          artifacts: [{type: file, pattern: hello.txt}]
+          acp: {stopReasons: [end_turn], text: {contains: [Done.]}}
+        """)
+    cmd = "{python} -m autocue.cli.main acp-agent {scenario} --ask-permission writeFile"
+    r = one(path, cmd=cmd, via="acp")
+    assert r.passed, [f.message for f in r.failures]
+    assert any("-> allow" in t or "allow ->" in t for t in r.transcript if t.startswith("permission:"))

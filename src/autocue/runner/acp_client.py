@@ -335,6 +335,8 @@ class AcpDriver:
     async def _sync(self, replies: int, what: str) -> None:
         self.doing = what
         settle = self.ex.settle
+        if self.ex.llm is None:  # an agent that plays its replies itself (`autocue acp-agent`): no count to wait for
+            replies = 0
         while True:
             served = self.ex._served()
             running = self._prompt_running()

@@ -145,7 +145,7 @@ def merged(rows: list[str], only: set[str], modes: set[str]) -> list[str]:
         cells = [c.strip() for c in row.strip("|").split("|")]
         return cells[0], cells[2]
 
-    kept = [r for r in old if not ((not only or key(r)[0] in only) and key(r)[1] in modes)]
+    kept = [r for r in old if not ((not only or key(r)[0] in only) and key(r)[1] in modes) and r not in rows]
     order = {n: i for i, n in enumerate(BUILTIN)}
     mode_order = {"print": 0, "tui": 1, "acp": 2}
     return sorted(kept + rows, key=lambda r: (order.get(key(r)[0], 99), mode_order.get(key(r)[1], 3)))

@@ -23,6 +23,14 @@ NPM_AGENTS=(
   "pi       @mariozechner/pi-coding-agent   0.73.1  pi"
   "gemini   @google/gemini-cli              0.61.0  gemini"
 )
+# ACP adapters (`autocue run --via acp`; gemini and opencode serve ACP themselves), one npm prefix each,
+# AUTOCUE_AGENTS_DIR/<cli>-acp/, pinned like the CLIs (the `acp` entries of src/autocue/catalog/clis/*.py)
+# name       npm package                              version  command
+NPM_ACP=(
+  "claude-acp @agentclientprotocol/claude-agent-acp   0.101.0  claude-agent-acp"
+  "codex-acp  @zed-industries/codex-acp               0.16.0   codex-acp"
+  "pi-acp     pi-acp                                  0.0.24   pi-acp"
+)
 AIDER_VERSION=0.86.2
 
 with_aider=0
@@ -51,7 +59,7 @@ if ! command -v npm >/dev/null; then
   exit 1
 fi
 
-for line in "${NPM_AGENTS[@]}"; do
+for line in "${NPM_AGENTS[@]}" "${NPM_ACP[@]}"; do
   read -r name pkg version cmd <<<"$line"
   prefix="$AGENTS_DIR/$name"
   have="$(node -p "require('$prefix/node_modules/$pkg/package.json').version" 2>/dev/null || true)"

@@ -74,6 +74,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="command line for the scenarios that name no program (no ah.cmd or agent:)")
     group.addoption("--autocue-agent-override", default=None, metavar="NAME",
                     help="launch profile for every scenario, over its own ah.cmd or agent:")
+    group.addoption("--autocue-via", default=None, choices=("print", "tui", "acp"),
+                    help="how an agent is driven: acp = over its ACP server (default: print mode or its TUI)")
     group.addoption("--autocue-cmd-override", default=None, metavar="COMMAND",
                     help="command line for every scenario, over its own ah.cmd or agent:")
     group.addoption("--autocue-out", default=None, metavar="DIR", help="screenshots and recordings (default: "

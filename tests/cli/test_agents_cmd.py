@@ -14,11 +14,14 @@ import pytest
 from autocue.cli.main import main
 
 FAKE_NPM = """#!/bin/sh
-# npm install --prefix DIR ... PKG@VERSION: a claude that prints the version it was asked for
+# npm install --prefix DIR ... PKG@VERSION: a claude (or its ACP adapter) that prints the version it was asked for
 prefix="$3"; for last; do :; done
-mkdir -p "$prefix/node_modules/.bin"
-printf '#!/bin/sh\\necho "%s (Claude Code)"\\n' "${last##*@}" > "$prefix/node_modules/.bin/claude"
-chmod +x "$prefix/node_modules/.bin/claude"
+pkg="${last%@*}"; version="${last##*@}"; exe=claude
+case "$pkg" in *claude-agent-acp) exe=claude-agent-acp ;; esac
+mkdir -p "$prefix/node_modules/.bin" "$prefix/node_modules/$pkg"
+printf '#!/bin/sh\\necho "%s (Claude Code)"\\n' "$version" > "$prefix/node_modules/.bin/$exe"
+printf '{"version": "%s"}' "$version" > "$prefix/node_modules/$pkg/package.json"
+chmod +x "$prefix/node_modules/.bin/$exe"
 echo "$@" >> "$prefix/../npm-calls.log"
 """
 
@@ -60,11 +63,16 @@ def test_install_runs_npm_for_the_pinned_version_and_links_the_binary(
     assert main(["agents", "install", "claude"]) == 0
     link = agents_env / "agents" / "bin" / "claude"
     assert link.resolve() == (agents_env / "agents" / "claude" / "node_modules" / ".bin" / "claude").resolve()
-    calls = (agents_env / "agents" / "npm-calls.log").read_text().split()
-    assert calls[-1] == "@anthropic-ai/claude-code@2.1.197" and calls[:2] == ["install", "--prefix"]
-    assert main(["agents", "install", "claude"]) == 0  # already at the pinned version: npm is not run again
-    assert "already installed" in capsys.readouterr().out
-    assert len((agents_env / "agents" / "npm-calls.log").read_text().splitlines()) == 1
+    cli, adapter = [x.split() for x in (agents_env / "agents" / "npm-calls.log").read_text().splitlines()]
+    assert cli[-1] == "@anthropic-ai/claude-code@2.1.197" and cli[:2] == ["install", "--prefix"]
+    # its ACP adapter (`--via acp`), pinned too, in a prefix of its own
+    assert adapter[-1] == "@agentclientprotocol/claude-agent-acp@0.101.0"
+    assert adapter[2] == str(agents_env / "agents" / "claude-acp")
+    assert (agents_env / "agents" / "bin" / "claude-agent-acp").resolve() == (
+        agents_env / "agents" / "claude-acp" / "node_modules" / ".bin" / "claude-agent-acp").resolve()
+    assert main(["agents", "install", "claude"]) == 0  # already at the pinned versions: npm is not run again
+    assert "ACP adapter @agentclientprotocol/claude-agent-acp 0.101.0 already installed" in capsys.readouterr().out
+    assert len((agents_env / "agents" / "npm-calls.log").read_text().splitlines()) == 2
 
 
 @pytest.mark.parametrize(("argv", "message"), [

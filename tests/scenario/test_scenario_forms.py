@@ -254,7 +254,7 @@ def test_unknown_keys_and_events_warn_with_positions_and_never_crash() -> None:
         f"{f}:7:9: timeline[0].llmResponse[0].color: unknown key 'color' next to assistant is ignored",
         f"{f}:8:5: timeline[1].fancyEvent: unknown timeline event 'fancyEvent' is ignored (known events: "
         "llmResponse, userInputs, assert, advanceMs, screenshot, runCmd, ...)",
-        f"{f}:11:7: timeline[2].assert.vm: assertion 'vm' is not checked by autocue (known: fs, text, json, git); "
+        f"{f}:11:7: timeline[2].assert.vm: assertion 'vm' is not checked by autocue (known: fs, text, json, git, acp); "
         "it is kept in extra",
         f"{f}:12:11: timeline[3].type: unknown event type 'teleport' is ignored",
     ]

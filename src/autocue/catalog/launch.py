@@ -18,6 +18,27 @@ API_ALIASES = agent_aliases()
 
 
 @dataclass(frozen=True, slots=True)
+class AcpProfile:
+    """How a CLI is driven over the Agent Client Protocol (``autocue run --via acp``): its ACP server's
+    binary (the CLI itself with an ACP flag, or an adapter package that embeds or spawns it), the arguments,
+    and the env and files added to the CLI's own (which point it at the mock LLM server)."""
+
+    binary: str
+    args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    """Files written under ``{home}`` besides the CLI's own (templates)."""
+    client_fs: bool = True
+    """Whether the runner offers it the client's ``fs/*`` methods (``initialize``'s client capabilities); False:
+    it reads and writes the workspace itself."""
+    package: str = ""
+    """The adapter's npm package (empty: the ACP server is the CLI's own binary)."""
+    version: str = ""
+    """The adapter's pinned version (``autocue agents install`` installs it next to the CLI)."""
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class AgentProfile:
     name: str
     binary: str
@@ -65,6 +86,8 @@ class AgentProfile:
     image: str = ""
     """A container image with this CLI installed, for ``--sandbox docker`` / ``podman`` without ``--sandbox-image``."""
     source: str = "built-in"
+    acp: AcpProfile | None = None
+    """Its ACP server (None: it has none autocue knows)."""
 
     def api_for(self, style: str) -> str:
         """The key of ``apis`` used for a scenario's ``server.llmApiStyle``."""

@@ -114,6 +114,7 @@ def _install(args: argparse.Namespace, builtin: dict[str, AgentProfile]) -> int:
         have = installed(prof)
         if have.path is not None and have.version == prof.version and Path(have.path).parent == root / "bin":
             print(f"{name}: {prof.package} {prof.version} already installed")
+            failed += not _install_acp(name, prof, root)
             continue
         print(f"{name}: installing {prof.package} {prof.version} into {root / name}", flush=True)
         prefix = root / name
@@ -146,4 +147,38 @@ def _install(args: argparse.Namespace, builtin: dict[str, AgentProfile]) -> int:
         link.unlink(missing_ok=True)
         link.symlink_to(exe)
         print(f"{name}: {link} -> {exe}")
+        failed += not _install_acp(name, prof, root)
     return 1 if failed else 0
+
+
+def _install_acp(name: str, prof: AgentProfile, root: Path) -> bool:
+    """Install ``prof``'s ACP adapter (an npm package, pinned) into ``root/NAME-acp`` with a link in ``root/bin``
+    (``autocue run --via acp``); True when there is none to install or it is there."""
+    acp = prof.acp
+    if acp is None or not acp.package:
+        return True
+    prefix = root / f"{name}-acp"
+    exe = prefix / "node_modules" / ".bin" / acp.binary
+    meta = prefix / "node_modules" / acp.package / "package.json"
+    link = root / "bin" / acp.binary
+    try:
+        have = json.loads(meta.read_text()).get("version")
+    except (OSError, ValueError):
+        have = None
+    if have == acp.version and exe.exists():
+        print(f"{name}: ACP adapter {acp.package} {acp.version} already installed")
+    else:
+        npm = shutil.which("npm")
+        if npm is None:
+            print(f"{PROG}: {name}: npm is not installed (Node.js 20+ is needed for {acp.package})", file=sys.stderr)
+            return False
+        print(f"{name}: installing its ACP adapter {acp.package} {acp.version} into {prefix}", flush=True)
+        code = subprocess.run([npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error",
+                               f"{acp.package}@{acp.version}"], stdin=subprocess.DEVNULL).returncode
+        if code or not exe.exists():
+            print(f"{PROG}: {name}: npm install {acp.package}@{acp.version} exited {code}"
+                  + ("" if code else f" but {exe} is missing"), file=sys.stderr)
+            return False
+    link.unlink(missing_ok=True)
+    link.symlink_to(exe)
+    return True

@@ -50,6 +50,9 @@ def parser() -> argparse.ArgumentParser:
                    help="an extra argument for the agent CLI (repeat for several; use --agent-arg=-x for a dash)")
     p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: "
                    f"{', '.join(e.agent_api for e in APIS.values())} (default: the scenario's server.llmApiStyle)")
+    p.add_argument("--via", choices=("print", "tui", "acp"), default=None,
+                   help="how an agent is driven: acp = over its ACP server, the runner its client (default: print "
+                        "mode or its TUI, by the scenario's inputs)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
     p.add_argument("--sandbox", default="none", metavar="NAME", help="run the program under test in a sandbox: none "
@@ -207,7 +210,7 @@ def main(argv: list[str]) -> int:
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
-                         llm_api=args.llm_api, ci=ci_from_env() if args.ci is None else args.ci,
+                         llm_api=args.llm_api, via=args.via, ci=ci_from_env() if args.ci is None else args.ci,
                          sandbox=args.sandbox, sandbox_image=args.sandbox_image)
     from autocue.isolation import IsolationError, find
 
@@ -361,7 +364,8 @@ def _finish(args: argparse.Namespace, report: RunReport, coverage: str | None) -
             if s.workspace and not s.passed:
                 print(f"  workspace kept: {s.workspace}")
             if not s.passed and s.out_dir:
-                print(f"  recording: {s.out_dir}/session.cast")
+                acp = Path(s.out_dir) / "acp.jsonl"
+                print(f"  recording: {acp if acp.exists() else f'{s.out_dir}/session.cast'}")
         for n in report.not_run:
             print(f"NOT RUN {n['name']} ({n['reason']}) {n['cell']}")
         print(report.summary())

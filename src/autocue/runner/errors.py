@@ -34,6 +34,11 @@ class Interrupted(RunnerError):
     """The run stopped because ``autocue run`` was interrupted (raised in the run's thread)."""
 
 
+class AcpSpecError(RunnerError, ValueError):
+    """An ``acp:`` block of a scenario (checks, permissions policy) that an ACP run cannot apply (the message says
+    what to write instead)."""
+
+
 class JobError(RunnerError, ValueError):
     """A job directory (``--job``) that cannot be used: not a directory, a cell file that is not one
     (the message names the file and what to do)."""

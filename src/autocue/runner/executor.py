@@ -229,6 +229,15 @@ class Execution:
         run_dir = self._prepare(choice, terminal)
         self.choice_image = choice.agent.image if choice.agent is not None else ""
         launch = self._launch(choice, terminal)
+        if self.opt.via == "acp":  # the runner is the agent's ACP client: its own driver plays the timeline
+            from autocue.runner.acp_client import drive
+
+            if self.opt.sandbox != "none":
+                raise _SetupFailed(f"--via acp with --sandbox {self.opt.sandbox}: an ACP server runs as a local "
+                                   "process for now; drop one of the two")
+
+            drive(self, launch, choice, run_dir, replies_before(self.sc, choice, self.llm.script if self.llm else None))
+            return
         self._start(launch, choice, terminal, run_dir)
         typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
         played = self.llm.script if self.llm is not None else None
@@ -267,7 +276,7 @@ class Execution:
             telemetry.bind(self.llm.key, self.otel)  # the run's requests are children of its span
         try:
             launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,
-                           llm_api=self.opt.llm_api, sandboxed=self.opt.sandbox != "none")
+                           llm_api=self.opt.llm_api, via=self.opt.via, sandboxed=self.opt.sandbox != "none")
         except LaunchError as e:
             raise _SetupFailed(str(e)) from None
         self.progress_file = launch.progress_file

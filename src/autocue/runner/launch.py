@@ -214,11 +214,15 @@ def base_env(terminal: TerminalProfile, workspace: Path, llm: Endpoint | None, *
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: Endpoint | None, llm_api: str | None = None, sandboxed: bool = False) -> Launch:
-    """The program's command line and environment (``sandboxed``: it runs in an autocue sandbox)."""
+          llm: Endpoint | None, llm_api: str | None = None, sandboxed: bool = False, via: str | None = None) -> Launch:
+    """The program's command line and environment (``sandboxed``: it runs in an autocue sandbox; ``via="acp"``: a
+    real agent's ACP server, or a command that is one)."""
     if choice.agent is not None and choice.profile is None:
         return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
-                             state_dir=state_dir, llm=llm, llm_api=llm_api, sandboxed=sandboxed)
+                             state_dir=state_dir, llm=llm, llm_api=llm_api, sandboxed=sandboxed, acp=via == "acp")
+    if via == "acp" and choice.profile is not None:
+        raise LaunchError(f"{choice.source} {choice.profile}: --via acp drives an ACP server: a real agent CLI's "
+                          "(--agent gemini|claude|codex|opencode|pi) or a command that is one (--cmd)")
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
@@ -264,30 +268,37 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
                   workspace: Path, state_dir: Path, llm: Endpoint | None, llm_api: str | None,
-                  sandboxed: bool = False) -> Launch:
+                  sandboxed: bool = False, acp: bool = False) -> Launch:
     from autocue.catalog.launch import API_ALIASES
     from autocue.runner.agents.base import RunValues, find_binary, prepare
 
     assert llm is not None
-    binary = find_binary(agent)
+    if acp and agent.acp is None:
+        raise LaunchError(f"{choice.source} {agent.name}: no ACP server is known for it (--via acp needs an `acp` "
+                          "entry in its launch profile); run it in print or TUI mode")
+    binary = find_binary(agent, acp=acp)
+    if binary is None and acp and agent.acp is not None:
+        how = f"`autocue agents install {agent.name}`" if agent.acp.package else "install the CLI"
+        raise LaunchError(f"{choice.source} {agent.name} --via acp: its ACP server `{agent.acp.binary}` is not "
+                          f"installed (looked in $AUTOCUE_AGENTS_DIR/bin and PATH): {how}")
     if binary is None:
         how = (f"`autocue agents install {agent.name}`" if agent.package else "install it")
         raise LaunchError(f"{choice.source} {agent.name}: `{agent.binary}` is not installed (looked in "
                           f"$AUTOCUE_AGENTS_DIR/bin and PATH): {how}, or set AUTOCUE_AGENTS_DIR to where it is")
     if llm_api is not None and agent.api_for(llm_api) != API_ALIASES.get(llm_api, llm_api):
         raise LaunchError(f"--llm-api {llm_api}: {agent.name} does not speak it (it speaks: {', '.join(agent.apis)})")
-    tui = interactive(scenario)
+    tui = interactive(scenario) and not acp
     if tui and agent.tui_args is None:
         raise LaunchError(f"{choice.source} {agent.name}: the scenario types into a TUI (userInputs), but {agent.name} "
                           "has no interactive mode in its profile: use target: cli inputs or print mode")
     prompt = scenario.initial_prompt or ""
-    if not tui and not prompt:
+    if not tui and not prompt and not acp:
         raise LaunchError(f"{choice.source} {agent.name} runs in print mode for a scenario without userInputs, which "
                           "needs `initialPrompt:`")
     values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
                        openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
                        api_style=llm_api or scenario.server.llm_api_style, sandboxed=sandboxed)
-    argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args)
+    argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args, acp=acp)
     env = base_env(terminal, workspace, llm, agent=True)
     env.update(extra)
     stderr = state_dir / "stderr.log"

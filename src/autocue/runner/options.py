@@ -51,6 +51,9 @@ class RunOptions:
     ``gemini``), instead of the scenario's ``server.llmApiStyle``."""
     agents_files: tuple[str, ...] = ()
     """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""
+    via: str | None = None
+    """How the program is driven: ``print`` / ``tui`` (None: by the scenario, as before) or ``acp`` (the agent's
+    ACP server, the runner its client: ``autocue.runner.acp_client``)."""
     sandbox: str = "none"
     """The sandbox provider the program runs in (``--sandbox``: ``none``, ``bwrap``, ``docker``, ``podman`` or an
     ``autocue.sandboxes`` entry point; ``autocue.isolation``)."""

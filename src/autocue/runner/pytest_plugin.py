@@ -70,7 +70,8 @@ class ScenarioItem(pytest.Item):
         options = RunOptions(agent=c.getoption("--autocue-agent-override"),
                              cmd=c.getoption("--autocue-cmd-override"), default_agent=c.getoption("--autocue-agent"),
                              default_cmd=c.getoption("--autocue-cmd"), flags=dict(PYTEST_FLAGS),
-                             timeout=c.getoption("--autocue-timeout"), sandbox=c.getoption("--autocue-sandbox"),
+                             timeout=c.getoption("--autocue-timeout"), via=c.getoption("--autocue-via"),
+                             sandbox=c.getoption("--autocue-sandbox"),
                              sandbox_image=c.getoption("--autocue-sandbox-image"),
                              update_goldens=c.getoption("--autocue-update-goldens"),
                              ci=ci_from_env() if (ci := c.getoption("--autocue-ci")) is None else ci,
@@ -98,7 +99,8 @@ class ScenarioItem(pytest.Item):
         if r.workspace:
             lines.append(f"workspace: {r.workspace}")
         if r.out_dir:
-            lines.append(f"recording: {r.out_dir}/session.cast")
+            acp = Path(r.out_dir) / "acp.jsonl"
+            lines.append(f"recording: {acp if acp.exists() else f'{r.out_dir}/session.cast'}")
         return "\n".join(lines)
 
     def reportinfo(self) -> tuple[Path, int, str]:

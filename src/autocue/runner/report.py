@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from autocue.runner.goldens import GoldenResult
 
 FailureKind = Literal["assert", "golden", "exit_code", "artifact", "timeout", "tool_result", "llm", "setup", "infra",
-                      "egress"]
+                      "egress", "acp"]
 FAILURE_KINDS: tuple[str, ...] = get_args(FailureKind)
 
 

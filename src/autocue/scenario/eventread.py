@@ -121,9 +121,12 @@ class EventReader(PartReader):
                         spec.git_commit.append(GitCommitCheck(
                             self.str_(self.require(c, "messageContains", what="text the last commit message contains"))
                         ))
+            elif k == "acp":  # checked by the runner's ACP client (``autocue run --via acp``) on the messages so far
+                self.map_(sub, "ACP checks (toolCalls, toolCallCount, permissions, plan, stopReasons, text)")
+                spec.extra["acp"] = plain(sub.v)
             else:
                 self.warn(v.key_pos(k), v.key_path(k),
-                          f"assertion {k!r} is not checked by autocue (known: fs, text, json, git); "
+                          f"assertion {k!r} is not checked by autocue (known: fs, text, json, git, acp); "
                           "it is kept in extra")
                 spec.extra[str(k)] = plain(sub.v)
         if spec.count == 0 and not spec.extra:

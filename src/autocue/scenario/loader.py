@@ -293,8 +293,11 @@ class ScenarioLoader(EventReader):
                         self.fail(t, f"unknown artifact type {kind!r}: did you mean `{guess}`? (checked: "
                                      f"{', '.join(ARTIFACT_TYPES)}; any other word is a label, checked as any)")
                 e.artifacts.append(Artifact(kind, self.str_(self.require(a, "pattern", what="a path or glob"))))
+        if (x := n.get("acp")) is not None and x.v is not None:
+            self.map_(x, "the ACP checks of an `--via acp` run (toolCalls, permissions, plan, stopReasons, text, ...)")
+            e.acp = plain(x.v)
         for k in n.key_names():
-            if k not in ("exitCode", "artifacts", "egress"):
+            if k not in ("exitCode", "artifacts", "egress", "acp"):
                 self.warn(n.key_pos(k), n.key_path(k),
                           f"unknown key {k!r} in expect is kept but not checked by autocue")
                 e.extra[str(k)] = plain(n.v[k])

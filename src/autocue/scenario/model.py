@@ -91,6 +91,8 @@ class Artifact:
 class Expect:
     exit_code: int | None = None
     artifacts: list[Artifact] = field(default_factory=list)
+    acp: dict[str, Any] | None = None
+    """Checks of an ACP run (``autocue run --via acp``) on its whole session: ``autocue.runner.acp_client_checks``."""
     extra: dict[str, Any] = field(default_factory=dict)
     egress: str | None = None
     """``none``: the run fails when the program tried to reach any host but the mock server (``--sandbox``)."""

@@ -326,9 +326,12 @@ def scenario_json_schema() -> dict[str, Any]:
                         "properties": {"type": {"type": "string", "default": "any", "examples": list(ARTIFACT_TYPES)},
                                        "pattern": {"type": "string"}},
                     }},
+                    "acp": {"type": "object", "description": "checks of an ACP run (autocue run --via acp): "
+                            "toolCalls, toolCallCount, permissions, plan, stopReasons, text"},
                 },
             },
-            "acp": {"type": "object"},
+            "acp": {"type": "object", "description": "ACP runs (autocue run --via acp): permissions (allow, deny "
+                    "or {default, tools}), mcpServers"},
             "agent": {"type": "string", "minLength": 1, "description": "the launch profile autocue run starts"},
             "masks": {"type": "array", "items": {"anyOf": [
                 {"type": "string"},

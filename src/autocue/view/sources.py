@@ -364,6 +364,60 @@ def loop_doc(path: Path) -> ViewDoc:
     return ViewDoc("loop", path.name, ev.out, summary)
 
 
+# ---------------------------------------------------------------------------- ACP runs (acp.jsonl)
+
+
+def _acp_events(ev: _Events, text: str, t0: float, common: dict[str, Any]) -> int:
+    """The messages of an ``acp.jsonl`` (``autocue run --via acp``) as ``info`` events of kind ``acp``, from ``t0``
+    (ms); how many."""
+    methods: dict[tuple[str, Any], str] = {}
+    n = 0
+    for line in text.splitlines():
+        try:
+            e = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(e, dict):
+            continue
+        t = t0 + float(e.get("t") or 0) * 1000
+        way = "client → agent" if e.get("dir") == "out" else "agent → client"
+        msg = e.get("msg")
+        if not isinstance(msg, dict):
+            ev.entry(t, "info", {"kind": "acp", "text": f"#{e.get('i')} {way} malformed line ({e.get('error')}): "
+                                 f"{str(e.get('raw', ''))[:500]}", "error": True}, common)
+            n += 1
+            continue
+        if "method" in msg and "id" in msg:
+            methods[(str(e.get("dir")), msg["id"])] = str(msg["method"])
+        if "method" in msg:
+            what = str(msg["method"])
+            params = msg.get("params")
+            update = params.get("update") if isinstance(params, dict) else None
+            if isinstance(update, dict) and update.get("sessionUpdate"):
+                what += f" {update['sessionUpdate']}"
+        else:
+            other = "in" if e.get("dir") == "out" else "out"
+            what = f"{'error' if 'error' in msg else 'response'} to {methods.get((other, msg.get('id')), '?')}"
+        body = orjson.dumps({k: v for k, v in msg.items() if k != "jsonrpc"}).decode()
+        ev.entry(t, "info", {"kind": "acp", "text": f"#{e.get('i')} {way} {what}: {body[:2000]}",
+                             "error": True if "error" in msg else None}, common)
+        n += 1
+    return n
+
+
+def acp_doc(path: Path) -> ViewDoc:
+    """The ``ViewDoc`` of an ``acp.jsonl`` file: its messages as a timeline."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise ViewSourceError(f"{path}: cannot read it ({e.strerror})") from None
+    ev = _Events()
+    ev.add(0, "session.start", kind="acp", title=path.name, source=str(path))
+    n = _acp_events(ev, text, 0, {})
+    ev.add(ev.out[-1]["t"], "session.end", status="ended")
+    return ViewDoc("session", path.name, ev.out, {"acp messages": n})
+
+
 # ---------------------------------------------------------------------------- scenario run directories
 
 
@@ -519,6 +573,10 @@ def run_dir_doc(path: Path) -> ViewDoc:
                 text = files.read(cast, [path], "recording", name)
                 if text is not None:
                     ev.add(end_t, "cast", name=cast.name, cast=text, scenario=name)
+            acp = out / "acp.jsonl"  # an ACP run (autocue run --via acp): its messages, in time
+            if acp.is_file() and not out.is_symlink() and (text := files.read(acp, [path], "ACP log", name)):
+                _acp_events(ev, text, end_t, {"scenario": name})
+                end_t = ev.out[-1]["t"]
         for f in sc.get("failures") or ():
             if isinstance(f, dict):
                 ev.add(end_t, "failure", kind=str(f.get("kind", "failure")), message=str(f.get("message", "")),
@@ -701,10 +759,12 @@ def _load_doc(source: str) -> ViewDoc:
         return session_file_doc(path)
     if isinstance(head, dict) and "event" in head:
         return loop_doc(path)
+    if isinstance(head, dict) and "dir" in head and ("msg" in head or "raw" in head):
+        return acp_doc(path)
     raise ViewSourceError(f"{path}:1: neither a session file (first line {{\"type\": \"session\"}}) nor a loop "
                           "recording (lines {\"ts\", \"event\", \"data\"})")
 
 
-__all__ = ["FILE_CAP", "PAGE_CAP", "REPORT_CAP", "ViewDoc", "ViewSourceError", "live_doc", "live_origin",
+__all__ = ["FILE_CAP", "PAGE_CAP", "REPORT_CAP", "ViewDoc", "ViewSourceError", "acp_doc", "live_doc", "live_origin",
            "load_doc", "loop_doc", "run_dir_doc", "session_doc",
            "session_file_doc"]

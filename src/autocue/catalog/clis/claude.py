@@ -33,7 +33,7 @@ from autocue.catalog.cli import (
     scenario_title,
     schema_mentions,
 )
-from autocue.catalog.launch import AgentProfile
+from autocue.catalog.launch import AcpProfile, AgentProfile
 from autocue.catalog.shell import cd, find_cmd, glob_pattern, grep_cmd, ls_cmd, sed_cmd, some
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
@@ -73,6 +73,10 @@ PROFILE = AgentProfile(
     notes="probes with HEAD /, then streams POST /v1/messages?beta=true; the TUI asks for a session title first; "
           "over Bedrock it probes its models (invoke, max_tokens 1), then streams POST "
           "/model/{id}/invoke-with-response-stream",
+    acp=AcpProfile("claude-agent-acp", env={"IS_SANDBOX": "1", "ANTHROPIC_MODEL": "mock-claude"},
+                   package="@agentclientprotocol/claude-agent-acp", version="0.101.0",
+                   notes="the adapter embeds the Claude Agent SDK (its own Claude Code), pointed at the mock server "
+                         "with the same env; IS_SANDBOX=1 lets it run as root"),
 )
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title
-from autocue.catalog.launch import AgentProfile
+from autocue.catalog.launch import AcpProfile, AgentProfile
 from autocue.catalog.shell import cwd, edit_cmd, find_cmd, grep_cmd, ls_cmd, read_cmd, sed_cmd, some, write_cmd
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
@@ -58,6 +58,9 @@ PROFILE = AgentProfile(
     quit_input="<ctrl-c><ctrl-c>",
     notes="Responses only (`wire_api=responses`), over a WebSocket; everything runs through exec_command",
     in_sandbox=(("workspace-write", "danger-full-access"),),
+    acp=AcpProfile("codex-acp", (*_CONFIG[:-2], "-c", 'sandbox_mode="workspace-write"'),
+                   package="@zed-industries/codex-acp", version="0.16.0",
+                   notes="the adapter embeds Codex's core; the same `-c` provider settings"),
 )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, all_of, any_of, schema_mentions
-from autocue.catalog.launch import AgentProfile
+from autocue.catalog.launch import AcpProfile, AgentProfile
 from autocue.catalog.shell import cwd, glob_pattern, sed_cmd, some
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
@@ -46,6 +46,10 @@ PROFILE = AgentProfile(
     ready="Type your message",
     quit_input="/exit<enter>",
     notes="Gemini API only; exits 42 with CI=true; re-launches itself as a second process",
+    acp=AcpProfile("gemini", ("-m", "gemini-2.5-flash", "--acp"), client_fs=False,
+                   notes="its own ACP server (`--acp`); asks the client before writes and commands; not offered the "
+                         "client's fs: 0.61.0 takes the client's not-found error of fs/read_text_file (a plain "
+                         "JSON-RPC error object, not an Error) as a failure, so it could not create a file"),
 )
 
 

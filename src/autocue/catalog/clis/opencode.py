@@ -18,7 +18,7 @@ the scenario's name.
 from __future__ import annotations
 
 from autocue.catalog.cli import AgentCli, Detect, RequestView, SideCall, any_of, scenario_title
-from autocue.catalog.launch import AgentProfile
+from autocue.catalog.launch import AcpProfile, AgentProfile
 from autocue.catalog.shell import cwd, glob_pattern, sed_cmd, some
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
@@ -45,6 +45,7 @@ PROFILE = AgentProfile(
     quit_input="<ctrl-c><ctrl-c>",
     ready="Ask anything",
     notes="asks its small model for a title first; ignores SIGTERM in a request loop (the group is killed)",
+    acp=AcpProfile("opencode", ("acp",), notes="its own ACP server (`opencode acp`)"),
 )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from autocue.catalog.cli import AgentCli, Detect, at_least
-from autocue.catalog.launch import AgentProfile
+from autocue.catalog.launch import AcpProfile, AgentProfile
 from autocue.catalog.shell import cd, sed_cmd, some
 from autocue.catalog.tools import Args, ToolMapping, ToolProfile
 
@@ -41,6 +41,8 @@ PROFILE = AgentProfile(
     quit_input="<ctrl-c><ctrl-c>",
     ready="escape interrupt",
     notes="tools read, bash, edit, write",
+    acp=AcpProfile("pi-acp", files={"pi/settings.json": '{"defaultProvider": "mock", "defaultModel": "mock"}\n'},
+                   package="pi-acp", version="0.0.24", notes="the adapter spawns `pi --mode rpc`"),
 )
 
 

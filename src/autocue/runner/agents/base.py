@@ -44,9 +44,10 @@ def search_path() -> str:
     return os.pathsep.join([str(Path(d) / "bin"), path]) if d else path
 
 
-def find_binary(profile: AgentProfile) -> str | None:
-    """The CLI's executable: ``$AUTOCUE_AGENTS_DIR/bin`` first, then ``PATH``."""
-    return shutil.which(profile.binary, path=search_path())
+def find_binary(profile: AgentProfile, *, acp: bool = False) -> str | None:
+    """The CLI's executable (``acp``: its ACP server's): ``$AUTOCUE_AGENTS_DIR/bin`` first, then ``PATH``."""
+    name = profile.acp.binary if acp and profile.acp is not None else profile.binary
+    return shutil.which(name, path=search_path())
 
 
 def fill(text: str, values: dict[str, str]) -> str:
@@ -66,17 +67,21 @@ def values_for(profile: AgentProfile, run: RunValues) -> dict[str, str]:
 
 
 def prepare(profile: AgentProfile, run: RunValues, *, binary: str, interactive: bool,
-            extra_args: tuple[str, ...] = ()) -> tuple[list[str], dict[str, str]]:
-    """Seed ``run.home`` and return ``(argv, env additions)`` for one run."""
+            extra_args: tuple[str, ...] = (), acp: bool = False) -> tuple[list[str], dict[str, str]]:
+    """Seed ``run.home`` and return ``(argv, env additions)`` for one run (``acp``: of its ACP server,
+    ``profile.acp``: its arguments, its env and files over the CLI's)."""
     values = values_for(profile, run)
+    over = profile.acp if acp else None
     run.home.mkdir(parents=True, exist_ok=True)
     for d in profile.dirs:
         (run.home / fill(d, values)).mkdir(parents=True, exist_ok=True)
-    for rel, text in profile.files.items():
+    for rel, text in {**profile.files, **(over.files if over is not None else {})}.items():
         path = run.home / fill(rel, values)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(fill(text, values), encoding="utf-8")
     template = profile.tui_args if interactive and profile.tui_args is not None else profile.print_args
+    if over is not None:
+        template = over.args
     argv = [binary]
     for tok in template:
         if tok == "{prompt_words}":
@@ -91,7 +96,7 @@ def prepare(profile: AgentProfile, run: RunValues, *, binary: str, interactive: 
            "XDG_DATA_HOME": str(run.home / ".local/share"), "XDG_CACHE_HOME": str(run.home / ".cache"),
            "XDG_STATE_HOME": str(run.home / ".local/state"), "LANG": "C.UTF-8", "COLORTERM": "truecolor",
            "DO_NOT_TRACK": "1", "PATH": search_path()}
-    env.update({k: fill(v, values) for k, v in profile.env.items()})
+    env.update({k: fill(v, values) for k, v in {**profile.env, **(over.env if over is not None else {})}.items()})
     return argv, env
 
 

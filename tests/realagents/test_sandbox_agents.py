@@ -49,3 +49,27 @@ def test_agent_in_bwrap(agent: str, scenario: str, tmp_path: Path) -> None:
     assert r.passed, f"{agent} {scenario} in bwrap:\n" + "\n".join(lines)
     assert r.sandbox == "bwrap"
     assert not [e for e in r.egress if e["destination"].startswith("127.")], r.egress  # the mock server is not egress
+
+
+ACP_AGENTS = ["claude", "codex", "opencode", "pi", "gemini"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", ["create_file.yaml", "shell_answer.yaml"])
+@pytest.mark.parametrize("agent", ACP_AGENTS)
+def test_agent_over_acp_in_bwrap(agent: str, scenario: str, tmp_path: Path) -> None:
+    """``--via acp --sandbox bwrap``: the ACP server (and each terminal it asks the runner for) runs in the sandbox."""
+    bwrap_or_skip()
+    p = BUILTIN[agent]
+    if find_binary(p) is None or p.acp is None or find_binary(p, acp=True) is None:
+        pytest.skip(f"{agent} or its ACP server is not installed: `autocue agents install {agent}`")
+    copy = tmp_path / "scenario" / scenario
+    copy.parent.mkdir()
+    shutil.copy(EXAMPLES / scenario, copy)
+    [r] = run_scenarios(copy, agent=agent, via="acp", out=tmp_path / "runs", timeout=120, ci=False,
+                        sandbox="bwrap").scenarios
+    lines = [f.line() for f in r.failures] + r.diagnostics + ["streamed text:", r.last_screen]
+    assert r.passed, f"{agent} {scenario} over ACP in bwrap:\n" + "\n".join(lines)
+    assert r.sandbox == "bwrap"
+    assert (Path(r.out_dir) / "acp.jsonl").stat().st_size > 0
+    assert not [e for e in r.egress if e["destination"].startswith("127.")], r.egress

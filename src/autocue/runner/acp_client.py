@@ -50,7 +50,7 @@ from acp.schema import (
     SseMcpServer,
 )
 
-from autocue.process import Child, exit_future, spawn
+from autocue.process import Child, exit_future
 from autocue.runner.acp_client_checks import check, seen, validate
 from autocue.runner.acp_client_host import Host, client_for, policy_of
 from autocue.runner.acp_client_log import LOG_NAME, AcpLog, malformed
@@ -75,6 +75,7 @@ from autocue.scenario import (
 from autocue.scenario.events import check_interpreter, handler
 
 if TYPE_CHECKING:
+    from autocue.isolation import Sandbox
     from autocue.runner.launch import Choice, Launch
     from autocue.runner.llm import LlmRun
     from autocue.runner.options import RunOptions
@@ -92,6 +93,7 @@ class Execution(Protocol):
     deadline: float
     settle: float
     llm: LlmRun | None
+    box: Sandbox | None
 
     def _served(self) -> int: ...
     def _note(self, ev: TimelineEvent, what: str) -> None: ...
@@ -141,6 +143,8 @@ class AcpDriver:
         else:
             self.setup_error = None
         self.host = Host(ex.ws, dict(launch.env), default, tools)
+        if ex.box is not None:  # the run's sandbox starts the agent and the terminals it asks for
+            self.host.spawn = ex.box.exec
 
     # ------------------------------------------------------------------ the run
     async def run(self) -> None:
@@ -148,8 +152,8 @@ class AcpDriver:
         loop = asyncio.get_running_loop()
         self.fault = loop.create_future()
         try:
-            self.child = spawn(self.launch.argv, cwd=self.ex.ws, env=self.launch.env, stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.child = self.host.spawn(self.launch.argv, cwd=self.ex.ws, env=self.launch.env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as e:
             r.fail("setup", f"{e} (the ACP server of {self.choice.runner}: {self.launch.argv[0]})", str(self.ex.sc.pos))
             return

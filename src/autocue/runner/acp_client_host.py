@@ -21,6 +21,7 @@ import itertools
 import os
 import subprocess
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,8 @@ from autocue.process import Child, exit_future, spawn
 from autocue.runner.errors import AcpSpecError
 
 TERM_GRACE = 1.0
+Spawner = Callable[..., Child]
+"""``autocue.process.spawn`` or a sandbox's ``exec``: ``(argv, *, cwd, env, stdin, stdout, stderr) -> Child``."""
 OUTPUT_LIMIT = 1_000_000
 
 
@@ -109,6 +112,8 @@ class Host:
     """What each permission request was answered (for the transcript)."""
     problems: list[str] = field(default_factory=list)
     """Timeline answers that fit no option: reported as failures."""
+    spawn: Spawner = field(default=spawn)
+    """Starts the agent and its terminals: ``autocue.process.spawn``, or the run sandbox's ``exec``."""
     _ids: itertools.count[int] = field(default_factory=itertools.count)
 
     # ------------------------------------------------------------------ permissions
@@ -168,7 +173,7 @@ class Host:
         run_env = {**self.env, **{v.name: v.value for v in env or []}}
         where = self._path(cwd) if cwd else self.workspace
         try:
-            child = spawn(argv, cwd=where, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            child = self.spawn(argv, cwd=where, env=run_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         except OSError as e:
             raise RequestError.internal_error({"command": command, "reason": str(e)}) from None
         loop = asyncio.get_running_loop()

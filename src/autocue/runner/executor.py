@@ -232,10 +232,8 @@ class Execution:
         if self.opt.via == "acp":  # the runner is the agent's ACP client: its own driver plays the timeline
             from autocue.runner.acp_client import drive
 
-            if self.opt.sandbox != "none":
-                raise _SetupFailed(f"--via acp with --sandbox {self.opt.sandbox}: an ACP server runs as a local "
-                                   "process for now; drop one of the two")
-
+            launch.env = telemetry.agent_env(launch.env, self.otel)
+            self._open_box()  # the ACP server and the terminals it asks for run in the run's sandbox
             drive(self, launch, choice, run_dir, replies_before(self.sc, choice, self.llm.script if self.llm else None))
             return
         self._start(launch, choice, terminal, run_dir)
@@ -298,8 +296,8 @@ class Execution:
             cast.close()
             raise _SetupFailed(f"{e} (the program under test, {choice.runner})") from None
 
-    def _sandboxed(self, launch: Launch, cast: CastWriter) -> tuple[list[str], dict[str, str]]:
-        """The program's command line and environment in the run's sandbox (``autocue.isolation``)."""
+    def _open_box(self) -> Sandbox:
+        """The run's sandbox, started (``--sandbox``; ``none``: local processes with the refusing proxy)."""
         from autocue.isolation import IsolationError, SandboxSpec, find
 
         assert self.root is not None
@@ -308,10 +306,18 @@ class Execution:
             image = self.opt.sandbox_image or (self.choice_image or None)
             self.box = find(self.opt.sandbox).start(SandboxSpec(self.ws, self.root, port, image))
         except IsolationError as e:
-            cast.close()
             raise _SetupFailed(str(e)) from None
         self.result.sandbox = self.opt.sandbox
-        w = self.box.command(launch.argv, launch.env, self.ws, terminal=True)
+        return self.box
+
+    def _sandboxed(self, launch: Launch, cast: CastWriter) -> tuple[list[str], dict[str, str]]:
+        """The program's command line and environment in the run's sandbox (``autocue.isolation``)."""
+        try:
+            box = self._open_box()
+        except _SetupFailed:
+            cast.close()
+            raise
+        w = box.command(launch.argv, launch.env, self.ws, terminal=True)
         return w.argv, w.env
 
     def _clean_up(self) -> None:

@@ -57,7 +57,8 @@ PROFILE = AgentProfile(
     side_requests=("title (TUI: a tool-less 'single-line task title' request)",),
     quit_input="<ctrl-c><ctrl-c>",
     notes="Responses only (`wire_api=responses`), over a WebSocket; everything runs through exec_command",
-    in_sandbox=(("workspace-write", "danger-full-access"),),
+    in_sandbox=(("workspace-write", "danger-full-access"),  # `--sandbox` of exec and the TUI; `-c` of codex-acp:
+                ('sandbox_mode="workspace-write"', 'sandbox_mode="danger-full-access"')),
     acp=AcpProfile("codex-acp", (*_CONFIG[:-2], "-c", 'sandbox_mode="workspace-write"'),
                    package="@zed-industries/codex-acp", version="0.16.0",
                    notes="the adapter embeds Codex's core; the same `-c` provider settings"),

@@ -130,6 +130,8 @@ class RecordingProxy:
         self.recordings: dict[str, Recording] = {}
         self.paths: dict[str, Path] = {}
         self._written: set[Path] = set()
+        self._taken: set[Path] = set()
+        """Every path given to a session (a set: a new session's name is checked in constant time)."""
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="autocue-record-write")
@@ -325,6 +327,7 @@ class RecordingProxy:
             rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req))
             self.recordings[key] = rec
             self.paths[key] = path_out
+            self._taken.add(path_out)
         self._writer.submit(rec.request, req.first_user_text(), req.last_user_text())  # in order with replies
         return req, key
 
@@ -341,7 +344,7 @@ class RecordingProxy:
         out = self.options.out_dir
         path = out / f"{stem}.yaml"
         n = 1
-        while path.exists() or path in self.paths.values():
+        while path in self._taken or path.exists():
             n += 1
             path = out / f"{stem}-{n}.yaml"
         return path
@@ -364,6 +367,7 @@ class RecordingProxy:
         path = self.paths[key]
         first = path not in self._written
         rec.write(path)
+        rec.release()  # what is in the file is not kept in memory
         self._written.add(path)
         if first and self.options.on_new_file is not None:
             self.options.on_new_file(rec.name, path)

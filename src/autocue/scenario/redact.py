@@ -60,14 +60,15 @@ class Redactor:
             except re.error as e:
                 raise RedactionError(f"--redact {p!r}: not a regular expression: {e}") from None
         self._patterns = compiled
-        self._ordered: list[str] | None = None
+        self._literal: re.Pattern[str] | None = None
+        """Every learned secret as one alternation, longest first (rebuilt when one is learned)."""
 
     def add_secret(self, value: str) -> None:
         """Redact ``value`` from now on (ignored when shorter than ``MIN_SECRET``)."""
         value = value.strip()
         if len(value) >= MIN_SECRET and value not in self._secrets:
             self._secrets.add(value)
-            self._ordered = None
+            self._literal = None
 
     def learn_headers(self, headers: Mapping[str, str], query: Mapping[str, str] | None = None) -> None:
         """Remember the credentials of a request (lower-case header names)."""
@@ -95,11 +96,11 @@ class Redactor:
 
     def text(self, s: str) -> str:
         if self._secrets:
-            if self._ordered is None:  # longest first, so a secret containing another goes whole
-                self._ordered = sorted(self._secrets, key=len, reverse=True)
-            for secret in self._ordered:
-                if secret in s:
-                    s = s.replace(secret, REDACTED)
+            lit = self._literal
+            if lit is None:  # one pattern, longest first, so a secret containing another goes whole
+                lit = self._literal = re.compile("|".join(
+                    re.escape(x) for x in sorted(self._secrets, key=len, reverse=True)))
+            s = lit.sub(REDACTED, s)
         for p in self._patterns:
             s = p.sub(REDACTED, s)
         return s

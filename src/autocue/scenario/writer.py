@@ -181,6 +181,15 @@ class Recording:
             self._file = append_to(path, "".join(self.items[self._flushed:]), self._file)
         self._flushed = len(self.items)
 
+    def release(self) -> None:
+        """Drop the items already in the file from memory (the recording proxy calls it after each
+        write, so a session of any length keeps only its unwritten items); later writes append.
+        ``dumps()`` then renders the head and the unwritten items only."""
+        if self._flushed:
+            del self.items[:self._flushed]
+            self._flushed = 0
+            self._resumed = True
+
 
 def write_atomic(path: Path, text: str) -> tuple[int, int]:
     """Write ``path`` as a new file renamed over the name; its ``(st_dev, st_ino)``."""

@@ -27,6 +27,7 @@ import orjson
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import PinLimitError as PinLimitError
+from autocue.mockllm.fingerprint import compare, fingerprint, nearest
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, declared_spelling, detect_profile, get_profile, tool_difference
@@ -322,8 +323,11 @@ class MockState:
         got = self._session(req)
         if isinstance(got, Outcome):
             return got
+        diverged = len(got.divergences)
         out = self._answer(got, req)
         reason = out.headers.get("x-autocue-error")
+        if reason is None and len(got.divergences) > diverged:
+            reason = "reply (diverged from the recorded request)"
         got.note(req, out.status, reason or ("reply" if out.taken is not None else "side-call"),
                  None if out.taken is None else out.taken + 1)
         if got.coverage is not None:
@@ -371,6 +375,12 @@ class MockState:
                    f"{' at ' + where.source if where.source else ''}: {lines}")
             return session_error(s, req, 422, msg, "assertion")
         step = taken.position.step
+        if isinstance(step, ScriptedResponse) and step.fingerprint is not None:
+            mode = self.options.match or pl.match or "off"
+            if mode != "off":
+                differs = self._match(s, req, taken.index, mode)
+                if differs is not None:
+                    return differs
         if not isinstance(step, ScriptedResponse):
             from autocue.mockllm.factory import call_factory
 
@@ -399,6 +409,36 @@ class MockState:
         if reply.has_calls:
             self._warn_undeclared(s, req, taken.index, reply)
         return Outcome(reply=reply, taken=taken.index, chaos=step.chaos, undo=partial(s.give_back, taken.index))
+
+    def _match(self, s: Session, req: Incoming, index: int, mode: str) -> Outcome | None:
+        """``--match strict|loose``: compare ``req`` with the request recorded for reply ``index``.
+        Strict: an API-shaped 400 naming every differing field (the reply stays unplayed); loose:
+        the reply is served and the difference kept among the session's warnings (its report)."""
+        recorded = s.playable.fingerprints()
+        fp = recorded[index] if index < len(recorded) else None
+        if fp is None:
+            return None
+        live = fingerprint(req)
+        diff = compare(fp, live)
+        if not diff:
+            return None
+        pl = s.playable
+        msg = (f"request {s.requests} of session {s.id!r} ({req.path}) differs from the request recorded for "
+               f"{pl.where(index)} of scenario {pl.label}"
+               f"{' at ' + pl.positions[index].step.source if pl.positions[index].step.source else ''}: "  # type: ignore[union-attr]
+               + "; ".join(diff))
+        near, near_diff = nearest(recorded, live, index)
+        if near not in (-1, index) and len(near_diff) < len(diff):
+            msg += (f". Nearest recorded request: {pl.where(near)}"
+                    + (f" ({'; '.join(near_diff)})" if near_diff else " (identical)"))
+        if mode == "strict":
+            s.give_back(index)
+            return session_error(s, req, 400, f"autocue mock LLM (--match strict): {msg}. Replay with --match loose "
+                                 "to serve it anyway, or record the scenario again.", "match")
+        with s.lock:
+            s.warnings.append(f"--match loose: {msg}")
+            s.divergences.append(msg)
+        return None
 
     def _warn_undeclared(self, s: Session, req: Incoming, index: int, reply: Reply) -> None:
         """A scripted call of a tool the request does not declare: a session warning and a log

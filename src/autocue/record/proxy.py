@@ -54,6 +54,7 @@ from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Receive, Request, Scope, Send, _ClientGone
 from autocue.mockllm.choice import recording_traits
 from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.fingerprint import Fingerprint, fingerprint
 from autocue.mockllm.http import read_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.options import DEFAULT_MAX_BODY
@@ -107,6 +108,8 @@ class RecordOptions:
     """Request bodies above this many bytes get the API's 413 and are not forwarded."""
     max_reply: int = MAX_SCENARIO_BYTES
     """Replies above this many bytes are forwarded but not recorded."""
+    fingerprints: bool = True
+    """Write each request's fingerprint (``_meta.request``) and ``server.match: strict``."""
 
 
 def model_call_api(method: str, path: str, forced: str) -> ApiName | None:
@@ -131,6 +134,8 @@ class RecordingProxy:
         self.paths: dict[str, Path] = {}
         self._written: set[Path] = set()
         self._taken: set[Path] = set()
+        self._last_fp: dict[str, Fingerprint] = {}
+        """Each session's last request fingerprint (the next one is written relative to it)."""
         """Every path given to a session (a set: a new session's name is checked in constant time)."""
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -324,11 +329,12 @@ class RecordingProxy:
         rec = self.recordings.get(key)
         if rec is None:
             path_out = self._new_path(key)
-            rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req))
+            rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req),
+                            match="strict" if self.options.fingerprints else None)
             self.recordings[key] = rec
             self.paths[key] = path_out
             self._taken.add(path_out)
-        self._writer.submit(rec.request, req.first_user_text(), req.last_user_text())  # in order with replies
+        self._writer.submit(self._request, rec, key, req, req.first_user_text(), req.last_user_text())  # in order
         return req, key
 
     @staticmethod
@@ -348,6 +354,15 @@ class RecordingProxy:
             n += 1
             path = out / f"{stem}-{n}.yaml"
         return path
+
+    def _request(self, rec: Recording, key: str, req: Incoming, first: str, last: str) -> None:
+        """Note a request on its recording, with its fingerprint (in the writer thread)."""
+        fp = None
+        if self.options.fingerprints:
+            live = fingerprint(req)
+            fp = self.options.redactor.value(live.to_json(self._last_fp.get(key)))
+            self._last_fp[key] = live
+        rec.request(first, last, fp)
 
     def _record(self, req: Incoming, key: str, status: int, headers: Any, spool: ReplySpool) -> None:
         """Parse a reply and rewrite its session's file (in the writer thread)."""

@@ -153,7 +153,7 @@ class MockState:
         ]
 
     def open_run(self, name: str, script: Script, *, label: str | None = None, tool_hint: str | None = None,
-                 profile: str | None = None) -> RunHandle:
+                 profile: str | None = None, match: str | None = None) -> RunHandle:
         """Register ``script`` for one caller's run under ``name`` (``name--2``, ... while that name is
         taken) with the session key ``run-NAME``; with ``profile`` the run's session maps tool calls
         through that tool profile from its first request. ``RunHandle.close()`` forgets both."""
@@ -163,7 +163,7 @@ class MockState:
             while run_name in self.playables:
                 n += 1
                 run_name = f"{name}--{n}"
-            playable = Playable(script, name=run_name, label=label, tool_hint=tool_hint)
+            playable = Playable(script, name=run_name, label=label, tool_hint=tool_hint, match=match)
             self.playables[run_name] = playable
         handle = RunHandle(self, run_name, f"run-{run_name}", playable)
         if profile is not None:

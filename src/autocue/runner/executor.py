@@ -250,7 +250,8 @@ class Execution:
             from autocue.runner.llm import register
 
             tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
-            self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
+            self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools,
+                                match=self.opt.match)
             self.llm.server.state.options.speed = self.opt.speed
         try:
             launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,

@@ -1,0 +1,150 @@
+"""Issue 32 req 2: a recording keeps each request's fingerprint and replay compares the live request
+with it (``--match strict|loose|off``). Recorded through the real proxy from an ``autocue serve``
+upstream, replayed by ``autocue serve``, driven by the official openai SDK in an agent loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from autocue.mockllm import serve
+from autocue.mockllm.fingerprint import Fingerprint, compare, nearest
+from autocue.record import RecordingServer
+from autocue.scenario import load_scenario
+
+UPSTREAM = """\
+name: upstream
+initialPrompt: fix the bug
+timeline:
+  - llmResponse:
+      - assistant: [[0, "Looking."]]
+      - agentToolUse: {toolName: read, toolCallId: call_1, args: {path: a.py}}
+  - llmResponse:
+      - agentToolUse: {toolName: bash, toolCallId: call_2, args: {command: pytest}}
+  - llmResponse:
+      - assistant: [[0, "Fixed."]]
+"""
+KEY = "sk-match-test-0123456789abcdef"
+
+
+def agent(base_url: str, *, tools: tuple[str, ...] = ("read", "bash"), result: str = "ok",
+          result_role: str = "tool") -> list[str]:
+    """A deterministic agent loop: its prompt carries a fresh uuid and the time, its tool results the
+    temporary directory (all differ from run to run, as a real agent's do)."""
+    client = openai.OpenAI(base_url=base_url + "/v1", api_key=KEY, max_retries=0)
+    defs: Any = [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in tools]
+    stamp = f"session {uuid.uuid4()} at {datetime.now(UTC).isoformat()}"
+    msgs: list[Any] = [{"role": "system", "content": f"You are a coder. {stamp}"},
+                       {"role": "user", "content": "fix the bug"}]
+    said: list[str] = []
+    for _ in range(5):
+        m = client.chat.completions.create(model="gpt-test", messages=msgs, tools=defs).choices[0].message
+        said.append(m.content or "")
+        msgs.append(m.model_dump(exclude_none=True))
+        if not m.tool_calls:
+            break
+        for c in m.tool_calls:
+            said.append(f"{c.function.name} {c.function.arguments}")
+            text = f"{result} in {tempfile.mkdtemp()}"
+            if result_role == "tool":
+                msgs.append({"role": "tool", "tool_call_id": c.id, "content": text})
+            else:
+                msgs.append({"role": "user", "content": text})
+    return said
+
+
+@pytest.fixture
+def recording(tmp_path: Path) -> tuple[Path, list[str]]:
+    (tmp_path / "upstream.yaml").write_text(UPSTREAM)
+    with serve(tmp_path / "upstream.yaml") as up, RecordingServer(upstream=up.base_url,
+                                                                   out_dir=tmp_path / "recs") as proxy:
+        said = agent(proxy.base_url)
+        (path,) = proxy.files
+    return path, said
+
+
+def test_a_recording_carries_fingerprints_and_replays_itself_strictly(recording: tuple[Path, list[str]]) -> None:
+    path, said = recording
+    text = path.read_text()
+    assert '"match":"strict"' in text and text.count('"request":{"api":"chat","model":"gpt-test"') == 3
+    assert '"keep":2' in text and '"keep":4' in text, "a later request is written relative to the one before (linear in the conversation)"
+    sc = load_scenario(path)
+    assert sc.server.match == "strict"
+    with serve(path) as replay:  # a fresh uuid, time and temporary directory: still the same request
+        assert agent(replay.base_url) == said
+        (s,) = replay.sessions()
+    assert s["remaining"] == 0 and s["errors"] == [] and s["divergences"] == []
+
+
+def test_strict_fails_a_changed_tool_list_naming_the_field(recording: tuple[Path, list[str]]) -> None:
+    path, _ = recording
+    with serve(path) as replay:
+        with pytest.raises(openai.BadRequestError) as e:
+            agent(replay.base_url, tools=("grep", "bash"))
+        (s,) = replay.sessions()
+        journal = replay.requests(s["session"])
+    msg = str(e.value)
+    assert "--match strict" in msg and "reply 1 (turn 1, step 1)" in msg and "tools differ: + grep, - read" in msg
+    assert s["consumed"] == 0, "the refused reply stays unplayed"
+    assert s["errors"] and "tools differ" in s["errors"][0]
+    assert journal[-1]["outcome"] == "match" and journal[-1]["status"] == 400
+
+
+def test_strict_names_a_changed_role_and_a_changed_tool_result(recording: tuple[Path, list[str]]) -> None:
+    path, _ = recording
+    with serve(path) as replay:
+        with pytest.raises(openai.BadRequestError, match=r"reply 2 \(turn 1, step 2\).*messages\[3\]\.role: "
+                                                         r"recorded tool, live user"):
+            agent(replay.base_url, result_role="user")
+    with serve(path) as replay:
+        with pytest.raises(openai.BadRequestError, match=r"messages\[3\] \(tool\): content differs"):
+            agent(replay.base_url, result="FAILED")
+
+
+def test_loose_serves_and_reports_off_does_not_compare(recording: tuple[Path, list[str]]) -> None:
+    path, said = recording
+    with serve(path, match="loose") as replay:
+        assert agent(replay.base_url, result="FAILED") == said
+        (s,) = replay.sessions()
+        journal = replay.requests(s["session"])
+    assert s["remaining"] == 0 and s["errors"] == []
+    assert len(s["divergences"]) == 2 and "content differs" in s["divergences"][0]
+    assert any("--match loose" in w for w in s["warnings"])
+    assert [j["outcome"] for j in journal][1:] == ["reply (diverged from the recorded request)"] * 2
+    with serve(path, match="off") as replay:
+        assert agent(replay.base_url, tools=("grep",), result="FAILED") == said
+        (s,) = replay.sessions()
+    assert s["divergences"] == [] and s["errors"] == []
+
+
+def test_serve_takes_match_and_refuses_a_bad_value(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "autocue.cli.main", "serve", "--match", "exact"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "--match" in r.stderr and "strict" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: b\nserver: {match: exact}\ninitialPrompt: hi\ntimeline:\n  - llmResponse:\n"
+                   "      - assistant: [[0, hi]]\n")
+    r = subprocess.run([sys.executable, "-m", "autocue.cli.main", "scenario", "check", str(bad)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "server.match must be strict, loose or off" in r.stdout + r.stderr
+
+
+def test_nearest_recorded_request_is_the_one_with_fewest_differences() -> None:
+    def fp(*messages: str, tools: tuple[str, ...] = ("read",)) -> Fingerprint:
+        return Fingerprint("chat", "m", list(tools), "s", list(messages))
+
+    recorded: list[Fingerprint | None] = [fp("u00000001"), fp("u00000001", "a00000002@0", "t00000003@0"), None]
+    live = fp("u00000001", "a00000002@0", "t00000003@0")
+    assert compare(recorded[0], live) == ["messages: recorded 1, live 3 (+ assistant, tool)"]  # type: ignore[arg-type]
+    assert nearest(recorded, live, 0) == (1, [])
+    assert compare(fp("a00000002@0"), fp("a00000002@1")) == [
+        "messages[0] (assistant): tool-call ids differ (recorded 0, live 1)"]
+    assert compare(fp("u1", tools=("read", "find")), fp("u1", tools=("read", "grep"))) == ["tools differ: + grep, - find"]

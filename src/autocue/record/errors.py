@@ -9,4 +9,8 @@ class CheckError(AutocueError):
     """A recording that cannot be checked (a reply built by a factory, no reply at all)."""
 
 
-__all__ = ["CheckError"]
+class ForkError(AutocueError):
+    """A recording that cannot be forked (not written by autocue record, or ``--from`` past its replies)."""
+
+
+__all__ = ["CheckError", "ForkError"]

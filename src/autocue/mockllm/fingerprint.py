@@ -107,7 +107,7 @@ class Fingerprint:
 
 def fingerprint(req: Incoming) -> Fingerprint:
     """The fingerprint of ``req`` (kept on it: it is read once)."""
-    view = req.view
+    view = req.view if req.sent is None else req.wire.read(req.sent, req.query, req.headers)
     cached = view.__dict__.get("_fingerprint")
     if cached is not None:
         return cached  # type: ignore[no-any-return]

@@ -12,7 +12,8 @@ import openai
 import pytest
 
 from autocue.mockllm import serve
-from autocue.mockllm.fingerprint import Fingerprint, compare, nearest
+from autocue.mockllm.fingerprint import Conversation, Fingerprint, compare, fingerprint, nearest
+from autocue.mockllm.incoming import Incoming
 from autocue.record import RecordingServer
 from autocue.scenario import load_scenario
 from fix_agent import UPSTREAM, agent
@@ -104,3 +105,23 @@ def test_nearest_recorded_request_is_the_one_with_fewest_differences() -> None:
     assert compare(fp("a00000002@0"), fp("a00000002@1")) == [
         "messages[0] (assistant): tool-call ids differ (recorded 0, live 1)"]
     assert compare(fp("u1", tools=("read", "find")), fp("u1", tools=("read", "grep"))) == ["tools differ: + grep, - find"]
+
+
+def _chat(messages: list[dict[str, object]], system: str | None = None) -> Incoming:
+    msgs = ([{"role": "system", "content": system}] if system else []) + messages
+    return Incoming(api="chat", body={"model": "m", "messages": msgs}, headers={}, path="/v1/chat/completions",
+                    raw_size=0, stream=False, model="m", session_key="k")
+
+
+def test_a_session_fingerprint_read_incrementally_equals_one_read_whole() -> None:
+    """The session's conversation cache reads only new messages; an edited history is read again."""
+    call = {"role": "assistant", "content": None,
+            "tool_calls": [{"id": "call_x", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}
+    history: list[dict[str, object]] = [{"role": "user", "content": "hi"}]
+    conv = Conversation()
+    steps = [history, [*history, call, {"role": "tool", "tool_call_id": "call_x", "content": "ok"}],
+             [*history, call, {"role": "tool", "tool_call_id": "call_x", "content": "ok"}, {"role": "user", "content": "more"}],
+             [{"role": "user", "content": "edited"}, call], history]
+    for msgs in steps:
+        for system in (None, "be brief"):
+            assert fingerprint(_chat(msgs, system), conv) == fingerprint(_chat(msgs, system))

@@ -37,7 +37,7 @@ import orjson
 if TYPE_CHECKING:
     from autocue.mockllm.incoming import Incoming
 
-__all__ = ["MATCH_MODES", "Fingerprint", "compare", "expand", "fingerprint", "nearest"]
+__all__ = ["MATCH_MODES", "Conversation", "Fingerprint", "compare", "expand", "fingerprint", "nearest"]
 
 MATCH_MODES = ("strict", "loose", "off")
 """``--match`` values: fail a differing request, serve it and report the difference, or do not compare."""
@@ -105,32 +105,76 @@ class Fingerprint:
         return out
 
 
-def fingerprint(req: Incoming) -> Fingerprint:
-    """The fingerprint of ``req`` (kept on it: it is read once)."""
+class Conversation:
+    """What one client session sent last (its messages, their entries, the ids in them), so the next
+    request of the conversation reads only the messages that are new: a session of N requests costs
+    O(N) message readings, not O(N²)."""
+
+    __slots__ = ("entries", "id_counts", "ids", "lead", "messages", "system", "tools", "tools_digest")
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self.system = ""
+        self.lead = 0
+        """1 when ``entries`` starts with the system prompt sent outside the messages."""
+        self.tools: list[Any] | None = None
+        self.tools_digest = ""
+        self.entries: list[str] = []
+        self.ids: list[str] = []
+        """Ids in order of first appearance."""
+        self.id_counts: list[int] = []
+        """How many of ``ids`` had appeared once each message was read."""
+
+
+def fingerprint(req: Incoming, conversation: Conversation | None = None) -> Fingerprint:
+    """The fingerprint of ``req`` (kept on it: it is read once). With ``conversation`` (the session's),
+    the messages it shares with the session's previous request are not read again."""
     view = req.view if req.sent is None else req.wire.read(req.sent, req.query, req.headers)
     cached = view.__dict__.get("_fingerprint")
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    ids: list[str] = []
-    numbers: dict[str, int] = {}
-    entries: list[str] = []
     msgs = view.messages
-    roles = []
-    for m in msgs:
-        role = req.wire.normalize_last(m).role if isinstance(m, dict) else "other"
-        roles.append(role)
     system = view.system
-    if system and "system" not in roles:
-        entries.append("s" + _h(_VARYING.sub("~", system).encode("utf-8", "surrogatepass")))
-    for m, role in zip(msgs, roles, strict=True):
+    conv = conversation if conversation is not None else Conversation()
+    keep = 0
+    if conv.system == system:
+        old = conv.messages
+        limit = min(len(old), len(msgs))
+        while keep < limit and old[keep] == msgs[keep]:
+            keep += 1
+    else:
+        conv.system = system
+    if keep == 0:
+        conv.entries, conv.ids, conv.id_counts, conv.lead = [], [], [], 0
+        if system and not any(isinstance(m, dict) and req.wire.normalize_last(m).role == "system" for m in msgs):
+            conv.entries.append("s" + _h(_VARYING.sub("~", system).encode("utf-8", "surrogatepass")))
+            conv.lead = 1
+    else:
+        del conv.entries[conv.lead + keep:]
+        del conv.ids[conv.id_counts[keep - 1]:]
+        del conv.id_counts[keep:]
+    numbers = {i: n for n, i in enumerate(conv.ids)}
+    ids: list[str] = []
+    for m in msgs[keep:]:
+        role = req.wire.normalize_last(m).role if isinstance(m, dict) else "other"
         del ids[:]
-        body = _clean(m, ids)
-        entry = _ROLE.get(role, "o") + _digest(body)
+        entry = _ROLE.get(role, "o") + _digest(_clean(m, ids))
         if ids:
-            entry += "@" + ",".join(str(numbers.setdefault(i, len(numbers))) for i in ids)
-        entries.append(entry)
-    tools_ids: list[str] = []
-    fp = Fingerprint(req.api, req.model, list(view.declared_tools), _digest(_clean(view.tools, tools_ids)), entries)
+            nums = []
+            for i in ids:
+                n = numbers.get(i)
+                if n is None:
+                    n = numbers[i] = len(conv.ids)
+                    conv.ids.append(i)
+                nums.append(str(n))
+            entry += "@" + ",".join(nums)
+        conv.entries.append(entry)
+        conv.id_counts.append(len(conv.ids))
+    conv.messages = msgs
+    tools = view.tools
+    if conv.tools is None or conv.tools != tools:
+        conv.tools, conv.tools_digest = tools, _digest(_clean(tools, []))
+    fp = Fingerprint(req.api, req.model, list(view.declared_tools), conv.tools_digest, list(conv.entries))
     view.__dict__["_fingerprint"] = fp
     return fp
 

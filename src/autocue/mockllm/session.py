@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autocue import suite_coverage
-from autocue.mockllm.fingerprint import Fingerprint, expand
+from autocue.mockllm.fingerprint import Conversation, Fingerprint, expand
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
@@ -154,6 +154,8 @@ class Session:
         self.errors: list[str] = []
         self.warnings: list[str] = []
         self.divergences: list[str] = []
+        self.conversation: Conversation | None = None
+        """The last request compared with its recording (``--match``): the next reads only new messages."""
         """``--match loose``: how requests differed from the recorded ones (they were served)."""
         self.journal = Journal(journal_size)
         """The session's requests (the last ``journal_size``), with the answer each got."""

@@ -27,7 +27,7 @@ import orjson
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import PinLimitError as PinLimitError
-from autocue.mockllm.fingerprint import compare, fingerprint, nearest
+from autocue.mockllm.fingerprint import Conversation, compare, fingerprint, nearest
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, declared_spelling, detect_profile, get_profile, tool_difference
@@ -418,7 +418,9 @@ class MockState:
         fp = recorded[index] if index < len(recorded) else None
         if fp is None:
             return None
-        live = fingerprint(req)
+        if s.conversation is None:
+            s.conversation = Conversation()
+        live = fingerprint(req, s.conversation)
         diff = compare(fp, live)
         if not diff:
             return None

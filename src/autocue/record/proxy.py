@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 import hashlib
 import http.cookiejar
 import re
@@ -54,7 +55,7 @@ from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Receive, Request, Scope, Send, _ClientGone
 from autocue.mockllm.choice import recording_traits
 from autocue.mockllm.error_bodies import error_body
-from autocue.mockllm.fingerprint import Fingerprint, fingerprint
+from autocue.mockllm.fingerprint import Conversation, Fingerprint, fingerprint
 from autocue.mockllm.http import read_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.options import DEFAULT_MAX_BODY
@@ -81,6 +82,8 @@ HOP_BY_HOP = frozenset({
 })
 RESPONSE_DROP = frozenset({"connection", "keep-alive", "transfer-encoding", "date", "server"})
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+LIVE_CONVERSATIONS = 256
+"""Sessions whose last request the proxy keeps (to fingerprint the next one incrementally)."""
 _BIG_BODY = 1024 * 1024
 """Request bodies of more bytes are parsed in a worker thread, not on the event loop."""
 
@@ -134,8 +137,9 @@ class RecordingProxy:
         self.paths: dict[str, Path] = {}
         self._written: set[Path] = set()
         self._taken: set[Path] = set()
-        self._last_fp: dict[str, Fingerprint] = {}
-        """Each session's last request fingerprint (the next one is written relative to it)."""
+        self._conversations: OrderedDict[str, tuple[Conversation, Fingerprint]] = OrderedDict()
+        """The last ``LIVE_CONVERSATIONS`` sessions' last request (its fingerprint: the next one is written
+        relative to it, and reads only the new messages); an older session's next request is read whole."""
         """Every path given to a session (a set: a new session's name is checked in constant time)."""
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -359,9 +363,13 @@ class RecordingProxy:
         """Note a request on its recording, with its fingerprint (in the writer thread)."""
         fp = None
         if self.options.fingerprints:
-            live = fingerprint(req)
-            fp = self.options.redactor.value(live.to_json(self._last_fp.get(key)))
-            self._last_fp[key] = live
+            convs = self._conversations
+            conv, prev = convs.pop(key, None) or (Conversation(), None)
+            live = fingerprint(req, conv)
+            fp = self.options.redactor.value(live.to_json(prev))
+            convs[key] = (conv, live)
+            if len(convs) > LIVE_CONVERSATIONS:
+                convs.popitem(last=False)
         rec.request(first, last, fp)
 
     def _record(self, req: Incoming, key: str, status: int, headers: Any, spool: ReplySpool) -> None:

@@ -110,7 +110,7 @@ class Conversation:
     request of the conversation reads only the messages that are new: a session of N requests costs
     O(N) message readings, not O(N²)."""
 
-    __slots__ = ("entries", "id_counts", "ids", "lead", "messages", "system", "tools", "tools_digest")
+    __slots__ = ("entries", "id_counts", "ids", "lead", "messages", "numbers", "system", "tools", "tools_digest")
 
     def __init__(self) -> None:
         self.messages: list[Any] = []
@@ -122,6 +122,8 @@ class Conversation:
         self.entries: list[str] = []
         self.ids: list[str] = []
         """Ids in order of first appearance."""
+        self.numbers: dict[str, int] = {}
+        """Each of ``ids`` by its number."""
         self.id_counts: list[int] = []
         """How many of ``ids`` had appeared once each message was read."""
 
@@ -144,8 +146,9 @@ def fingerprint(req: Incoming, conversation: Conversation | None = None) -> Fing
             keep += 1
     else:
         conv.system = system
+    appended = keep == len(conv.messages) and keep > 0
     if keep == 0:
-        conv.entries, conv.ids, conv.id_counts, conv.lead = [], [], [], 0
+        conv.entries, conv.ids, conv.id_counts, conv.lead, conv.numbers = [], [], [], 0, {}
         if system and not any(isinstance(m, dict) and req.wire.normalize_last(m).role == "system" for m in msgs):
             conv.entries.append("s" + _h(_VARYING.sub("~", system).encode("utf-8", "surrogatepass")))
             conv.lead = 1
@@ -153,7 +156,9 @@ def fingerprint(req: Incoming, conversation: Conversation | None = None) -> Fing
         del conv.entries[conv.lead + keep:]
         del conv.ids[conv.id_counts[keep - 1]:]
         del conv.id_counts[keep:]
-    numbers = {i: n for n, i in enumerate(conv.ids)}
+    if not appended:  # some messages were dropped: number the ids that are left
+        conv.numbers = {i: n for n, i in enumerate(conv.ids)}
+    numbers = conv.numbers
     ids: list[str] = []
     for m in msgs[keep:]:
         role = req.wire.normalize_last(m).role if isinstance(m, dict) else "other"

@@ -70,15 +70,15 @@ def test_fork_plays_n_replies_from_the_file_then_the_upstream_and_writes_the_bra
     assert s["remaining"] == 0 and s["errors"] == []
 
 
-def KEY_NOT_IN(text: str) -> bool:  # noqa: N802 - reads as the assertion it is
+def KEY_NOT_IN(text: str) -> bool:
     from fix_agent import KEY
 
     return KEY not in text and KEY[:12] not in text
 
 
 def test_fork_fails_an_agent_that_diverges_before_n(tmp_path: Path) -> None:
-    from autocue.record.fork import ForkApp
     from autocue.mockllm.server import LoopbackServer
+    from autocue.record.fork import ForkApp
 
     recorded, _ = _record(tmp_path)
     (tmp_path / "other.yaml").write_text(OTHER_MODEL)

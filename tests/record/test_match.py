@@ -10,13 +10,14 @@ from pathlib import Path
 
 import openai
 import pytest
+from fix_agent import UPSTREAM, agent
 
 from autocue.mockllm import serve
 from autocue.mockllm.fingerprint import Conversation, Fingerprint, compare, fingerprint, nearest
 from autocue.mockllm.incoming import Incoming
 from autocue.record import RecordingServer
 from autocue.scenario import load_scenario
-from fix_agent import UPSTREAM, agent
+
 
 @pytest.fixture
 def recording(tmp_path: Path) -> tuple[Path, list[str]]:
@@ -32,7 +33,8 @@ def test_a_recording_carries_fingerprints_and_replays_itself_strictly(recording:
     path, said = recording
     text = path.read_text()
     assert '"match":"strict"' in text and text.count('"request":{"api":"chat","model":"gpt-test"') == 3
-    assert '"keep":2' in text and '"keep":4' in text, "a later request is written relative to the one before (linear in the conversation)"
+    # a later request is written relative to the one before (linear in the conversation)
+    assert '"keep":2' in text and '"keep":4' in text
     sc = load_scenario(path)
     assert sc.server.match == "strict"
     with serve(path) as replay:  # a fresh uuid, time and temporary directory: still the same request
@@ -57,13 +59,11 @@ def test_strict_fails_a_changed_tool_list_naming_the_field(recording: tuple[Path
 
 def test_strict_names_a_changed_role_and_a_changed_tool_result(recording: tuple[Path, list[str]]) -> None:
     path, _ = recording
-    with serve(path) as replay:
-        with pytest.raises(openai.BadRequestError, match=r"reply 2 \(turn 1, step 2\).*messages\[3\]\.role: "
-                                                         r"recorded tool, live user"):
-            agent(replay.base_url, result_role="user")
-    with serve(path) as replay:
-        with pytest.raises(openai.BadRequestError, match=r"messages\[3\] \(tool\): content differs"):
-            agent(replay.base_url, result="FAILED")
+    role = r"reply 2 \(turn 1, step 2\).*messages\[3\]\.role: recorded tool, live user"
+    with serve(path) as replay, pytest.raises(openai.BadRequestError, match=role):
+        agent(replay.base_url, result_role="user")
+    with serve(path) as replay, pytest.raises(openai.BadRequestError, match=r"messages\[3\] \(tool\): content differs"):
+        agent(replay.base_url, result="FAILED")
 
 
 def test_loose_serves_and_reports_off_does_not_compare(recording: tuple[Path, list[str]]) -> None:
@@ -104,7 +104,8 @@ def test_nearest_recorded_request_is_the_one_with_fewest_differences() -> None:
     assert nearest(recorded, live, 0) == (1, [])
     assert compare(fp("a00000002@0"), fp("a00000002@1")) == [
         "messages[0] (assistant): tool-call ids differ (recorded 0, live 1)"]
-    assert compare(fp("u1", tools=("read", "find")), fp("u1", tools=("read", "grep"))) == ["tools differ: + grep, - find"]
+    assert compare(fp("u1", tools=("read", "find")), fp("u1", tools=("read", "grep"))) == [
+        "tools differ: + grep, - find"]
 
 
 def _chat(messages: list[dict[str, object]], system: str | None = None) -> Incoming:
@@ -119,8 +120,8 @@ def test_a_session_fingerprint_read_incrementally_equals_one_read_whole() -> Non
             "tool_calls": [{"id": "call_x", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}
     history: list[dict[str, object]] = [{"role": "user", "content": "hi"}]
     conv = Conversation()
-    steps = [history, [*history, call, {"role": "tool", "tool_call_id": "call_x", "content": "ok"}],
-             [*history, call, {"role": "tool", "tool_call_id": "call_x", "content": "ok"}, {"role": "user", "content": "more"}],
+    result = {"role": "tool", "tool_call_id": "call_x", "content": "ok"}
+    steps = [history, [*history, call, result], [*history, call, result, {"role": "user", "content": "more"}],
              [{"role": "user", "content": "edited"}, call], history]
     for msgs in steps:
         for system in (None, "be brief"):

@@ -69,7 +69,8 @@ initialPrompt: "deploy with key sk-proj-BODYSECRET0123456789abcd"
 timeline:
   - llmResponse:
       - assistant: [[0, "Using sk-proj-BODYSECRET0123456789abcd and cookie-SECRET-0123456789 as asked."]]
-      - agentToolUse: {toolName: bash, toolCallId: call_1, args: {command: "curl -H 'Authorization: Bearer tok-SECRET-99887766'"}}
+      - agentToolUse: {toolName: bash, toolCallId: call_1,
+                       args: {command: "curl -H 'Authorization: Bearer tok-SECRET-99887766'"}}
   - llmResponse:
       - assistant: [[0, "Done."]]
 """

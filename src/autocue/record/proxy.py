@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import OrderedDict
 import hashlib
 import http.cookiejar
 import re
 import socket
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field

@@ -143,6 +143,8 @@ class RecordingProxy:
         """Every path given to a session (a set: a new session's name is checked in constant time)."""
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._parse_loop: asyncio.AbstractEventLoop | None = None
+        """The writer thread's event loop, where replies are parsed."""
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="autocue-record-write")
         """Parses and writes recordings, one at a time in submission order (never on the event loop)."""
         password = urlsplit(self.upstream).password
@@ -172,6 +174,12 @@ class RecordingProxy:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        self._writer.submit(self._close_parse_loop)
+
+    def _close_parse_loop(self) -> None:
+        if self._parse_loop is not None:
+            self._parse_loop.close()
+            self._parse_loop = None
 
     # ------------------------------------------------------------------ ASGI
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -385,7 +393,10 @@ class RecordingProxy:
             rec.error(status, body, message, parse_retry_after(headers), etype)
         else:
             ctype = headers.get("content-type", "")
-            parsed = asyncio.run(parse_reply(req.api, chunks, event_stream="event-stream" in ctype, model=req.model))
+            if self._parse_loop is None:  # one loop for the writer thread's life (asyncio.run makes one per reply)
+                self._parse_loop = asyncio.new_event_loop()
+            parsed = self._parse_loop.run_until_complete(
+                parse_reply(req.api, chunks, event_stream="event-stream" in ctype, model=req.model))
             rec.reply(parsed)
         path = self.paths[key]
         first = path not in self._written

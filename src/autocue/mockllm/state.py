@@ -425,10 +425,10 @@ class MockState:
         if not diff:
             return None
         pl = s.playable
+        step = pl.positions[index].step
+        source = step.source if isinstance(step, ScriptedResponse) else None
         msg = (f"request {s.requests} of session {s.id!r} ({req.path}) differs from the request recorded for "
-               f"{pl.where(index)} of scenario {pl.label}"
-               f"{' at ' + pl.positions[index].step.source if pl.positions[index].step.source else ''}: "  # type: ignore[union-attr]
-               + "; ".join(diff))
+               f"{pl.where(index)} of scenario {pl.label}{' at ' + source if source else ''}: " + "; ".join(diff))
         near, near_diff = nearest(recorded, live, index)
         if near not in (-1, index) and len(near_diff) < len(diff):
             msg += (f". Nearest recorded request: {pl.where(near)}"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx2
 import orjson
 import pytest
 from fix_agent import UPSTREAM, agent
@@ -112,3 +113,19 @@ def test_a_hand_written_scenario_is_not_forked(tmp_path: Path) -> None:
     r = subprocess.run([*CMD, str(tmp_path / "hand.yaml"), "--from", "1", "--upstream", "http://127.0.0.1:9"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "not a recording written by autocue record" in r.stderr
+
+
+def test_replay_without_from_serves_the_recording_with_its_match_mode(tmp_path: Path) -> None:
+    recorded, said = _record(tmp_path)
+    proc = subprocess.Popen([*CMD, str(recorded), "--match", "loose", "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = orjson.loads(proc.stdout.readline())["url"]
+        assert agent(url, result="FAILED") == said  # loose: served, though every tool result differs
+        sessions = orjson.loads(httpx2.get(url + "/_autocue/sessions", timeout=10).content)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+    (s,) = sessions if isinstance(sessions, list) else sessions["sessions"]
+    assert len(s["divergences"]) == 2 and s["errors"] == []

@@ -83,6 +83,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="CI mode: a screenshot with no golden fails instead of writing one (default: on when the "
                          "CI variable is set to a true value)")
     group.addoption("--autocue-timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
+    group.addoption("--autocue-sandbox", default="none", metavar="NAME",
+                    help="sandbox provider of the program under test: none, bwrap, docker, podman or an "
+                         "autocue.sandboxes entry point (see docs/scale.md)")
+    group.addoption("--autocue-sandbox-image", default=None, metavar="IMAGE",
+                    help="container image of --autocue-sandbox docker|podman")
     parser.addini("autocue_scenarios", "globs of scenario files to collect as tests", type="args", default=[])
     group = parser.getgroup("autocue coverage")
     group.addoption("--autocue-coverage", nargs="?", const=COVERAGE_PATH, default=None, metavar="PATH",

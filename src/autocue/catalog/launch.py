@@ -59,6 +59,11 @@ class AgentProfile:
     logged as failed are reported (``autocue.runner.diagnose.tool_failures``; the formats read: Codex's rollout
     JSONL, Claude Code's transcript JSONL)."""
     notes: str = ""
+    in_sandbox: tuple[tuple[str, str], ...] = ()
+    """Arguments replaced (``(old, new)`` pairs) when the run is in an autocue sandbox (``--sandbox`` other than
+    ``none``): a CLI whose own sandbox nests badly in autocue's turns it off and relies on autocue's (Codex)."""
+    image: str = ""
+    """A container image with this CLI installed, for ``--sandbox docker`` / ``podman`` without ``--sandbox-image``."""
     source: str = "built-in"
 
     def api_for(self, style: str) -> str:

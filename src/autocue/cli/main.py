@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "record": ("autocue.cli.record", "record real LLM API traffic into scenarios (a proxy)"),
     "replay": ("autocue.cli.replay", "replay a recording strictly, or fork it at reply N to a live upstream"),
     "diff": ("autocue.cli.diff", "compare two recorded scenarios and classify the drift"),
+    "export": ("autocue.cli.export", "write a session, recording or run as a trace (--atif: Harbor's ATIF)"),
+    "import": ("autocue.cli.import_cmd", "turn a trace (atif: a Harbor trajectory) into a scenario to replay"),
     "fuzz-client": ("autocue.cli.fuzz_client", "run a client command against fuzzed streams; shrink a failure"),
     "scenario": ("autocue.cli.scenario", "check, run, or print the JSON Schema of scenario files"),
     "loop": ("autocue.cli.loop", "run the hat-based orchestrator loop"),
@@ -34,6 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "view": ("autocue.cli.view", "render a session, loop recording, run or live stream as one HTML page"),
     "run": ("autocue.cli.run", "run scenarios as end-to-end tests of a terminal program"),
     "mock-agent": ("autocue.cli.mock_agent", "a deterministic agent CLI that plays a scenario"),
+    "acp-agent": ("autocue.cli.acp_agent", "a deterministic ACP agent (stdio) that plays a scenario"),
     "agents": ("autocue.cli.agents", "list the real agent CLIs (versions, verified) or install pinned ones"),
 }
 

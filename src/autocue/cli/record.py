@@ -5,6 +5,8 @@
                    [--secret-header NAME ...] [--no-default-redaction] [--json]
     autocue record --check SCENARIO --upstream URL [--api chat|responses|anthropic|gemini]
                    [--model NAME] [--api-key-env NAME] [--json]
+    autocue record --agent NAME | --cmd COMMAND --upstream URL [--via print|tui] [--out FILE]
+                   [--input TEXT ...] [--agent-arg ARG ...] [--workspace DIR] [--timeout S] -- PROMPT...
 
 Prints the bound URL first (``autocue record proxy: http://127.0.0.1:PORT -> UPSTREAM``, or one
 JSON line with ``--json``), then one line per session as its scenario file is created, and
@@ -13,6 +15,11 @@ serves until interrupted.
 With ``--check``, nothing is proxied: each recorded reply of SCENARIO is asked of the upstream
 again (on the recorded conversation) and the drift of each is printed (identical, benign,
 regression); exit 1 on a regression (see ``autocue.record.check``).
+
+With ``--agent`` or ``--cmd``, the proxy runs for one recorded run: the agent is launched with
+its launch profile behind it, played (print mode: the prompt on its command line; TUI: typed,
+then each ``--input``), and the whole run is written as one scenario (``--out FILE``; see
+``autocue.record.run_capture``), which ``autocue run FILE`` replays.
 """
 
 from __future__ import annotations
@@ -154,7 +161,72 @@ def parser() -> argparse.ArgumentParser:
                    help="--check: the model to ask (default: the recording's _meta model, else autocue-check)")
     p.add_argument("--api-key-env", default=None, metavar="NAME",
                    help="--check: send the value of environment variable NAME as the API key")
+    run = p.add_argument_group("recording a whole agent run (--agent or --cmd, then -- PROMPT)")
+    run.add_argument("--agent", default=None, metavar="NAME",
+                     help="record a run of this agent CLI, launched with its launch profile (claude, codex, pi, ...)")
+    run.add_argument("--cmd", default=None, metavar="COMMAND",
+                     help="record a run of this command (placeholders {openai_base_url}, {base_url}, {api_key}, "
+                          "{prompt}, {python}; AUTOCUE_OPENAI_BASE_URL etc. in its env)")
+    run.add_argument("--via", default="print", metavar="print|tui",
+                     help="print: the prompt on the command line (one turn, default); tui: typed into the TUI, "
+                          "then each --input")
+    run.add_argument("--input", action="append", default=[], metavar="TEXT",
+                     help="a later turn's prompt, typed once the previous turn ended (repeatable; --via tui)")
+    run.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
+                     help="an extra argument for the agent's command line (repeatable)")
+    run.add_argument("--agents-file", action="append", default=[], metavar="FILE",
+                     help="a file of user-defined launch profiles (repeatable)")
+    run.add_argument("--llm-api", default=None, metavar="STYLE",
+                     help="the wire protocol the agent speaks, as server.llmApiStyle (default: its profile's first)")
+    run.add_argument("--workspace", default=None, metavar="DIR",
+                     help="copy DIR into the run's workspace first (the scenario seeds replays from it: repo.dir)")
+    run.add_argument("--mcp-config", default=None, metavar="FILE",
+                     help='an {"mcpServers": ...} file: its stdio servers run behind a JSON-RPC tee and the calls are '
+                          "recorded (Claude Code: --mcp-config; --cmd: $AUTOCUE_MCP_CONFIG)")
+    run.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                     help="seconds the whole run may take (default 300)")
+    run.add_argument("--name", default=None, help="the scenario's name (default: the file's stem)")
+    run.add_argument("prompt", nargs="*", help=argparse.SUPPRESS)
     return p
+
+
+def _run_agent(args: argparse.Namespace, redactor: Redactor) -> int:
+    """``--agent`` / ``--cmd``: record one whole run into one scenario file."""
+    import time
+
+    from autocue.record.errors import RunCaptureError
+    from autocue.record.run_capture import CaptureOptions, record_run
+
+    if args.agent is not None and args.cmd is not None:
+        return fail(PROG, "--agent and --cmd both name the program to record: give one")
+    if args.check is not None:
+        return fail(PROG, "--check replays a recording; --agent / --cmd record a new run: give one of them")
+    out = Path(args.out)
+    if out.suffix not in (".yaml", ".yml"):
+        stem = args.name or f"{args.agent or 'cmd'}-{time.strftime('%Y%m%d-%H%M%S')}"
+        out = out / f"{stem}.yaml"
+    if out.exists() and out.is_dir():
+        return fail(PROG, f"--out {out}: is a directory (name a .yaml file, or a directory without .yaml)")
+    try:
+        path = record_run(CaptureOptions(
+            upstream=args.upstream, out=out, prompt=" ".join(args.prompt), agent=args.agent, cmd=args.cmd,
+            via=args.via, inputs=list(args.input), agent_args=tuple(args.agent_arg),
+            agents_files=tuple(args.agents_file), llm_api=args.llm_api,
+            workspace=Path(args.workspace) if args.workspace else None,
+            mcp_config=Path(args.mcp_config) if args.mcp_config else None, timeout=args.timeout, name=args.name,
+            redactor=redactor))
+    except RunCaptureError as e:
+        return fail(PROG, str(e))
+    except KeyboardInterrupt:
+        fail(PROG, "interrupted: the agent was stopped and nothing was written")
+        return 130
+    except OSError as e:
+        return fail(PROG, f"--out {out}: cannot write the scenario: {e.strerror or e}")
+    if args.json:
+        print(orjson.dumps({"file": str(path)}).decode())
+    else:
+        print(f"recorded {path} (replay: autocue run {path})")
+    return 0
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -209,6 +281,18 @@ def main(argv: list[str]) -> int:
     problem = _check_upstream(args.upstream)
     if problem:
         return fail(PROG, problem)
+    run_flags = [f for f, v in (("--via", args.via != "print"), ("--input", args.input),
+                                ("--agent-arg", args.agent_arg), ("--workspace", args.workspace)) if v]
+    if args.agent is None and args.cmd is None and (args.prompt or run_flags):
+        what = "a prompt" if args.prompt else run_flags[0]
+        return fail(PROG, f"{what} is for recording a whole run: name the program with --agent NAME or --cmd COMMAND")
+    if args.agent is not None or args.cmd is not None:
+        try:
+            red = Redactor(args.redact, args.redact_env, defaults=not args.no_default_redaction,
+                           secret_headers=args.secret_header)
+        except RedactionError as e:
+            return fail(PROG, str(e))
+        return _run_agent(args, red)
     if args.check is not None:
         return _run_check(args)
     out = Path(args.out)

@@ -23,7 +23,10 @@ from autocue.catalog.apis import APIS
 from autocue.cli.args import fail
 
 if TYPE_CHECKING:
+    from autocue.runner import RunOptions
     from autocue.runner.interrupt import Interrupt
+    from autocue.runner.matrix import Cell
+    from autocue.runner.report import RunReport
 
 PROG = "autocue run"
 
@@ -47,6 +50,12 @@ def parser() -> argparse.ArgumentParser:
                    f"{', '.join(e.agent_api for e in APIS.values())} (default: the scenario's server.llmApiStyle)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
+    p.add_argument("--sandbox", default="none", metavar="NAME", help="run the program under test in a sandbox: none "
+                   "(default: a local process, proxy variables at a refusing proxy), bwrap (read-only root, private "
+                   "network reaching only the mock server), docker, podman, or an autocue.sandboxes entry point "
+                   "(see docs/scale.md)")
+    p.add_argument("--sandbox-image", metavar="IMAGE", help="container image of --sandbox docker|podman (it needs "
+                   "python3 and the agent CLI)")
     p.add_argument("--terminal", metavar="WxH", help="terminal size, e.g. 100x30 (default: the scenario's "
                    "terminalRef, else 100x30)")
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
@@ -83,12 +92,32 @@ def parser() -> argparse.ArgumentParser:
                    help="exit 1 when the coverage (replies served + declared tools called, in percent of scripted "
                         "replies + declared tools) is under N; implies --autocue-coverage")
     p.add_argument("--merge-reports", action="store_true",
-                   help="combine the JSON reports (and JUnit files) given as paths instead of running")
+                   help="combine the JSON reports (and JUnit files, and --job directories) given as paths instead "
+                        "of running")
+    jobs = p.add_argument_group("jobs and matrices (docs/scale.md)")
+    jobs.add_argument("--job", metavar="DIR", help="a resumable job: one result file per cell in DIR, written as each "
+                      "finishes; run again with the same DIR to run only the cells without a result")
+    jobs.add_argument("--retry", type=int, default=0, metavar="N", help="run a cell again up to N times when it "
+                      "failed only with --retry-on kinds (the report keeps every attempt)")
+    jobs.add_argument("--retry-on", default="setup,timeout,infra", metavar="KINDS",
+                      help="failure kinds --retry retries: setup, timeout, infra (default: all three; assert, golden "
+                           "and the other failures of the scenario are never retried)")
+    jobs.add_argument("--deadline", metavar="SECONDS|ISO", help="start no cell after this (seconds from now, or an "
+                      "ISO 8601 time); the cells not run are listed as not run")
+    jobs.add_argument("--deadline-kill", action="store_true", help="stop the cells still running at the deadline "
+                      "(listed as not run) instead of letting them finish within --timeout")
+    jobs.add_argument("--matrix", metavar="FILE", help="a matrix file: scenario globs × agents × apis × modes, "
+                      "less excludes (--agent a,b and --llm-api x,y are axes too)")
+    jobs.add_argument("--list", action="store_true", help="print the cells (stable ids, one per line; with --json "
+                      "a JSON array) instead of running them")
+    jobs.add_argument("--durations", metavar="REPORT", help="a previous JSON report or job directory: --shard "
+                      "splits the cells by their recorded durations (pytest-split's least-duration split)")
     return p
 
 
 def _merge(args: argparse.Namespace) -> int:
-    from autocue.runner.report import ReportError, merge_junit, merge_reports
+    from autocue.runner.jobs import merge_paths
+    from autocue.runner.report import ReportError, merge_junit
 
     paths = [Path(x) for x in args.paths]
     xml = [x for x in paths if x.suffix == ".xml"]
@@ -98,7 +127,7 @@ def _merge(args: argparse.Namespace) -> int:
     if xml and not args.junit:
         return fail(PROG, "JUnit files to merge need --junit MERGED.xml for the result")
     try:
-        merged = merge_reports(reports)
+        merged = merge_paths(reports)
         if xml:
             merge_junit(xml, Path(args.junit))
     except ReportError as e:
@@ -157,10 +186,11 @@ def main(argv: list[str]) -> int:
     from autocue.runner.selection import parse_shard
     from autocue.scenario import ScenarioError
 
-    if not args.paths:
+    cells = _cell_run(args)
+    if not args.paths and not (cells and args.matrix):
         return fail(PROG, "give scenario files or directories to run, e.g. autocue run examples/tui")
-    if args.jobs < 1 or args.timeout <= 0 or args.speed < 0 or (args.settle or 0) < 0:
-        return fail(PROG, "-j must be 1 or more, --timeout more than 0, --speed and --settle 0 or more")
+    if args.jobs < 1 or args.timeout <= 0 or args.speed < 0 or (args.settle or 0) < 0 or args.retry < 0:
+        return fail(PROG, "-j must be 1 or more, --timeout more than 0, --speed, --settle and --retry 0 or more")
     try:
         terminal = parse_size(args.terminal) if args.terminal else None
         shard = parse_shard(args.shard) if args.shard else None
@@ -168,8 +198,8 @@ def main(argv: list[str]) -> int:
         return fail(PROG, str(e))
     tags = [t.strip() for t in (args.tags or "").split(",") if t.strip()]
     try:
-        items = collect(args.paths, tags=tags, keyword=args.keyword, shard=shard)
-        if not items and shard is None:
+        items = collect(args.paths, tags=tags, keyword=args.keyword, shard=None if cells else shard)
+        if not items and shard is None and not cells:
             return fail(PROG, f"no scenario in {', '.join(args.paths)} matches"
                         f"{f' --tags {args.tags}' if tags else ''}{f' -k {args.keyword}' if args.keyword else ''}")
     except ScenarioError as e:
@@ -177,13 +207,24 @@ def main(argv: list[str]) -> int:
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
-                         llm_api=args.llm_api, match=args.match, ci=ci_from_env() if args.ci is None else args.ci)
+                         llm_api=args.llm_api, match=args.match, ci=ci_from_env() if args.ci is None else args.ci,
+                         sandbox=args.sandbox, sandbox_image=args.sandbox_image)
+    from autocue.isolation import IsolationError, find
+
+    try:
+        why = find(args.sandbox).unavailable()
+    except IsolationError as e:
+        return fail(PROG, str(e))
+    if why is not None:
+        return fail(PROG, f"--sandbox {args.sandbox}: {why}")
     coverage = args.autocue_coverage or ("autocue-coverage.json" if args.autocue_coverage_fail_under is not None
                                          else None)
-    if coverage is not None:
+    if coverage is not None and not args.list:
         from autocue import suite_coverage
 
         suite_coverage.enable(fresh=True)
+    if cells:
+        return _run_cells(args, items, options, shard, tags, coverage)
     stop = Interrupt()
     try:
         with stop.handling():
@@ -192,6 +233,95 @@ def main(argv: list[str]) -> int:
         pass
     if stop.signum is not None:
         return fail(PROG, _interrupted(stop), stop.exit_code)
+    return _finish(args, report, coverage)
+
+
+def _via(args: argparse.Namespace) -> str | None:
+    """``--via`` (the mode flag, when this autocue has it) as given, None when left at its default."""
+    via = getattr(args, "via", None)
+    return None if via is None or via == parser().get_default("via") else str(via)
+
+
+def _cell_run(args: argparse.Namespace) -> bool:
+    """Whether this run is a run of cells (``autocue.runner.jobs``) rather than of scenarios."""
+    axes = (args.agent, args.llm_api, _via(args))
+    return bool(args.job or args.matrix or args.list or args.retry or args.deadline or args.durations
+                or any("," in (a or "") for a in axes))
+
+
+def _plan_cells(args: argparse.Namespace, items: list[Any], tags: list[str],
+                shard: tuple[int, int] | None) -> list[Cell]:
+    """The cells of the paths and the matrix file, less a shard's (raises ``MatrixError``, ``ScenarioError``,
+    ``ReportError``)."""
+    from autocue.runner import collect
+    from autocue.runner.errors import MatrixError
+    from autocue.runner.jobs import durations_of
+    from autocue.runner.matrix import axis, cells_of, load_matrix, split
+
+    agents, apis, vias = axis(args.agent), axis(args.llm_api), axis(_via(args))
+    exclude: list[dict[str, str]] = []
+    if args.matrix:
+        m = load_matrix(args.matrix)
+        for name, flag, given, listed in (("agents", "--agent", agents, m.agents), ("apis", "--llm-api", apis, m.apis),
+                                          ("modes", "--via", vias, m.vias)):
+            if given != [None] and listed != [None]:
+                raise MatrixError(f"{m.file}: the matrix lists {name} and {flag} gives them too: keep one")
+        agents = agents if agents != [None] else m.agents
+        apis = apis if apis != [None] else m.apis
+        vias = vias if vias != [None] else m.vias
+        exclude = m.exclude
+        seen = {id(x.scenario) for x in items}
+        items = items + [x for x in collect(m.scenarios, tags=tags, keyword=args.keyword) if id(x.scenario) not in seen]
+    if args.cmd and agents != [None]:
+        raise MatrixError("--cmd runs one program: give agents (--agent a,b or the matrix's agents) without --cmd")
+    cells = cells_of(items, agents=agents, apis=apis, vias=vias, exclude=exclude)
+    if shard is not None:
+        cells = split(cells, shard[1], durations_of(args.durations) if args.durations else None)[shard[0] - 1]
+    return cells
+
+
+def _run_cells(args: argparse.Namespace, items: list[Any], options: RunOptions, shard: tuple[int, int] | None,
+               tags: list[str], coverage: str | None) -> int:
+    """A run of cells: ``--list``, or run them (``--job``, ``--retry``, ``--deadline``)."""
+    from autocue.runner.errors import JobError, MatrixError, ReportError
+    from autocue.runner.interrupt import Interrupt
+    from autocue.runner.jobs import Plan, parse_deadline, parse_retry_on, run_cells
+    from autocue.runner.matrix import list_lines
+    from autocue.scenario import ScenarioError
+
+    try:
+        cells = _plan_cells(args, items, tags, shard)
+        plan = Plan(job=Path(args.job) if args.job else None, retry=args.retry, retry_on=parse_retry_on(args.retry_on),
+                    deadline=parse_deadline(args.deadline) if args.deadline else None,
+                    kill_at_deadline=args.deadline_kill)
+    except (MatrixError, ScenarioError, ReportError, ValueError) as e:
+        return fail(PROG, str(e))
+    if args.list:
+        if cells:
+            print(list_lines(cells, args.json))
+        elif args.json:
+            print("[]")
+        return 0
+    if not cells and shard is None:
+        return fail(PROG, "no cell to run: the matrix and the filters leave none")
+    stop = Interrupt()
+    try:
+        with stop.handling():
+            report = run_cells(cells, options, plan, stop)
+    except JobError as e:
+        return fail(PROG, str(e))
+    if plan.skipped and not args.json:
+        print(f"job {args.job}: {len(plan.skipped)} of {len(cells)} cells already have a result (not run again)")
+    if stop.signum is not None:
+        if args.job:
+            _write_report(report.to_json(), Path(args.out) / "report.json")
+        return fail(PROG, _interrupted(stop) + (f"; the finished cells are in {args.job}: run the same command to "
+                                                "resume" if args.job else ""), stop.exit_code)
+    return _finish(args, report, coverage)
+
+
+def _finish(args: argparse.Namespace, report: RunReport, coverage: str | None) -> int:
+    """Write and print the report of a run; the exit code."""
     if args.junit:
         report.write_junit(Path(args.junit))
     note = _write_report(report.to_json(), Path(args.out) / "report.json")
@@ -200,6 +330,9 @@ def main(argv: list[str]) -> int:
     else:
         for s in report.scenarios:
             print(f"{'PASS' if s.passed else 'FAIL'} {s.name} ({s.duration_s:.2f}s{s.ended_note}) {s.file}")
+            if s.attempts:
+                print(f"  attempt {len(s.attempts) + 1}; earlier: "
+                      + "; ".join(", ".join(f["kind"] for f in a.get("failures") or ()) for a in s.attempts))
             for w in s.warnings:
                 print(f"  warning: {w}")
             for f in s.failures:
@@ -218,6 +351,8 @@ def main(argv: list[str]) -> int:
                 print(f"  workspace kept: {s.workspace}")
             if not s.passed and s.out_dir:
                 print(f"  recording: {s.out_dir}/session.cast")
+        for n in report.not_run:
+            print(f"NOT RUN {n['name']} ({n['reason']}) {n['cell']}")
         print(report.summary())
     if note:
         print(f"{PROG}: {note}", file=sys.stderr)

@@ -621,6 +621,26 @@ class RunHandle:
         s = self._session()
         return s.status() if s is not None else None
 
+    def trace(self) -> dict[str, Any]:
+        """The run's requests for a trace (a run folder's ``requests.json``): each one's number, time,
+        API, model, status, outcome and reply, and the body of the last answered one only (it holds the
+        whole history); no other body is parsed."""
+        s = self._session()
+        if s is None:
+            return {"requests": [], "dropped": 0}
+        with s.lock:
+            entries = list(s.journal.entries)
+            dropped = s.journal.dropped
+        last = next((e for e in reversed(entries) if e.outcome == "reply"), None)
+        rows: list[dict[str, Any]] = []
+        for e in entries:
+            row: dict[str, Any] = {"n": e.n, "time": round(e.at, 3), "api": e.req.api, "model": e.req.model,
+                                   "status": e.status, "outcome": e.outcome, "reply": e.reply}
+            if e is last:
+                row["body"] = e.request().body
+            rows.append(row)
+        return {"requests": rows, "dropped": dropped}
+
     def close(self) -> None:
         """Forget the run's session and its script."""
         self.state.reset(self.key)

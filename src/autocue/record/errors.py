@@ -13,4 +13,9 @@ class ForkError(AutocueError):
     """A recording that cannot be forked (not written by autocue record, or ``--from`` past its replies)."""
 
 
-__all__ = ["CheckError", "ForkError"]
+class RunCaptureError(AutocueError):
+    """A whole agent run that cannot be recorded (``autocue record --agent``: bad options, a launch
+    failure, the time limit)."""
+
+
+__all__ = ["CheckError", "ForkError", "RunCaptureError"]

@@ -34,6 +34,15 @@ class Interrupted(RunnerError):
     """The run stopped because ``autocue run`` was interrupted (raised in the run's thread)."""
 
 
+class JobError(RunnerError, ValueError):
+    """A job directory (``--job``) that cannot be used: not a directory, a cell file that is not one
+    (the message names the file and what to do)."""
+
+
+class MatrixError(RunnerError, ValueError):
+    """A matrix file (``--matrix``) or axis flag that cannot be read: ``str(err)`` is ``file:line:col: message``."""
+
+
 class ReportError(RunnerError, ValueError):
     """A report file to merge is missing or not a report (message names the file)."""
 
@@ -46,5 +55,5 @@ class ScenarioFailed(RunnerError):
         self.result = result
 
 
-__all__ = ["AgentProfileError", "Interrupted", "LaunchError", "ReportError", "RunnerError", "ScenarioFailed",
-           "SpawnError", "WorkspaceError"]
+__all__ = ["AgentProfileError", "Interrupted", "JobError", "LaunchError", "MatrixError", "ReportError", "RunnerError",
+           "ScenarioFailed", "SpawnError", "WorkspaceError"]

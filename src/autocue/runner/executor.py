@@ -37,6 +37,7 @@ import json
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from bisect import bisect_left
@@ -79,6 +80,7 @@ from autocue.scenario.events import check_interpreter, handler, kind_key
 from autocue.script.model import Script, ScriptedResponse, describe_step
 
 if TYPE_CHECKING:
+    from autocue.isolation import Sandbox
     from autocue.runner.llm import LlmRun
 
 STARTUP_GRACE = 0.5
@@ -163,6 +165,10 @@ class Execution:
         """A launch profile's text on screen once its input box takes keys (empty: none)."""
         self.ready_waited = False
         """True once the first input waited for ``ready``: later inputs do not."""
+        self.choice_image = ""
+        """The launch profile's container image (``AgentProfile.image``), for a container sandbox."""
+        self.box: Sandbox | None = None
+        """The run's sandbox (``--sandbox``; ``none``: a local process with the refusing proxy)."""
 
     # ------------------------------------------------------------------ the run
     def run(self) -> ScenarioResult:
@@ -216,6 +222,7 @@ class Execution:
         tui = choice.agent is not None and interactive(self.sc)  # print mode shows no input box
         self.ready = choice.agent.ready if choice.agent is not None and tui else ""
         run_dir = self._prepare(choice, terminal)
+        self.choice_image = choice.agent.image if choice.agent is not None else ""
         launch = self._launch(choice, terminal)
         self._start(launch, choice, terminal, run_dir)
         typed = launch.type_prompt is None or self._type_prompt(launch.type_prompt, choice)
@@ -255,7 +262,7 @@ class Execution:
             self.llm.server.state.options.speed = self.opt.speed
         try:
             launch = build(choice, self.sc, terminal=terminal, workspace=self.ws, state_dir=self.root, llm=self.llm,
-                           llm_api=self.opt.llm_api)
+                           llm_api=self.opt.llm_api, sandboxed=self.opt.sandbox != "none")
         except LaunchError as e:
             raise _SetupFailed(str(e)) from None
         self.progress_file = launch.progress_file
@@ -267,13 +274,30 @@ class Execution:
         """The program in its pseudo-terminal, recorded to ``session.cast``."""
         cast = CastWriter(run_dir / "session.cast", terminal.width, terminal.height, title=self.sc.name)
         masks, literals = self.extras.masks, self.literals
+        argv, env = self._sandboxed(launch, cast)
         try:
-            self.prog = PtyProgram(launch.argv, cwd=self.ws, env=launch.env, width=terminal.width,
+            self.prog = PtyProgram(argv, cwd=self.ws, env=env, width=terminal.width,
                                    height=terminal.height, cast=cast, stop=self.stop,
                                    settle_view=(lambda t: apply_masks(t, masks, literals)) if masks else None)
         except SpawnError as e:
             cast.close()
             raise _SetupFailed(f"{e} (the program under test, {choice.runner})") from None
+
+    def _sandboxed(self, launch: Launch, cast: CastWriter) -> tuple[list[str], dict[str, str]]:
+        """The program's command line and environment in the run's sandbox (``autocue.isolation``)."""
+        from autocue.isolation import IsolationError, SandboxSpec, find
+
+        assert self.root is not None
+        port = self.llm.server.port if self.llm is not None else None
+        try:
+            image = self.opt.sandbox_image or (self.choice_image or None)
+            self.box = find(self.opt.sandbox).start(SandboxSpec(self.ws, self.root, port, image))
+        except IsolationError as e:
+            cast.close()
+            raise _SetupFailed(str(e)) from None
+        self.result.sandbox = self.opt.sandbox
+        w = self.box.command(launch.argv, launch.env, self.ws, terminal=True)
+        return w.argv, w.env
 
     def _clean_up(self) -> None:
         """Stop the program, read the last progress, release the server's session, drop the workspace
@@ -286,10 +310,15 @@ class Execution:
             r.program_s = (self.prog.ended or time.monotonic()) - self.prog.started
             r.last_screen = self.prog.last_screen()
             r.exit_code = self.prog.exit_code
+        if self.box is not None:
+            r.egress = [e.to_json() for e in self.box.egress()]
+            self.box.close()
+            self._check_egress()
         self._read_progress()
         if self.llm is not None:
             if r.runner not in ("", "mock", "autocue", "cmd"):  # a real agent CLI: diagnostics, side requests
                 self._diagnose()
+            self._save_requests()
             self.llm.release()
         if self.root is not None:
             if self.opt.keep or (r.failures and not self.interrupted):
@@ -298,6 +327,28 @@ class Execution:
                     self.stop.kept.append(r.workspace)
             else:
                 shutil.rmtree(self.root, ignore_errors=True)
+
+    def _save_requests(self) -> None:
+        """The model requests of the run (the server session's journal; the body of the last answered
+        request only, which holds the whole history) as the run folder's ``requests.json``: what
+        ``autocue export --atif RUN_DIR`` reads."""
+        assert self.llm is not None
+        if not self.result.out_dir:
+            return
+        try:
+            saved = {"scenario": str(Path(self.sc.file).resolve()), "name": self.sc.name,
+                     "sessions": [self.llm.handle.trace()]}
+            (Path(self.result.out_dir) / "requests.json").write_text(json.dumps(saved, default=str), "utf-8")
+        except OSError as e:
+            print(f"autocue run: could not write requests.json: {e}", file=sys.stderr)
+
+    def _check_egress(self) -> None:
+        """``expect: {egress: none}``: any attempt to reach another host than the mock server fails the run."""
+        expect, r = self.sc.expect, self.result
+        if expect is None or expect.egress != "none" or not r.egress:
+            return
+        tried = ", ".join(f"{e['destination']} ({e['count']}x)" for e in r.egress)
+        r.fail("egress", f"the program tried to reach hosts other than the mock server: {tried}", str(expect.pos or ""))
 
     def _type_prompt(self, prompt: str, choice: Choice) -> bool:
         """A real agent's TUI: wait for its input box (``ready`` text, else a quiet screen), then type the

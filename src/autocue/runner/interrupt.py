@@ -40,6 +40,10 @@ class Interrupt:
         """The signal handler: record, set the event, SIGKILL the side commands' groups."""
         if self.signum is None:
             self.signum = signum
+        self.halt()
+
+    def halt(self) -> None:
+        """Stop every run as a signal does, without one (a job's ``--deadline-kill``): ``signum`` stays None."""
         self.event.set()
         for pid in list(self.groups):
             kill_group(pid)

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from autocue.catalog.apis import provider_api_for_style
 from autocue.errors import nearest
@@ -39,7 +39,6 @@ from autocue.scenario import Scenario, UserInputs
 
 if TYPE_CHECKING:
     from autocue.catalog.launch import AgentProfile
-    from autocue.runner.llm import LlmRun
     from autocue.script.model import Script
 
 PROFILES = ("autocue", "mock")
@@ -50,6 +49,20 @@ API_FOR_STYLE = provider_api_for_style()
 """``Model.api`` of autocue's provider per ``server.llmApiStyle`` (aliases included)."""
 _SERVER_MARKS = ("{base_url}", "{openai_base_url}", "{api_key}", "AUTOCUE_BASE_URL", "AUTOCUE_OPENAI_BASE_URL",
                  "AUTOCUE_API_KEY")
+
+
+class Endpoint(Protocol):
+    """Where a launched program reaches its model: a run's mock-server session (``LlmRun``), or the
+    recording proxy of ``autocue record --agent`` (``autocue.record.run_capture``)."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def openai_base_url(self) -> str: ...
+
+    @property
+    def key(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +198,7 @@ _AGENT_PREFIXES = ("ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "CLAUDE_", "CO
                    "AZURE_", "AWS_", "LITELLM_")
 
 
-def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
+def base_env(terminal: TerminalProfile, workspace: Path, llm: Endpoint | None, *,
              agent: bool = False) -> dict[str, str]:
     """The program's environment: no ``CI`` variables (Gemini CLI exits 42 under ``CI=true``); for a
     real agent also none of the developer's model-provider settings."""
@@ -201,10 +214,11 @@ def base_env(terminal: TerminalProfile, workspace: Path, llm: LlmRun | None, *,
 
 
 def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, workspace: Path, state_dir: Path,
-          llm: LlmRun | None, llm_api: str | None = None) -> Launch:
+          llm: Endpoint | None, llm_api: str | None = None, sandboxed: bool = False) -> Launch:
+    """The program's command line and environment (``sandboxed``: it runs in an autocue sandbox)."""
     if choice.agent is not None and choice.profile is None:
         return _agent_launch(choice, choice.agent, scenario, terminal=terminal, workspace=workspace,
-                             state_dir=state_dir, llm=llm, llm_api=llm_api)
+                             state_dir=state_dir, llm=llm, llm_api=llm_api, sandboxed=sandboxed)
     env = base_env(terminal, workspace, llm)
     prompt = scenario.initial_prompt or ""
     if choice.profile == "mock":
@@ -249,7 +263,8 @@ def build(choice: Choice, scenario: Scenario, *, terminal: TerminalProfile, work
 
 
 def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, terminal: TerminalProfile,
-                  workspace: Path, state_dir: Path, llm: LlmRun | None, llm_api: str | None) -> Launch:
+                  workspace: Path, state_dir: Path, llm: Endpoint | None, llm_api: str | None,
+                  sandboxed: bool = False) -> Launch:
     from autocue.catalog.launch import API_ALIASES
     from autocue.runner.agents.base import RunValues, find_binary, prepare
 
@@ -271,7 +286,7 @@ def _agent_launch(choice: Choice, agent: AgentProfile, scenario: Scenario, *, te
                           "needs `initialPrompt:`")
     values = RunValues(workspace=workspace, home=state_dir / "home", base_url=llm.base_url,
                        openai_base_url=llm.openai_base_url, api_key=llm.key, prompt=prompt,
-                       api_style=llm_api or scenario.server.llm_api_style)
+                       api_style=llm_api or scenario.server.llm_api_style, sandboxed=sandboxed)
     argv, extra = prepare(agent, values, binary=binary, interactive=tui, extra_args=choice.agent_args)
     env = base_env(terminal, workspace, llm, agent=True)
     env.update(extra)

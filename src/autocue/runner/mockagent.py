@@ -163,32 +163,9 @@ class MockAgent:
         self._checkpoint(emit)
 
     def _execute(self, t: dict[str, Any]) -> ToolOutcome:
-        if t.get("mapped") is None:
-            return ToolOutcome(t.get("map_error") or f"cannot map {t['name']} onto autocue's tools", False)
-        name, args = t["mapped"]
-        # only the tools the scenario calls are imported (each on its first call): start-up counts
-        from autocue.tools.common import ToolError
-        from autocue.tools.registry import TOOL_FACTORIES
-
-        if name not in TOOL_FACTORIES:
-            return ToolOutcome(f"the mock agent cannot execute {t['name']!r} (no autocue tool for it)", False)
-        tool = self._tools.get(name)
-        if tool is None:
-            tool = self._tools[name] = TOOL_FACTORIES[name](str(self.cwd))
         import asyncio
 
-        from autocue.llm.abort import AbortSignal
-
-        async def call() -> Any:
-            return await tool.execute("mock", tool.validate(args), AbortSignal(), lambda _u: None)
-
-        try:
-            result = asyncio.run(call())
-        except ToolError as e:
-            return ToolOutcome(str(e), False)
-        except Exception as e:
-            return ToolOutcome(f"{type(e).__name__}: {e}", False)
-        return ToolOutcome(result.text_content, True)
+        return asyncio.run(run_tool(t, self.cwd, self._tools))
 
     def _edit(self, e: dict[str, Any], emit: Emitter) -> None:
         rel, want_added, want_removed, pos = e["path"], int(e["added"]), int(e["removed"]), e["pos"]
@@ -198,20 +175,9 @@ class MockAgent:
             self._fail("tool_result", f"agentEdits {rel}: cannot remove {want_removed} line(s), the file has "
                        f"{len(before)}", pos, emit)
             return
-        if before and not before[-1].endswith("\n"):
-            before[-1] += "\n"
-        added = [f"line {i + 1} added by the autocue mock agent\n" for i in range(want_added)]
-        after = added + before[want_removed:]
+        after, plus, minus = scripted_edit(before, want_added, want_removed)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(after), encoding="utf-8")
-        plus = minus = 0
-        import difflib
-
-        for line in difflib.unified_diff(before, after, n=0):
-            if line.startswith("+") and not line.startswith("+++"):
-                plus += 1
-            elif line.startswith("-") and not line.startswith("---"):
-                minus += 1
+        path.write_text(after, encoding="utf-8")
         emit.edit(rel, plus, minus)
         if (plus, minus) != (want_added, want_removed):
             self._fail("tool_result", f"agentEdits {rel}: the edit changed +{plus} -{minus} lines, the scenario "
@@ -227,6 +193,51 @@ class MockAgent:
         if proc.returncode != 0:
             self._fail("tool_result", f"--checkpoint-cmd exited with {proc.returncode}: "
                        f"{(proc.stderr or proc.stdout).strip()[:200]}", str(self.plan.get("pos", "")), emit)
+
+
+async def run_tool(t: dict[str, Any], cwd: Path, tools: dict[str, Any], signal: Any = None) -> ToolOutcome:
+    """Run a plan's tool call (``t["mapped"]``) with autocue's real tool in ``cwd``; ``tools`` caches the
+    tools made so far, ``signal`` (an ``AbortSignal``) stops it."""
+    if t.get("mapped") is None:
+        return ToolOutcome(t.get("map_error") or f"cannot map {t['name']} onto autocue's tools", False)
+    name, args = t["mapped"]
+    # only the tools the scenario calls are imported (each on its first call): start-up counts
+    from autocue.tools.common import ToolError
+    from autocue.tools.registry import TOOL_FACTORIES
+
+    if name not in TOOL_FACTORIES:
+        return ToolOutcome(f"the mock agent cannot execute {t['name']!r} (no autocue tool for it)", False)
+    tool = tools.get(name)
+    if tool is None:
+        tool = tools[name] = TOOL_FACTORIES[name](str(cwd))
+    from autocue.llm.abort import AbortSignal
+
+    try:
+        result = await tool.execute("mock", tool.validate(args), signal or AbortSignal(), lambda _u: None)
+    except ToolError as e:
+        return ToolOutcome(str(e), False)
+    except Exception as e:
+        return ToolOutcome(f"{type(e).__name__}: {e}", False)
+    return ToolOutcome(result.text_content, True)
+
+
+def scripted_edit(before: list[str], added: int, removed: int) -> tuple[str, int, int]:
+    """An ``agentEdits`` edit of a file's lines ``before``: ``added`` new lines replace its first
+    ``removed`` ones. Returns the new text and the lines it adds and removes (by a diff)."""
+    before = list(before)
+    if before and not before[-1].endswith("\n"):
+        before[-1] += "\n"
+    new = [f"line {i + 1} added by the autocue mock agent\n" for i in range(added)]
+    after = new + before[removed:]
+    plus = minus = 0
+    import difflib
+
+    for line in difflib.unified_diff(before, after, n=0):
+        if line.startswith("+") and not line.startswith("+++"):
+            plus += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            minus += 1
+    return "".join(after), plus, minus
 
 
 def _short(text: str, limit: int = 80) -> str:

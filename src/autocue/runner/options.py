@@ -54,6 +54,11 @@ class RunOptions:
     for its reply (None: the scenario's ``server.match``, which ``autocue record`` writes as strict)."""
     agents_files: tuple[str, ...] = ()
     """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""
+    sandbox: str = "none"
+    """The sandbox provider the program runs in (``--sandbox``: ``none``, ``bwrap``, ``docker``, ``podman`` or an
+    ``autocue.sandboxes`` entry point; ``autocue.isolation``)."""
+    sandbox_image: str | None = None
+    """The container image of a container sandbox (``--sandbox-image``)."""
     flags: dict[str, str] = field(default_factory=dict)
     """How the caller spells the option of a field in messages, by field name (pytest:
     ``{"update_goldens": "--autocue-update-goldens", ...}``); see ``flag``."""

@@ -29,7 +29,7 @@ from autocue.runner.options import RunOptions, ci_from_env
 from autocue.runner.report import ScenarioResult
 from autocue.runner.selection import Selected, load_path
 
-PYTEST_FLAGS = {"agent": "--autocue-agent-override", "cmd": "--autocue-cmd-override",
+PYTEST_FLAGS = {"agent": "--autocue-agent-override", "cmd": "--autocue-cmd-override", "sandbox": "--autocue-sandbox",
                 "default_agent": "--autocue-agent", "default_cmd": "--autocue-cmd",
                 "update_goldens": "--autocue-update-goldens", "ci": "--autocue-ci", "out": "--autocue-out",
                 "timeout": "--autocue-timeout"}
@@ -70,7 +70,8 @@ class ScenarioItem(pytest.Item):
         options = RunOptions(agent=c.getoption("--autocue-agent-override"),
                              cmd=c.getoption("--autocue-cmd-override"), default_agent=c.getoption("--autocue-agent"),
                              default_cmd=c.getoption("--autocue-cmd"), flags=dict(PYTEST_FLAGS),
-                             timeout=c.getoption("--autocue-timeout"),
+                             timeout=c.getoption("--autocue-timeout"), sandbox=c.getoption("--autocue-sandbox"),
+                             sandbox_image=c.getoption("--autocue-sandbox-image"),
                              update_goldens=c.getoption("--autocue-update-goldens"),
                              ci=ci_from_env() if (ci := c.getoption("--autocue-ci")) is None else ci,
                              out=Path(out) if out else c.rootpath / "autocue-runs")

@@ -6,7 +6,9 @@ short-circuits) and returns an ``AssertReport`` with one ``AssertResult`` per ch
 (``passed``, ``expected``, ``actual``), so a runner can fail loudly and show why.
 
 Checks: ``fs.exists`` / ``fs.notExists`` (paths relative to ``root`` unless absolute; a failure
-names ``root``, the workspace it looked in),
+names ``root``, the workspace it looked in), ``fs.contents`` (``{path: text}``: the file holds
+exactly that UTF-8 text) and ``fs.sha256`` (``{path: hex}``: the SHA-256 of its bytes; what
+``autocue record --agent`` writes for files over its size limit),
 ``text.contains`` (in ``text``: a terminal buffer or transcript the runner supplies),
 ``json.file`` (``{path, pointer, equals}``, RFC 6901 pointer), ``git.commit``
 (``{messageContains}`` against ``git log -1``). Keys a runner adds are kept in ``extra``.
@@ -41,6 +43,8 @@ class AssertSpec:
 
     fs_exists: list[str] = field(default_factory=list)
     fs_not_exists: list[str] = field(default_factory=list)
+    fs_contents: dict[str, str] = field(default_factory=dict)
+    fs_sha256: dict[str, str] = field(default_factory=dict)
     text_contains: list[str] = field(default_factory=list)
     json_file: list[JsonFileCheck] = field(default_factory=list)
     git_commit: list[GitCommitCheck] = field(default_factory=list)
@@ -52,7 +56,8 @@ class AssertSpec:
     def count(self) -> int:
         """How many checks ``evaluate_assert`` runs."""
         return (
-            len(self.fs_exists) + len(self.fs_not_exists) + len(self.text_contains)
+            len(self.fs_exists) + len(self.fs_not_exists) + len(self.fs_contents) + len(self.fs_sha256)
+            + len(self.text_contains)
             + len(self.json_file) + len(self.git_commit)
         )
 
@@ -62,6 +67,10 @@ class AssertSpec:
             parts.append(f"fs.exists {self.fs_exists}")
         if self.fs_not_exists:
             parts.append(f"fs.notExists {self.fs_not_exists}")
+        if self.fs_contents:
+            parts.append(f"fs.contents {sorted(self.fs_contents)}")
+        if self.fs_sha256:
+            parts.append(f"fs.sha256 {sorted(self.fs_sha256)}")
         if self.text_contains:
             parts.append(f"text.contains {self.text_contains}")
         for j in self.json_file:
@@ -118,6 +127,12 @@ def evaluate_assert(spec: AssertSpec, root: str | Path, *, text: str | None = No
     for p in spec.fs_not_exists:
         there = (base / p).exists()
         out.append(AssertResult(f"fs.notExists {p}", not there, "missing", "exists" if there else "missing", str(base)))
+    for p, want in spec.fs_contents.items():
+        got = _file_text(base / p)
+        out.append(AssertResult(f"fs.contents {p}", got == want, _tail(want), _tail(got), str(base)))
+    for p, want in spec.fs_sha256.items():
+        got = _file_sha256(base / p)
+        out.append(AssertResult(f"fs.sha256 {p}", got == want.lower(), want, got, str(base)))
     for s in spec.text_contains:
         if text is None:
             out.append(AssertResult(f"text.contains {s!r}", False, s, "no text was given to check (pass text=...)"))
@@ -147,6 +162,32 @@ def _check_json(base: Path, j: JsonFileCheck) -> AssertResult:
     if value is MISSING:
         return AssertResult(name, False, j.equals, "pointer not found")
     return AssertResult(name, value == j.equals, j.equals, value)
+
+
+def _file_text(path: Path) -> str:
+    """The file's text, else what it is instead (``missing``, ``not UTF-8 text (N bytes)``)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return "(missing)"
+    except OSError as e:
+        return f"(unreadable: {e.strerror or e})"
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"(not UTF-8 text: {len(data)} bytes)"
+
+
+def _file_sha256(path: Path) -> str:
+    import hashlib
+
+    try:
+        with path.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except FileNotFoundError:
+        return "(missing)"
+    except OSError as e:
+        return f"(unreadable: {e.strerror or e})"
 
 
 def _last_commit_message(base: Path) -> str | None:

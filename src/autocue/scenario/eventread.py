@@ -86,11 +86,17 @@ class EventReader(PartReader):
                 continue
             sub = v.key(k)
             if k == "fs":
-                self.map_(sub, "{exists: [...], notExists: [...]}", ("exists", "notExists"), "assert.fs")
+                self.map_(sub, "{exists: [...], notExists: [...], contents: {path: text}, sha256: {path: hex}}",
+                          ("exists", "notExists", "contents", "sha256"), "assert.fs")
                 if (x := sub.get("exists")) is not None:
                     spec.fs_exists = self.str_list(x, "a list of paths", single_ok=True)
                 if (x := sub.get("notExists")) is not None:
                     spec.fs_not_exists = self.str_list(x, "a list of paths", single_ok=True)
+                for key, into in (("contents", spec.fs_contents), ("sha256", spec.fs_sha256)):
+                    if (x := sub.get(key)) is not None:
+                        self.map_(x, f"{{path: {'text' if key == 'contents' else 'hex digest'}}}")
+                        for name in x.key_names():
+                            into[str(name)] = self.str_(x.key(name))
             elif k == "text":
                 self.map_(sub, "{contains: [...]}", ("contains",), "assert.text")
                 if (x := sub.get("contains")) is not None:

@@ -281,7 +281,11 @@ class ScenarioLoader(EventReader):
 
     def expect(self, n: Node) -> Expect:
         self.map_(n, "the expect block (a mapping)")
-        e = Expect()
+        e = Expect(pos=n.pos)
+        if (x := n.get("egress")) is not None and x.v is not None:
+            if x.v != "none":
+                self.fail(x, f"expect.egress: expected `none` (the run fails on any egress attempt), got {x.v!r}")
+            e.egress = "none"
         if (x := n.get("exitCode")) is not None and x.v is not None:
             e.exit_code = self.int_(x, "an exit code", minimum=None)
         if (x := n.get("artifacts")) is not None and x.v is not None:
@@ -296,7 +300,7 @@ class ScenarioLoader(EventReader):
                                      f"{', '.join(ARTIFACT_TYPES)}; any other word is a label, checked as any)")
                 e.artifacts.append(Artifact(kind, self.str_(self.require(a, "pattern", what="a path or glob"))))
         for k in n.key_names():
-            if k not in ("exitCode", "artifacts"):
+            if k not in ("exitCode", "artifacts", "egress"):
                 self.warn(n.key_pos(k), n.key_path(k),
                           f"unknown key {k!r} in expect is kept but not checked by autocue")
                 e.extra[str(k)] = plain(n.v[k])

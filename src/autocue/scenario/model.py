@@ -95,6 +95,9 @@ class Expect:
     exit_code: int | None = None
     artifacts: list[Artifact] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    egress: str | None = None
+    """``none``: the run fails when the program tried to reach any host but the mock server (``--sandbox``)."""
+    pos: Pos | None = None
 
 
 @dataclass(frozen=True, slots=True)

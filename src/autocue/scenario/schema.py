@@ -157,7 +157,12 @@ def _definitions() -> Schema:
     assertion: Schema = {
         "type": "object",
         "properties": {
-            "fs": {"type": "object", "properties": {"exists": _str_or_list(), "notExists": _str_or_list()}},
+            "fs": {"type": "object", "properties": {
+                "exists": _str_or_list(), "notExists": _str_or_list(),
+                "contents": {"type": "object", "additionalProperties": {"type": "string"}},
+                "sha256": {"type": "object",
+                           "additionalProperties": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"}},
+            }},
             "text": {"type": "object", "properties": {"contains": _str_or_list()}},
             "json": {"type": "object", "properties": {"file": _one_or_many({
                 "type": "object", "required": ["path"],
@@ -317,6 +322,8 @@ def scenario_json_schema() -> dict[str, Any]:
                 "type": "object",
                 "properties": {
                     "exitCode": {"type": "integer"},
+                    "egress": {"const": "none",
+                               "description": "fail on any attempt to reach a host but the mock server"},
                     "artifacts": {"type": "array", "items": {
                         "type": "object", "required": ["pattern"],
                         "properties": {"type": {"type": "string", "default": "any", "examples": list(ARTIFACT_TYPES)},

@@ -106,7 +106,7 @@ class SessionManager:
 
     @staticmethod
     def open(path: str | os.PathLike[str], session_dir: str | os.PathLike[str] | None = None, *,
-             decoded: bool = False) -> SessionManager:
+             decoded: bool = False, read_only: bool = False) -> SessionManager:
         """Load an existing session file (an empty one starts a new session in it).
 
         Raises ``SessionFileNotFoundError`` (a ``FileNotFoundError``) when ``path`` does not
@@ -117,10 +117,13 @@ class SessionManager:
         ``decoded=True`` keeps each message entry's decoded dict (``to_json()`` returns it) and
         types its message on first access: a reader of every entry's JSON, like the viewer,
         then decodes each line once (by default a message is typed at once and its dict dropped).
+
+        ``read_only=True`` reads the file and never writes it: a v1/v2 file is migrated in memory
+        only, and appends stay in memory (for readers such as ``autocue export``).
         """
         p = os.path.abspath(os.fspath(path))
         d = os.fspath(session_dir) if session_dir is not None else os.path.dirname(p)
-        sm = SessionManager(os.getcwd(), d, p, True, decoded=decoded)
+        sm = SessionManager(os.getcwd(), d, p, not read_only, decoded=decoded)
         sm._cwd = sm._header.cwd or sm._cwd  # the cwd the session was recorded in
         return sm
 

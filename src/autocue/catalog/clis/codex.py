@@ -6,7 +6,10 @@ speaks the Responses API over a WebSocket as with OpenAI's own provider (a ``gen
 warm-up, then ``response.create`` frames continuing it by ``previous_response_id``); analytics
 and the update check are off; the workspace is trusted; ``exec`` runs with
 ``--sandbox workspace-write`` (its default sandbox is read-only: a refused write still exits 0)
-and the TUI with ``--ask-for-approval never``.
+and the TUI with ``--ask-for-approval never``. In an autocue sandbox (``--sandbox bwrap``, ...) Codex's own
+sandbox is off (``--sandbox danger-full-access``): its bubblewrap cannot nest in autocue's (no uid map
+in a user namespace it did not make), and autocue's already confines it (read-only root, private
+network).
 
 ``TMPDIR`` is ``{home}/tmp``: Codex creates its helper links (``codex-linux-sandbox``,
 ``apply_patch``) under ``CODEX_HOME/tmp`` and puts them on ``PATH``, but refuses to when
@@ -54,6 +57,7 @@ PROFILE = AgentProfile(
     side_requests=("title (TUI: a tool-less 'single-line task title' request)",),
     quit_input="<ctrl-c><ctrl-c>",
     notes="Responses only (`wire_api=responses`), over a WebSocket; everything runs through exec_command",
+    in_sandbox=(("workspace-write", "danger-full-access"),),
 )
 
 

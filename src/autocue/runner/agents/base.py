@@ -33,6 +33,8 @@ class RunValues:
     api_key: str
     prompt: str
     api_style: str
+    sandboxed: bool = False
+    """The run is in an autocue sandbox: the profile's ``in_sandbox`` replacements apply."""
 
 
 def search_path() -> str:
@@ -81,6 +83,9 @@ def prepare(profile: AgentProfile, run: RunValues, *, binary: str, interactive: 
             argv.extend(run.prompt.split())
         else:
             argv.append(fill(tok, values))
+    if run.sandboxed and profile.in_sandbox:
+        swap = dict(profile.in_sandbox)
+        argv = [argv[0], *(swap.get(a, a) for a in argv[1:])]
     argv.extend(fill(a, values) for a in extra_args)
     env = {"HOME": str(run.home), "XDG_CONFIG_HOME": str(run.home / ".config"),
            "XDG_DATA_HOME": str(run.home / ".local/share"), "XDG_CACHE_HOME": str(run.home / ".cache"),

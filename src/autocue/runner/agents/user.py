@@ -75,6 +75,11 @@ def _profile(path: Path, name: str, spec: Any) -> AgentProfile:
             if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
                 raise AgentProfileError(f"{where}.apis: expected a table per API style, e.g. apis.openai = {{}}")
             kw[key] = {str(k): {str(a): str(b) for a, b in v.items()} for k, v in value.items()}
+        elif key == "in_sandbox":
+            if not isinstance(value, list) or not all(isinstance(v, list) and len(v) == 2
+                                                      and all(isinstance(x, str) for x in v) for v in value):
+                raise AgentProfileError(f"{where}.in_sandbox: expected a list of [old, new] argument pairs")
+            kw[key] = tuple((v[0], v[1]) for v in value)
         elif key in ("settle", "key_gap"):
             if not isinstance(value, (int, float)):
                 raise AgentProfileError(f"{where}.{key}: expected seconds (a number)")

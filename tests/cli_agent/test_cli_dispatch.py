@@ -25,7 +25,7 @@ from autocue.cli.checks import TOOLS
 
 @pytest.mark.parametrize(("word", "command"), [
     ("srve", "serve"), ("sever", "serve"), ("server", "serve"), ("lop", "loop"), ("loops", "loop"),
-    ("scenaro", "scenario"), ("scenarios", "scenario"), ("reprot", "report"), ("rep", "report"),
+    ("scenaro", "scenario"), ("scenarios", "scenario"), ("reprot", "report"), ("repo", "report"), ("repl", "replay"),
     ("verify", "verify-install"), ("verifyinstall", "verify-install"), ("tst", "check"), ("tests", "check"),
     ("test", "check"), ("chek", "check"), ("checks", "check"),
     ("demos", "demo"), ("Serve", "serve"), ("mcps", "mcp"),

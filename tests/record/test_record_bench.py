@@ -1,4 +1,4 @@
-"""benchmarks/bench_record.py runs and prints both sides and the targets (no timing asserted)."""
+"""benchmarks/bench_record.py runs and prints every side, checkpoint and target (no timing asserted)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_record.py"
 
 
 @pytest.mark.slow
-def test_bench_record_prints_direct_and_proxied_figures() -> None:
-    r = subprocess.run([sys.executable, str(BENCH), "--requests", "5", "--rounds", "1"], capture_output=True,
-                       text=True, timeout=120)
+def test_bench_record_prints_proxy_vcrpy_and_strict_replay_figures() -> None:
+    r = subprocess.run([sys.executable, str(BENCH), "--requests", "3", "--rounds", "1", "--sessions", "10,40",
+                        "--turns", "20"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert "direct upstream :" in r.stdout and "through proxy   :" in r.stdout
-    assert "to first byte (target ≤ 1 ms:" in r.stdout and "25 sessions recorded" in r.stdout
+    assert r.stdout.count("sessions recorded: direct") == 2 and "by vcrpy" in r.stdout and "proxy CPU" in r.stdout
+    assert "sessions recorded by the proxy:" in r.stdout
+    assert "--match strict: server CPU" in r.stdout and "--match off   : server CPU" in r.stdout
+    assert "0 error replies" in r.stdout and "strict matching adds" in r.stdout

@@ -111,13 +111,18 @@ def test_two_chat_recordings_are_told_apart_by_model_and_by_system_text(tmp_path
            lambda u, k: chat(u, k, model="large", system="be brief"))
     record(tmp_path, ONE.format(tag="pirate"), "k-pirate-0123456789",
            lambda u, k: chat(u, k, model="large", system="talk like a pirate"))
-    with serve(tmp_path / "recs") as replay:
+    # loose: the key's recording is served to a request that differs from it (another model, no system
+    # text), and the difference is reported (strict, a recording's default, would refuse it)
+    with serve(tmp_path / "recs", match="loose") as replay:
         assert chat(replay.base_url, "f1", model="large", system="talk like a pirate") == ["pirate: done"]
         assert chat(replay.base_url, "f2", model="small", system="be brief") == ["small: done"]
         assert chat(replay.base_url, "f3", model="large", system="be brief") == ["large: done"]
         assert chat(replay.base_url, "k-small-0123456789", model="large") == ["small: done"], "the key comes first"
         by = {s["key"]: s["selected_by"] for s in replay.sessions()}
+        diverged = {s["key"]: s["divergences"] for s in replay.sessions()}
     assert "model" in by["f2"] and "system" in by["f1"]
+    assert diverged["f1"] == diverged["f2"] == [] and "model: recorded small, live large" in diverged[
+        "k-small-0123456789"][0]
 
 
 @pytest.mark.slow

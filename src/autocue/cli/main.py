@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "init": ("autocue.cli.init", "write the examples into DIR as a starting project (never overwrites)"),
     "serve": ("autocue.cli.serve", "run the mock LLM API server on scenarios"),
     "record": ("autocue.cli.record", "record real LLM API traffic into scenarios (a proxy)"),
+    "replay": ("autocue.cli.replay", "replay a recording strictly, or fork it at reply N to a live upstream"),
     "diff": ("autocue.cli.diff", "compare two recorded scenarios and classify the drift"),
     "export": ("autocue.cli.export", "write a session, recording or run as a trace (--atif: Harbor's ATIF)"),
     "import": ("autocue.cli.import_cmd", "turn a trace (atif: a Harbor trajectory) into a scenario to replay"),

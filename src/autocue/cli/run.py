@@ -66,6 +66,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=0.0, help="wall seconds per logical second (default 0: as fast "
                    "as synchronisation allows)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario (default 60)")
+    p.add_argument("--match", choices=("strict", "loose", "off"), default=None,
+                   help="compare each model request with the one recorded for its reply (strict: fail it; loose: "
+                        "report it; off: no comparison; default: the scenario's server.match)")
     from autocue.runner.launch import DEFAULT_SETTLE, SETTLE
 
     p.add_argument("--settle", type=float, default=None, help="seconds of quiet screen before each user or test "
@@ -210,7 +213,8 @@ def main(argv: list[str]) -> int:
     options = RunOptions(agent=args.agent, cmd=args.cmd, terminal=terminal, speed=args.speed, timeout=args.timeout,
                          settle=args.settle, update_goldens=args.update_goldens, out=Path(args.out), keep=args.keep,
                          jobs=args.jobs, agent_args=tuple(args.agent_args), agents_files=tuple(args.agents_files),
-                         llm_api=args.llm_api, via=args.via, ci=ci_from_env() if args.ci is None else args.ci,
+                         llm_api=args.llm_api, via=args.via, match=args.match,
+                         ci=ci_from_env() if args.ci is None else args.ci,
                          sandbox=args.sandbox, sandbox_image=args.sandbox_image)
     from autocue.isolation import IsolationError, find
 

@@ -4,6 +4,7 @@
                   [--strict-tools] [--record-dir DIR] [--profile NAME] [--workspace DIR]
                   [--admin-token TOKEN] [--journal-size N] [--chaos SPEC] [--fuzz SEED]
                   [--session-ttl SECONDS] [--max-sessions N] [--session-key KEY]
+                  [--match strict|loose|off]
 
 Prints the bound URL (``autocue mock LLM server: http://127.0.0.1:PORT``) and how to point
 agents at it, then serves until interrupted. ``--json`` prints one JSON line instead
@@ -94,6 +95,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--session-key", default=None, metavar="KEY",
                    help="replay the recording made under client key KEY to clients whose own key chose none "
                         "(docs/record.md)")
+    p.add_argument("--match", choices=("strict", "loose", "off"), default=None,
+                   help="compare each request with the one recorded for its reply: strict fails a differing one, "
+                        "loose serves it and reports it, off does not compare (default: the scenario's "
+                        "server.match, which autocue record writes as strict; else off)")
     p.add_argument("--json", action="store_true", help="print the bound address as one JSON line")
     add_otel_options(p)
     return p
@@ -124,7 +129,8 @@ def main(argv: list[str]) -> int:
                             record_dir=Path(args.record_dir) if args.record_dir else None, profile=args.profile,
                             admin_token=args.admin_token or None, journal_size=max(0, args.journal_size),
                             chaos=args.chaos, fuzz=args.fuzz, session_ttl=max(0.0, args.session_ttl),
-                            max_sessions=max(0, args.max_sessions), session_key=args.session_key or None)
+                            max_sessions=max(0, args.max_sessions), session_key=args.session_key or None,
+                            match=args.match)
     if args.workspace:
         options.workspace = Path(args.workspace)
     if start_otel(PROG, args, "autocue-serve"):

@@ -275,7 +275,9 @@ class MockApp:
             full = wire.expand(body, self.kept.get)
         except LookupError as e:
             return error_response(api, 404, str(e.args[0]) if e.args else str(e), code="not_found")
+        sent = None
         if full is not body:
+            sent = body
             raw, body = orjson.dumps(full), full
         req = Incoming(
             api=api,
@@ -290,6 +292,7 @@ class MockApp:
             profile=headers.get("x-autocue-profile") or None,
             query=query,
             raw=raw,
+            sent=sent,
             transport=scope.get("autocue_via", "http"),
         )
         req.stream = req.view.stream if stream is None else stream

@@ -45,6 +45,10 @@ class Incoming:
     raw: bytes | None = None
     """The bytes ``body`` was parsed from, when the server has them: the journal keeps these
     instead of the parsed body (one bytes object, which the cyclic GC never scans)."""
+    sent: dict[str, Any] | None = None
+    """The body as the client sent it when the server spelled out stored context in ``body``
+    (``WireApi.expand``: Gemini's ``previous_interaction_id``); None: ``body`` is as sent. A request's
+    fingerprint is read from what was sent, as the recording proxy saw it."""
     transport: str = "http"
     """How the request came: ``http`` (a POST) or ``websocket`` (a frame on an upgraded connection)."""
     _wire: WireApi | None = field(default=None, init=False, repr=False, compare=False)
@@ -54,7 +58,7 @@ class Incoming:
         """A copy without the parsed body (what the journal keeps when it has ``raw``: one bytes
         object, which the cyclic GC never scans); ``dataclasses.replace`` costs a request more."""
         return Incoming(self.api, {}, self.headers, self.path, self.raw_size, self.stream, self.model,
-                        self.session_key, self.scenario, self.profile, self.query, self.raw, self.transport)
+                        self.session_key, self.scenario, self.profile, self.query, self.raw, None, self.transport)
 
     @property
     def wire(self) -> WireApi:

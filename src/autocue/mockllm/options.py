@@ -52,6 +52,9 @@ class ServerOptions:
     max_sessions: int = MAX_SESSIONS
     """At most this many unpinned sessions are kept: a new one makes the least recently used
     unpinned one go (0: no bound)."""
+    match: str | None = None
+    """``--match strict|loose|off``: how a request is compared with the one recorded for its reply
+    (None: as the scenario's ``server.match`` says, else ``off``)."""
     session_key: str | None = None
     """Choose a recording made under this client key for a client whose own key chose none
     (``--session-key``; see ``autocue.mockllm.choice``)."""
@@ -62,7 +65,7 @@ def server_options(*, speed: float = 0.0, strict_tools: bool = False, record_dir
                    admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
                    chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
                    session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS,
-                   session_key: str | None = None) -> ServerOptions:
+                   session_key: str | None = None, match: str | None = None) -> ServerOptions:
     """``ServerOptions`` from ``MockLLMServer``'s keyword arguments (a chaos or fuzz spec may be
     its text; a negative TTL or bound is 0): the server and the in-process transport take the same."""
     if isinstance(chaos, str):
@@ -77,7 +80,8 @@ def server_options(*, speed: float = 0.0, strict_tools: bool = False, record_dir
                             record_dir=Path(record_dir) if record_dir is not None else None, profile=profile,
                             max_body=max_body, admin_token=admin_token or None, journal_size=journal_size,
                             chaos=chaos, fuzz=fuzz, session_ttl=max(0.0, session_ttl),
-                            max_sessions=max(0, max_sessions), session_key=session_key or None)
+                            max_sessions=max(0, max_sessions), session_key=session_key or None,
+                            match=match)
     if workspace is not None:
         options.workspace = Path(workspace)
     return options

@@ -185,11 +185,11 @@ class MockLLMServer(LoopbackServer, StateViews):
                  admin_token: str | None = None, journal_size: int = JOURNAL_CAP,
                  chaos: str | ChaosSpec | None = None, fuzz: str | int | FuzzSpec | None = None,
                  session_ttl: float = SESSION_TTL, max_sessions: int = MAX_SESSIONS,
-                 session_key: str | None = None) -> None:
+                 session_key: str | None = None, match: str | None = None) -> None:
         options = server_options(speed=speed, strict_tools=strict_tools, record_dir=record_dir, profile=profile,
                                  workspace=workspace, max_body=max_body, admin_token=admin_token,
                                  journal_size=journal_size, chaos=chaos, fuzz=fuzz, session_ttl=session_ttl,
-                                 max_sessions=max_sessions, session_key=session_key)
+                                 max_sessions=max_sessions, session_key=session_key, match=match)
         self.state = MockState(source, options)
         super().__init__(create_app(self.state), host, port)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from autocue import suite_coverage
+from autocue.mockllm.fingerprint import Conversation, Fingerprint, expand
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.journal import JOURNAL_CAP, Journal
 from autocue.mockllm.profiles import Profile
@@ -38,13 +39,18 @@ class Position:
 class Playable:
     """A script ready to be played by many sessions."""
 
-    __slots__ = ("checks_at", "embeddings", "first_prompt", "label", "name", "positions", "recording", "script",
+    __slots__ = ("_fingerprints", "checks_at", "embeddings", "first_prompt", "label", "match", "name", "positions",
+                 "recording", "script",
                  "source", "tool_examples", "tool_hint", "tool_names", "warnings")
 
     def __init__(self, script: Script, *, name: str | None = None, warnings: list[str] | None = None,
                  recording: dict[str, Any] | None = None, label: str | None = None,
-                 tool_hint: str | None = None, embeddings: EmbeddingsSpec | None = None) -> None:
+                 tool_hint: str | None = None, embeddings: EmbeddingsSpec | None = None,
+                 match: str | None = None) -> None:
         self.script = script
+        self.match = match
+        """The scenario's ``server.match`` (None: not given)."""
+        self._fingerprints: list[Fingerprint | None] | None = None
         self.name = name or script.name or (Path(script.source).stem if script.source else "script")
         self.label = label or repr(self.name)
         """How messages name it: its quoted ``name``, or what an embedding caller gives (the runner
@@ -85,6 +91,20 @@ class Playable:
     @property
     def total(self) -> int:
         return len(self.positions)
+
+    def fingerprints(self) -> list[Fingerprint | None]:
+        """The request recorded for each reply (None: none recorded), expanded once."""
+        fps = self._fingerprints
+        if fps is None:
+            fps = self._fingerprints = expand(
+                p.step.fingerprint if isinstance(p.step, ScriptedResponse) else None for p in self.positions)
+        return fps
+
+    def where(self, index: int) -> str:
+        """``reply 3 (turn 1, step 3)`` for the reply at ``index``."""
+        turn = self.positions[index].turn
+        first = next(i for i, p in enumerate(self.positions) if p.turn == turn)
+        return f"reply {index + 1} (turn {turn + 1}, step {index - first + 1})"
 
     def describe_at(self, index: int) -> str:
         return describe_step(self.positions[index].step) if 0 <= index < len(self.positions) else ""
@@ -133,6 +153,10 @@ class Session:
         self.assertions: list[CheckResult] = []
         self.errors: list[str] = []
         self.warnings: list[str] = []
+        self.divergences: list[str] = []
+        self.conversation: Conversation | None = None
+        """The last request compared with its recording (``--match``): the next reads only new messages."""
+        """``--match loose``: how requests differed from the recorded ones (they were served)."""
         self.journal = Journal(journal_size)
         """The session's requests (the last ``journal_size``), with the answer each got."""
         self._checked: set[int] = set()
@@ -225,6 +249,7 @@ class Session:
                 "assertions_failed": sum(1 for r in self.assertions if not r.passed),
                 "errors": list(self.errors),
                 "warnings": list(self.warnings),
+                "divergences": list(self.divergences),
                 "journal": self.journal.to_json(body=False),
                 "journal_dropped": self.journal.dropped,
             }

@@ -45,7 +45,8 @@ def load_playables(src: Source) -> list[Playable]:
         warnings = [str(w) for w in getattr(src, "warnings", None) or []]
         server = getattr(src, "server", None)
         return [Playable(script, name=getattr(src, "name", None) or None, warnings=warnings,
-                         recording=_recording(src), embeddings=getattr(server, "embeddings", None))]
+                         recording=_recording(src), embeddings=getattr(server, "embeddings", None),
+                         match=getattr(server, "match", None))]
     if isinstance(src, Iterable):
         out: list[Playable] = []
         for item in src:

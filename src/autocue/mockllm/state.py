@@ -27,6 +27,7 @@ import orjson
 from autocue.mockllm.choice import Ambiguous, ambiguous_message, choose
 from autocue.mockllm.error_bodies import error_body, error_headers
 from autocue.mockllm.errors import PinLimitError as PinLimitError
+from autocue.mockllm.fingerprint import Conversation, compare, fingerprint, nearest
 from autocue.mockllm.incoming import Incoming
 from autocue.mockllm.options import MAX_PINS, ServerOptions
 from autocue.mockllm.profiles import Profile, declared_spelling, detect_profile, get_profile, tool_difference
@@ -152,7 +153,7 @@ class MockState:
         ]
 
     def open_run(self, name: str, script: Script, *, label: str | None = None, tool_hint: str | None = None,
-                 profile: str | None = None) -> RunHandle:
+                 profile: str | None = None, match: str | None = None) -> RunHandle:
         """Register ``script`` for one caller's run under ``name`` (``name--2``, ... while that name is
         taken) with the session key ``run-NAME``; with ``profile`` the run's session maps tool calls
         through that tool profile from its first request. ``RunHandle.close()`` forgets both."""
@@ -162,7 +163,7 @@ class MockState:
             while run_name in self.playables:
                 n += 1
                 run_name = f"{name}--{n}"
-            playable = Playable(script, name=run_name, label=label, tool_hint=tool_hint)
+            playable = Playable(script, name=run_name, label=label, tool_hint=tool_hint, match=match)
             self.playables[run_name] = playable
         handle = RunHandle(self, run_name, f"run-{run_name}", playable)
         if profile is not None:
@@ -322,8 +323,11 @@ class MockState:
         got = self._session(req)
         if isinstance(got, Outcome):
             return got
+        diverged = len(got.divergences)
         out = self._answer(got, req)
         reason = out.headers.get("x-autocue-error")
+        if reason is None and len(got.divergences) > diverged:
+            reason = "reply (diverged from the recorded request)"
         got.note(req, out.status, reason or ("reply" if out.taken is not None else "side-call"),
                  None if out.taken is None else out.taken + 1)
         if got.coverage is not None:
@@ -371,6 +375,12 @@ class MockState:
                    f"{' at ' + where.source if where.source else ''}: {lines}")
             return session_error(s, req, 422, msg, "assertion")
         step = taken.position.step
+        if isinstance(step, ScriptedResponse) and step.fingerprint is not None:
+            mode = self.options.match or pl.match or "off"
+            if mode != "off":
+                differs = self._match(s, req, taken.index, mode)
+                if differs is not None:
+                    return differs
         if not isinstance(step, ScriptedResponse):
             from autocue.mockllm.factory import call_factory
 
@@ -399,6 +409,38 @@ class MockState:
         if reply.has_calls:
             self._warn_undeclared(s, req, taken.index, reply)
         return Outcome(reply=reply, taken=taken.index, chaos=step.chaos, undo=partial(s.give_back, taken.index))
+
+    def _match(self, s: Session, req: Incoming, index: int, mode: str) -> Outcome | None:
+        """``--match strict|loose``: compare ``req`` with the request recorded for reply ``index``.
+        Strict: an API-shaped 400 naming every differing field (the reply stays unplayed); loose:
+        the reply is served and the difference kept among the session's warnings (its report)."""
+        recorded = s.playable.fingerprints()
+        fp = recorded[index] if index < len(recorded) else None
+        if fp is None:
+            return None
+        if s.conversation is None:
+            s.conversation = Conversation()
+        live = fingerprint(req, s.conversation)
+        diff = compare(fp, live)
+        if not diff:
+            return None
+        pl = s.playable
+        step = pl.positions[index].step
+        source = step.source if isinstance(step, ScriptedResponse) else None
+        msg = (f"request {s.requests} of session {s.id!r} ({req.path}) differs from the request recorded for "
+               f"{pl.where(index)} of scenario {pl.label}{' at ' + source if source else ''}: " + "; ".join(diff))
+        near, near_diff = nearest(recorded, live, index)
+        if near not in (-1, index) and len(near_diff) < len(diff):
+            msg += (f". Nearest recorded request: {pl.where(near)}"
+                    + (f" ({'; '.join(near_diff)})" if near_diff else " (identical)"))
+        if mode == "strict":
+            s.give_back(index)
+            return session_error(s, req, 400, f"autocue mock LLM (--match strict): {msg}. Replay with --match loose "
+                                 "to serve it anyway, or record the scenario again.", "match")
+        with s.lock:
+            s.warnings.append(f"--match loose: {msg}")
+            s.divergences.append(msg)
+        return None
 
     def _warn_undeclared(self, s: Session, req: Incoming, index: int, reply: Reply) -> None:
         """A scripted call of a tool the request does not declare: a session warning and a log

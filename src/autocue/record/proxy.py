@@ -39,6 +39,7 @@ import re
 import socket
 import sys
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ from autocue.mockllm.app import _api_of_path, _session_key, _strip_prefixes
 from autocue.mockllm.asgi import Receive, Request, Scope, Send, _ClientGone
 from autocue.mockllm.choice import recording_traits
 from autocue.mockllm.error_bodies import error_body
+from autocue.mockllm.fingerprint import Conversation, Fingerprint, fingerprint
 from autocue.mockllm.http import read_body
 from autocue.mockllm.incoming import ApiName, Incoming
 from autocue.mockllm.options import DEFAULT_MAX_BODY
@@ -80,6 +82,8 @@ HOP_BY_HOP = frozenset({
 })
 RESPONSE_DROP = frozenset({"connection", "keep-alive", "transfer-encoding", "date", "server"})
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+LIVE_CONVERSATIONS = 256
+"""Sessions whose last request the proxy keeps (to fingerprint the next one incrementally)."""
 _BIG_BODY = 1024 * 1024
 """Request bodies of more bytes are parsed in a worker thread, not on the event loop."""
 
@@ -107,6 +111,8 @@ class RecordOptions:
     """Request bodies above this many bytes get the API's 413 and are not forwarded."""
     max_reply: int = MAX_SCENARIO_BYTES
     """Replies above this many bytes are forwarded but not recorded."""
+    fingerprints: bool = True
+    """Write each request's fingerprint (``_meta.request``) and ``server.match: strict``."""
 
 
 def model_call_api(method: str, path: str, forced: str) -> ApiName | None:
@@ -130,8 +136,15 @@ class RecordingProxy:
         self.recordings: dict[str, Recording] = {}
         self.paths: dict[str, Path] = {}
         self._written: set[Path] = set()
+        self._taken: set[Path] = set()
+        self._conversations: OrderedDict[str, tuple[Conversation, Fingerprint]] = OrderedDict()
+        """The last ``LIVE_CONVERSATIONS`` sessions' last request (its fingerprint: the next one is written
+        relative to it, and reads only the new messages); an older session's next request is read whole."""
+        """Every path given to a session (a set: a new session's name is checked in constant time)."""
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._parse_loop: asyncio.AbstractEventLoop | None = None
+        """The writer thread's event loop, where replies are parsed."""
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="autocue-record-write")
         """Parses and writes recordings, one at a time in submission order (never on the event loop)."""
         password = urlsplit(self.upstream).password
@@ -161,6 +174,12 @@ class RecordingProxy:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        self._writer.submit(self._close_parse_loop)
+
+    def _close_parse_loop(self) -> None:
+        if self._parse_loop is not None:
+            self._parse_loop.close()
+            self._parse_loop = None
 
     # ------------------------------------------------------------------ ASGI
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -322,10 +341,12 @@ class RecordingProxy:
         rec = self.recordings.get(key)
         if rec is None:
             path_out = self._new_path(key)
-            rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req))
+            rec = Recording(path_out.stem, self.options.redactor, traits=recording_traits(req),
+                            match="strict" if self.options.fingerprints else None)
             self.recordings[key] = rec
             self.paths[key] = path_out
-        self._writer.submit(rec.request, req.first_user_text(), req.last_user_text())  # in order with replies
+            self._taken.add(path_out)
+        self._writer.submit(self._request, rec, key, req, req.first_user_text(), req.last_user_text())  # in order
         return req, key
 
     @staticmethod
@@ -341,10 +362,23 @@ class RecordingProxy:
         out = self.options.out_dir
         path = out / f"{stem}.yaml"
         n = 1
-        while path.exists() or path in self.paths.values():
+        while path in self._taken or path.exists():
             n += 1
             path = out / f"{stem}-{n}.yaml"
         return path
+
+    def _request(self, rec: Recording, key: str, req: Incoming, first: str, last: str) -> None:
+        """Note a request on its recording, with its fingerprint (in the writer thread)."""
+        fp = None
+        if self.options.fingerprints:
+            convs = self._conversations
+            conv, prev = convs.pop(key, None) or (Conversation(), None)
+            live = fingerprint(req, conv)
+            fp = self.options.redactor.value(live.to_json(prev))
+            convs[key] = (conv, live)
+            if len(convs) > LIVE_CONVERSATIONS:
+                convs.popitem(last=False)
+        rec.request(first, last, fp)
 
     def _record(self, req: Incoming, key: str, status: int, headers: Any, spool: ReplySpool) -> None:
         """Parse a reply and rewrite its session's file (in the writer thread)."""
@@ -359,11 +393,15 @@ class RecordingProxy:
             rec.error(status, body, message, parse_retry_after(headers), etype)
         else:
             ctype = headers.get("content-type", "")
-            parsed = asyncio.run(parse_reply(req.api, chunks, event_stream="event-stream" in ctype, model=req.model))
+            if self._parse_loop is None:  # one loop for the writer thread's life (asyncio.run makes one per reply)
+                self._parse_loop = asyncio.new_event_loop()
+            parsed = self._parse_loop.run_until_complete(
+                parse_reply(req.api, chunks, event_stream="event-stream" in ctype, model=req.model))
             rec.reply(parsed)
         path = self.paths[key]
         first = path not in self._written
         rec.write(path)
+        rec.release()  # what is in the file is not kept in memory
         self._written.add(path)
         if first and self.options.on_new_file is not None:
             self.options.on_new_file(rec.name, path)

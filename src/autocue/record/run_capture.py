@@ -140,8 +140,9 @@ class Session:
 
     def recorded(self) -> str:
         """The scenario text of the session the conversation is recorded in (the one with most replies): the
-        proxy's recording in memory, else the file it wrote (a recording it flushed and dropped)."""
-        texts = [r.dumps() for r in self.proxy.recordings.values()]
+        file the proxy wrote for it."""
+        # the files: the proxy appends each reply to its session's file and keeps no written item in memory
+        texts = [p.read_text(encoding="utf-8") for p in self.proxy.paths.values() if p.exists()]
         if not texts:
             texts = [p.read_text(encoding="utf-8") for p in sorted(self.proxy.options.out_dir.glob("*.yaml"))]
         return max(texts, key=lambda t: t.count(_REPLY), default="")

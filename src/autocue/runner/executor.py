@@ -269,7 +269,8 @@ class Execution:
             from autocue.runner.llm import register
 
             tools = choice.agent.tool_profile if choice.agent is not None and choice.profile is None else None
-            self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools)
+            self.llm = register(self.sc, script_for(choice, self.sc.compile(), self.ws), tool_profile=tools,
+                                match=self.opt.match)
             self.llm.server.state.options.speed = self.opt.speed
             telemetry.bind(self.llm.key, self.otel)  # the run's requests are children of its span
         try:

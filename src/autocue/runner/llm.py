@@ -72,7 +72,8 @@ def without_checks(script: Script) -> Script:
     return replace(script, turns=[Turn(t.prompt, list(t.steps), [], t.pos) for t in script.turns])
 
 
-def register(scenario: Scenario, script: Script, *, tool_profile: str | None = None) -> LlmRun:
+def register(scenario: Scenario, script: Script, *, tool_profile: str | None = None,
+             match: str | None = None) -> LlmRun:
     """Register ``script`` for one run; with ``tool_profile`` the run's session maps tool calls through
     that profile from its first request (a launch profile knows its CLI: no detection)."""
     server = shared_server()
@@ -83,5 +84,5 @@ def register(scenario: Scenario, script: Script, *, tool_profile: str | None = N
             "maps it (a profile of your own: --agents-file FILE, see docs/agents.md)")
     # the scenario's own name, stable from run to run; a second live run of it gets --2
     handle = server.state.open_run(base, played, label=f"{scenario.name!r} ({Path(scenario.file).name})",
-                                   tool_hint=hint, profile=tool_profile)
+                                   tool_hint=hint, profile=tool_profile, match=match or scenario.server.match)
     return LlmRun(server, handle, played)

@@ -49,6 +49,9 @@ class RunOptions:
     llm_api: str | None = None
     """Wire protocol for a real agent CLI that speaks several (``openai``, ``anthropic``, ``openai-responses``,
     ``gemini``), instead of the scenario's ``server.llmApiStyle``."""
+    match: str | None = None
+    """``--match strict|loose|off``: how the mock server compares each request with the one recorded
+    for its reply (None: the scenario's ``server.match``, which ``autocue record`` writes as strict)."""
     agents_files: tuple[str, ...] = ()
     """TOML/YAML files of user-defined launch profiles (``--agents-file``)."""
     via: str | None = None

@@ -104,6 +104,12 @@ def recorded_stop_reason(meta: dict[str, Any]) -> StopReason | None:
     return None
 
 
+def recorded_request(meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The fingerprint of the recorded request (``_meta.request``, written by ``autocue record``), or None."""
+    req = meta.get("request") if meta else None
+    return req if isinstance(req, dict) else None
+
+
 def scripted_error(e: ErrorStep) -> ScriptedError:
     """The ``ScriptedError`` an ``error`` step plays as."""
     etype = e.error_type or ""
@@ -162,7 +168,8 @@ class _Compiler:
             err = next((p for p in ev.parts if isinstance(p, ErrorStep)), None)
             if err is not None:
                 self.close()
-                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), pos=ev.pos))
+                self.turn.steps.append(ScriptedResponse(error=scripted_error(err), pos=ev.pos,
+                                                        fingerprint=recorded_request(ev.meta)))
                 return
             r = self.new_reply(ev.pos)
             r.chaos = ev.chaos
@@ -173,6 +180,7 @@ class _Compiler:
                     self.add_call(r, p)
             if ev.meta:
                 r.usage, r.stop_reason = recorded_usage(ev.meta), recorded_stop_reason(ev.meta)
+                r.fingerprint = recorded_request(ev.meta)
             self.open_legacy = False
             return
         part = ev.parts[0]

@@ -230,8 +230,14 @@ class ScenarioLoader(EventReader):
             s.tools_profile = self.str_(x, "a tool profile name")
         if (x := n.get("embeddings")) is not None and x.v is not None:
             s.embeddings = self.embeddings(x)
+        if (x := n.get("match")) is not None and x.v is not None:
+            match = self.str_(x)
+            if match not in ("strict", "loose", "off"):
+                self.fail(x, f"server.match must be strict, loose or off, got {match!r}")
+            s.match = match
         for k in n.key_names():
-            if k not in ("mode", "llmApiStyle", "coalesceThinkingWithToolUse", "toolsProfile", "profile", "embeddings"):
+            if k not in ("mode", "llmApiStyle", "coalesceThinkingWithToolUse", "toolsProfile", "profile", "embeddings",
+                         "match"):
                 s.extra[str(k)] = plain(n.v[k])
         return s
 

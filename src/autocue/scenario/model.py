@@ -74,6 +74,9 @@ class ServerSpec:
     coalesce_thinking_with_tool_use: bool = True
     tools_profile: str | None = None
     embeddings: EmbeddingsSpec | None = None
+    match: str | None = None
+    """How replay compares each request with the recorded one (``strict``, ``loose``, ``off``; None:
+    the server's ``--match``, else ``off``): ``autocue.mockllm.fingerprint``."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Seed objects for mock server endpoints, kept as written."""
 

@@ -300,6 +300,9 @@ def scenario_json_schema() -> dict[str, Any]:
                     "llmApiStyle": {"enum": list(api_styles())},
                     "coalesceThinkingWithToolUse": {"type": "boolean"},
                     "toolsProfile": {"type": "string"},
+                    "match": {"enum": ["strict", "loose", "off"],
+                              "description": "how replay compares a request with the one recorded for the reply "
+                                             "(_meta.request): fail it, report it, or not at all"},
                     "embeddings": {
                         "type": "object",
                         "description": "what the mock server's embeddings endpoints answer for exact input texts",

@@ -74,11 +74,15 @@ class Recording:
     traits: dict[str, Any] | None = None
     """What replay chooses the recording by (``autocue.mockllm.choice.recording_traits`` of the first
     request: API, model, hashes of the system text and client key, tools); written as ``server.recording``."""
+    match: str | None = None
+    """Written as ``server.match`` (``strict``: replay fails a request that differs from the recorded one)."""
     items: list[str] = field(default_factory=list)
     """Rendered timeline items (YAML text, each ending in a newline)."""
     replies: int = 0
     errors: int = 0
     _last_error: bool = False
+    _request: dict[str, Any] | None = None
+    """The fingerprint of the request being answered (``_meta.request`` of its reply)."""
     _started: bool = False
     _flushed: int = 0
     _resumed: bool = False
@@ -91,9 +95,11 @@ class Recording:
         self._resumed = True
 
     # ------------------------------------------------------------------ requests
-    def request(self, first_user_text: str, last_user_text: str) -> None:
+    def request(self, first_user_text: str, last_user_text: str, fingerprint: dict[str, Any] | None = None) -> None:
         """Note a model request before its reply: the first sets ``initialPrompt``; a later one
-        ending in a new user prompt starts a turn (a retry after an error does not)."""
+        ending in a new user prompt starts a turn (a retry after an error does not). ``fingerprint``
+        (``autocue.mockllm.fingerprint``'s compact form) is written as its reply's ``_meta.request``."""
+        self._request = fingerprint
         if not self._started:
             self._started = True
             self.initial_prompt = self.redactor.text(first_user_text) if first_user_text else None
@@ -128,7 +134,10 @@ class Recording:
                 lines.append(f"      - agentToolUse: {flow(use)}\n")
         if len(lines) == 1:
             lines.append(f"      - assistant: [[{_ms(parsed.end_time)}, \"\"]]\n")
-        lines.append(f"    _meta: {flow(self._meta(msg))}\n")
+        meta = self._meta(msg)
+        if self._request is not None:
+            meta["request"] = self._request
+        lines.append(f"    _meta: {flow(meta)}\n")
         self.items.append("".join(lines))
         self.replies += 1
         self._last_error = False
@@ -155,7 +164,10 @@ class Recording:
             err["body"] = self.redactor.value(body)
         if retry_after is not None:
             err["retryAfterSeconds"] = round(retry_after, 3)
-        self.items.append(f"  - llmResponse:\n      - error: {flow(err)}\n")
+        item = f"  - llmResponse:\n      - error: {flow(err)}\n"
+        if self._request is not None:
+            item += f"    _meta: {flow({'request': self._request})}\n"
+        self.items.append(item)
         self.errors += 1
         self._last_error = True
 
@@ -164,8 +176,13 @@ class Recording:
         text = f"# recorded by autocue record\nname: {flow(self.name)}\n"
         if self.initial_prompt is not None:
             text += f"initialPrompt: {flow(self.initial_prompt)}\n"
+        server: dict[str, Any] = {}
         if self.traits is not None:
-            text += f"server: {flow({'recording': self.redactor.value(self.traits)})}\n"
+            server["recording"] = self.redactor.value(self.traits)
+        if self.match is not None:
+            server["match"] = self.match
+        if server:
+            text += f"server: {flow(server)}\n"
         return text + "timeline:\n"
 
     def dumps(self) -> str:
@@ -180,6 +197,15 @@ class Recording:
         elif self._flushed < len(self.items):
             self._file = append_to(path, "".join(self.items[self._flushed:]), self._file)
         self._flushed = len(self.items)
+
+    def release(self) -> None:
+        """Drop the items already in the file from memory (the recording proxy calls it after each
+        write, so a session of any length keeps only its unwritten items); later writes append.
+        ``dumps()`` then renders the head and the unwritten items only."""
+        if self._flushed:
+            del self.items[:self._flushed]
+            self._flushed = 0
+            self._resumed = True
 
 
 def write_atomic(path: Path, text: str) -> tuple[int, int]:

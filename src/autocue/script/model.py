@@ -99,6 +99,9 @@ class ScriptedResponse:
     """Where the step was written (a scenario's ``llmResponse``): ``pos.line`` aligns replies with the timeline."""
     chaos: ChaosSpec | None = None
     """Faults and latency a mock server adds to this reply (a scenario step's ``chaos:`` key)."""
+    fingerprint: dict[str, Any] | None = None
+    """The request ``autocue record`` recorded for this reply (``_meta.request``: see
+    ``autocue.mockllm.fingerprint``), which ``--match`` compares a live request with."""
     again: bool = False
     """The step that made this reply (a response factory) plays again for the next request: a step
     that answers several requests (``callEveryTool`` one tool per reply)."""

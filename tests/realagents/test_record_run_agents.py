@@ -73,8 +73,13 @@ def test_recorded_tui_run_replays_and_fails_at_the_first_changed_turn(tmp_path: 
     (tmp_path / "changed.yaml").write_text(changed, encoding="utf-8")
     bad = _autocue("run", "changed.yaml", "--out", "out", cwd=tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    failed = [ln for ln in bad.stdout.splitlines() if "assert:" in ln]
-    assert len(failed) == 1 and f"changed.yaml:{checks[1].pos.line}:" in failed[0], bad.stdout
+    # the recording replays strict (server.match: strict): the first request after the changed reply differs
+    # from the recorded one, and the run ends there, naming turn 2 (not at its timeout, not at turn 1's check)
+    assert "(--match strict): request" in bad.stdout and "(turn 2, step" in bad.stdout, bad.stdout
+    assert "timeout" not in bad.stdout and f"changed.yaml:{checks[0].pos.line}:" not in bad.stdout, bad.stdout
+    loose = _autocue("run", "changed.yaml", "--match", "loose", "--out", "out", cwd=tmp_path)
+    failed = [ln for ln in loose.stdout.splitlines() if "assert:" in ln]  # served anyway: turn 2's check fails
+    assert len(failed) == 1 and f"changed.yaml:{checks[1].pos.line}:" in failed[0], loose.stdout
     assert "fs.contents notes/notes.md: expected '# Notes\\n', got '(missing)'" in failed[0]
 
 

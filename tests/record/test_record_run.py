@@ -52,8 +52,10 @@ def test_print_mode_run_is_recorded_with_its_shell_commands_and_workspace_and_re
     assert ok.returncode == 0 and "PASS" in ok.stdout, ok.stdout + ok.stderr
 
     bad = autocue("run", _changed(tmp_path / "run.yaml", 1).name, "--out", "out", cwd=tmp_path)
-    assert bad.returncode == 1, bad.stdout
-    assert "fs.contents hello.txt: expected 'hello\\nworld\\n', got '(missing)'" in bad.stdout
+    assert bad.returncode == 1, bad.stdout  # strict (the recording's server.match): the tool result differs
+    assert "(--match strict): request 2 of session" in bad.stdout and "(tool): content differs" in bad.stdout
+    loose = autocue("run", _changed(tmp_path / "run.yaml", 1).name, "--match", "loose", "--out", "out", cwd=tmp_path)
+    assert "fs.contents hello.txt: expected 'hello\\nworld\\n', got '(missing)'" in loose.stdout, loose.stdout
 
 
 def test_tui_run_of_two_turns_fails_at_the_first_turn_that_differs(tmp_path: Path) -> None:
@@ -72,7 +74,10 @@ def test_tui_run_of_two_turns_fails_at_the_first_turn_that_differs(tmp_path: Pat
     ok = autocue("run", out.name, "--out", "o", cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     bad = autocue("run", _changed(out, 2).name, "--out", "o", cwd=tmp_path)
-    assert bad.returncode == 1
+    assert bad.returncode == 1  # strict: turn 2's first tool result differs, and the run ends there, not at a timeout
+    [line] = [ln for ln in bad.stdout.splitlines() if "(--match strict)" in ln]
+    assert "(turn 2, step 2)" in line and "messages[8] (tool): content differs" in line and "timeout" not in bad.stdout
+    bad = autocue("run", _changed(out, 2).name, "--match", "loose", "--out", "o", cwd=tmp_path)
     failures = [ln for ln in bad.stdout.splitlines() if "assert:" in ln]
     assert len(failures) == 1 and f":{second.pos.line}:" in failures[0] and "notes/notes.md" in failures[0], bad.stdout
 

@@ -12,7 +12,8 @@ is left out:
   (``a1b2c3d4@0,1`` then ``t5e6f7a8@0``): an agent that numbers its calls with fresh uuids
   matches itself, a tool result sent for another call does not;
 - opaque blobs the server issued (``encrypted_content``, ``signature``, ``thoughtSignature``);
-- in every string, UUIDs, ISO dates and times, and paths under the temporary directory.
+- in every string, UUIDs, ISO dates and times, paths under the temporary directory, hex or decimal
+  ids of six characters or more and fractional numbers (timings).
 
 ``autocue record`` writes each request's fingerprint on the turn it answered, as
 ``_meta.request`` (``to_json``): ``{"api", "model", "tools", "schemas", "keep", "add"}`` where
@@ -47,8 +48,14 @@ _ROLE = {"user": "u", "assistant": "a", "tool": "t", "system": "s"}
 _VARYING = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
     r"|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-    r"|(?:/private)?" + re.escape(tempfile.gettempdir().rstrip("/")) + r"/[^\s/\"'\\]+")
-"""What differs between two runs of the same agent inside strings: UUIDs, dates and times, temporary paths."""
+    r"|(?:/private)?" + re.escape(tempfile.gettempdir().rstrip("/")) + r"/[^\s\"'\\<>]*"
+    r"|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}\b"
+    r"|\d+\.\d+"
+    r"|(?i:\bp(?:g|p)?id\b)\W{0,3}\d+")
+"""What differs between two runs of the same agent inside strings: UUIDs, dates and times, temporary paths,
+hex or decimal ids of six characters or more (Codex's ``Chunk ID: 21f601``, process ids) and fractional numbers
+(``Wall time: 0.0012 seconds``), process ids (``Process Group PGID: 16967``). Other whole numbers (exit codes,
+counts, line numbers) are kept."""
 
 
 def _h(data: bytes) -> str:

@@ -435,6 +435,8 @@ class MockState:
                     + (f" ({'; '.join(near_diff)})" if near_diff else " (identical)"))
         if mode == "strict":
             s.give_back(index)
+            with s.lock:
+                s.mismatch = s.mismatch or msg
             return session_error(s, req, 400, f"autocue mock LLM (--match strict): {msg}. Replay with --match loose "
                                  "to serve it anyway, or record the scenario again.", "match")
         with s.lock:
@@ -588,6 +590,12 @@ class RunHandle:
             return 0
         with s.lock:
             return s.pos
+
+    @property
+    def mismatch(self) -> str:
+        """The first request ``--match strict`` refused in this run (empty: none)."""
+        s = self._session()
+        return s.mismatch if s is not None else ""
 
     @property
     def last_served_at(self) -> float | None:

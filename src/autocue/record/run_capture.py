@@ -405,6 +405,9 @@ def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list
     traits = (recorded.get("server") or {}).get("recording")
     if traits:
         server["recording"] = traits
+    match = (recorded.get("server") or {}).get("match")
+    if match:  # strict: the replay fails at the first request that differs from the recorded one's fingerprint
+        server["match"] = match
     if opt.llm_api:
         server["llmApiStyle"] = opt.llm_api
     if server:

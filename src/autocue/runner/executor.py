@@ -108,6 +108,11 @@ class _Deadline(Exception):
         """What the executor was waiting for, when more than the event's sync."""
 
 
+class _Mismatch(_Deadline):
+    """``--match strict`` refused a request: the program will not get the replies it waits for, so the run ends
+    now (the server's error names the differing fields and is reported with the run's LLM failures)."""
+
+
 class _SetupFailed(Exception):
     """The run cannot start: a ``setup`` failure at ``position`` (None: the scenario's)."""
 
@@ -483,6 +488,8 @@ class Execution:
             if p.exited:
                 p.wait_exit(self.deadline)
                 return
+            if self.llm is not None and self.llm.handle.mismatch:
+                raise _Mismatch("the program's request differs from the recorded one (--match strict)")
             served = self._served()
             if served != self.served_seen:
                 # a reply went out: the program's answer to it is awaited like an echo. Output that
@@ -688,6 +695,10 @@ class Execution:
         p = self.prog
         assert p is not None
         p.kill_group()
+        if self.llm is not None and self.llm.handle.mismatch:  # not a timeout: the refused request is the failure
+            self.result.fail("llm", f"autocue mock LLM (--match strict): {self.llm.handle.mismatch}; the run ended "
+                             "there (--match loose serves it anyway)", position, p.last_screen())
+            return
         self.result.fail("timeout", f"the scenario did not finish within {self.opt.timeout:g} s ({where}); the "
                          "program's process group was killed", position, p.last_screen())
 

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-for _off in ("OTEL_SDK_DISABLED", "CREWAI_DISABLE_TELEMETRY"):  # no telemetry calls home from a test
-    os.environ.setdefault(_off, "true")
 pytest.importorskip("crewai",
                     reason="pip install -r requirements.txt (or scripts/frameworks.sh --only crewai)")
+# only where crewai is installed (its own venv): set at collection, this would turn off every OpenTelemetry SDK of
+# the process, autocue's spans (tests/telemetry) among them
+for _off in ("OTEL_SDK_DISABLED", "CREWAI_DISABLE_TELEMETRY"):  # no telemetry calls home from a test
+    os.environ.setdefault(_off, "true")
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("crewai_example_agent", HERE / "agent.py")

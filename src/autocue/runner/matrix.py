@@ -117,8 +117,9 @@ def _excluded(c: Cell, rule: dict[str, str]) -> bool:
     from autocue.globs import path_matches
 
     for key, want in rule.items():
-        if key == "scenario":
-            if not path_matches(c.file, [want]):
+        if key == "scenario":  # a relative glob matches the end of the path (the matrix file's own folder, cwd...)
+            pats = [want] if want.startswith(("/", "**")) else [want, "**/" + want]
+            if not path_matches(c.file, pats):
                 return False
         elif key == "name":
             if not fnmatch.fnmatchcase(c.name, want):

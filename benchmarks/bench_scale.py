@@ -4,8 +4,9 @@ of resuming a job (docs/scale.md, "Scale figures").
     python benchmarks/bench_scale.py [--cells 200] [--jobs 1,2,4] [--sandbox bwrap] [--rounds 1]
                                      [--resume-left 10] [--src DIR]
 
-Each round runs ``autocue run DIR --agent mock -j J`` as a child process (wall time, from start to exit), then
-the same with ``--sandbox NAME`` right after, so both see the same load: per-cell seconds of each and the
+Each round runs ``autocue run DIR --agent mock -j J`` as a child process (wall time, from start to exit), and
+the same with ``--sandbox NAME`` right after it (before it in odd rounds: the sides alternate), so both see the
+same load: per-cell seconds of each and the
 sandbox's overhead per cell, ``(with - without) / cells``. The sandbox side is skipped (and says why) when
 ``autocue run --sandbox`` does not exist in the autocue under test (``--src``: a source tree to put first on
 ``PYTHONPATH`` for the child runs, e.g. a worktree).
@@ -104,7 +105,7 @@ def matrix(work: Path, cells: int, jobs: list[int], sandbox: str | None, rounds:
     times: dict[tuple[int, str], list[float]] = {}
     for r in range(rounds):
         for j in jobs:
-            for name, extra in modes:
+            for name, extra in (modes if r % 2 == 0 else modes[::-1]):  # sides alternate from round to round
                 out = work / f"out-{name}-{j}-{r}"
                 wall, done = autocue(["cells", "-j", str(j), "--json", "--out", str(out), *extra], work, env)
                 times.setdefault((j, name), []).append(wall)

@@ -168,9 +168,18 @@ def test_the_matrix_of_docs_scale_md_loads(tmp_path: Path) -> None:
     m = load_matrix(tmp_path / "matrix.yaml")
     assert (m.agents, m.apis, m.vias) == (["claude", "codex", "gemini"], ["openai", "anthropic"], ["print", "tui"])
     assert m.exclude == [{"agent": "gemini", "api": "anthropic"}, {"scenario": "scenarios/slow/*", "mode": "tui"}]
-    try:
-        cells = cells_of(collect(m.scenarios), agents=m.agents, apis=m.apis, vias=m.vias, exclude=m.exclude)
-    except MatrixError as e:  # this autocue has no --via yet
-        assert "need an autocue whose runner has --via" in str(e)
-    else:
-        assert len(cells) == 2 * 3 * 2 * 2 - 2 * 2 - 3 * 2 + 1 * 1  # less gemini×anthropic, less slow×tui (overlap)
+    cells = cells_of(collect(m.scenarios), agents=m.agents, apis=m.apis, vias=m.vias, exclude=m.exclude)
+    assert len(cells) == 2 * 3 * 2 * 2 - 2 * 2 - 3 * 2 + 1 * 1  # less gemini×anthropic, less slow×tui (overlap)
+    with pytest.raises(MatrixError, match="mode 'gui' is not one of print, tui, acp"):
+        cells_of(collect(m.scenarios), agents=m.agents, vias=["print", "gui"])
+
+
+def test_via_as_a_comma_list_is_an_axis_of_modes_and_a_bad_mode_is_one_line(tmp_path: Path) -> None:
+    scenarios(tmp_path / "sc", "hello")
+    listed = autocue("sc", "--agent", "claude,pi", "--via", "print,acp", "--list", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.split() == [f"sc/hello.yaml::hello[agent={a},via={v}]"
+                                     for a in ("claude", "pi") for v in ("print", "acp")]
+    bad = autocue("sc", "--agent", "claude", "--via", "print,gui", "--list", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr == "autocue run: --via print,gui: 'gui' is not a mode (choose from print, tui, acp)\n"

@@ -50,9 +50,10 @@ def parser() -> argparse.ArgumentParser:
                    help="an extra argument for the agent CLI (repeat for several; use --agent-arg=-x for a dash)")
     p.add_argument("--llm-api", metavar="STYLE", help="wire protocol for an agent CLI that speaks several: "
                    f"{', '.join(e.agent_api for e in APIS.values())} (default: the scenario's server.llmApiStyle)")
-    p.add_argument("--via", choices=("print", "tui", "acp"), default=None,
-                   help="how an agent is driven: acp = over its ACP server, the runner its client (default: print "
-                        "mode or its TUI, by the scenario's inputs)")
+    p.add_argument("--via", default=None, metavar="MODE",
+                   help="how an agent is driven: print, tui or acp (acp = over its ACP server, the runner its "
+                        "client; default: print mode or its TUI, by the scenario's inputs); a comma list "
+                        "(--via print,acp) is an axis of cells (docs/scale.md)")
     p.add_argument("--agents-file", dest="agents_files", action="append", default=[], metavar="FILE",
                    help="a TOML or YAML file of user-defined launch profiles ([agents.NAME] tables)")
     p.add_argument("--sandbox", default="none", metavar="NAME", help="run the program under test in a sandbox: none "
@@ -188,10 +189,13 @@ def main(argv: list[str]) -> int:
     from autocue.runner import RunOptions, collect, run_selected
     from autocue.runner.extras import parse_size
     from autocue.runner.interrupt import Interrupt, Interrupted
-    from autocue.runner.options import ci_from_env
+    from autocue.runner.options import VIAS, ci_from_env
     from autocue.runner.selection import parse_shard
     from autocue.scenario import ScenarioError
 
+    bad = [v for v in (args.via or "").split(",") if v.strip() and v.strip() not in VIAS]
+    if bad:
+        return fail(PROG, f"--via {args.via}: {bad[0].strip()!r} is not a mode (choose from {', '.join(VIAS)})", 2)
     cells = _cell_run(args)
     if not args.paths and not (cells and args.matrix):
         return fail(PROG, "give scenario files or directories to run, e.g. autocue run examples/tui")

@@ -94,12 +94,12 @@ class Cell:
 
 
 def check_via(vias: Sequence[str | None]) -> None:
-    """Modes need the runner's ``via`` option (``--via``); without it, a clear error rather than a silent axis."""
-    from autocue.runner.options import RunOptions
+    """Each mode is one the runner drives agents in (``print``, ``tui``, ``acp``), else a ``MatrixError``."""
+    from autocue.runner.options import VIAS
 
-    if any(vias) and "via" not in {f.name for f in dataclasses.fields(RunOptions)}:
-        raise MatrixError("modes (--via print,tui) need an autocue whose runner has --via; "
-                          "leave the modes axis out to run each scenario in the mode its timeline implies")
+    bad = [v for v in vias if v is not None and v not in VIAS]
+    if bad:
+        raise MatrixError(f"mode {bad[0]!r} is not one of {', '.join(VIAS)}")
 
 
 def cells_of(items: Sequence[Selected], *, agents: Sequence[str | None] = (None,), apis: Sequence[str | None] = (None,),

@@ -16,6 +16,10 @@ def ci_from_env() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
+VIAS = ("print", "tui", "acp")
+"""How an agent is driven (``--via``, a matrix's ``modes``): its print mode, its TUI, or over its ACP server."""
+
+
 @dataclass(slots=True)
 class RunOptions:
     agent: str | None = None

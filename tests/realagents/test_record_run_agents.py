@@ -143,3 +143,35 @@ def test_claude_mcp_calls_are_recorded_through_the_tee(tmp_path: Path) -> None:
         assert ok.returncode == 0, ok.stdout + ok.stderr
         calls = [c for c in srv.calls if c[0] == "echo"]
     assert len(calls) == 2  # the recorded run's call and the replay's: the server was reached both times
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["claude", "codex", "pi", "gemini", "opencode"])
+def test_a_run_recorded_over_acp_replays_over_acp_and_fails_strict_at_a_changed_turn(tmp_path: Path,
+                                                                                      name: str) -> None:
+    """``autocue record --via acp``: one ``session/prompt`` per input through the CLI's ACP server."""
+    from autocue.runner.agents import BUILTIN, find_binary
+
+    _agent(name)
+    if BUILTIN[name].acp is None or find_binary(BUILTIN[name], acp=True) is None:
+        pytest.skip(f"{name}'s ACP server is not installed: `autocue agents install {name}`")
+    (tmp_path / "up.yaml").write_text(UPSTREAM, encoding="utf-8")
+    (tmp_path / "up-ws").mkdir()
+    with autocue_serve(tmp_path / "up.yaml", tmp_path / "up-ws") as up:
+        r = _autocue("record", "--upstream", up.url, "--agent", name, "--via", "acp", "--input", "now add notes",
+                     "--out", "acp.yaml", "--", *PROMPT.split(), cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = (tmp_path / "acp.yaml").read_text(encoding="utf-8")
+    assert "# replay: autocue run acp.yaml --via acp" in text and 'match":"strict"' in text.replace(" ", ""), text
+    sc = load_scenario(tmp_path / "acp.yaml")
+    checks = [e for e in sc.timeline if type(e).__name__ == "AssertStep"]
+    assert [c.spec.fs_contents for c in checks] == [  # type: ignore[attr-defined]
+        {"hello.txt": "hello\nworld\n"}, {"notes/notes.md": "# Notes\n"}]
+    ok = _autocue("run", "acp.yaml", "--via", "acp", "--out", "out", cwd=tmp_path)
+    assert ok.returncode == 0 and "PASS" in ok.stdout, ok.stdout + ok.stderr
+    changed = text.replace("notes/notes.md", "notes/other.md").replace(
+        '{"contents":{"notes/other.md"', '{"contents":{"notes/notes.md"')
+    (tmp_path / "changed.yaml").write_text(changed, encoding="utf-8")
+    bad = _autocue("run", "changed.yaml", "--via", "acp", "--out", "out", cwd=tmp_path)
+    assert bad.returncode == 1 and "(--match strict): request" in bad.stdout and "(turn 2, step" in bad.stdout, \
+        bad.stdout

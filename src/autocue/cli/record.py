@@ -5,7 +5,7 @@
                    [--secret-header NAME ...] [--no-default-redaction] [--json]
     autocue record --check SCENARIO --upstream URL [--api chat|responses|anthropic|gemini]
                    [--model NAME] [--api-key-env NAME] [--json]
-    autocue record --agent NAME | --cmd COMMAND --upstream URL [--via print|tui] [--out FILE]
+    autocue record --agent NAME | --cmd COMMAND --upstream URL [--via print|tui|acp] [--out FILE]
                    [--input TEXT ...] [--agent-arg ARG ...] [--workspace DIR] [--timeout S] -- PROMPT...
 
 Prints the bound URL first (``autocue record proxy: http://127.0.0.1:PORT -> UPSTREAM``, or one
@@ -167,11 +167,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--cmd", default=None, metavar="COMMAND",
                      help="record a run of this command (placeholders {openai_base_url}, {base_url}, {api_key}, "
                           "{prompt}, {python}; AUTOCUE_OPENAI_BASE_URL etc. in its env)")
-    run.add_argument("--via", default="print", metavar="print|tui",
+    run.add_argument("--via", default="print", metavar="print|tui|acp",
                      help="print: the prompt on the command line (one turn, default); tui: typed into the TUI, "
-                          "then each --input")
+                          "then each --input; acp: over the agent's ACP server, one session/prompt each (replay "
+                          "it with autocue run --via acp)")
     run.add_argument("--input", action="append", default=[], metavar="TEXT",
-                     help="a later turn's prompt, typed once the previous turn ended (repeatable; --via tui)")
+                     help="a later turn's prompt, typed (or, --via acp, prompted) once the previous turn ended "
+                          "(repeatable; --via tui or acp)")
     run.add_argument("--agent-arg", action="append", default=[], metavar="ARG",
                      help="an extra argument for the agent's command line (repeatable)")
     run.add_argument("--agents-file", action="append", default=[], metavar="FILE",

@@ -23,11 +23,14 @@ launch (``agent: NAME``, or ``ah: {cmd}``), and in print mode ``expect: {exitCod
 made through ``autocue.record.mcp_tee`` wrappers are kept under the top-level ``_meta.mcp``.
 ``autocue run FILE`` replays it with the same agent.
 
-A new ``--via`` (``acp``) is a ``Driver`` in ``DRIVERS``: a function given the ``Session`` (the
-launch the runner built, the tap, the workspace, ``snap()``) that starts the program (``print`` and
-``tui`` call ``start_pty``; an ACP driver would start the profile's ACP command on pipes and set
-``Session.prog``), plays the turns, snapshots after each, and returns per turn the replies
-recorded when it ended.
+- ``acp``: the profile's ACP server on pipes, this process its client (``autocue.record.run_acp``);
+  the prompt and each ``--input`` are one ``session/prompt``, a turn ends with its answer. Replayed
+  with ``autocue run FILE --via acp``.
+
+A ``--via`` is a ``Driver`` in ``DRIVERS``: a function given the ``Session`` (the launch the runner
+built, the tap, the workspace, ``snap()``) that starts the program (``start_pty``, or its own with
+``close()``, ``exit_code``, ``exited`` and ``last_screen()`` as ``Session.prog``), plays the turns,
+snapshots after each, and returns per turn the replies recorded when it ended.
 """
 
 from __future__ import annotations
@@ -235,8 +238,15 @@ def _await_turn(s: Session, before_requests: int) -> None:
             return
 
 
-DRIVERS: dict[str, Driver] = {"print": drive_print, "tui": drive_tui}
-"""``--via`` values: how the user's side of a run is played (``acp`` plugs in here)."""
+def drive_acp(s: Session) -> list[int]:
+    """Over the agent's ACP server: one ``session/prompt`` per input, a turn ends with its answer."""
+    from autocue.record.run_acp import drive_acp as drive
+
+    return drive(s)
+
+
+DRIVERS: dict[str, Driver] = {"print": drive_print, "tui": drive_tui, "acp": drive_acp}
+"""``--via`` values: how the user's side of a run is played."""
 
 
 def _stub_text(opt: CaptureOptions, tui: bool) -> str:
@@ -257,8 +267,7 @@ def record_run(opt: CaptureOptions) -> Path:
     if driver is None:
         raise RunCaptureError(f"--via {opt.via}: not available (use {' or '.join(DRIVERS)})")
     if opt.inputs and opt.via == "print":
-        raise RunCaptureError("--input types a later turn into the TUI: it needs --via tui (print mode takes "
-                              "one prompt)")
+        raise RunCaptureError("--input is a later turn: it needs --via tui or acp (print mode takes one prompt)")
     if not opt.prompt.strip():
         raise RunCaptureError("no prompt: give it after `--`, e.g. autocue record --agent pi --upstream URL -- "
                               "'create hello.txt'")
@@ -295,7 +304,7 @@ def record_run(opt: CaptureOptions) -> Path:
             ep = ProxyEndpoint(server.base_url, server.openai_base_url, key)
             try:
                 launch = build(choice, stub, terminal=terminal, workspace=ws, state_dir=root, llm=ep,
-                               llm_api=opt.llm_api)
+                               llm_api=opt.llm_api, via="acp" if opt.via == "acp" else None)
             except LaunchError as e:
                 raise RunCaptureError(str(e)) from None
             launch.env["AUTOCUE_MCP_TEE_LOG"] = str(opt.mcp_log)
@@ -393,6 +402,8 @@ def assemble(opt: CaptureOptions, launch: dict[str, Any], s: Session, ends: list
     program = f"--agent {launch['agent']}" if "agent" in launch else "--cmd"
     head: list[str] = [f"# recorded by autocue record ({program}, --via {opt.via}): the model turns, the typed "
                        "inputs, each turn's workspace changes"]
+    if opt.via == "acp":
+        head.append(f"# replay: autocue run {opt.out.name} --via acp")
     name = opt.name or opt.out.stem
     head.append(f"name: {flow(name)}")
     for k, v in launch.items():

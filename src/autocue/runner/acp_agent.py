@@ -32,6 +32,7 @@ each problem is one line on stderr and the agent keeps serving. End of stdin end
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -326,6 +327,8 @@ class ScenarioAgent:
         s.task = asyncio.create_task(self._play(s, turn))
         try:
             stop = await s.task
+            if s.cancelled:  # session/cancel came as the turn ended: the prompt still ends cancelled
+                return PromptResponse(stop_reason="cancelled")
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if s.cancelled and not (current is not None and current.cancelling()):
@@ -485,17 +488,27 @@ class ScenarioAgent:
         return ToolOutcome(f"Successfully replaced text in {path}.", True)
 
     async def _terminal(self, s: Session, args: dict[str, Any], cid: str, content: list[Any]) -> ToolOutcome:
-        term = await self._ask(s, "create_terminal", command="sh", args=["-c", args["command"]],
-                                               cwd=str(s.cwd))
+        creating = asyncio.ensure_future(self._ask(s, "create_terminal", command="sh", args=["-c", args["command"]],
+                                                   cwd=str(s.cwd)))
+        try:
+            term = await asyncio.shield(creating)
+        except asyncio.CancelledError:  # session/cancel while the client starts it: kill what it started
+            if not self.gone:
+                with contextlib.suppress(Exception):
+                    tid = (await creating).terminal_id
+                    await self._ask(s, "kill_terminal", terminal_id=tid)
+                    await self._ask(s, "release_terminal", terminal_id=tid)
+            raise
         tid = term.terminal_id
         content.append(tool_terminal_ref(tid))
         await self._send(s, update_tool_call(cid, status="in_progress", content=[tool_terminal_ref(tid)]))
         timed_out = False
         try:
             try:
-                ended = await asyncio.wait_for(
-                    self._ask(s, "wait_for_terminal_exit", terminal_id=tid),
-                    timeout=float(args["timeout"]) if args.get("timeout") else None)
+                waiting = self._ask(s, "wait_for_terminal_exit", terminal_id=tid)
+                # no wait_for without a timeout: Python 3.11's wait_for can swallow a cancellation (session/cancel)
+                # that lands as the inner call completes
+                ended = await (asyncio.wait_for(waiting, float(args["timeout"])) if args.get("timeout") else waiting)
             except TimeoutError:
                 timed_out = True
                 await self._ask(s, "kill_terminal", terminal_id=tid)

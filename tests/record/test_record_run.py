@@ -117,8 +117,8 @@ def test_workspace_snapshot_hashes_big_files_skips_ignored_and_notes_deletions(t
 @pytest.mark.parametrize(("args", "message"), [
     (["--", "hi"], "a prompt is for recording a whole run: name the program with --agent NAME or --cmd COMMAND"),
     (["--agent", "nosuch", "--", "hi"], "--agent 'nosuch': unknown launch profile"),
-    (["--agent", "pi", "--via", "acp", "--", "hi"], "--via acp: not available (use print or tui)"),
-    (["--agent", "pi", "--input", "more", "--", "hi"], "--input types a later turn into the TUI: it needs --via tui"),
+    (["--agent", "pi", "--via", "gui", "--", "hi"], "--via gui: not available (use print or tui or acp)"),
+    (["--agent", "pi", "--input", "more", "--", "hi"], "--input is a later turn: it needs --via tui or acp"),
     (["--agent", "pi"], "no prompt: give it after `--`"),
     (["--agent", "pi", "--cmd", "x", "--", "hi"], "--agent and --cmd both name the program to record"),
 ])

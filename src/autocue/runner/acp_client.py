@@ -342,6 +342,9 @@ class AcpDriver:
         if self.ex.llm is None:  # an agent that plays its replies itself (`autocue acp-agent`): no count to wait for
             replies = 0
         while True:
+            if self.ex.llm is not None and self.ex.llm.handle.mismatch:  # --match strict refused a request
+                raise _Fault(f"autocue mock LLM (--match strict): {self.ex.llm.handle.mismatch}; the run ended there "
+                             f"(--match loose serves it anyway; last ACP message: {self.log.name()})")
             served = self.ex._served()
             running = self._prompt_running()
             quiet = time.monotonic() - self.log.last_in >= settle

@@ -14,13 +14,28 @@ import asyncio
 import contextlib
 import subprocess
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from autocue.record.errors import RunCaptureError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from autocue.process import Child
-    from autocue.record.run_capture import Session
+
+
+class Session(Protocol):
+    """What this driver uses of ``autocue.record.run_capture.Session`` (which imports this module)."""
+
+    options: Any
+    launch: Any
+    choice: Any
+    workspace: Path
+    deadline: float
+    prog: Any
+
+    def replies(self) -> int: ...
+    def snap(self) -> None: ...
 
 STREAM_LIMIT = 50 * 1024 * 1024
 """Bytes of one JSON-RPC line at most (the ``acp`` library's default for stdio)."""

@@ -47,6 +47,7 @@ from typing import Any
 
 from autocue.record.errors import RunCaptureError
 from autocue.record.proxy import RecordingProxy, RecordOptions
+from autocue.record.run_acp import drive_acp
 from autocue.record.run_parts import UNSTATED_IS_ZERO, Snapshot, TrafficTap, changes, clip, shell_entry, snapshot
 from autocue.scenario.redact import Redactor
 from autocue.scenario.writer import flow
@@ -236,13 +237,6 @@ def _await_turn(s: Session, before_requests: int) -> None:
         if (s.tap.requests > before_requests and not s.tap.busy() and now - s.tap.last_activity >= IDLE
                 and now - s.prog.last_change >= min(IDLE, 1.0) and not s.last_asked_tool()):
             return
-
-
-def drive_acp(s: Session) -> list[int]:
-    """Over the agent's ACP server: one ``session/prompt`` per input, a turn ends with its answer."""
-    from autocue.record.run_acp import drive_acp as drive
-
-    return drive(s)
 
 
 DRIVERS: dict[str, Driver] = {"print": drive_print, "tui": drive_tui, "acp": drive_acp}

@@ -30,7 +30,7 @@ def iso(ms: float | None) -> str | None:
     """Milliseconds since the epoch as an ISO 8601 UTC timestamp (None: unknown)."""
     if not ms:
         return None
-    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC).isoformat().replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _text(content: Iterable[Any]) -> str:

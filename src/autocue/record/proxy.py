@@ -19,8 +19,9 @@ by: see ``autocue.mockllm.choice``). A file that exists and was not written by t
 never overwritten: the name gets ``-2``, ``-3``, ... Side calls the mock server answers on its own (opencode's title
 request, Gemini CLI's router) are forwarded but not recorded, so the scenario replays.
 
-The proxy keeps no state between clients: its upstream client has no cookie jar (each
-request carries exactly its client's headers), and every credential, cookie and ``Set-Cookie``
+The proxy keeps no state between clients: its upstream client (``autocue.record.upstream``:
+keep-alive connections, the llhttp parser) has no cookie jar (each request carries exactly its
+client's headers), and every credential, cookie and ``Set-Cookie``
 value it sees is learned by the redactor, which every line it logs goes through. It has
 bounds: request bodies over ``max_body`` bytes (the mock server's ``DEFAULT_MAX_BODY``) get the
 API's 413 and are not forwarded; a reply is spooled as it passes (``ReplySpool``) and one over
@@ -34,9 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import http.cookiejar
 import re
-import socket
 import sys
 import time
 from collections import OrderedDict
@@ -71,7 +70,7 @@ from autocue.scenario.redact import Redactor
 from autocue.scenario.writer import Recording
 
 if TYPE_CHECKING:
-    import httpx2
+    from autocue.record.upstream import Upstream
 
 API_CHOICES = ("auto", *api_names())
 """``--api`` values: ``auto`` (by the path) or a wire API's name (at import; ``RecordOptions``
@@ -80,22 +79,14 @@ HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "trailers",
     "transfer-encoding", "upgrade", "host", "accept-encoding", "content-length",
 })
+_HOP_BY_HOP = frozenset(h.encode() for h in HOP_BY_HOP)
 RESPONSE_DROP = frozenset({"connection", "keep-alive", "transfer-encoding", "date", "server"})
+_RESPONSE_DROP = frozenset(h.encode() for h in RESPONSE_DROP)
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 LIVE_CONVERSATIONS = 256
 """Sessions whose last request the proxy keeps (to fingerprint the next one incrementally)."""
 _BIG_BODY = 1024 * 1024
 """Request bodies of more bytes are parsed in a worker thread, not on the event loop."""
-
-
-class _NoCookies(http.cookiejar.CookieJar):
-    """A cookie jar that keeps nothing: the upstream's ``Set-Cookie``s go to their client only."""
-
-    def extract_cookies(self, response: Any, request: Any) -> None:
-        return None
-
-    def set_cookie(self, cookie: http.cookiejar.Cookie) -> None:
-        return None
 
 
 @dataclass
@@ -141,7 +132,7 @@ class RecordingProxy:
         """The last ``LIVE_CONVERSATIONS`` sessions' last request (its fingerprint: the next one is written
         relative to it, and reads only the new messages); an older session's next request is read whole."""
         """Every path given to a session (a set: a new session's name is checked in constant time)."""
-        self._client: httpx2.AsyncClient | None = None
+        self._client: Upstream | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._parse_loop: asyncio.AbstractEventLoop | None = None
         """The writer thread's event loop, where replies are parsed."""
@@ -156,17 +147,12 @@ class RecordingProxy:
         print(self.options.redactor.text(line), file=sys.stderr)
 
     # ------------------------------------------------------------------ upstream client
-    def _http(self) -> httpx2.AsyncClient:
-        import httpx2
+    def _http(self) -> Upstream:
+        from autocue.record.upstream import Upstream  # (imports httpx2, for its URLs and SSL context)
 
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
-            # TCP_NODELAY: without it, Nagle's algorithm and delayed ACKs hold each request ~40 ms.
-            transport = httpx2.AsyncHTTPTransport(
-                socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-                limits=httpx2.Limits(max_connections=None, max_keepalive_connections=200))
-            self._client = httpx2.AsyncClient(timeout=httpx2.Timeout(self.options.timeout, connect=10.0),
-                                              transport=transport, cookies=_NoCookies())
+            self._client = Upstream(self.upstream, timeout=self.options.timeout, connect=10.0)
             self._loop = loop
         return self._client
 
@@ -210,7 +196,7 @@ class RecordingProxy:
             await body(scope, receive, send)
             return
         url = self.upstream + path + ("?" + qs.decode("latin-1") if qs else "")
-        forward = [(k, v) for k, v in raw_headers if k.decode("latin-1").lower() not in HOP_BY_HOP]
+        forward = [(k, v) for k, v in raw_headers if k.lower() not in _HOP_BY_HOP]
         forward.append((b"accept-encoding", b"identity"))
         req = None
         if api is not None:
@@ -219,16 +205,16 @@ class RecordingProxy:
         http = self._http()
         started = time.perf_counter()
         try:
-            resp = await http.send(http.build_request(method, url, headers=forward, content=body), stream=True)
+            resp = await http.send(method, url, forward, body)
         except Exception as e:
             await self._bad_gateway(send, api or _api_of_path(path), path, e)
             return
         spool = ReplySpool(self.options.max_reply) if req is not None else None
         try:
-            self.options.redactor.learn_set_cookies(resp.headers.get_list("set-cookie"))
-            headers = [(k, v) for k, v in resp.headers.raw if k.decode("latin-1").lower() not in RESPONSE_DROP]
-            await send({"type": "http.response.start", "status": resp.status_code, "headers": headers})
-            async for chunk in resp.aiter_raw():
+            self.options.redactor.learn_set_cookies(resp.get_list("set-cookie"))
+            headers = [(k, v) for k, v in resp.headers if k.lower() not in _RESPONSE_DROP]
+            await send({"type": "http.response.start", "status": resp.status, "headers": headers})
+            async for chunk in resp:
                 if spool is not None:
                     spool.add(time.perf_counter() - started, chunk)
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
@@ -238,7 +224,7 @@ class RecordingProxy:
                 spool.close()
             return
         finally:
-            await resp.aclose()
+            resp.close()
         if req is not None and spool is not None:
             # every byte has passed; the reply ends once it is recorded (off the event loop: other clients
             # go on), so a client that has its reply finds it in the recording
@@ -250,7 +236,7 @@ class RecordingProxy:
                 rec_req, key = req
                 try:
                     await asyncio.get_running_loop().run_in_executor(
-                        self._writer, self._record, rec_req, key, resp.status_code, resp.headers, spool)
+                        self._writer, self._record, rec_req, key, resp.status, resp, spool)
                 except OSError as e:  # a full disk, or a recording file replaced by a link (RecordingFileError)
                     self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
         with contextlib.suppress(OSError):  # a client that left after the last byte: nothing more to tell it

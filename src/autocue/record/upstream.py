@@ -80,6 +80,8 @@ class Reply:
         try:
             async with asyncio.timeout(self._timeout):
                 await self._waiter
+        except TimeoutError:
+            raise TimeoutError(f"the upstream sent nothing for {self._timeout:g} s") from None
         finally:
             self._waiter = None
 

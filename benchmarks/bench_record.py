@@ -6,12 +6,14 @@ request, flat from 10 to 10,000 sessions; a 1,000-turn recording replays in < 2 
 
 1. **Recording.** The upstream is ``autocue serve`` and the proxy ``autocue record`` (each its own
    process, as a user runs them). The official openai SDK sends streamed Chat Completions requests,
-   each under a fresh API key (a new session, so every request is recorded), three ways in
-   alternating batches: straight to the upstream, through the proxy, and straight to the upstream
-   inside ``vcr.use_cassette`` (record mode ``all``, a new cassette per request, written when the
-   cassette closes: what vcrpy users pay). Added time = a side's median minus the direct median.
-   Measured after the proxy has recorded each of ``--sessions`` sessions in all (filler sessions in
-   between), with the proxy process's CPU per request (``clock_getcpuclockid``).
+   each under a fresh API key (a new session, so every request is recorded), three ways, one request
+   of each in turn (the order rotating), so that every side meets the same load of a shared
+   machine: straight to the upstream, through the proxy, and straight to the upstream inside
+   ``vcr.use_cassette`` (record mode ``all``, a new cassette per request, written when the cassette
+   closes: what vcrpy users pay). Added time = a side's median minus the direct median. Measured
+   after the proxy has recorded each of ``--sessions`` sessions in all (filler sessions in between),
+   with the proxy process's CPU per request (``clock_getcpuclockid``, over the whole checkpoint: the
+   writing of a recording that ends after its client has its reply is counted too).
 2. **Strict replay.** A recording of ``--turns`` model replies (an agent loop: each request carries the
    whole conversation; written by autocue's recording writer with request fingerprints) is replayed
    by two ``autocue serve`` processes, ``--match strict`` and ``--match off``, request by request in
@@ -116,8 +118,8 @@ def recording_cost(requests: int, rounds: int, checkpoints: list[int]) -> None:
                 _ask(direct, k)
 
         sessions = 0
-        print(f"recording: {requests} openai-SDK streamed chat requests per side per round, {rounds} alternating "
-              "rounds; each request a new session")
+        print(f"recording: {rounds * requests} openai-SDK streamed chat requests per side, one of each side in turn; "
+              "each request a new session")
         try:
             with httpx2.Client(timeout=30) as raw:
                 for _ in range(10):  # warm-up, every side
@@ -131,21 +133,18 @@ def recording_cost(requests: int, rounds: int, checkpoints: list[int]) -> None:
                                  headers={"authorization": f"Bearer {key()}"})
                         sessions += 1
                     times: dict[str, list[float]] = {"direct": [], "proxy": [], "vcrpy": []}
-                    cpu = 0.0
-                    for r in range(rounds):
+                    c0 = _cpu(proxy.pid)
+                    for i in range(rounds * requests):
                         order = ["direct", "proxy", "vcrpy"]
-                        order = order[r % 3:] + order[:r % 3]
-                        for side in order:
-                            for _ in range(requests):
-                                if side == "direct":
-                                    times[side].append(_timed(lambda: _ask(direct, key())))
-                                elif side == "vcrpy":
-                                    times[side].append(_timed(with_vcr))
-                                else:
-                                    c0 = _cpu(proxy.pid)
-                                    times[side].append(_timed(lambda: _ask(proxied, key())))
-                                    cpu += _cpu(proxy.pid) - c0
-                                    sessions += 1
+                        for side in order[i % 3:] + order[:i % 3]:
+                            if side == "direct":
+                                times[side].append(_timed(lambda: _ask(direct, key())))
+                            elif side == "vcrpy":
+                                times[side].append(_timed(with_vcr))
+                            else:
+                                times[side].append(_timed(lambda: _ask(proxied, key())))
+                                sessions += 1
+                    cpu = _cpu(proxy.pid) - c0  # the proxy's only work meanwhile is its requests (and their writes)
                     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
                     a_proxy, a_vcr = med["proxy"] - med["direct"], med["vcrpy"] - med["direct"]
                     ratio = a_proxy / a_vcr if a_vcr > 0 else float("inf")
@@ -247,7 +246,8 @@ def replay_cost(turns: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--requests", type=int, default=40, help="requests per side per round (default 40)")
-    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds per checkpoint (default 3)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds per checkpoint (default 3): rounds × requests requests per side, interleaved")
     ap.add_argument("--sessions", default="10,1000,10000",
                     help="measure after the proxy has recorded this many sessions (default 10,1000,10000)")
     ap.add_argument("--turns", type=int, default=1000, help="replies in the strict-replay recording (default 1000)")

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from autocue.record.upstream import Upstream, UpstreamClosed
+from autocue.record.errors import UpstreamClosedError
+from autocue.record.upstream import Upstream
 
 
 class RawServer:
@@ -126,9 +127,9 @@ def test_an_upstream_that_hangs_up_or_says_nothing_is_an_error_not_a_reply() -> 
         _, server, base = await _serve(hang_up)
         async with server:
             up = Upstream(base, timeout=10)
-            with pytest.raises(UpstreamClosed, match="without replying"):
+            with pytest.raises(UpstreamClosedError, match="without replying"):
                 await up.send("POST", base + "/v1/x", [], b"{}")
-            with pytest.raises(UpstreamClosed, match="during its reply"):
+            with pytest.raises(UpstreamClosedError, match="during its reply"):
                 await _read(up, base + "/cut")
             await up.aclose()
         silent = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)

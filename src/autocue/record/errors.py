@@ -18,4 +18,9 @@ class RunCaptureError(AutocueError):
     failure, the time limit)."""
 
 
-__all__ = ["CheckError", "ForkError", "RunCaptureError"]
+class UpstreamClosedError(AutocueError, ConnectionError):
+    """The upstream closed its connection before its reply was complete (the proxy answers 502, or
+    cuts the reply it was passing on)."""
+
+
+__all__ = ["CheckError", "ForkError", "RunCaptureError", "UpstreamClosedError"]

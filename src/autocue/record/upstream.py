@@ -31,15 +31,13 @@ from urllib.parse import unquote, urlsplit
 import httptools
 import httpx2
 
+from autocue.record.errors import UpstreamClosedError
+
 MAX_IDLE = 200
 """Idle keep-alive connections kept for reuse."""
 _PAUSE = 256 * 1024
 """Bytes of reply body buffered (the client reads slower than the upstream sends) before the
 proxy stops reading the upstream's socket until they have been passed on."""
-
-
-class UpstreamClosed(ConnectionError):
-    """The upstream closed the connection before its reply was complete."""
 
 
 class Reply:
@@ -131,7 +129,7 @@ class Reply:
             self._wake()
         else:
             what = "during its reply" if self._has_head else "without replying"
-            self._fail(UpstreamClosed(f"the upstream closed the connection {what}" + (f" ({exc})" if exc else "")))
+            self._fail(UpstreamClosedError(f"the upstream closed the connection {what}" + (f" ({exc})" if exc else "")))
 
     def _fail(self, error: BaseException) -> None:
         if self._error is None and not self._done:

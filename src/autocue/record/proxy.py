@@ -176,9 +176,17 @@ class RecordingProxy:
             self._client = None
         self._writer.submit(self._close_parse_loop)
 
+    def close_writer(self) -> None:
+        """Once the server has stopped (no ``aclose`` on its loop): wait for the recordings submitted so far,
+        then close the writer thread's event loop."""
+        self._writer.submit(self._close_parse_loop).result()
+
     def _close_parse_loop(self) -> None:
-        if self._parse_loop is not None:
-            self._parse_loop.close()
+        loop = self._parse_loop
+        if loop is not None:  # first the closing of generators a parse left (else "Task was destroyed" at exit)
+            with contextlib.suppress(RuntimeError):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
             self._parse_loop = None
 
     # ------------------------------------------------------------------ ASGI

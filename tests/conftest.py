@@ -42,3 +42,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--fuzz-long") or os.environ.get("AUTOCUE_FUZZ_LONG") == "1":
         settings.load_profile("autocue-long")
         config.option.timeout = 0  # a long hunt outlives the per-test limit of the default run
+
+
+from recording_scan import _no_credential_in_recordings  # noqa: E402,F401  (every recording of the suite is scanned)

@@ -99,3 +99,72 @@ def test_every_timeline_event_class_has_one_kind() -> None:
     from autocue.scenario.timeline import TimelineEvent
 
     assert set(get_args(TimelineEvent)) == set(classes)
+
+
+def _api_literals() -> set[str]:
+    """Every string that names a wire API: its name, its style, its aliases and its agent key."""
+    out: set[str] = set()
+    for e in apis.APIS.values():
+        out.update((e.name, *e.names))
+    return out
+
+
+def _api_branches(source: str, literals: set[str]) -> list[tuple[int, str]]:
+    """Comparisons (``==``, ``!=``, ``in``, ``match``/``case``) of an expression that reads an API or a
+    style (a name or attribute spelled with ``api`` or ``style``) against a literal naming a wire API."""
+    tree = ast.parse(source)
+    found: list[tuple[int, str]] = []
+
+    def reads_api(node: ast.AST) -> bool:
+        text = ast.unparse(node).lower()
+        return "api" in text or "style" in text
+
+    def names(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [v for elt in node.elts for v in names(elt)]
+        return []
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            hits = [v for s in sides for v in names(s) if v in literals]
+            if hits and any(reads_api(s) for s in sides if not names(s)):
+                found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Match) and reads_api(node.subject):
+            for case in node.cases:
+                for sub in ast.walk(case.pattern):
+                    if isinstance(sub, ast.MatchValue) and any(v in literals for v in names(sub.value)):
+                        text = f"match {ast.unparse(node.subject)}: case {ast.unparse(case.pattern)}"
+                        found.append((case.pattern.lineno, text))
+    return found
+
+
+ALLOWED_TO_BRANCH = ("mockllm/wire/", "catalog/apis.py", "llm/")
+"""Where a wire API's name may be compared: its own module, the names' registry, and the LLM client's
+providers (``llm/providers/<api>.py``, their own registry of the client side)."""
+
+
+def test_no_module_outside_wire_branches_on_an_api_name() -> None:
+    literals = _api_literals()
+    offenders = []
+    for f in sorted(SRC.rglob("*.py")):
+        rel = f.relative_to(SRC).as_posix()
+        if rel.startswith(ALLOWED_TO_BRANCH):
+            continue
+        offenders += [f"src/autocue/{rel}:{line}: {text}" for line, text in _api_branches(f.read_text(), literals)]
+    assert not offenders, "an API's knowledge belongs in its mockllm/wire/<api>.py:\n" + "\n".join(offenders)
+
+
+@pytest.mark.parametrize("source", [
+    "if incoming.api == 'anthropic':\n    pass\n",
+    "x = style in ('openai', 'responses')\n",
+    "match view.api:\n    case 'bedrock':\n        pass\n",
+])
+def test_the_branch_check_finds_a_branch_on_an_api_name(source: str) -> None:
+    assert _api_branches(source, _api_literals())
+
+
+def test_the_branch_check_leaves_other_comparisons_alone() -> None:
+    assert not _api_branches("if cli.name == 'gemini' or kind == 'chat':\n    pass\n", _api_literals())

@@ -146,7 +146,7 @@ def test_claude_mcp_calls_are_recorded_through_the_tee(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["codex", "pi", "gemini", "opencode"])  # claude: see docs/record.md
+@pytest.mark.parametrize("name", ["claude", "codex", "pi", "gemini", "opencode"])
 def test_a_run_recorded_over_acp_replays_over_acp_and_fails_strict_at_a_changed_turn(tmp_path: Path,
                                                                                       name: str) -> None:
     """``autocue record --via acp``: one ``session/prompt`` per input through the CLI's ACP server."""

@@ -153,3 +153,36 @@ def test_unreachable_upstream_is_one_api_shaped_502(tmp_path: Path) -> None:
     assert info.value.status_code == 502
     assert f"cannot reach the upstream http://127.0.0.1:{port}/v1/chat/completions" in info.value.message
     assert not os.listdir(tmp_path / "rec")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_client_that_has_its_reply_finds_it_in_the_recording(stream: bool, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole reply has a content-length, so its client is done with its last byte: the proxy holds
+    that back until the reply is recorded. The writer is slowed down so a reply that ended first would
+    be caught every time."""
+    import time
+
+    import openai
+
+    from autocue.scenario.writer import Recording
+
+    write = Recording.write
+
+    def slow_write(self: Recording, path: Path) -> None:
+        time.sleep(0.3)
+        write(self, path)
+
+    monkeypatch.setattr(Recording, "write", slow_write)
+    (tmp_path / "up.yaml").write_text("name: up\ntimeline:\n  - llmResponse:\n      - assistant: [[0, \"hello\"]]\n")
+    with serve(tmp_path / "up.yaml") as up, RecordingServer(upstream=up.base_url, out_dir=tmp_path / "recs") as proxy:
+        client = openai.OpenAI(base_url=proxy.base_url + "/v1", api_key="sk-x", max_retries=0)
+        if stream:
+            text = "".join(c.choices[0].delta.content or "" for c in client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}], stream=True) if c.choices)
+        else:
+            text = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}]) \
+                .choices[0].message.content or ""
+        files = proxy.files
+        assert text == "hello"
+        assert len(files) == 1 and '"hello"' in files[0].read_text()

@@ -227,7 +227,7 @@ def _run_agent(args: argparse.Namespace, redactor: Redactor) -> int:
     if args.json:
         print(orjson.dumps({"file": str(path)}).decode())
     else:
-        print(f"recorded {path} (replay: autocue run {path})")
+        print(f"recorded {path} (replay: autocue run {path}{' --via acp' if args.via == 'acp' else ''})")
     return 0
 
 

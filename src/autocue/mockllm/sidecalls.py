@@ -17,7 +17,7 @@ from autocue.script.model import ScriptedResponse
 
 def side_call(req: RequestView, scenario_name: str) -> tuple[str, ScriptedResponse] | None:
     """``(kind, reply)`` when ``req`` is a known side call, else None."""
-    for call in side_calls(with_tools=bool(req.body.get("tools"))):
+    for call in side_calls(with_tools=bool(req.declared_tools())):
         if call.matches(req):
             return call.kind, ScriptedResponse([TextContent(call.answer(scenario_name))])
     return None

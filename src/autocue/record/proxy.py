@@ -169,9 +169,17 @@ class RecordingProxy:
             self._client = None
         self._writer.submit(self._close_parse_loop)
 
+    def close_writer(self) -> None:
+        """Once the server has stopped (no ``aclose`` on its loop): wait for the recordings submitted so far,
+        then close the writer thread's event loop."""
+        self._writer.submit(self._close_parse_loop).result()
+
     def _close_parse_loop(self) -> None:
-        if self._parse_loop is not None:
-            self._parse_loop.close()
+        loop = self._parse_loop
+        if loop is not None:  # first the closing of generators a parse left (else "Task was destroyed" at exit)
+            with contextlib.suppress(RuntimeError):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
             self._parse_loop = None
 
     # ------------------------------------------------------------------ ASGI
@@ -221,10 +229,13 @@ class RecordingProxy:
             self.options.redactor.learn_set_cookies(resp.get_list("set-cookie"))
             headers = [(k, v) for k, v in resp.headers if k.lower() not in _RESPONSE_DROP]
             await send({"type": "http.response.start", "status": resp.status, "headers": headers})
-            async for chunk in resp:
+            last = b""  # held back until the reply is recorded: a client reading a content-length body
+            async for chunk in resp:  # has it all with its last byte, before the reply's end
                 if spool is not None:
                     spool.add(time.perf_counter() - started, chunk)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                if last:
+                    await send({"type": "http.response.body", "body": last, "more_body": True})
+                last = chunk
         except Exception as e:  # the upstream or the client broke off: nothing complete to record
             self.log(f"autocue record: {method} {path}: the reply was cut ({type(e).__name__}: {e}); not recorded")
             if spool is not None:
@@ -233,8 +244,8 @@ class RecordingProxy:
         finally:
             resp.close()
         if req is not None and spool is not None:
-            # every byte has passed; the reply ends once it is recorded (off the event loop: other clients
-            # go on), so a client that has its reply finds it in the recording
+            # every byte but the last chunk has passed; the reply ends once it is recorded (off the event
+            # loop: other clients go on), so a client that has its reply finds it in the recording
             if spool.over:
                 self.log(f"autocue record: {method} {path}: the reply of {spool.size} bytes is larger than "
                          f"{self.options.max_reply} bytes (more than autocue serve loads): forwarded, not recorded")
@@ -247,7 +258,7 @@ class RecordingProxy:
                 except OSError as e:  # a full disk, or a recording file replaced by a link (RecordingFileError)
                     self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
         with contextlib.suppress(OSError):  # a client that left after the last byte: nothing more to tell it
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await send({"type": "http.response.body", "body": last, "more_body": False})
 
     # ------------------------------------------------------------------ WebSocket
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:

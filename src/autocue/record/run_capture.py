@@ -78,7 +78,7 @@ class CaptureOptions:
     cmd: str | None = None
     via: str = "print"
     inputs: list[str] = field(default_factory=list)
-    """Prompts typed after the first, one per later turn (``--input``; TUI only)."""
+    """Prompts after the first, one per later turn (``--input``; typed in the TUI, a ``session/prompt`` over ACP)."""
     agent_args: tuple[str, ...] = ()
     agents_files: tuple[str, ...] = ()
     llm_api: str | None = None
@@ -294,31 +294,34 @@ def record_run(opt: CaptureOptions) -> Path:
         terminal = terminal_profile(stub, None)
         key = "autocue-record-" + secrets.token_hex(12)
         opt.mcp_log = root / "mcp.jsonl"
-        with LoopbackServer(tap, "127.0.0.1", 0) as server:  # type: ignore[arg-type]
-            ep = ProxyEndpoint(server.base_url, server.openai_base_url, key)
-            try:
-                launch = build(choice, stub, terminal=terminal, workspace=ws, state_dir=root, llm=ep,
-                               llm_api=opt.llm_api, via="acp" if opt.via == "acp" else None)
-            except LaunchError as e:
-                raise RunCaptureError(str(e)) from None
-            launch.env["AUTOCUE_MCP_TEE_LOG"] = str(opt.mcp_log)
-            if opt.mcp_config is not None and opt.cmd is not None:
-                launch.env["AUTOCUE_MCP_CONFIG"] = str(root / "mcp.json")
-            elif opt.mcp_config is not None:
-                launch.env.update(MCP_ENV.get(choice.runner, {}))
-            agent = choice.agent if choice.profile is None else None
-            s = Session(opt, launch, choice, terminal, tap, proxy, ws, root,
-                        ready=agent.ready if agent is not None else "",
-                        quit_input=agent.quit_input if agent is not None else "<ctrl-d>",
-                        key_gap=choice.key_gap, settle=choice.settle,
-                        deadline=time.monotonic() + opt.timeout, git_dir=root / "ignore-check")
-            s.snap()
-            try:
-                ends = driver(s)
-                if opt.via == "print":
-                    s.snap()
-            finally:
-                s.close()
+        try:
+            with LoopbackServer(tap, "127.0.0.1", 0) as server:  # type: ignore[arg-type]
+                ep = ProxyEndpoint(server.base_url, server.openai_base_url, key)
+                try:
+                    launch = build(choice, stub, terminal=terminal, workspace=ws, state_dir=root, llm=ep,
+                                   llm_api=opt.llm_api, via="acp" if opt.via == "acp" else None)
+                except LaunchError as e:
+                    raise RunCaptureError(str(e)) from None
+                launch.env["AUTOCUE_MCP_TEE_LOG"] = str(opt.mcp_log)
+                if opt.mcp_config is not None and opt.cmd is not None:
+                    launch.env["AUTOCUE_MCP_CONFIG"] = str(root / "mcp.json")
+                elif opt.mcp_config is not None:
+                    launch.env.update(MCP_ENV.get(choice.runner, {}))
+                agent = choice.agent if choice.profile is None else None
+                s = Session(opt, launch, choice, terminal, tap, proxy, ws, root,
+                            ready=agent.ready if agent is not None else "",
+                            quit_input=agent.quit_input if agent is not None else "<ctrl-d>",
+                            key_gap=choice.key_gap, settle=choice.settle,
+                            deadline=time.monotonic() + opt.timeout, git_dir=root / "ignore-check")
+                s.snap()
+                try:
+                    ends = driver(s)
+                    if opt.via == "print":
+                        s.snap()
+                finally:
+                    s.close()
+        finally:
+            proxy.close_writer()  # the parses it left: closed before the interpreter exits
         prog = s.prog
         if s.tap.requests == 0:
             screen = " | ".join(ln for ln in prog.last_screen().splitlines() if ln.strip())[-400:]

@@ -43,6 +43,11 @@ _CONFIG = """{"hasCompletedOnboarding": true, "theme": "dark", "numStartups": 1,
                               "allowedTools": []}},
  "customApiKeyResponses": {"approved": ["{api_key_tail}"], "rejected": []}}
 """
+_ACP_SETTINGS = '{"permissions": {"defaultMode": "acceptEdits"}}\n'
+"""The ACP adapter's user settings: its sessions start in ``acceptEdits`` as the CLI's print and TUI runs do
+(``--permission-mode acceptEdits``); other tools ask the ACP client (``session/request_permission``). Without
+it a session starts in the adapter's built-in ``auto`` mode, whose classifier sends each shell command the
+agent wants to run to the model first (a tool-less "security monitor" request per stage), unscripted calls."""
 _COMMON = ("--model", "mock-claude", "--permission-mode", "acceptEdits", "--allowedTools", "Bash Write Edit Read")
 
 PROFILE = AgentProfile(
@@ -74,9 +79,12 @@ PROFILE = AgentProfile(
           "over Bedrock it probes its models (invoke, max_tokens 1), then streams POST "
           "/model/{id}/invoke-with-response-stream",
     acp=AcpProfile("claude-agent-acp", env={"IS_SANDBOX": "1", "ANTHROPIC_MODEL": "mock-claude"},
+                   files={".claude/settings.json": _ACP_SETTINGS},
                    package="@agentclientprotocol/claude-agent-acp", version="0.101.0",
                    notes="the adapter embeds the Claude Agent SDK (its own Claude Code), pointed at the mock server "
-                         "with the same env; IS_SANDBOX=1 lets it run as root"),
+                         "with the same env; IS_SANDBOX=1 lets it run as root; its sessions start in acceptEdits "
+                         "(~/.claude/settings.json), not its built-in auto mode, whose permission classifier asks "
+                         "the model about every shell command"),
 )
 
 

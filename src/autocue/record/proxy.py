@@ -38,7 +38,7 @@ import hashlib
 import re
 import sys
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -85,9 +85,6 @@ _RESPONSE_DROP = frozenset(h.encode() for h in RESPONSE_DROP)
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 LIVE_CONVERSATIONS = 256
 """Sessions whose last request the proxy keeps (to fingerprint the next one incrementally)."""
-_PENDING = 64
-"""Requests waiting to be noted on their recordings (normally until their reply is recorded) past which the
-writer thread notes them at once (requests whose replies are not recorded are not kept in memory)."""
 _BIG_BODY = 1024 * 1024
 """Request bodies of more bytes are parsed in a worker thread, not on the event loop."""
 
@@ -132,10 +129,6 @@ class RecordingProxy:
         self._written: set[Path] = set()
         self._taken: set[Path] = set()
         """Every path given to a session (a set: a new session's name is checked in constant time)."""
-        self._pending: deque[tuple[int, str, Incoming]] = deque()
-        """Model requests (number, file key, request) not yet noted on their recordings by the writer thread."""
-        self._arrived = 0
-        """Model requests that have arrived."""
         self._conversations: OrderedDict[str, tuple[Conversation, Fingerprint]] = OrderedDict()
         """The last ``LIVE_CONVERSATIONS`` sessions' last request (its fingerprint: the next one is written
         relative to it, and reads only the new messages); an older session's next request is read whole."""
@@ -254,7 +247,7 @@ class RecordingProxy:
                 rec_req, key = req
                 try:
                     await asyncio.get_running_loop().run_in_executor(
-                        self._writer, self._record, rec_req, key, self._arrived, resp.status, resp, spool)
+                        self._writer, self._record, rec_req, key, resp.status, resp, spool)
                 except OSError as e:  # a full disk, or a recording file replaced by a link (RecordingFileError)
                     self.log(f"autocue record: {method} {path}: the reply was forwarded but not recorded: {e}")
         with contextlib.suppress(OSError):  # a client that left after the last byte: nothing more to tell it
@@ -342,10 +335,7 @@ class RecordingProxy:
         if side_call(req, "recording") is not None:
             return None
         key = self._file_key(scope, req.session_key)
-        self._arrived += 1
-        self._pending.append((self._arrived, key, req))  # noted by the writer thread, in arrival order
-        if len(self._pending) > _PENDING:  # replies not recorded (cut, unreachable upstream): note their requests
-            self._writer.submit(self._note_requests, self._arrived)
+        self._writer.submit(self._request, key, req)  # in arrival order, while the upstream answers
         return req, key
 
     @staticmethod
@@ -365,14 +355,6 @@ class RecordingProxy:
             n += 1
             path = out / f"{stem}-{n}.yaml"
         return path
-
-    def _note_requests(self, upto: int) -> None:
-        """Note the requests that arrived before the ``upto``-th (in the writer thread, before the reply of the
-        ``upto``-th is recorded: one hand-off to the writer per reply, not one per request and reply)."""
-        pending = self._pending
-        while pending and pending[0][0] <= upto:
-            _, key, req = pending.popleft()
-            self._request(key, req)
 
     def _request(self, key: str, req: Incoming) -> None:
         """Note a request on its session's recording (made at its first request), with its fingerprint."""
@@ -395,10 +377,8 @@ class RecordingProxy:
                 convs.popitem(last=False)
         rec.request(req.first_user_text(), req.last_user_text(), fp)
 
-    def _record(self, req: Incoming, key: str, upto: int, status: int, headers: Any, spool: ReplySpool) -> None:
-        """Parse a reply and rewrite its session's file (in the writer thread); ``upto``: the requests noted
-        first (those that arrived before the reply ended)."""
-        self._note_requests(upto)
+    def _record(self, req: Incoming, key: str, status: int, headers: Any, spool: ReplySpool) -> None:
+        """Parse a reply and rewrite its session's file (in the writer thread)."""
         try:
             chunks: list[Chunk] = spool.chunks()
         finally:
@@ -518,7 +498,7 @@ class _SocketRelay:
         req, key = turn.req
         try:
             await asyncio.get_running_loop().run_in_executor(self.proxy._writer, self.proxy._record, req, key,
-                                                             self.proxy._arrived, status, headers, turn.spool)
+                                                             status, headers, turn.spool)
         except OSError as e:
             self.proxy.log(f"autocue record: WebSocket {req.path}: the reply was relayed but not recorded: {e}")
 

@@ -12,8 +12,8 @@ request, flat from 10 to 10,000 sessions; a 1,000-turn recording replays in < 2 
    ``vcr.use_cassette`` (record mode ``all``, a new cassette per request, written when the cassette
    closes: what vcrpy users pay). Added time = a side's median minus the direct median. Measured
    after the proxy has recorded each of ``--sessions`` sessions in all (filler sessions in between),
-   with the proxy process's CPU per request (``clock_getcpuclockid``, over the whole checkpoint: the
-   writing of a recording that ends after its client has its reply is counted too).
+   with the proxy process's CPU per request (``clock_getcpuclockid``: all its threads, over the whole
+   checkpoint).
 2. **Strict replay.** A recording of ``--turns`` model replies (an agent loop: each request carries the
    whole conversation; written by autocue's recording writer with request fingerprints) is replayed
    by two ``autocue serve`` processes, ``--match strict`` and ``--match off``, request by request in
@@ -144,7 +144,7 @@ def recording_cost(requests: int, rounds: int, checkpoints: list[int]) -> None:
                             else:
                                 times[side].append(_timed(lambda: _ask(proxied, key())))
                                 sessions += 1
-                    cpu = _cpu(proxy.pid) - c0  # the proxy's only work meanwhile is its requests (and their writes)
+                    cpu = _cpu(proxy.pid) - c0  # the proxy's only work meanwhile is its requests
                     med = {k: statistics.median(v) * 1000 for k, v in times.items()}
                     a_proxy, a_vcr = med["proxy"] - med["direct"], med["vcrpy"] - med["direct"]
                     ratio = a_proxy / a_vcr if a_vcr > 0 else float("inf")

@@ -15,21 +15,28 @@ tools the request does not declare, and declared tools the profile does not know
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
 
 from autocue.catalog.registry import detect_profile, get_profile
 from autocue.catalog.tools import ToolProfile as Profile
 from autocue.catalog.tools import canonical_tool_name
+from autocue.mockllm.reply import CallMapper
 
 
-def declared_spelling(declared: Iterable[str]) -> Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]]] | None:
+def declared_spelling(declared: Iterable[str]) -> CallMapper | None:
     """With no profile: a call mapper giving a scenario tool the request's spelling of it. The loader
     makes ``write_file`` the canonical ``writeFile``; an agent that declares ``write_file`` (and not
-    ``writeFile``) gets ``write_file`` back. None when no declared name is such an alias."""
+    ``writeFile``) gets ``write_file`` back. None when no declared name is such an alias. (An agent
+    declares the same tools request after request: the mapper is made once per tool list.)"""
+    return _spelling(tuple(declared))
+
+
+@lru_cache(maxsize=256)
+def _spelling(declared: tuple[str, ...]) -> CallMapper | None:
     names = set(declared)
-    spelled = {canonical_tool_name(n): n for n in names if canonical_tool_name(n) != n}
+    spelled = {canonical_tool_name(n): n for n in dict.fromkeys(declared) if canonical_tool_name(n) != n}
     spelled = {c: n for c, n in spelled.items() if c not in names}
     if not spelled:
         return None

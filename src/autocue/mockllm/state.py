@@ -448,10 +448,10 @@ class MockState:
         """A scripted call of a tool the request does not declare: a session warning and a log
         line (``--strict-tools`` answers 400 before getting here)."""
         declared = req.declared_tools()
-        known = set(declared)
-        absent = list(dict.fromkeys(b.name for b in reply.blocks if b.kind == "call" and b.name not in known))
+        absent = [b.name for b in reply.blocks if b.kind == "call" and b.name not in declared]
         if not absent:
             return
+        absent = list(dict.fromkeys(absent))
         shown = ", ".join(declared[:15]) + (f", ... ({len(declared)} in all)" if len(declared) > 15 else "")
         hint = s.playable.tool_hint or ("map the scenario's tool with a profile (--profile, x-autocue-profile) "
                                         "or fix its name (--strict-tools makes this a 400)")

@@ -46,7 +46,7 @@ from autocue.mockllm.validate import problem
 from autocue.mockllm.websocket import Contexts, SocketSession
 from autocue.mockllm.wire.api import Call, Kept, WireApi, openai_model
 from autocue.mockllm.wire.common import Segments, coalesce, now
-from autocue.mockllm.wire.registry import all_apis, api_of_path, websocket_api, wire_api
+from autocue.mockllm.wire.registry import all_apis, api_of_path, websocket_api
 
 if TYPE_CHECKING:  # chaos and fuzzing load with their first spec
     from autocue.mockllm.wire.fuzz import FuzzSpec
@@ -143,7 +143,7 @@ class MockApp:
             if call is None:
                 return await self.not_found(request)
             if call.count:
-                got = await self._parse(request, api.name)
+                got = await self._parse(request, api)
                 if isinstance(got, Response):
                     return got
                 return _json(api.count_body(max(1, len(got[0]) // 4)))
@@ -155,7 +155,7 @@ class MockApp:
                 return self.stored(request, api, call.stored)
             if call.info:
                 return await self.info(request, api)
-            return await self.handle(request, api.name, call.model, call.stream)
+            return await self.handle(request, api, call.model, call.stream)
 
         handle.__name__ = f"handle_{api.name}"
         return handle
@@ -168,7 +168,7 @@ class MockApp:
         """Answer a ``Call.info`` request (the body, when it has one, is read but not checked as a model call)."""
         body: dict[str, Any] = {}
         if request.method == "POST":
-            got = await self._parse(request, api.name, check=False)
+            got = await self._parse(request, api, check=False)
             if isinstance(got, Response):
                 return got
             body = got[1]
@@ -182,7 +182,7 @@ class MockApp:
         (``server.embeddings``), else the text's deterministic hash vector (``embeddings``). The
         request is journaled in its session, when it has one."""
         start = time.time_ns() if telemetry.TRACER is not None else 0  # telemetry: the request's span starts
-        got = await self._parse(request, api.name, check=False)
+        got = await self._parse(request, api, check=False)
         if isinstance(got, Response):
             return got
         raw, body = got
@@ -229,11 +229,12 @@ class MockApp:
         segments = api.resume(kept, query.get("last_event_id"))
         return Response(b"".join(f for _, f in segments), 200, dict(SSE_HEADERS), media_type=api.media_type(kept.req))
 
-    async def _parse(self, request: Request, api: str, cache_key: str | None = None, *, check: bool = True) \
+    async def _parse(self, request: Request, wire: WireApi, cache_key: str | None = None, *, check: bool = True) \
             -> tuple[bytes, dict[str, Any]] | Response:
-        """The body, read, parsed and (unless not ``check``) checked as a model call; with
+        """The body, read, parsed and (unless not ``check``) checked as a model call of ``wire``; with
         ``cache_key`` (the session and path), a body that only appends history to the key's
         previous one has only its new items parsed and checked (``HistoryCache``)."""
+        api = wire.name
         ctype = request.headers.get("content-type")
         if ctype is not None and not is_json_type(ctype):
             return error_response(api, 415, f"the request body must be JSON (Content-Type: application/json), got "
@@ -241,7 +242,6 @@ class MockApp:
         raw = await read_body(request, api, self.state.options.max_body)
         if isinstance(raw, Response):
             return raw
-        wire = wire_api(api)
         try:
             body, seen = self.history.parse(cache_key, raw, wire.history_key) if cache_key is not None else \
                 (orjson.loads(raw), 0)
@@ -252,25 +252,25 @@ class MockApp:
         if not isinstance(body, dict):
             return error_response(api, 400, f"the request body must be a JSON object, got {type(body).__name__}",
                                   code="invalid_request")
-        bad = problem(api, body, raw, seen) if check else None
+        bad = problem(wire, body, raw, seen) if check else None
         if bad is not None:
             return error_response(api, 400, bad, code="invalid_request")
         if cache_key is not None:
             self.history.remember(cache_key, raw, body, wire.history_key)
         return raw, body
 
-    async def handle(self, request: Request, api: ApiName, model: str | None, stream: bool | None) -> Response:
-        """Answer a model call of ``api``; ``model`` and ``stream`` when the path says them."""
+    async def handle(self, request: Request, wire: WireApi, model: str | None, stream: bool | None) -> Response:
+        """Answer a model call of ``wire``; ``model`` and ``stream`` when the path says them."""
+        api = wire.name
         start = time.time_ns() if telemetry.TRACER is not None else 0  # telemetry: the request's span starts
         scope = request.scope
         headers = request.headers  # decoded once, also for ``_parse``
         query = request.query if scope.get("query_string") else {}
         session_key = _session_key(scope, headers, query)
-        got = await self._parse(request, api, session_key + "\n" + scope["path"])
+        got = await self._parse(request, wire, session_key + "\n" + scope["path"])
         if isinstance(got, Response):
             return got
         raw, body = got
-        wire = wire_api(api)
         try:
             full = wire.expand(body, self.kept.get)
         except LookupError as e:

@@ -431,7 +431,7 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
     # ------------------------------------------------------------------ running the app
     def _run(self, ex: _Exchange) -> None:
         self.running = ex
-        self._task(self._call(ex))
+        self.server_state.tasks.add(self.loop.create_task(self._call(ex)))  # ``_call`` takes it out
 
     def _task(self, work: Coroutine[Any, Any, None]) -> None:
         task = self.loop.create_task(work)
@@ -456,6 +456,8 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
                 raise
         else:
             self._app_done(ex, None)
+        finally:  # the task ends here: no done callback (a loop turn per request) to take it out
+            self.server_state.tasks.discard(asyncio.current_task())
 
     def _app_done(self, ex: _Exchange, exc: BaseException | None) -> None:
         if exc is not None and not isinstance(exc, asyncio.CancelledError):

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from autocue.mockllm.wire import shape
+from autocue.mockllm.wire.api import WireApi
 from autocue.mockllm.wire.registry import wire_api
 
 MAX_DEPTH = 100
@@ -28,13 +29,13 @@ far below)."""
 _PROMPT_KEYS = ("system", "instructions", "systemInstruction", "system_instruction")
 
 
-def problem(api: str, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
+def problem(api: WireApi | str, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
     """Why ``body`` is not a well-formed request of ``api``, or None. ``raw``, the bytes
     ``body`` was parsed from, lets a body with fewer brackets than ``MAX_DEPTH`` skip the
     nesting walk (it cannot nest deeper than it has brackets). ``start``: the history items
     before it were checked already (the nesting walk then takes the top-level fields and the
     items from ``start`` on)."""
-    wire = wire_api(api)
+    wire = api if isinstance(api, WireApi) else wire_api(api)
     key = wire.history_key
     history = body.get(key)
     items = history[start:] if start and type(history) is list else history

@@ -74,7 +74,7 @@ class SocketHost(Protocol):
 
     socket_contexts: Contexts
 
-    async def handle(self, request: Request, api: str, model: str | None, stream: bool | None) -> Response: ...
+    async def handle(self, request: Request, wire: WireApi, model: str | None, stream: bool | None) -> Response: ...
 
 
 class SocketSession:
@@ -150,7 +150,7 @@ class SocketSession:
                 await self.event(event, got.lane)
             return
         call = self.api.call(self.scope["path"])
-        response = await self.app.handle(_post(self.scope, orjson.dumps(got.body)), self.api.name,
+        response = await self.app.handle(_post(self.scope, orjson.dumps(got.body)), self.api,
                                          call.model if call is not None else None, True)
         media = dict(response.raw_headers).get(b"content-type", b"")
         if response.status != 200 or not media.startswith(b"text/event-stream"):

@@ -72,7 +72,8 @@ class _Exchange:
     """One request and its answer."""
 
     __slots__ = ("body", "buffered", "chunked", "complete", "conn", "disconnected", "done", "expect_100", "head",
-                 "head_only", "keep_alive", "length", "read_all", "said_close", "scope", "started", "status", "waiters")
+                 "head_only", "keep_alive", "length", "read_all", "said_close", "scope", "started", "status", "task",
+                 "waiters")
 
     def __init__(self, conn: DirectHttpProtocol, scope: Scope) -> None:
         self.conn = conn
@@ -98,6 +99,8 @@ class _Exchange:
         """``receive`` calls waiting for body bytes or the end (a stream's watcher and a body read may wait at once)."""
         self.status = 0
         self.said_close = False
+        self.task: asyncio.Task[None] | None = None
+        """The task answering it."""
 
     def wake(self) -> None:
         if self.waiters:
@@ -431,7 +434,9 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
     # ------------------------------------------------------------------ running the app
     def _run(self, ex: _Exchange) -> None:
         self.running = ex
-        self.server_state.tasks.add(self.loop.create_task(self._call(ex)))  # ``_call`` takes it out
+        ex.task = task = self.loop.create_task(self._call(ex))
+        if not task.done():  # (an eager task factory may have run it whole)
+            self.server_state.tasks.add(task)  # ``_call`` takes it out as it ends
 
     def _task(self, work: Coroutine[Any, Any, None]) -> None:
         task = self.loop.create_task(work)
@@ -456,8 +461,9 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
                 raise
         else:
             self._app_done(ex, None)
-        finally:  # the task ends here: no done callback (a loop turn per request) to take it out
-            self.server_state.tasks.discard(asyncio.current_task())
+        finally:  # the task ends here: no done callback (a loop turn per request) to take it out, and no
+            # ``asyncio.current_task()`` (CPython 3.11 asks the kernel for the process id on each call)
+            self.server_state.tasks.discard(ex.task)
 
     def _app_done(self, ex: _Exchange, exc: BaseException | None) -> None:
         if exc is not None and not isinstance(exc, asyncio.CancelledError):

@@ -65,6 +65,10 @@ def _api_of_path(path: str) -> ApiName:
     return api_of_path(path).name
 
 
+_CALLS_KEPT = 1024
+"""Paths whose ``Call`` an endpoint keeps."""
+
+
 def _session_key(scope: Scope, headers: dict[str, str], query: dict[str, str]) -> str:
     pre = scope.get("autocue_session")
     if pre:
@@ -138,8 +142,18 @@ class MockApp:
 
     # ------------------------------------------------------------------ API endpoints
     def _endpoint(self, api: WireApi) -> Callable[[Request], Any]:
+        calls: dict[str, Call | None] = {}
+        """``api.call`` of each path asked (a function of the path; a ``Call`` is immutable)."""
+
         async def handle(request: Request) -> Response:
-            call = api.call(request.path)
+            path = request.path
+            try:
+                call = calls[path]
+            except KeyError:
+                call = api.call(path)
+                if len(calls) >= _CALLS_KEPT:  # paths that name models or deployments: bounded
+                    calls.clear()
+                calls[path] = call
             if call is None:
                 return await self.not_found(request)
             if call.count:

@@ -123,7 +123,8 @@ class WireApi:
         return False
 
     def call(self, path: str) -> Call | None:
-        """What a request on one of the API's routes asks for (None: no such endpoint, 404)."""
+        """What a request on one of the API's routes asks for (None: no such endpoint, 404): a function
+        of ``path`` alone (the app keeps the answer for each path)."""
         return Call()
 
     def count_body(self, tokens: int) -> dict[str, Any]:

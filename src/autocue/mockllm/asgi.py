@@ -179,10 +179,15 @@ async def _disconnected(receive: Receive) -> None:
 
 def _raw_headers(headers: Mapping[str, str] | None, media_type: str | None,
                  body: bytes | None) -> list[tuple[bytes, bytes]]:
-    raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
-    given = {k for k, _ in raw}
+    raw: list[tuple[bytes, bytes]] = []
+    given: set[bytes] = set()
+    if headers:
+        for k, v in headers.items():
+            name = k.lower().encode("latin-1")
+            given.add(name)
+            raw.append((name, v.encode("latin-1")))
     if body is not None and b"content-length" not in given:
-        raw.append((b"content-length", str(len(body)).encode("latin-1")))
+        raw.append((b"content-length", b"%d" % len(body)))
     if media_type is not None and b"content-type" not in given:
         if media_type.startswith("text/") and "charset=" not in media_type.lower():
             media_type += "; charset=utf-8"

@@ -49,18 +49,19 @@ def _usage(reply: Reply) -> dict[str, Any]:
 
 
 def json_body(reply: Reply, req: WireRequest) -> dict[str, Any]:
-    texts = [b.text for b in reply.blocks if b.kind == "text"]
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for b in reply.blocks:
+        if b.kind == "text":
+            texts.append(b.text)
+        elif b.kind == "call":
+            calls.append({"id": b.id, "type": "function", "function": {"name": b.name, "arguments": b.args_json}})
     message: dict[str, Any] = {
         "role": "assistant",
         "content": "\n".join(texts) if texts else None,
         "refusal": None,
         "annotations": [],
     }
-    calls = [
-        {"id": b.id, "type": "function", "function": {"name": b.name, "arguments": b.args_json}}
-        for b in reply.blocks
-        if b.kind == "call"
-    ]
     if calls:
         message["tool_calls"] = calls
     return {
@@ -150,7 +151,7 @@ def _plain_message(m: Any) -> bool:
             and isinstance(m.get("tool_call_id"), _STR_OR_NONE)):
         return False
     calls = m.get("tool_calls")
-    return calls is None or (type(calls) is list and all(_plain_call(tc) for tc in calls))
+    return calls is None or (type(calls) is list and all(map(_plain_call, calls)))
 
 
 def _check(b: dict[str, Any], start: int) -> None:

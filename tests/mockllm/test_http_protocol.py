@@ -384,3 +384,24 @@ def test_an_idle_keep_alive_connection_closes_after_the_timeout() -> None:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def test_each_request_task_leaves_the_servers_set_as_it_ends() -> None:
+    """A request's task takes itself out of the server's task set (the set uvicorn waits on at
+    shutdown) as it ends, answered, failed or streamed: nothing is left behind to leak."""
+    with probe_server() as (_, server):
+        with connect(server.port) as (s, r):
+            for _ in range(50):
+                s.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+                assert r.response()[2] == b"5"
+            s.sendall(b"GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert r.response()[0] == 200
+        with connect(server.port) as (s, r):
+            s.sendall(b"GET /boom HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert r.response()[0] == 500
+        assert server._server is not None
+        tasks = server._server.server_state.tasks
+        deadline = time.monotonic() + 5
+        while tasks and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not tasks

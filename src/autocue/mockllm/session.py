@@ -154,11 +154,11 @@ class Session:
         self.errors: list[str] = []
         self.warnings: list[str] = []
         self.divergences: list[str] = []
+        """``--match loose``: how requests differed from the recorded ones (they were served)."""
         self.mismatch = ""
         """The first request ``--match strict`` refused (its message), else empty: the runner ends the run there."""
         self.conversation: Conversation | None = None
         """The last request compared with its recording (``--match``): the next reads only new messages."""
-        """``--match loose``: how requests differed from the recorded ones (they were served)."""
         self.journal = Journal(journal_size)
         """The session's requests (the last ``journal_size``), with the answer each got."""
         self._checked: set[int] = set()

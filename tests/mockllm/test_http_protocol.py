@@ -5,6 +5,7 @@ clients leaving a stream, flow control, an app that fails, shutdown with a strea
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import socket
 import threading
@@ -405,3 +406,67 @@ def test_each_request_task_leaves_the_servers_set_as_it_ends() -> None:
         while tasks and time.monotonic() < deadline:
             time.sleep(0.01)
         assert not tasks
+
+
+_SEEN: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="")
+
+
+class NoTaskApp:
+    """An app that says it needs no task (as ``MockApp`` does): each call starts in a loop callback
+    and becomes a task only when it waits."""
+
+    needs_no_task = True
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        path = scope["path"]
+        _SEEN.set(path)
+        await receive()
+        if path == "/wait":  # waits twice: the rest runs in a task, in the context the first step set
+            await asyncio.sleep(0.01)
+            await asyncio.sleep(0)
+        if path == "/hang":
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+        if path == "/boom":
+            await asyncio.sleep(0)
+            raise RuntimeError("boom")
+        await Response(_SEEN.get().encode(), media_type="text/plain")(scope, receive, send)
+
+
+def test_an_app_that_needs_no_task_answers_at_once_or_goes_on_in_a_task() -> None:
+    app = NoTaskApp()
+    server = LoopbackServer(app, "127.0.0.1", 0).start()
+    try:
+        with connect(server.port) as (s, r):
+            for path in (b"/now", b"/wait", b"/now", b"/wait"):
+                s.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert r.response()[2] == path  # the context var set before the wait is there after it
+            s.sendall(b"GET /boom HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert r.response()[0] == 500
+        assert server._server is not None
+        tasks = server._server.server_state.tasks
+        deadline = time.monotonic() + 5
+        while tasks and time.monotonic() < deadline:  # the failed call's task leaves as it ends
+            time.sleep(0.01)
+        assert not tasks
+        with connect(server.port) as (s, r):
+            s.sendall(b"GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
+            while not tasks and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert len(tasks) == 1  # the waiting call is a task the server knows (shutdown waits for it)
+            [task] = tasks
+            task.get_loop().call_soon_threadsafe(task.cancel)  # what a forced shutdown does
+            assert app.cancelled.wait(5), "the cancellation did not reach the app"
+            while tasks and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert not tasks
+    finally:
+        server.stop()

@@ -88,6 +88,10 @@ def _session_key(scope: Scope, headers: dict[str, str], query: dict[str, str]) -
 class MockApp:
     """The mock server's ASGI application over a ``MockState``."""
 
+    needs_no_task = True
+    """Its calls use nothing that needs a current task (``asyncio.timeout``): autocue's protocol starts
+    each in a loop callback, and one answered without waiting costs no task."""
+
     def __init__(self, state: MockState) -> None:
         self.state = state
         self.chaos = ChaosTracker()

@@ -8,7 +8,9 @@ class it builds per connection (``uvicorn.Config(http=DirectHttpProtocol)``). Pe
 - the request head is parsed into the ASGI scope (``scope["state"]`` holds the connection's
   transport under ``autocue_transport``: chaos resets a connection through it);
 - the app runs (one task per request) once the bytes received so far are parsed, so a
-  request that arrived whole is answered without waiting for its body;
+  request that arrived whole is answered without waiting for its body; an app that says it
+  needs no current task (``needs_no_task``, as the mock server's does) starts in a loop
+  callback instead and becomes a task only if it waits (most answers do not: no task);
 - ``receive`` hands over the buffered body (``Expect: 100-continue`` gets its ``100`` when
   the app first asks for a body that has not come), then waits for the client to leave;
 - ``send`` writes the head with the first body bytes: ``Content-Length`` when the body is
@@ -33,10 +35,11 @@ class it builds per connection (``uvicorn.Config(http=DirectHttpProtocol)``). Pe
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import http
 import logging
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Generator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -244,6 +247,9 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
         self.websocket: _WebSocket | None = None
         """The WebSocket this connection became (an upgrade), else None."""
         self.ws_max_size: int = getattr(config, "ws_max_size", WS_MAX_SIZE) or WS_MAX_SIZE
+        self.first_step_in_callback: bool = getattr(self.app, "needs_no_task", False)
+        """The app says its calls need no current task (``asyncio.timeout`` does): each starts in a loop
+        callback and becomes a task only if it waits (``_first_step``)."""
 
     # ------------------------------------------------------------------ connection
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -434,9 +440,25 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
     # ------------------------------------------------------------------ running the app
     def _run(self, ex: _Exchange) -> None:
         self.running = ex
+        if self.first_step_in_callback:
+            context = contextvars.copy_context()
+            self.loop.call_soon(self._first_step, ex, context, context=context)
+            return
         ex.task = task = self.loop.create_task(self._call(ex))
         if not task.done():  # (an eager task factory may have run it whole)
             self.server_state.tasks.add(task)  # ``_call`` takes it out as it ends
+
+    def _first_step(self, ex: _Exchange, context: contextvars.Context) -> None:
+        """Run the app for ``ex`` until it waits (when a task's first step would, the loop turn after
+        the request came); an answer that needs no wait costs no task. One that waits goes on in a
+        task, in the same context."""
+        work = self._call(ex)
+        try:
+            waiting = work.send(None)
+        except StopIteration:
+            return
+        ex.task = task = self.loop.create_task(_rest(work, waiting), context=context)
+        self.server_state.tasks.add(task)
 
     def _task(self, work: Coroutine[Any, Any, None]) -> None:
         task = self.loop.create_task(work)
@@ -463,7 +485,8 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
             self._app_done(ex, None)
         finally:  # the task ends here: no done callback (a loop turn per request) to take it out, and no
             # ``asyncio.current_task()`` (CPython 3.11 asks the kernel for the process id on each call)
-            self.server_state.tasks.discard(ex.task)
+            if ex.task is not None:
+                self.server_state.tasks.discard(ex.task)
 
     def _app_done(self, ex: _Exchange, exc: BaseException | None) -> None:
         if exc is not None and not isinstance(exc, asyncio.CancelledError):
@@ -509,6 +532,38 @@ class DirectHttpProtocol(asyncio.BufferedProtocol, asyncio.Protocol):
         self.idle_since = self.loop.time()
         if self.keep_alive_timer is None and not self.closing:
             self.keep_alive_timer = self.loop.call_later(self.keep_alive_timeout, self._idle_timeout)
+
+
+async def _rest(work: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """The rest of ``work``, whose first step yielded ``waiting`` (what a task waits on)."""
+    await _Resumed(work, waiting)
+
+
+class _Resumed:
+    """Awaited in a task: yields what ``work`` yields, and passes in what the task sends or throws
+    (a cancellation)."""
+
+    __slots__ = ("waiting", "work")
+
+    def __init__(self, work: Coroutine[Any, Any, None], waiting: Any) -> None:
+        self.work = work
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, None, None]:
+        work, waiting = self.work, self.waiting
+        while True:
+            try:
+                yield waiting
+            except BaseException as e:  # thrown in by the task: the app's to handle
+                try:
+                    waiting = work.throw(e)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    waiting = work.send(None)
+                except StopIteration:
+                    return
 
 
 def _wants_websocket(scope: Scope) -> bool:

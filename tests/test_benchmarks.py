@@ -43,6 +43,16 @@ def test_bench_validation_fast_path_prints_both_figures() -> None:
     assert "agent    with quick path" in out and "harness  with quick path" in out and "the quick path saves" in out
 
 
+def test_bench_request_path_times_this_tree_another_and_the_floor() -> None:
+    src = str(BENCH.parent / "src")
+    out = _run("bench_request_path.py", "--requests", "200", "--rounds", "2", "--floor", "--src", f"again={src}")
+    assert "request path in process (200 requests a round" in out
+    for key in ("this autocue", "this floor", "again autocue", "again floor"):
+        line = next(x for x in out.splitlines() if x.strip().startswith(key))
+        low, median = (float(v) for v in line.split()[-3::2])
+        assert 0 < low <= median
+
+
 def test_bench_subagents_prints_both_runs_and_the_ratio() -> None:
     out = _run("bench_subagents.py", "--rounds", "1", "--steps", "5")
     assert "N=   5  flat playbook" in out and "N=   5  one subagent level" in out and "(ratio " in out

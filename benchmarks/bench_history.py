@@ -29,6 +29,7 @@ from interleaved import ratio_in_rounds, run_rounds
 
 from autocue.mockllm.history import HistoryCache
 from autocue.mockllm.validate import problem
+from autocue.mockllm.wire.registry import wire_api
 
 TOOL_RESULT = "=" * 20 + " 1 passed in 0.01s " + "=" * 20
 TOOLS = [{"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}]
@@ -71,12 +72,12 @@ def measure(pairs: list[tuple[bytes, bytes]], way: str) -> Callable[[], float]:
                 body, seen = cache.parse("s", raw, "messages")
                 cache.remember("s", raw, body, "messages")
                 total += time.process_time() - t0
-                assert seen > 0
+                assert seen > 0 or len(prev) < cache.min_bytes  # a short body is parsed whole, as the server does
             else:
                 t0 = time.process_time()
                 body = orjson.loads(raw)
                 if way == "full":
-                    assert problem("chat", body, raw) is None
+                    assert problem(wire_api("chat"), body, raw) is None
                 total += time.process_time() - t0
         return total * 1e6 / len(pairs)
 

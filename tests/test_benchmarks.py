@@ -53,6 +53,13 @@ def test_bench_request_path_times_this_tree_another_and_the_floor() -> None:
         assert 0 < low <= median
 
 
+def test_bench_history_prints_every_size_and_both_ratios() -> None:
+    out = _run("bench_history.py", "--rounds", "1", "--samples", "3")
+    for n in (200, 800):
+        assert f"N={n} (last body" in out
+    assert out.count("cache / full") == 2 and out.count("cache / parse") == 2
+
+
 def test_bench_subagents_prints_both_runs_and_the_ratio() -> None:
     out = _run("bench_subagents.py", "--rounds", "1", "--steps", "5")
     assert "N=   5  flat playbook" in out and "N=   5  one subagent level" in out and "(ratio " in out

@@ -128,8 +128,9 @@ BAD_FIRST = {
 @pytest.mark.parametrize("api", list(BAD_FIRST))
 def test_validation_starts_at_the_first_history_item_not_seen(api: str, toy: registry.WireApi) -> None:
     body = BAD_FIRST[api]
-    key = registry.wire_api(api).history_key
-    assert problem(api, body) is not None and f"{key}[0]" in (problem(api, body) or "")
-    assert problem(api, body, start=1) is None  # the first item was checked by an earlier request
+    wire = registry.wire_api(api)
+    key = wire.history_key
+    assert problem(wire, body) is not None and f"{key}[0]" in (problem(wire, body) or "")
+    assert problem(wire, body, start=1) is None  # the first item was checked by an earlier request
     body = {**body, "stream": "yes"} if api != "gemini" else {**body, "generationConfig": 1}
-    assert problem(api, body, start=2) is not None  # the top-level fields are always checked
+    assert problem(wire, body, start=2) is not None  # the top-level fields are always checked

@@ -21,7 +21,6 @@ from typing import Any
 
 from autocue.mockllm.wire import shape
 from autocue.mockllm.wire.api import WireApi
-from autocue.mockllm.wire.registry import wire_api
 
 MAX_DEPTH = 100
 """The deepest JSON nesting a request may have (real requests, tool schemas included, stay
@@ -29,13 +28,12 @@ far below)."""
 _PROMPT_KEYS = ("system", "instructions", "systemInstruction", "system_instruction")
 
 
-def problem(api: WireApi | str, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
-    """Why ``body`` is not a well-formed request of ``api``, or None. ``raw``, the bytes
+def problem(wire: WireApi, body: dict[str, Any], raw: bytes | None = None, start: int = 0) -> str | None:
+    """Why ``body`` is not a well-formed request of ``wire``'s API, or None. ``raw``, the bytes
     ``body`` was parsed from, lets a body with fewer brackets than ``MAX_DEPTH`` skip the
     nesting walk (it cannot nest deeper than it has brackets). ``start``: the history items
     before it were checked already (the nesting walk then takes the top-level fields and the
     items from ``start`` on)."""
-    wire = api if isinstance(api, WireApi) else wire_api(api)
     key = wire.history_key
     history = body.get(key)
     items = history[start:] if start and type(history) is list else history
